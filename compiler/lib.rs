@@ -1,1 +1,11 @@
+//! ssc, the Simple Streaming Compiler.
+//!
+//! The pipeline reads like the module list: [`front`] (syntax, diagnostics,
+//! checker) → lowering → schedule → memory → sync → [`back`] (C, description
+//! printer, exports) → analysis. Each stage takes the IR of the stage before
+//! it and returns its own; see `ARCHITECTURE.md`.
 
+pub mod back;
+pub mod front;
+pub mod ir;
+pub mod lower;

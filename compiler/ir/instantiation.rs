@@ -20,7 +20,11 @@ pub struct SubBoxRef {
 
 impl SubBoxRef {
     pub fn new(function: &str, index: u64) -> SubBoxRef {
-        SubBoxRef { function: Ident::new(function), index, span: Span::NONE }
+        SubBoxRef {
+            function: Ident::new(function),
+            index,
+            span: Span::NONE,
+        }
     }
 }
 

@@ -182,7 +182,10 @@ impl PortRef {
     }
 
     pub fn owner_name(&self) -> &str {
-        self.owner.as_ref().map(|o| o.name.as_str()).unwrap_or("self")
+        self.owner
+            .as_ref()
+            .map(|o| o.name.as_str())
+            .unwrap_or("self")
     }
 }
 

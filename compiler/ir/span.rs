@@ -52,7 +52,10 @@ impl<T> Spanned<T> {
         Spanned { value, span }
     }
     pub fn bare(value: T) -> Spanned<T> {
-        Spanned { value, span: Span::NONE }
+        Spanned {
+            value,
+            span: Span::NONE,
+        }
     }
 }
 
@@ -65,10 +68,16 @@ pub struct Ident {
 
 impl Ident {
     pub fn new(name: impl Into<String>) -> Ident {
-        Ident { name: name.into(), span: Span::NONE }
+        Ident {
+            name: name.into(),
+            span: Span::NONE,
+        }
     }
     pub fn spanned(name: impl Into<String>, span: Span) -> Ident {
-        Ident { name: name.into(), span }
+        Ident {
+            name: name.into(),
+            span,
+        }
     }
     pub fn as_str(&self) -> &str {
         &self.name

@@ -1,0 +1,3 @@
+//! Back ends: each takes a lowered IR and writes one output format.
+
+pub mod description;

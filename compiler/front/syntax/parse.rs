@@ -1,0 +1,714 @@
+//! Builds the IR from pest's parse tree, and turns pest's errors into
+//! diagnostics with a hint.
+
+use super::grammar::{Rule, SscParser};
+use crate::front::diagnostics::Diagnostic;
+use crate::ir::*;
+use pest::iterators::Pair as PPair;
+use pest::Parser as _;
+
+type Node<'a> = PPair<'a, Rule>;
+
+/// Parses a description. On a syntax error, returns the one diagnostic for
+/// it; otherwise returns the IR, or every number that is out of range.
+pub fn parse(text: &str) -> Result<Description, Vec<Diagnostic>> {
+    let mut file = match SscParser::parse(Rule::file, text) {
+        Ok(pairs) => pairs,
+        Err(e) => return Err(vec![syntax_error(text, e)]),
+    };
+    let mut b = Builder { errors: Vec::new() };
+    let root = file.next().expect("the file rule matched");
+    let desc = b.file(root);
+    if b.errors.is_empty() {
+        Ok(desc)
+    } else {
+        Err(b.errors)
+    }
+}
+
+struct Builder {
+    errors: Vec<Diagnostic>,
+}
+
+/// Keyword tokens carry no information; the builder skips them.
+fn not_keyword(n: &Node) -> bool {
+    !matches!(
+        n.as_rule(),
+        Rule::mul_kw
+            | Rule::container_kw
+            | Rule::function_kw
+            | Rule::op_w
+            | Rule::op_s
+            | Rule::op_e
+            | Rule::op_b
+    )
+}
+
+fn span(n: &Node) -> Span {
+    Span::new(n.as_span().start(), n.as_span().end())
+}
+
+fn ident(n: Node) -> Ident {
+    Ident::spanned(n.as_str(), span(&n))
+}
+
+impl Builder {
+    fn file(&mut self, root: Node) -> Description {
+        let mut d = Description::default();
+        for n in root.into_inner().filter(not_keyword) {
+            match n.as_rule() {
+                Rule::composition => d.composition = Some(self.composition(n)),
+                Rule::declaration => d.declaration = Some(self.declaration(n)),
+                Rule::instantiation => d.instantiation = Some(self.instantiation(n)),
+                Rule::runtime => d.runtime = Some(self.runtime(n)),
+                _ => {}
+            }
+        }
+        d
+    }
+
+    // ------------------------------------------------------------ numbers
+
+    /// A whole number ≥ 1 (resolutions, `mul`, windows).
+    fn positive(&mut self, n: Node, what: &str) -> u64 {
+        let v = self.uint(n.clone());
+        if v == 0 {
+            self.errors.push(
+                Diagnostic::error(
+                    "E002",
+                    format!("{what} must be a whole number of at least 1"),
+                )
+                .label(span(&n), "zero is not allowed here"),
+            );
+        }
+        v
+    }
+
+    /// Any whole number that fits in 64 bits.
+    fn uint(&mut self, n: Node) -> u64 {
+        match n.as_str().parse::<u64>() {
+            Ok(v) => v,
+            Err(_) => {
+                self.errors.push(
+                    Diagnostic::error("E002", "number too large")
+                        .label(span(&n), "does not fit in 64 bits")
+                        .hint(format!("the largest whole number is {}", u64::MAX)),
+                );
+                0
+            }
+        }
+    }
+
+    fn pair(&mut self, n: Node, what: &str) -> Spanned<Pair> {
+        let s = span(&n);
+        let mut it = n.into_inner().filter(not_keyword);
+        let x = self.positive(it.next().unwrap(), what);
+        let y = self.positive(it.next().unwrap(), what);
+        Spanned::new(Pair::new(x, y), s)
+    }
+
+    /// A pair of coordinates, where 0 is fine.
+    fn coords(&mut self, n: Node) -> Pair {
+        let mut it = n.into_inner().filter(not_keyword);
+        let x = self.uint(it.next().unwrap());
+        let y = self.uint(it.next().unwrap());
+        Pair::new(x, y)
+    }
+
+    // -------------------------------------------------------------- shared
+
+    fn port(&mut self, n: Node) -> Port {
+        let s = span(&n);
+        let mut it = n.into_inner().filter(not_keyword);
+        let name = ident(it.next().unwrap());
+        let direction = match it
+            .next()
+            .unwrap()
+            .into_inner()
+            .filter(not_keyword)
+            .next()
+            .unwrap()
+            .as_rule()
+        {
+            Rule::kw_in => Direction::In,
+            _ => Direction::Out,
+        };
+        let ty = ElemType::from_keyword(it.next().unwrap().as_str()).expect("grammar lists types");
+        let mul = self.pair(it.next().unwrap(), "a `mul` factor");
+        let window = it.next().map(|w| self.pair(w, "a window"));
+        Port {
+            name,
+            direction,
+            ty,
+            mul,
+            window,
+            span: s,
+        }
+    }
+
+    fn parallelism(n: Node) -> Parallelism {
+        match n.into_inner().filter(not_keyword).next().unwrap().as_rule() {
+            Rule::kw_none => Parallelism::None,
+            _ => Parallelism::Full,
+        }
+    }
+
+    fn port_ref(n: Node) -> PortRef {
+        let s = span(&n);
+        let mut it = n.into_inner().filter(not_keyword);
+        let owner = it.next().unwrap();
+        let owner = if owner.as_rule() == Rule::self_kw {
+            None
+        } else {
+            Some(ident(owner))
+        };
+        PortRef {
+            owner,
+            port: ident(it.next().unwrap()),
+            span: s,
+        }
+    }
+
+    fn connection(n: Node) -> Connection {
+        let s = span(&n);
+        let mut it = n.into_inner().filter(not_keyword);
+        let from = Self::port_ref(it.next().unwrap());
+        let to = Self::port_ref(it.next().unwrap());
+        Connection { from, to, span: s }
+    }
+
+    fn subbox_ref(&mut self, n: Node) -> SubBoxRef {
+        let s = span(&n);
+        let mut it = n.into_inner().filter(not_keyword);
+        let function = ident(it.next().unwrap());
+        let index = self.uint(it.next().unwrap());
+        SubBoxRef {
+            function,
+            index,
+            span: s,
+        }
+    }
+
+    // --------------------------------------------------------- composition
+
+    fn composition(&mut self, n: Node) -> Composition {
+        let mut c = Composition {
+            span: span(&n),
+            ..Default::default()
+        };
+        for stmt in n.into_inner().filter(not_keyword) {
+            let s = span(&stmt);
+            match stmt.as_rule() {
+                Rule::container_declaration => {
+                    let mut it = stmt.into_inner().filter(not_keyword);
+                    let name = ident(it.next().unwrap());
+                    let ports = it.map(|p| self.port(p)).collect();
+                    c.containers.push(ContainerDecl {
+                        name,
+                        ports,
+                        span: s,
+                    });
+                }
+                Rule::container_bind => {
+                    for b in stmt.into_inner().filter(not_keyword) {
+                        let bs = span(&b);
+                        let mut it = b.into_inner().filter(not_keyword);
+                        c.binds.push(Bind {
+                            container: ident(it.next().unwrap()),
+                            function: ident(it.next().unwrap()),
+                            parallelism: Self::parallelism(it.next().unwrap()),
+                            span: bs,
+                        });
+                    }
+                }
+                Rule::container_composition => {
+                    let mut it = stmt.into_inner().filter(not_keyword);
+                    let name = ident(it.next().unwrap());
+                    let mut cc = ContainerComposition {
+                        name,
+                        instances: Vec::new(),
+                        connections: Vec::new(),
+                        span: s,
+                    };
+                    for item in it {
+                        match item.as_rule() {
+                            Rule::instances => {
+                                for inst in item.into_inner().filter(not_keyword) {
+                                    cc.instances.push(self.instance(inst));
+                                }
+                            }
+                            _ => cc.connections.push(Self::connection(item)),
+                        }
+                    }
+                    c.compositions.push(cc);
+                }
+                Rule::compose => {
+                    let mut it = stmt.into_inner().filter(not_keyword);
+                    let container = ident(it.next().unwrap());
+                    let resolution = self.pair(it.next().unwrap(), "a resolution");
+                    if c.compose.is_some() {
+                        self.errors.push(
+                            Diagnostic::error("E003", "`compose` is given twice")
+                                .label(s, "second `compose`")
+                                .hint("a description composes exactly one top-level container"),
+                        );
+                    }
+                    c.compose = Some(Compose {
+                        container,
+                        resolution,
+                        span: s,
+                    });
+                }
+                _ => {}
+            }
+        }
+        c
+    }
+
+    fn instance(&mut self, n: Node) -> Instance {
+        let s = span(&n);
+        let mut it = n.into_inner().filter(not_keyword);
+        let name = ident(it.next().unwrap());
+        let container = ident(it.next().unwrap());
+        let res = it.next().unwrap();
+        let resolution = match res.as_rule() {
+            Rule::index_kw => InstanceResolution::Index,
+            _ => InstanceResolution::Explicit(self.pair(res, "a resolution")),
+        };
+        Instance {
+            name,
+            container,
+            resolution,
+            span: s,
+        }
+    }
+
+    // --------------------------------------------------------- declaration
+
+    fn declaration(&mut self, n: Node) -> Declaration {
+        let mut d = Declaration {
+            span: span(&n),
+            ..Default::default()
+        };
+        for stmt in n.into_inner().filter(not_keyword) {
+            let s = span(&stmt);
+            match stmt.as_rule() {
+                Rule::function_declaration => {
+                    let mut it = stmt.into_inner().filter(not_keyword);
+                    let name = ident(it.next().unwrap());
+                    let parallelism = Self::parallelism(it.next().unwrap());
+                    let ports = it.map(|p| self.port(p)).collect();
+                    d.function_decls.push(FunctionDecl {
+                        name,
+                        parallelism,
+                        ports,
+                        span: s,
+                    });
+                }
+                Rule::functions => {
+                    for f in stmt.into_inner().filter(not_keyword) {
+                        let fs = span(&f);
+                        let mut it = f.into_inner().filter(not_keyword);
+                        let name = ident(it.next().unwrap());
+                        let function = ident(it.next().unwrap());
+                        let resolution = self.pair(it.next().unwrap(), "a resolution");
+                        d.functions.push(Function {
+                            name,
+                            function,
+                            resolution,
+                            span: fs,
+                        });
+                    }
+                }
+                Rule::connection => d.connections.push(Self::connection(stmt)),
+                _ => {}
+            }
+        }
+        d
+    }
+
+    // ------------------------------------------------------- instantiation
+
+    fn instantiation(&mut self, n: Node) -> Instantiation {
+        let mut inst = Instantiation {
+            span: span(&n),
+            ..Default::default()
+        };
+        for stmt in n.into_inner().filter(not_keyword) {
+            let s = span(&stmt);
+            match stmt.as_rule() {
+                Rule::subboxes => {
+                    for sb in stmt.into_inner().filter(not_keyword) {
+                        let sbs = span(&sb);
+                        let mut it = sb.into_inner().filter(not_keyword);
+                        let id = self.subbox_ref(it.next().unwrap());
+                        let a = it.next().unwrap();
+                        let b = it.next().unwrap();
+                        let rs = span(&a).join(span(&b));
+                        let region = Region::from_corners(self.coords(a), self.coords(b));
+                        inst.subboxes.push(SubBox {
+                            id,
+                            region: Spanned::new(region, rs),
+                            span: sbs,
+                        });
+                    }
+                }
+                Rule::dependency => {
+                    let mut it = stmt.into_inner().filter(not_keyword);
+                    let from = self.subbox_ref(it.next().unwrap());
+                    let to = self.subbox_ref(it.next().unwrap());
+                    inst.dependencies.push(Dependency { from, to, span: s });
+                }
+                _ => {}
+            }
+        }
+        inst
+    }
+
+    // ------------------------------------------------------------- runtime
+
+    fn timing_entries(&mut self, n: Node) -> Vec<TimingEntry> {
+        n.into_inner()
+            .filter(not_keyword)
+            .map(|e| {
+                let s = span(&e);
+                let mut it = e.into_inner().filter(not_keyword);
+                let name = ident(it.next().unwrap());
+                let t = it.next().unwrap();
+                let ts = span(&t);
+                let time = match t.as_str().parse::<f64>() {
+                    Ok(v) if v.is_finite() => v,
+                    _ => {
+                        self.errors.push(
+                            Diagnostic::error("E002", "time out of range")
+                                .label(ts, "not a finite number"),
+                        );
+                        0.0
+                    }
+                };
+                TimingEntry {
+                    name,
+                    time: Spanned::new(time, ts),
+                    span: s,
+                }
+            })
+            .collect()
+    }
+
+    fn runtime(&mut self, n: Node) -> Runtime {
+        let mut r = Runtime {
+            span: span(&n),
+            ..Default::default()
+        };
+        for stmt in n.into_inner().filter(not_keyword) {
+            match stmt.as_rule() {
+                Rule::timing => {
+                    let e = self.timing_entries(stmt);
+                    r.timing.extend(e);
+                }
+                Rule::timing_system => {
+                    let e = self.timing_entries(stmt);
+                    r.timing_system.extend(e);
+                }
+                Rule::thread_schedule => {
+                    for t in stmt.into_inner().filter(not_keyword) {
+                        let s = span(&t);
+                        let mut it = t.into_inner().filter(not_keyword);
+                        let thread = ident(it.next().unwrap());
+                        let subboxes = it.map(|sb| self.subbox_ref(sb)).collect();
+                        r.thread_schedule.push(ThreadSchedule {
+                            thread,
+                            subboxes,
+                            span: s,
+                        });
+                    }
+                }
+                Rule::memory_mapping => {
+                    for m in stmt.into_inner().filter(not_keyword) {
+                        let s = span(&m);
+                        let mut it = m.into_inner().filter(not_keyword);
+                        let name = ident(it.next().unwrap());
+                        let arena = match it
+                            .next()
+                            .unwrap()
+                            .into_inner()
+                            .filter(not_keyword)
+                            .next()
+                            .unwrap()
+                            .as_rule()
+                        {
+                            Rule::shared_kw => Arena::Shared,
+                            _ => Arena::Local,
+                        };
+                        let a = it.next().unwrap();
+                        let start = Spanned::new(self.uint(a.clone()), span(&a));
+                        let b = it.next().unwrap();
+                        let end = Spanned::new(self.uint(b.clone()), span(&b));
+                        r.memory_mappings.push(MemoryMapping {
+                            name,
+                            arena,
+                            start,
+                            end,
+                            span: s,
+                        });
+                    }
+                }
+                Rule::memory_binding => {
+                    for m in stmt.into_inner().filter(not_keyword) {
+                        let s = span(&m);
+                        let mut it = m.into_inner().filter(not_keyword);
+                        let mapping = ident(it.next().unwrap());
+                        let ports = it.map(Self::port_ref).collect();
+                        r.memory_bindings.push(MemoryBinding {
+                            mapping,
+                            ports,
+                            span: s,
+                        });
+                    }
+                }
+                Rule::memory_schedule => {
+                    for m in stmt.into_inner().filter(not_keyword) {
+                        let s = span(&m);
+                        let mut it = m.into_inner().filter(not_keyword);
+                        let name = ident(it.next().unwrap());
+                        let mappings = it.map(ident).collect();
+                        r.memory_schedules.push(MemorySchedule {
+                            name,
+                            mappings,
+                            span: s,
+                        });
+                    }
+                }
+                Rule::thread_execution => {
+                    for p in stmt.into_inner().filter(not_keyword) {
+                        let s = span(&p);
+                        let mut it = p.into_inner().filter(not_keyword);
+                        let thread = ident(it.next().unwrap());
+                        let ops = it.map(|op| self.op(op)).collect();
+                        r.thread_executions.push(ThreadExecution {
+                            thread,
+                            ops,
+                            span: s,
+                        });
+                    }
+                }
+                Rule::signals => {
+                    for sig in stmt.into_inner().filter(not_keyword) {
+                        let s = span(&sig);
+                        let mut initial_token = false;
+                        let mut name = Ident::new("");
+                        for part in sig.into_inner().filter(not_keyword) {
+                            match part.as_rule() {
+                                Rule::initial_token => initial_token = true,
+                                _ => name = ident(part),
+                            }
+                        }
+                        r.signals.push(Signal {
+                            name,
+                            initial_token,
+                            span: s,
+                        });
+                    }
+                }
+                Rule::barriers => {
+                    for b in stmt.into_inner().filter(not_keyword) {
+                        let s = span(&b);
+                        let mut it = b.into_inner().filter(not_keyword);
+                        let name = ident(it.next().unwrap());
+                        let threads = it.map(ident).collect();
+                        r.barriers.push(Barrier {
+                            name,
+                            threads,
+                            span: s,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        r
+    }
+
+    fn op(&mut self, n: Node) -> Spanned<Op> {
+        let s = span(&n);
+        let inner = n.into_inner().filter(not_keyword).next().unwrap();
+        let arg = inner
+            .clone()
+            .into_inner()
+            .filter(not_keyword)
+            .next()
+            .unwrap();
+        let op = match inner.as_rule() {
+            Rule::op_wait => Op::Wait(ident(arg)),
+            Rule::op_signal => Op::Signal(ident(arg)),
+            Rule::op_exec => Op::Exec(self.subbox_ref(arg)),
+            _ => Op::Barrier(ident(arg)),
+        };
+        Spanned::new(op, s)
+    }
+}
+
+// ------------------------------------------------------------ syntax errors
+
+/// What a grammar rule is called in a message.
+fn rule_name(rule: &Rule) -> &'static str {
+    match rule {
+        Rule::EOI => "end of file",
+        Rule::ident => "a name",
+        Rule::uint => "a whole number",
+        Rule::number => "a number",
+        Rule::direction | Rule::kw_in | Rule::kw_out => "`IN` or `OUT`",
+        Rule::parallelism | Rule::kw_none | Rule::kw_full => "`NONE` or `FULL`",
+        Rule::elem_type => "a type (char, uchar, short, ushort, int, uint, float, double)",
+        Rule::pair => "`[x, y]`",
+        Rule::port_ref => "a port `NAME.PORT`",
+        Rule::subbox_ref => "a sub-box `F.k`",
+        Rule::port => "a port",
+        Rule::composition => "`composition`",
+        Rule::declaration => "`declaration`",
+        Rule::instantiation => "`instantiation`",
+        Rule::runtime => "`runtime`",
+        Rule::container_declaration => "`container_declaration`",
+        Rule::container_bind => "`container_bind`",
+        Rule::container_composition => "`container_composition`",
+        Rule::compose => "`compose`",
+        Rule::instances => "`container`",
+        Rule::instance => "an instance",
+        Rule::index_kw => "`index`",
+        Rule::connection => "a connection `A.p -> B.q;`",
+        Rule::function_declaration => "`function_declaration`",
+        Rule::functions => "`function`",
+        Rule::subboxes => "`function_instantiation`",
+        Rule::dependency => "a dependency `P.i => C.j;`",
+        Rule::timing => "`timing`",
+        Rule::timing_system => "`timing_system`",
+        Rule::thread_schedule => "`thread_schedule`",
+        Rule::memory_mapping => "`memory_mapping`",
+        Rule::memory_binding => "`memory_binding`",
+        Rule::memory_schedule => "`memory_schedule`",
+        Rule::thread_execution => "`thread_execution`",
+        Rule::signals => "`signal`",
+        Rule::barriers => "`barrier`",
+        Rule::arena | Rule::shared_kw | Rule::local_kw => "`shared` or `local`",
+        Rule::op | Rule::op_wait | Rule::op_signal | Rule::op_exec | Rule::op_barrier => {
+            "an operation (`W s`, `S s`, `E F.k`, `B b`)"
+        }
+        Rule::signal => "a signal",
+        Rule::initial_token => "`!`",
+        Rule::self_kw => "`self`",
+        _ => "something else",
+    }
+}
+
+/// The token at an offset, for "found …" in messages.
+fn token_at(text: &str, pos: usize) -> (String, usize) {
+    let rest = &text[pos..];
+    if rest.is_empty() {
+        return ("end of file".to_string(), 0);
+    }
+    let word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .take(40)
+        .collect();
+    if !word.is_empty() {
+        let len = word.len();
+        return (format!("`{word}`"), len);
+    }
+    let c = rest.chars().next().unwrap();
+    if c.is_control() || !(c.is_ascii_graphic() || c.is_alphanumeric()) {
+        (format!("character U+{:04X}", c as u32), c.len_utf8())
+    } else {
+        (format!("`{c}`"), c.len_utf8())
+    }
+}
+
+const KEYWORDS: &[&str] = &[
+    "container_declaration",
+    "container_bind",
+    "container_composition",
+    "container",
+    "compose",
+    "composition",
+    "function_declaration",
+    "function_instantiation",
+    "function",
+    "declaration",
+    "instantiation",
+    "runtime",
+    "timing_system",
+    "timing",
+    "thread_schedule",
+    "thread_execution",
+    "memory_mapping",
+    "memory_binding",
+    "memory_schedule",
+    "signal",
+    "barrier",
+    "index",
+    "self",
+    "mul",
+    "shared",
+    "local",
+    "IN",
+    "OUT",
+    "NONE",
+    "FULL",
+];
+
+fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
+    use pest::error::{ErrorVariant, InputLocation};
+    let pos = match e.location {
+        InputLocation::Pos(p) => p,
+        InputLocation::Span((s, _)) => s,
+    }
+    .min(text.len());
+    let (found, len) = token_at(text, pos);
+    let mut expected: Vec<&str> = match &e.variant {
+        ErrorVariant::ParsingError { positives, .. } => positives.iter().map(rule_name).collect(),
+        ErrorVariant::CustomError { .. } => Vec::new(),
+    };
+    expected.sort();
+    expected.dedup();
+    let wants_name = expected.contains(&"a name");
+    let expected_text = match expected.len() {
+        0 => String::from("something else"),
+        1 => expected[0].to_string(),
+        _ => {
+            let last = expected.pop().unwrap();
+            format!("{} or {}", expected.join(", "), last)
+        }
+    };
+    let message = if text.trim().is_empty() {
+        "empty description".to_string()
+    } else {
+        format!("expected {expected_text}, found {found}")
+    };
+    let mut d = Diagnostic::error("E001", message).label(
+        Span::new(pos, pos + len),
+        format!("expected {expected_text} here"),
+    );
+    let word = found.trim_matches('`');
+    if text.trim().is_empty() {
+        d = d.hint("a description starts with `composition {` or `declaration {` (SPEC §2)");
+        d.labels.clear();
+    } else if wants_name && KEYWORDS.contains(&word) {
+        let before = text[..pos].trim_end();
+        if before.ends_with(',') {
+            d = d.hint(format!(
+                "`{word}` is a keyword, so it cannot continue the list: end the list before it with `;` instead of `,`"
+            ));
+        } else {
+            d = d.hint(format!(
+                "`{word}` is a keyword and cannot be used as a name"
+            ));
+        }
+    } else if text[pos..].starts_with("/*") {
+        d = d.hint("this comment is never closed: add `*/`");
+    } else if pos == text.len() {
+        d = d.hint("the file ends too early: is a `}` or `;` missing?");
+    } else if pos == 0 {
+        d = d.hint("a description starts with `composition {` or `declaration {`; sections come in the order composition, declaration, instantiation, runtime");
+    }
+    d
+}

@@ -1,0 +1,3 @@
+//! Lowering: composition → declaration → instantiation → HSDFG.
+
+pub mod hsdfg;
