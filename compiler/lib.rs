@@ -9,3 +9,5 @@ pub mod back;
 pub mod front;
 pub mod ir;
 pub mod lower;
+pub mod memory;
+pub mod schedule;
