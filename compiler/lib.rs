@@ -6,6 +6,7 @@
 //! it and returns its own; see `ARCHITECTURE.md`.
 
 pub mod back;
+pub mod cli;
 pub mod front;
 pub mod ir;
 pub mod lower;

@@ -1,0 +1,448 @@
+//! The command line (SPEC §3, §6): clap definitions of every command and
+//! option, in the thesis' groups, with the thesis' one-dash spellings.
+//!
+//! The thesis writes options with one dash and several letters (`-ts
+//! reduced 4`); clap only knows one-letter short options, so [`normalise`]
+//! rewrites each known thesis spelling to its `--` alias before clap sees
+//! the command line. Both spellings are documented in `--help`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// ssc, the Simple Streaming Compiler: a static image processing chain →
+/// a multithreaded C program with low, reproducible latency.
+#[derive(Debug, Parser)]
+#[command(name = "ssc", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lower, check, emit and compile a description (the thesis' `scc [OPTIONS] file`).
+    Build(BuildArgs),
+    /// Parse and validate every section present; prove a runtime section deadlock- and race-free.
+    Check(CheckArgs),
+    /// Print the normal form of a description (same as `-ni`).
+    Fmt(FmtArgs),
+    /// Build, run the executable, print its latency report.
+    Run(RunArgs),
+    /// Generate a synthetic chain like the thesis' generator.
+    Generate(GenerateArgs),
+    /// Run every scheduler × memory schedule on each file and tabulate latencies.
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The description (`-` for standard input).
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct FmtArgs {
+    /// The description (`-` for standard input).
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// Arguments for the executable, after `--`.
+    #[arg(last = true)]
+    pub program_args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    #[arg(long, default_value_t = 100)]
+    pub boxes: usize,
+    #[arg(long, default_value_t = 2)]
+    pub sources: usize,
+    #[arg(long, default_value_t = 2)]
+    pub sinks: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, value_parser = parse_pair, value_name = "W,H")]
+    pub resolution: Option<(u64, u64)>,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    pub files: Vec<PathBuf>,
+    #[arg(long, value_delimiter = ',')]
+    pub configs: Vec<String>,
+    #[arg(long, value_delimiter = ',')]
+    pub memory: Vec<String>,
+    #[arg(long)]
+    pub iterations: Option<u64>,
+    #[arg(long)]
+    pub repeat: Option<u64>,
+}
+
+/// `-dp`: data parallelism.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DataParallelism {
+    None,
+    Some,
+    Full,
+}
+
+/// `-ms`: memory schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MemorySchedule {
+    None,
+    Naive,
+    Reuse,
+    Mesif,
+    Interference,
+}
+
+/// `-dm`: run-time memory allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DynamicMemory {
+    Dynamic,
+    Reduced,
+}
+
+/// `-ts`: thread schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadSchedule {
+    Simple,
+    Barrier,
+    Fixed(usize),
+    Predictable(usize),
+    Reduced(usize),
+}
+
+/// `-t`: target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Target {
+    Linux,
+    Interpreter,
+    Info,
+    Wcet,
+    Helix,
+}
+
+/// `-td`: timer dump format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TimerDump {
+    Csv,
+    Json,
+    Binary,
+}
+
+/// Every option of `ssc build` (SPEC §3), in the thesis' groups.
+#[derive(Debug, Args, Default)]
+pub struct BuildArgs {
+    /// The description (`-` for standard input).
+    pub file: PathBuf,
+
+    // ------------------------------------------------------------ COMPOSITION
+    /// [-gd] Stop after generating the declaration, print it.
+    #[arg(long = "generatedeclaration", help_heading = "Composition")]
+    pub generate_declaration: bool,
+    /// [-gw] Measure each function's execution-time profile and use it as the timing table.
+    #[arg(long = "generatewcet", help_heading = "Composition")]
+    pub generate_wcet: bool,
+    /// [-cr] Override the composed resolution.
+    #[arg(long = "composeresolution", value_name = "W,H", value_parser = parse_pair, help_heading = "Composition")]
+    pub compose_resolution: Option<(u64, u64)>,
+
+    // ------------------------------------------------------------ DECLARATION
+    /// [-dp] Data parallelism [default: full].
+    #[arg(long = "dataparallelism", value_enum, help_heading = "Declaration")]
+    pub data_parallelism: Option<DataParallelism>,
+    /// [-mdp] The most sub-boxes per function [default: the thread count].
+    #[arg(long = "maxdataparallelism", value_name = "N", value_parser = parse_positive, help_heading = "Declaration")]
+    pub max_data_parallelism: Option<u64>,
+    /// [-gpp] Precise data parallelism: every sub-box close to one target grain.
+    #[arg(long = "generateprecisedataparallelism", visible_alias = "generatepreciscedataparallelism", help_heading = "Declaration")]
+    pub precise_data_parallelism: bool,
+
+    // ---------------------------------------------------------- INSTANTIATION
+    /// [-ts] Thread schedule: simple | barrier | fixed N | predictable N | reduced N
+    /// [default: reduced <online CPUs>].
+    #[arg(long = "threadschedule", value_name = "KIND [N]", value_parser = parse_thread_schedule, help_heading = "Instantiation")]
+    pub thread_schedule: Option<ThreadSchedule>,
+    /// [-wt] Weight sub-box time by its share of the function [default: true].
+    #[arg(long = "weightedtokens", value_name = "BOOL", action = clap::ArgAction::Set, help_heading = "Instantiation")]
+    pub weighted_tokens: Option<bool>,
+    /// [-ms] Memory schedule [default: interference].
+    #[arg(long = "memoryschedule", value_enum, help_heading = "Instantiation")]
+    pub memory_schedule: Option<MemorySchedule>,
+    /// [-te] Emit explicit thread_execution programs and signals (the default).
+    #[arg(long = "threadexecution", help_heading = "Instantiation")]
+    pub thread_execution: bool,
+    /// Leave thread_execution and signal out of the runtime section: whoever
+    /// reads it derives them from the thread schedule.
+    #[arg(long = "no-threadexecution", conflicts_with = "thread_execution", help_heading = "Instantiation")]
+    pub no_thread_execution: bool,
+    /// [-cd] Coarse dependencies: every sub-box of a consumer depends on every sub-box of its producer.
+    #[arg(long = "coarsedependencies", visible_alias = "coarsedepencies", help_heading = "Instantiation")]
+    pub coarse_dependencies: bool,
+
+    // ---------------------------------------------------------------- RUNTIME
+    /// [-ab] A barrier at the end of every iteration.
+    #[arg(long = "addbarrier", help_heading = "Runtime")]
+    pub add_barrier: bool,
+    /// [-ai] Each source sub-box of iteration i+1 waits for every sink of iteration i.
+    #[arg(long = "additerationsync", help_heading = "Runtime")]
+    pub add_iteration_sync: bool,
+    /// [-cm] Cores to use.
+    #[arg(long = "coremask", value_name = "CORE,…", value_parser = parse_cores, help_heading = "Runtime")]
+    pub core_mask: Option<CoreMask>,
+    /// [-ca] Pin thread i to core i of the mask [default: on for fixed, predictable, reduced].
+    #[arg(long = "coreaffinity", help_heading = "Runtime")]
+    pub core_affinity: bool,
+    /// [-ks] Keep threads synced.
+    #[arg(long = "keepsynced", help_heading = "Runtime")]
+    pub keep_synced: bool,
+    /// [-ki] With -ks: a barrier every N iterations.
+    #[arg(long = "keepsyncedinterval", value_name = "N", value_parser = parse_positive, help_heading = "Runtime")]
+    pub keep_synced_interval: Option<u64>,
+    /// [-kd] With -ks: no thread runs more than N iterations ahead of the slowest.
+    #[arg(long = "keepsynceddelta", value_name = "N", value_parser = parse_positive, help_heading = "Runtime")]
+    pub keep_synced_delta: Option<u64>,
+    /// [-dm] Buffers allocated at run time: malloc per use, or from a pool.
+    #[arg(long = "dynamicmemoryallocation", value_enum, help_heading = "Runtime")]
+    pub dynamic_memory: Option<DynamicMemory>,
+    /// [-ss] Order each thread's signals by when their receiver needs them.
+    #[arg(long = "sortsignals", help_heading = "Runtime")]
+    pub sort_signals: bool,
+    /// [-st] As -ss, and also order the waits.
+    #[arg(long = "sortsignalstwice", help_heading = "Runtime")]
+    pub sort_signals_twice: bool,
+
+    // ----------------------------------------------------------------- EXPORT
+    /// [-dg] Graphviz DOT of the declaration.
+    #[arg(long = "declarationgraph", value_name = "FILE", help_heading = "Export")]
+    pub declaration_graph: Option<PathBuf>,
+    /// [-ig] Graphviz DOT of the instantiation.
+    #[arg(long = "instantiationgraph", visible_alias = "instantationgraph", value_name = "FILE", help_heading = "Export")]
+    pub instantiation_graph: Option<PathBuf>,
+    /// [-rg] Graphviz DOT of the runtime.
+    #[arg(long = "runtimegraph", value_name = "FILE", help_heading = "Export")]
+    pub runtime_graph: Option<PathBuf>,
+    /// [-xr] SDF3 XML of the runtime HSDFG, to <outputdir>/<name>.sdf3.xml or --xr-output.
+    #[arg(long = "xmlsdfruntime", help_heading = "Export")]
+    pub xml_sdf_runtime: bool,
+    /// Where -xr writes (`-` for standard output).
+    #[arg(long = "xr-output", value_name = "FILE", requires = "xml_sdf_runtime", help_heading = "Export")]
+    pub xml_sdf_output: Option<PathBuf>,
+    /// [-gg] GXL of the runtime graph for GROOVE.
+    #[arg(long = "groovegraph", value_name = "FILE", help_heading = "Export")]
+    pub groove_graph: Option<PathBuf>,
+    /// [-ni] The normalised input.
+    #[arg(long = "normalizedinput", value_name = "FILE", help_heading = "Export")]
+    pub normalized_input: Option<PathBuf>,
+
+    // --------------------------------------------------------------- CODE GEN
+    /// [-ht] Huge pages for the arenas (falls back with a warning).
+    #[arg(long = "hugetables", help_heading = "Code generation")]
+    pub huge_tables: bool,
+    /// [-vo] Comments in the generated code that tie every line to the description.
+    #[arg(long = "verboseoutput", help_heading = "Code generation")]
+    pub verbose_output: bool,
+    /// [-o] The executable.
+    #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Code generation")]
+    pub output: Option<PathBuf>,
+    /// [-od] Output directory [default: build/<name>/].
+    #[arg(long = "outputdir", value_name = "DIR", help_heading = "Code generation")]
+    pub output_dir: Option<PathBuf>,
+    /// [-ic] Default iteration count of the executable [default: 1000].
+    #[arg(long = "iterationcount", value_name = "N", value_parser = parse_positive, help_heading = "Code generation")]
+    pub iteration_count: Option<u64>,
+    /// [-t] Target [default: linux].
+    #[arg(short = 't', long = "target", value_enum, help_heading = "Code generation")]
+    pub target: Option<Target>,
+    /// User kernels: a C file implementing functions the description binds.
+    #[arg(long = "kernels", value_name = "FILE.c", help_heading = "Code generation")]
+    pub kernels: Vec<PathBuf>,
+    /// With `-t info`: JSON instead of text.
+    #[arg(long = "json", help_heading = "Code generation")]
+    pub json: bool,
+
+    // --------------------------------------------------- PERFORMANCE MEASUREMENTS
+    /// [-ta] Time every sub-box.
+    #[arg(long = "inserttimersall", help_heading = "Performance measurements")]
+    pub timers_all: bool,
+    /// [-tt] Time every thread iteration (busy and waiting).
+    #[arg(long = "threadtimers", help_heading = "Performance measurements")]
+    pub thread_timers: bool,
+    /// [-td] Timer dump format.
+    #[arg(long = "typetimerdump", value_enum, help_heading = "Performance measurements")]
+    pub timer_dump: Option<TimerDump>,
+    /// [-dt] Timer dump file.
+    #[arg(long = "dumptimer", value_name = "FILE", help_heading = "Performance measurements")]
+    pub dump_timer: Option<PathBuf>,
+
+    // ------------------------------------------------------------------- MISC
+    /// [-v] Verbose: print every default applied and every stage's report.
+    #[arg(short = 'v', long = "verbose", help_heading = "Misc")]
+    pub verbose: bool,
+
+    // --------------------------------------------------------------- ANALYSIS
+    /// [-pr] Analyse the runtime HSDFG: period, throughput, latency.
+    #[arg(long = "sdfruntime", help_heading = "Analysis")]
+    pub sdf_runtime: bool,
+    /// [-sl] Write that analysis to a log file.
+    #[arg(long = "sdfaslog", value_name = "FILE", help_heading = "Analysis")]
+    pub sdf_log: Option<PathBuf>,
+}
+
+/// The thesis' one-dash spellings and the long option each stands for.
+pub const THESIS_SPELLINGS: &[(&str, &str)] = &[
+    ("-gd", "--generatedeclaration"),
+    ("-gw", "--generatewcet"),
+    ("-cr", "--composeresolution"),
+    ("-dp", "--dataparallelism"),
+    ("-mdp", "--maxdataparallelism"),
+    ("-gpp", "--generateprecisedataparallelism"),
+    ("-ts", "--threadschedule"),
+    ("-wt", "--weightedtokens"),
+    ("-ms", "--memoryschedule"),
+    ("-te", "--threadexecution"),
+    ("-cd", "--coarsedependencies"),
+    ("-ab", "--addbarrier"),
+    ("-ai", "--additerationsync"),
+    ("-cm", "--coremask"),
+    ("-ca", "--coreaffinity"),
+    ("-ks", "--keepsynced"),
+    ("-ki", "--keepsyncedinterval"),
+    ("-kd", "--keepsynceddelta"),
+    ("-dm", "--dynamicmemoryallocation"),
+    ("-ss", "--sortsignals"),
+    ("-st", "--sortsignalstwice"),
+    ("-dg", "--declarationgraph"),
+    ("-ig", "--instantiationgraph"),
+    ("-rg", "--runtimegraph"),
+    ("-xr", "--xmlsdfruntime"),
+    ("-gg", "--groovegraph"),
+    ("-ni", "--normalizedinput"),
+    ("-ht", "--hugetables"),
+    ("-vo", "--verboseoutput"),
+    ("-od", "--outputdir"),
+    ("-ic", "--iterationcount"),
+    ("-ta", "--inserttimersall"),
+    ("-tt", "--threadtimers"),
+    ("-td", "--typetimerdump"),
+    ("-dt", "--dumptimer"),
+    ("-pr", "--sdfruntime"),
+    ("-sl", "--sdfaslog"),
+];
+
+/// Rewrites the thesis' one-dash spellings (`-ts`) to their long forms, and
+/// `-ts KIND N` to the single value `--threadschedule=KIND N` (so that the
+/// thread count is taken only for the schedulers that have one, and a file
+/// name after `-ts simple` stays a file name). Everything after `--` is left
+/// alone (it belongs to the executable).
+pub fn normalise(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = false;
+    let mut args = args.into_iter().peekable();
+    while let Some(arg) = args.next() {
+        if !rest && (arg == "-ts" || arg == "--threadschedule") {
+            let Some(kind) = args.next() else {
+                out.push("--threadschedule".to_string());
+                continue;
+            };
+            let counted = matches!(kind.as_str(), "fixed" | "predictable" | "reduced");
+            let count = match args.peek() {
+                Some(n) if counted && n.parse::<i64>().is_ok() => args.next(),
+                _ => None,
+            };
+            match count {
+                Some(n) => out.push(format!("--threadschedule={kind} {n}")),
+                None => out.push(format!("--threadschedule={kind}")),
+            }
+            continue;
+        }
+        if rest {
+            out.push(arg);
+            continue;
+        }
+        if arg == "--" {
+            rest = true;
+            out.push(arg);
+            continue;
+        }
+        match THESIS_SPELLINGS.iter().find(|(short, _)| *short == arg) {
+            Some((_, long)) => out.push(long.to_string()),
+            None => out.push(arg),
+        }
+    }
+    out
+}
+
+fn parse_pair(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s
+        .split_once(',')
+        .ok_or_else(|| format!("expected `W,H` (two whole numbers and a comma), found `{s}`"))?;
+    let a = parse_positive(a.trim())?;
+    let b = parse_positive(b.trim())?;
+    Ok((a, b))
+}
+
+fn parse_positive(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!("expected a whole number ≥ 1, found `{s}`")),
+    }
+}
+
+/// `-cm 0,1`: the cores to use, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoreMask(pub Vec<usize>);
+
+fn parse_cores(s: &str) -> Result<CoreMask, String> {
+    let mut cores = Vec::new();
+    for part in s.split(',') {
+        let core = part
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| format!("expected a list of core numbers like `0,1`, found `{s}`"))?;
+        if cores.contains(&core) {
+            return Err(format!("core {core} is listed twice in `{s}`"));
+        }
+        cores.push(core);
+    }
+    Ok(CoreMask(cores))
+}
+
+fn parse_thread_schedule(s: &str) -> Result<ThreadSchedule, String> {
+    let mut words = s.split_whitespace();
+    let kind = words.next().unwrap_or("");
+    let count = words.next();
+    if words.next().is_some() {
+        return Err(format!("expected `KIND [N]`, found `{s}`"));
+    }
+    let threads = |count: Option<&str>| -> Result<usize, String> {
+        match count {
+            None => Ok(0),
+            Some(n) => match n.parse::<usize>() {
+                Ok(0) => Err(format!("`{kind}` needs at least 1 thread, found 0")),
+                Ok(v) if v <= 4096 => Ok(v),
+                _ => Err(format!("expected a thread count from 1 to 4096, found `{n}`")),
+            },
+        }
+    };
+    match kind {
+        "simple" | "barrier" if count.is_some() => {
+            Err(format!("`{kind}` takes no thread count: it runs one thread per sub-box"))
+        }
+        "simple" => Ok(ThreadSchedule::Simple),
+        "barrier" => Ok(ThreadSchedule::Barrier),
+        // A count of 0 here means "the online CPUs"; resolved with the defaults.
+        "fixed" => Ok(ThreadSchedule::Fixed(threads(count)?)),
+        "predictable" => Ok(ThreadSchedule::Predictable(threads(count)?)),
+        "reduced" => Ok(ThreadSchedule::Reduced(threads(count)?)),
+        _ => Err(format!(
+            "unknown thread schedule `{kind}`: expected simple, barrier, fixed N, predictable N or reduced N"
+        )),
+    }
+}
