@@ -30,8 +30,26 @@ impl Gen {
     }
     fn name(&mut self) -> Ident {
         const POOL: &[&str] = &[
-            "in", "out", "W", "S", "E", "B", "x", "f6", "tgain", "func_gain", "_a", "m0",
-            "indexed", "selfish", "mult", "INT", "In", "containers", "s1", "thread0",
+            "in",
+            "out",
+            "W",
+            "S",
+            "E",
+            "B",
+            "x",
+            "f6",
+            "tgain",
+            "func_gain",
+            "_a",
+            "m0",
+            "indexed",
+            "selfish",
+            "mult",
+            "INT",
+            "In",
+            "containers",
+            "s1",
+            "thread0",
         ];
         if self.flip() {
             Ident::new(POOL[self.below(POOL.len() as u64) as usize])
@@ -72,10 +90,21 @@ impl Gen {
         }
     }
     fn port(&mut self) -> Port {
-        let direction = if self.flip() { Direction::In } else { Direction::Out };
+        let direction = if self.flip() {
+            Direction::In
+        } else {
+            Direction::Out
+        };
         let ty = ElemType::ALL[self.below(8) as usize];
         let window = if self.flip() { Some(self.pair()) } else { None };
-        Port { name: self.name(), direction, ty, mul: self.pair(), window, span: Span::NONE }
+        Port {
+            name: self.name(),
+            direction,
+            ty,
+            mul: self.pair(),
+            window,
+            span: Span::NONE,
+        }
     }
     fn ports(&mut self) -> Vec<Port> {
         (0..self.count(3)).map(|_| self.port()).collect()
@@ -89,16 +118,28 @@ impl Gen {
     }
     fn port_ref(&mut self) -> PortRef {
         PortRef {
-            owner: if self.below(4) == 0 { None } else { Some(self.name()) },
+            owner: if self.below(4) == 0 {
+                None
+            } else {
+                Some(self.name())
+            },
             port: self.name(),
             span: Span::NONE,
         }
     }
     fn connection(&mut self) -> Connection {
-        Connection { from: self.port_ref(), to: self.port_ref(), span: Span::NONE }
+        Connection {
+            from: self.port_ref(),
+            to: self.port_ref(),
+            span: Span::NONE,
+        }
     }
     fn subbox(&mut self) -> SubBoxRef {
-        SubBoxRef { function: self.name(), index: self.coord(), span: Span::NONE }
+        SubBoxRef {
+            function: self.name(),
+            index: self.coord(),
+            span: Span::NONE,
+        }
     }
     fn names(&mut self, max: u64) -> Vec<Ident> {
         (0..self.count(max)).map(|_| self.name()).collect()
@@ -107,7 +148,11 @@ impl Gen {
     fn composition(&mut self) -> Composition {
         Composition {
             containers: (0..self.count(3))
-                .map(|_| ContainerDecl { name: self.name(), ports: self.ports(), span: Span::NONE })
+                .map(|_| ContainerDecl {
+                    name: self.name(),
+                    ports: self.ports(),
+                    span: Span::NONE,
+                })
                 .collect(),
             binds: (0..self.count(3))
                 .map(|_| Bind {
@@ -137,7 +182,11 @@ impl Gen {
                 })
                 .collect(),
             compose: if self.flip() {
-                Some(Compose { container: self.name(), resolution: self.pair(), span: Span::NONE })
+                Some(Compose {
+                    container: self.name(),
+                    resolution: self.pair(),
+                    span: Span::NONE,
+                })
             } else {
                 None
             },
@@ -183,7 +232,11 @@ impl Gen {
                 })
                 .collect(),
             dependencies: (0..self.count(4))
-                .map(|_| Dependency { from: self.subbox(), to: self.subbox(), span: Span::NONE })
+                .map(|_| Dependency {
+                    from: self.subbox(),
+                    to: self.subbox(),
+                    span: Span::NONE,
+                })
                 .collect(),
             span: Span::NONE,
         }
@@ -222,7 +275,11 @@ impl Gen {
             memory_mappings: (0..self.count(2))
                 .map(|_| MemoryMapping {
                     name: self.name(),
-                    arena: if self.flip() { Arena::Shared } else { Arena::Local },
+                    arena: if self.flip() {
+                        Arena::Shared
+                    } else {
+                        Arena::Local
+                    },
                     start: Spanned::bare(self.coord()),
                     end: Spanned::bare(self.coord()),
                     span: Span::NONE,
@@ -250,10 +307,18 @@ impl Gen {
                 })
                 .collect(),
             signals: (0..self.count(3))
-                .map(|_| Signal { name: self.name(), initial_token: self.flip(), span: Span::NONE })
+                .map(|_| Signal {
+                    name: self.name(),
+                    initial_token: self.flip(),
+                    span: Span::NONE,
+                })
                 .collect(),
             barriers: (0..self.count(2))
-                .map(|_| Barrier { name: self.name(), threads: self.names(3), span: Span::NONE })
+                .map(|_| Barrier {
+                    name: self.name(),
+                    threads: self.names(3),
+                    span: Span::NONE,
+                })
                 .collect(),
             span: Span::NONE,
         }
@@ -329,7 +394,10 @@ fn appendix_has_all_four_sections() {
     let c = d.composition.as_ref().unwrap();
     assert_eq!(c.containers.len(), 5);
     assert_eq!(c.binds.len(), 4);
-    assert_eq!(c.compose.as_ref().unwrap().resolution.value, Pair::new(256, 256));
+    assert_eq!(
+        c.compose.as_ref().unwrap().resolution.value,
+        Pair::new(256, 256)
+    );
     let decl = d.declaration.as_ref().unwrap();
     assert_eq!(decl.functions.len(), 4);
     assert_eq!(decl.connections.len(), 3);
@@ -340,6 +408,8 @@ fn appendix_has_all_four_sections() {
     assert_eq!(r.thread_executions.len(), 2);
     assert_eq!(r.thread_executions[0].ops.len(), 12);
     assert_eq!(r.signals.iter().filter(|s| s.initial_token).count(), 4);
-    let window = decl.function_decl("func_conv").unwrap().ports[0].window.unwrap();
+    let window = decl.function_decl("func_conv").unwrap().ports[0]
+        .window
+        .unwrap();
     assert_eq!(window.value, Pair::new(4, 4));
 }

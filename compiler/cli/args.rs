@@ -160,7 +160,11 @@ pub struct BuildArgs {
     #[arg(long = "maxdataparallelism", value_name = "N", value_parser = parse_positive, help_heading = "Declaration")]
     pub max_data_parallelism: Option<u64>,
     /// [-gpp] Precise data parallelism: every sub-box close to one target grain.
-    #[arg(long = "generateprecisedataparallelism", visible_alias = "generatepreciscedataparallelism", help_heading = "Declaration")]
+    #[arg(
+        long = "generateprecisedataparallelism",
+        visible_alias = "generatepreciscedataparallelism",
+        help_heading = "Declaration"
+    )]
     pub precise_data_parallelism: bool,
 
     // ---------------------------------------------------------- INSTANTIATION
@@ -179,10 +183,18 @@ pub struct BuildArgs {
     pub thread_execution: bool,
     /// Leave thread_execution and signal out of the runtime section: whoever
     /// reads it derives them from the thread schedule.
-    #[arg(long = "no-threadexecution", conflicts_with = "thread_execution", help_heading = "Instantiation")]
+    #[arg(
+        long = "no-threadexecution",
+        conflicts_with = "thread_execution",
+        help_heading = "Instantiation"
+    )]
     pub no_thread_execution: bool,
     /// [-cd] Coarse dependencies: every sub-box of a consumer depends on every sub-box of its producer.
-    #[arg(long = "coarsedependencies", visible_alias = "coarsedepencies", help_heading = "Instantiation")]
+    #[arg(
+        long = "coarsedependencies",
+        visible_alias = "coarsedepencies",
+        help_heading = "Instantiation"
+    )]
     pub coarse_dependencies: bool,
 
     // ---------------------------------------------------------------- RUNTIME
@@ -219,10 +231,19 @@ pub struct BuildArgs {
 
     // ----------------------------------------------------------------- EXPORT
     /// [-dg] Graphviz DOT of the declaration.
-    #[arg(long = "declarationgraph", value_name = "FILE", help_heading = "Export")]
+    #[arg(
+        long = "declarationgraph",
+        value_name = "FILE",
+        help_heading = "Export"
+    )]
     pub declaration_graph: Option<PathBuf>,
     /// [-ig] Graphviz DOT of the instantiation.
-    #[arg(long = "instantiationgraph", visible_alias = "instantationgraph", value_name = "FILE", help_heading = "Export")]
+    #[arg(
+        long = "instantiationgraph",
+        visible_alias = "instantationgraph",
+        value_name = "FILE",
+        help_heading = "Export"
+    )]
     pub instantiation_graph: Option<PathBuf>,
     /// [-rg] Graphviz DOT of the runtime.
     #[arg(long = "runtimegraph", value_name = "FILE", help_heading = "Export")]
@@ -231,7 +252,12 @@ pub struct BuildArgs {
     #[arg(long = "xmlsdfruntime", help_heading = "Export")]
     pub xml_sdf_runtime: bool,
     /// Where -xr writes (`-` for standard output).
-    #[arg(long = "xr-output", value_name = "FILE", requires = "xml_sdf_runtime", help_heading = "Export")]
+    #[arg(
+        long = "xr-output",
+        value_name = "FILE",
+        requires = "xml_sdf_runtime",
+        help_heading = "Export"
+    )]
     pub xml_sdf_output: Option<PathBuf>,
     /// [-gg] GXL of the runtime graph for GROOVE.
     #[arg(long = "groovegraph", value_name = "FILE", help_heading = "Export")]
@@ -248,19 +274,37 @@ pub struct BuildArgs {
     #[arg(long = "verboseoutput", help_heading = "Code generation")]
     pub verbose_output: bool,
     /// [-o] The executable.
-    #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Code generation")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        help_heading = "Code generation"
+    )]
     pub output: Option<PathBuf>,
     /// [-od] Output directory [default: build/<name>/].
-    #[arg(long = "outputdir", value_name = "DIR", help_heading = "Code generation")]
+    #[arg(
+        long = "outputdir",
+        value_name = "DIR",
+        help_heading = "Code generation"
+    )]
     pub output_dir: Option<PathBuf>,
     /// [-ic] Default iteration count of the executable [default: 1000].
     #[arg(long = "iterationcount", value_name = "N", value_parser = parse_positive, help_heading = "Code generation")]
     pub iteration_count: Option<u64>,
     /// [-t] Target [default: linux].
-    #[arg(short = 't', long = "target", value_enum, help_heading = "Code generation")]
+    #[arg(
+        short = 't',
+        long = "target",
+        value_enum,
+        help_heading = "Code generation"
+    )]
     pub target: Option<Target>,
     /// User kernels: a C file implementing functions the description binds.
-    #[arg(long = "kernels", value_name = "FILE.c", help_heading = "Code generation")]
+    #[arg(
+        long = "kernels",
+        value_name = "FILE.c",
+        help_heading = "Code generation"
+    )]
     pub kernels: Vec<PathBuf>,
     /// With `-t info`: JSON instead of text.
     #[arg(long = "json", help_heading = "Code generation")]
@@ -274,10 +318,18 @@ pub struct BuildArgs {
     #[arg(long = "threadtimers", help_heading = "Performance measurements")]
     pub thread_timers: bool,
     /// [-td] Timer dump format.
-    #[arg(long = "typetimerdump", value_enum, help_heading = "Performance measurements")]
+    #[arg(
+        long = "typetimerdump",
+        value_enum,
+        help_heading = "Performance measurements"
+    )]
     pub timer_dump: Option<TimerDump>,
     /// [-dt] Timer dump file.
-    #[arg(long = "dumptimer", value_name = "FILE", help_heading = "Performance measurements")]
+    #[arg(
+        long = "dumptimer",
+        value_name = "FILE",
+        help_heading = "Performance measurements"
+    )]
     pub dump_timer: Option<PathBuf>,
 
     // ------------------------------------------------------------------- MISC
@@ -427,7 +479,9 @@ fn parse_thread_schedule(s: &str) -> Result<ThreadSchedule, String> {
             Some(n) => match n.parse::<usize>() {
                 Ok(0) => Err(format!("`{kind}` needs at least 1 thread, found 0")),
                 Ok(v) if v <= 4096 => Ok(v),
-                _ => Err(format!("expected a thread count from 1 to 4096, found `{n}`")),
+                _ => Err(format!(
+                    "expected a thread count from 1 to 4096, found `{n}`"
+                )),
             },
         }
     };

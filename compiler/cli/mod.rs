@@ -24,7 +24,11 @@ pub fn run(argv: Vec<String>) -> i32 {
     let cli = match args::Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
             let _ = e.print();
             return code;
         }

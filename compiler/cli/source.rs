@@ -20,13 +20,18 @@ pub fn read(path: &Path) -> Result<SourceFile, ReadError> {
     let result = if name == "-" {
         std::io::stdin().read_to_end(&mut bytes).map(|_| ())
     } else {
-        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map(|_| ())
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map(|_| ())
     };
     if let Err(e) = result {
         return Err(ReadError::Io(format!("cannot read `{name}`: {e}")));
     }
     match String::from_utf8(bytes) {
-        Ok(text) => Ok(SourceFile::new(if name == "-" { "<stdin>".into() } else { name }, text)),
+        Ok(text) => Ok(SourceFile::new(
+            if name == "-" { "<stdin>".into() } else { name },
+            text,
+        )),
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
             let bytes = e.into_bytes();
@@ -36,7 +41,10 @@ pub fn read(path: &Path) -> Result<SourceFile, ReadError> {
             let offset = String::from_utf8_lossy(&bytes[..at]).len();
             let file = SourceFile::new(name, text);
             let diag = Diagnostic::error("E000", "the file is not UTF-8 text")
-                .label(Span::new(offset, offset + 1), format!("byte 0x{byte:02x} is not valid UTF-8"))
+                .label(
+                    Span::new(offset, offset + 1),
+                    format!("byte 0x{byte:02x} is not valid UTF-8"),
+                )
                 .hint("a description is plain text; is this a binary file?");
             Err(ReadError::NotText(file, diag))
         }

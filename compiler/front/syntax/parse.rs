@@ -9,12 +9,16 @@ use pest::Parser as _;
 
 type Node<'a> = PPair<'a, Rule>;
 
-/// Parses a description. On a syntax error, returns the one diagnostic for
-/// it; otherwise returns the IR, or every number that is out of range.
+/// Parses a description. Returns the IR, or the diagnostics of every syntax
+/// error (one per section: after an error the parser recovers at the next
+/// section) or, when the syntax is right, of every number out of range.
 pub fn parse(text: &str) -> Result<Description, Vec<Diagnostic>> {
+    // Record the literal tokens tried at the furthest position (`;`, `}`),
+    // so messages can say "expected `;`".
+    pest::set_error_detail(true);
     let mut file = match SscParser::parse(Rule::file, text) {
         Ok(pairs) => pairs,
-        Err(e) => return Err(vec![syntax_error(text, e)]),
+        Err(e) => return Err(recover(text, e)),
     };
     let mut b = Builder { errors: Vec::new() };
     let root = file.next().expect("the file rule matched");
@@ -550,6 +554,95 @@ impl Builder {
 
 // ------------------------------------------------------------ syntax errors
 
+/// At most this many syntax errors are collected from one file.
+const MAX_SYNTAX_ERRORS: usize = 8;
+
+/// Error recovery at section level: the body of the section holding the
+/// error is blanked (offsets kept) and the file parsed again, so an error in
+/// each section is reported, and none is a consequence of another.
+fn recover(text: &str, first: pest::error::Error<Rule>) -> Vec<Diagnostic> {
+    let mut errors = vec![syntax_error(text, first.clone())];
+    let mut buf = text.to_string();
+    let mut last = error_pos(&first);
+    while errors.len() < MAX_SYNTAX_ERRORS {
+        let Some((open, close)) = section_body_at(&buf, last) else {
+            break;
+        };
+        blank(&mut buf, open + 1, close);
+        match SscParser::parse(Rule::file, &buf) {
+            Ok(_) => break,
+            Err(e) => {
+                let pos = error_pos(&e);
+                if pos <= close {
+                    break;
+                }
+                errors.push(syntax_error(&buf, e));
+                last = pos;
+            }
+        }
+    }
+    errors
+}
+
+fn error_pos(e: &pest::error::Error<Rule>) -> usize {
+    match e.location {
+        pest::error::InputLocation::Pos(p) => p,
+        pest::error::InputLocation::Span((s, _)) => s,
+    }
+}
+
+/// The byte offsets of the `{` and `}` of the top-level section that holds
+/// `pos`, skipping comments; `None` when braces do not balance.
+fn section_body_at(text: &str, pos: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let (mut i, mut depth, mut open) = (0, 0usize, None);
+    while i < bytes.len() {
+        if bytes[i..].starts_with(b"//") {
+            i += text[i..].find('\n').unwrap_or(text.len() - i);
+            continue;
+        }
+        if bytes[i..].starts_with(b"/*") {
+            i += 2 + text[i + 2..].find("*/").map(|j| j + 2)?;
+            continue;
+        }
+        match bytes[i] {
+            b'{' => {
+                if depth == 0 {
+                    open = Some(i);
+                }
+                depth += 1;
+            }
+            b'}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    let o = open?;
+                    if o <= pos && pos <= i {
+                        return Some((o, i));
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Replaces `text[from..to]` by spaces, keeping newlines and byte offsets.
+fn blank(text: &mut String, from: usize, to: usize) {
+    let blanked: String = text[from..to]
+        .chars()
+        .map(|c| {
+            if c == '\n' {
+                "\n".to_string()
+            } else {
+                " ".repeat(c.len_utf8())
+            }
+        })
+        .collect();
+    text.replace_range(from..to, &blanked);
+}
+
 /// What a grammar rule is called in a message.
 fn rule_name(rule: &Rule) -> &'static str {
     match rule {
@@ -657,19 +750,50 @@ const KEYWORDS: &[&str] = &[
 ];
 
 fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
-    use pest::error::{ErrorVariant, InputLocation};
-    let pos = match e.location {
-        InputLocation::Pos(p) => p,
-        InputLocation::Span((s, _)) => s,
-    }
-    .min(text.len());
-    let (found, len) = token_at(text, pos);
-    let mut expected: Vec<&str> = match &e.variant {
-        ErrorVariant::ParsingError { positives, .. } => positives.iter().map(rule_name).collect(),
+    use pest::error::ErrorVariant;
+    let rule_pos = error_pos(&e).min(text.len());
+    let rules: Vec<String> = match &e.variant {
+        ErrorVariant::ParsingError { positives, .. } => {
+            positives.iter().map(|r| rule_name(r).to_string()).collect()
+        }
         ErrorVariant::CustomError { .. } => Vec::new(),
     };
+    // The furthest position any alternative reached, and the literal tokens
+    // it wanted there; the rules pest names count when they are that far.
+    let (pos, mut expected) = match e.parse_attempts() {
+        Some(a) if a.max_position >= rule_pos && a.max_position <= text.len() => {
+            let mut names: Vec<String> = a
+                .expected_tokens()
+                .into_iter()
+                .map(|t| t.to_string())
+                // Literal punctuation and keywords only (not ranges, built-ins).
+                .filter(|t| {
+                    !t.trim().is_empty()
+                        && !t.contains("..")
+                        && !matches!(t.as_str(), "BUILTIN_RULE" | "/*" | "//" | "_" | "\u{feff}")
+                        && !(t.len() == 1 && t.chars().all(|c| c.is_ascii_alphanumeric()))
+                        && !t.chars().any(char::is_whitespace)
+                })
+                .map(|t| format!("`{t}`"))
+                .collect();
+            if names.is_empty() {
+                (rule_pos, rules)
+            } else {
+                if a.max_position == rule_pos {
+                    names.extend(rules);
+                }
+                (a.max_position, names)
+            }
+        }
+        _ => (rule_pos, rules),
+    };
+    let (found, len) = token_at(text, pos);
+    let mut expected: Vec<&str> = expected.iter_mut().map(|s| s.as_str()).collect();
     expected.sort();
     expected.dedup();
+    if expected.contains(&"`[x, y]`") {
+        expected.retain(|e| *e != "`[`");
+    }
     let wants_name = expected.contains(&"a name");
     let expected_text = match expected.len() {
         0 => String::from("something else"),
