@@ -5,6 +5,7 @@
 
 pub mod args;
 mod commands;
+pub mod config;
 mod source;
 
 use clap::Parser;

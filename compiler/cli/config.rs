@@ -1,0 +1,119 @@
+//! Resolves `ssc build`'s options into one configuration, applying SPEC §3's
+//! defaults so that `ssc build chain.ssc` alone gives the best program, and
+//! recording every default applied (printed by `-v`).
+
+use super::args::{BuildArgs, DataParallelism, MemorySchedule, Target, ThreadSchedule};
+
+/// The options of one build, with every default filled in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub threads: ThreadSchedule,
+    /// Threads of the schedule (for simple/barrier: the online CPUs, for -mdp).
+    pub thread_count: usize,
+    pub memory: MemorySchedule,
+    pub data_parallelism: DataParallelism,
+    pub max_parts: u64,
+    pub weighted: bool,
+    pub pinned: bool,
+    pub cores: Vec<usize>,
+    pub iterations: u64,
+    pub target: Target,
+    /// One line per default applied: "-ts reduced 2 (default: the online CPUs)".
+    pub defaults: Vec<String>,
+}
+
+/// The number of CPUs online on the machine running ssc.
+pub fn online_cpus() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+impl Config {
+    pub fn resolve(a: &BuildArgs) -> Config {
+        let cpus = online_cpus();
+        let mut defaults = Vec::new();
+        let threads = match a.thread_schedule {
+            None => {
+                defaults.push(format!("-ts reduced {cpus} (the online CPUs)"));
+                ThreadSchedule::Reduced(cpus)
+            }
+            Some(ThreadSchedule::Fixed(0)) => {
+                defaults.push(format!("-ts fixed {cpus} (the online CPUs)"));
+                ThreadSchedule::Fixed(cpus)
+            }
+            Some(ThreadSchedule::Predictable(0)) => {
+                defaults.push(format!("-ts predictable {cpus} (the online CPUs)"));
+                ThreadSchedule::Predictable(cpus)
+            }
+            Some(ThreadSchedule::Reduced(0)) => {
+                defaults.push(format!("-ts reduced {cpus} (the online CPUs)"));
+                ThreadSchedule::Reduced(cpus)
+            }
+            Some(t) => t,
+        };
+        let (thread_count, mapped) = match threads {
+            ThreadSchedule::Simple | ThreadSchedule::Barrier => (cpus, false),
+            ThreadSchedule::Fixed(n) | ThreadSchedule::Predictable(n) | ThreadSchedule::Reduced(n) => {
+                (n, true)
+            }
+        };
+        let memory = a.memory_schedule.unwrap_or_else(|| {
+            defaults.push("-ms interference".into());
+            MemorySchedule::Interference
+        });
+        let data_parallelism = a.data_parallelism.unwrap_or_else(|| {
+            defaults.push("-dp full".into());
+            DataParallelism::Full
+        });
+        let max_parts = a.max_data_parallelism.unwrap_or_else(|| {
+            defaults.push(format!("-mdp {thread_count} (the thread count)"));
+            thread_count as u64
+        });
+        let weighted = a.weighted_tokens.unwrap_or_else(|| {
+            defaults.push("-wt true".into());
+            true
+        });
+        let pinned = if a.core_affinity {
+            true
+        } else {
+            if mapped {
+                defaults.push("-ca (threads pinned: fixed, predictable and reduced pin by default)".into());
+            }
+            mapped
+        };
+        let cores = match &a.core_mask {
+            Some(m) => m.0.clone(),
+            None => {
+                let all: Vec<usize> = (0..cpus).collect();
+                defaults.push(format!(
+                    "-cm {} (every online CPU)",
+                    all.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+                ));
+                all
+            }
+        };
+        let iterations = a.iteration_count.unwrap_or_else(|| {
+            defaults.push("-ic 1000".into());
+            1000
+        });
+        let target = a.target.unwrap_or_else(|| {
+            defaults.push("-t linux".into());
+            Target::Linux
+        });
+        if !a.no_thread_execution && !a.thread_execution {
+            defaults.push("-te (explicit thread_execution programs)".into());
+        }
+        Config {
+            threads,
+            thread_count,
+            memory,
+            data_parallelism,
+            max_parts,
+            weighted,
+            pinned,
+            cores,
+            iterations,
+            target,
+            defaults,
+        }
+    }
+}
