@@ -8,6 +8,7 @@
 pub mod back;
 pub mod cli;
 pub mod front;
+pub mod generate;
 pub mod ir;
 pub mod lower;
 pub mod memory;

@@ -57,14 +57,19 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
-    #[arg(long, default_value_t = 100)]
+    /// About how many boxes.
+    #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub boxes: usize,
-    #[arg(long, default_value_t = 2)]
+    /// Source boxes.
+    #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub sources: usize,
-    #[arg(long, default_value_t = 2)]
+    /// Sink boxes.
+    #[arg(long, default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub sinks: usize,
+    /// The seed: the same seed gives the same chain.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Full resolution of the chain [default: 256,256].
     #[arg(long, value_parser = parse_pair, value_name = "W,H")]
     pub resolution: Option<(u64, u64)>,
 }

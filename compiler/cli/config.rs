@@ -24,7 +24,9 @@ pub struct Config {
 
 /// The number of CPUs online on the machine running ssc.
 pub fn online_cpus() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 impl Config {
@@ -52,9 +54,9 @@ impl Config {
         };
         let (thread_count, mapped) = match threads {
             ThreadSchedule::Simple | ThreadSchedule::Barrier => (cpus, false),
-            ThreadSchedule::Fixed(n) | ThreadSchedule::Predictable(n) | ThreadSchedule::Reduced(n) => {
-                (n, true)
-            }
+            ThreadSchedule::Fixed(n)
+            | ThreadSchedule::Predictable(n)
+            | ThreadSchedule::Reduced(n) => (n, true),
         };
         let memory = a.memory_schedule.unwrap_or_else(|| {
             defaults.push("-ms interference".into());
@@ -76,7 +78,9 @@ impl Config {
             true
         } else {
             if mapped {
-                defaults.push("-ca (threads pinned: fixed, predictable and reduced pin by default)".into());
+                defaults.push(
+                    "-ca (threads pinned: fixed, predictable and reduced pin by default)".into(),
+                );
             }
             mapped
         };
@@ -86,7 +90,10 @@ impl Config {
                 let all: Vec<usize> = (0..cpus).collect();
                 defaults.push(format!(
                     "-cm {} (every online CPU)",
-                    all.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+                    all.iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
                 ));
                 all
             }
