@@ -132,7 +132,7 @@ const KINDS: &[Kind] = &[
         ports: &[("a", In, 1, 1), ("b", In, 1, 1), ("out", Out, 1, 1)],
     },
     Kind {
-        name: "mul",
+        name: "product",
         function: "func_mul",
         parallelism: Parallelism::Full,
         ports: &[("a", In, 1, 1), ("b", In, 1, 1), ("out", Out, 1, 1)],
@@ -253,7 +253,7 @@ impl Chain {
                 if let Some((a, b)) = self.pair_at_same_level() {
                     let sb = self.take(b);
                     let sa = self.take(a);
-                    let k = ["plus", "avg", "mul"][self.rng.below(3)];
+                    let k = ["plus", "avg", "product"][self.rng.below(3)];
                     let out = self.add(k, sa.level, &[sa, sb]);
                     self.open.extend(out);
                 } else {
