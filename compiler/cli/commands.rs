@@ -31,7 +31,8 @@ fn load(path: &Path) -> Result<(SourceFile, Description), i32> {
             eprintln!("error: {msg}");
             return Err(exit::USAGE);
         }
-        Err(ReadError::NotText(file, diag)) => {
+        Err(ReadError::NotText(bad)) => {
+            let (file, diag) = *bad;
             eprint!("{}", render(&[diag], &file));
             return Err(exit::INPUT);
         }

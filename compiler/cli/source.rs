@@ -10,7 +10,7 @@ pub enum ReadError {
     /// The file could not be opened or read (a command-line problem: exit 2).
     Io(String),
     /// The bytes are not UTF-8 text (an input problem: exit 1).
-    NotText(SourceFile, Diagnostic),
+    NotText(Box<(SourceFile, Diagnostic)>),
 }
 
 /// Reads `path` (`-` = standard input) as UTF-8 text.
@@ -46,7 +46,7 @@ pub fn read(path: &Path) -> Result<SourceFile, ReadError> {
                     format!("byte 0x{byte:02x} is not valid UTF-8"),
                 )
                 .hint("a description is plain text; is this a binary file?");
-            Err(ReadError::NotText(file, diag))
+            Err(ReadError::NotText(Box::new((file, diag))))
         }
     }
 }

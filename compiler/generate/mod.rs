@@ -285,8 +285,8 @@ pub fn generate(o: &GenerateOptions) -> Description {
     while max_level < 3
         && (o.resolution.x >> (max_level + 1)) >= 16
         && (o.resolution.y >> (max_level + 1)) >= 16
-        && (o.resolution.x >> max_level) % 2 == 0
-        && (o.resolution.y >> max_level) % 2 == 0
+        && (o.resolution.x >> max_level).is_multiple_of(2)
+        && (o.resolution.y >> max_level).is_multiple_of(2)
     {
         max_level += 1;
     }

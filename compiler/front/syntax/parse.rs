@@ -129,8 +129,7 @@ impl Builder {
             .next()
             .unwrap()
             .into_inner()
-            .filter(not_keyword)
-            .next()
+            .find(not_keyword)
             .unwrap()
             .as_rule()
         {
@@ -151,7 +150,7 @@ impl Builder {
     }
 
     fn parallelism(n: Node) -> Parallelism {
-        match n.into_inner().filter(not_keyword).next().unwrap().as_rule() {
+        match n.into_inner().find(not_keyword).unwrap().as_rule() {
             Rule::kw_none => Parallelism::None,
             _ => Parallelism::Full,
         }
@@ -436,8 +435,7 @@ impl Builder {
                             .next()
                             .unwrap()
                             .into_inner()
-                            .filter(not_keyword)
-                            .next()
+                            .find(not_keyword)
                             .unwrap()
                             .as_rule()
                         {
@@ -535,13 +533,8 @@ impl Builder {
 
     fn op(&mut self, n: Node) -> Spanned<Op> {
         let s = span(&n);
-        let inner = n.into_inner().filter(not_keyword).next().unwrap();
-        let arg = inner
-            .clone()
-            .into_inner()
-            .filter(not_keyword)
-            .next()
-            .unwrap();
+        let inner = n.into_inner().find(not_keyword).unwrap();
+        let arg = inner.clone().into_inner().find(not_keyword).unwrap();
         let op = match inner.as_rule() {
             Rule::op_wait => Op::Wait(ident(arg)),
             Rule::op_signal => Op::Signal(ident(arg)),
@@ -767,13 +760,7 @@ fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
                 .into_iter()
                 .map(|t| t.to_string())
                 // Literal punctuation and keywords only (not ranges, built-ins).
-                .filter(|t| {
-                    !t.trim().is_empty()
-                        && !t.contains("..")
-                        && !matches!(t.as_str(), "BUILTIN_RULE" | "/*" | "//" | "_" | "\u{feff}")
-                        && !(t.len() == 1 && t.chars().all(|c| c.is_ascii_alphanumeric()))
-                        && !t.chars().any(char::is_whitespace)
-                })
+                .filter(|t| !is_noise_token(t))
                 .map(|t| format!("`{t}`"))
                 .collect();
             if names.is_empty() {
@@ -835,4 +822,14 @@ fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
         d = d.hint("a description starts with `composition {` or `declaration {`; sections come in the order composition, declaration, instantiation, runtime");
     }
     d
+}
+
+/// Tokens pest tries everywhere (comments, a BOM, identifier characters,
+/// character ranges) that would only clutter "expected …".
+fn is_noise_token(t: &str) -> bool {
+    t.trim().is_empty()
+        || t.contains("..")
+        || matches!(t, "BUILTIN_RULE" | "/*" | "//" | "_" | "\u{feff}")
+        || (t.len() == 1 && t.chars().all(|c| c.is_ascii_alphanumeric()))
+        || t.chars().any(char::is_whitespace)
 }
