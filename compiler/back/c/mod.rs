@@ -1,0 +1,47 @@
+//! The C back end (SPEC §4): HSDFG + runtime section → a pthread C program.
+//!
+//! Takes the HSDFG (functions, ports, buffers, sub-boxes) and a runtime
+//! section with explicit `thread_execution` programs (emitted by the sync
+//! stage or written by hand and proven by the checker); gives the files of a
+//! program directory: `NAME.c` from the askama template
+//! `runtime-c/templates/program.c`, the runtime and kernels embedded in this
+//! binary, and a Makefile. Guarantees: the same inputs give byte-identical
+//! files; every C identifier is derived from a description name with a
+//! prefix (`sig_`, `bar_`, `thread_`, `BOX_`), so no name of the description
+//! can clash with C or the runtime.
+
+mod compile;
+mod view;
+
+pub use compile::{compile, write_files, CompileError};
+pub use view::{emit, COptions, Program};
+
+/// The C runtime and built-in kernels, embedded so an installed ssc needs no
+/// source tree.
+pub const RUNTIME_FILES: &[(&str, &str)] = &[
+    ("ssc_rt.h", include_str!("../../../runtime-c/ssc_rt.h")),
+    ("ssc_rt.c", include_str!("../../../runtime-c/ssc_rt.c")),
+    (
+        "ssc_kernels.h",
+        include_str!("../../../runtime-c/ssc_kernels.h"),
+    ),
+    (
+        "ssc_kernels.c",
+        include_str!("../../../runtime-c/ssc_kernels.c"),
+    ),
+];
+
+/// The functions the runtime implements (SPEC §7).
+pub const BUILTINS: &[&str] = &[
+    "func_source",
+    "func_sink",
+    "func_gain",
+    "func_copy",
+    "func_dup",
+    "func_plus",
+    "func_mul",
+    "func_avg",
+    "func_conv",
+    "func_down",
+    "func_up",
+];

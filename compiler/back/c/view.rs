@@ -1,0 +1,529 @@
+//! The view of a program that the template renders.
+
+use super::BUILTINS;
+use crate::back::description::op_text;
+use crate::front::diagnostics::Diagnostic;
+use crate::ir::{Arena, Direction, ElemType, Op, Runtime};
+use crate::lower::hsdfg::{BufferId, Hsdfg};
+use askama::Template;
+use std::collections::BTreeMap;
+
+/// What the generated program is built with.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct COptions {
+    /// The program's name (the description's file stem).
+    pub name: String,
+    /// The description's path, for the header comment.
+    pub source: String,
+    /// The options line, for the header comment.
+    pub options: String,
+    /// `-ic`.
+    pub iterations: u64,
+    /// `-cm` with `-ca`: the cores, thread i on `cores[i % len]`; `None` = not pinned.
+    pub cores: Option<Vec<usize>>,
+    /// `-ht`.
+    pub huge_pages: bool,
+    /// `-vo`.
+    pub verbose: bool,
+    /// `-ta`, `-tt`.
+    pub time_boxes: bool,
+    pub time_threads: bool,
+    /// `-td` as the runtime's enum name, `-dt`.
+    pub dump_format: Option<&'static str>,
+    pub dump_path: Option<String>,
+    /// Functions implemented by `--kernels` files.
+    pub user_kernels: Vec<String>,
+}
+
+/// The generated files: `(file name, contents)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub name: String,
+    pub files: Vec<(String, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "program.c", escape = "none")]
+struct ProgramView {
+    name: String,
+    version: &'static str,
+    source: String,
+    summary: String,
+    options: String,
+    user_kernels: Vec<String>,
+    verbose: bool,
+    shared_bytes: u64,
+    locals: Vec<LocalView>,
+    own_buffers: Vec<OwnBufferView>,
+    signals: Vec<SignalView>,
+    barriers: Vec<BarrierView>,
+    functions: Vec<FunctionView>,
+    ports: Vec<PortView>,
+    boxes: Vec<BoxView>,
+    threads: Vec<ThreadView>,
+    iterations: u64,
+    option_lines: Vec<String>,
+    cores: Option<String>,
+}
+
+struct LocalView {
+    name: String,
+    thread: String,
+    bytes: u64,
+}
+
+struct OwnBufferView {
+    name: String,
+    label: String,
+    bytes: u64,
+}
+
+struct SignalView {
+    name: String,
+    tokens: u32,
+    comment: String,
+}
+
+struct BarrierView {
+    name: String,
+    count: usize,
+    threads: String,
+}
+
+struct FunctionView {
+    name: String,
+    n_in: usize,
+    n_out: usize,
+}
+
+struct PortView {
+    name: String,
+    data: String,
+    ty: &'static str,
+    width: u64,
+    height: u64,
+    mul_x: u64,
+    mul_y: u64,
+    win_x: u64,
+    win_y: u64,
+    comment: String,
+}
+
+struct BoxView {
+    id: String,
+    label: String,
+    region: String,
+    kernel: String,
+    flags: &'static str,
+    function_id: usize,
+    x0: u64,
+    y0: u64,
+    x1: u64,
+    y1: u64,
+    width: u64,
+    height: u64,
+    inputs: String,
+    n_in: usize,
+    outputs: String,
+    n_out: usize,
+}
+
+struct ThreadView {
+    name: String,
+    ops: Vec<OpView>,
+}
+
+struct OpView {
+    code: String,
+    comment: String,
+}
+
+fn c_type(t: ElemType) -> &'static str {
+    match t {
+        ElemType::Char => "SSC_CHAR",
+        ElemType::Uchar => "SSC_UCHAR",
+        ElemType::Short => "SSC_SHORT",
+        ElemType::Ushort => "SSC_USHORT",
+        ElemType::Int => "SSC_INT",
+        ElemType::Uint => "SSC_UINT",
+        ElemType::Float => "SSC_FLOAT",
+        ElemType::Double => "SSC_DOUBLE",
+    }
+}
+
+fn box_id(function: &str, k: u64) -> String {
+    format!("BOX_{function}_{k}")
+}
+
+fn error(msg: String) -> Vec<Diagnostic> {
+    vec![Diagnostic::error("E300", msg)]
+}
+
+/// Renders the program for an HSDFG and its runtime section.
+pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnostic>> {
+    if r.thread_executions.is_empty() {
+        return Err(error(
+            "the runtime section has no thread_execution programs to generate code from".into(),
+        ));
+    }
+    for f in &h.functions {
+        if !BUILTINS.contains(&f.function.as_str()) && !o.user_kernels.contains(&f.function) {
+            return Err(vec![Diagnostic::error(
+                "E301",
+                format!("function `{}` (used by `{}`) has no implementation", f.function, f.name),
+            )
+            .hint(format!(
+                "it is not a built-in (SPEC §7); write `void {}(const ssc_call *call)` in a C file and pass it with `--kernels FILE.c`",
+                f.function
+            ))]);
+        }
+    }
+
+    // The thread that runs each sub-box, and each thread's name.
+    let mut thread_of_actor = BTreeMap::new();
+    for (ti, t) in r.thread_executions.iter().enumerate() {
+        for op in &t.ops {
+            if let Op::Exec(sb) = &op.value {
+                let a = h.find(sb).ok_or_else(|| {
+                    error(format!("`E {sb}` names no sub-box of the instantiation"))
+                })?;
+                thread_of_actor.insert(a, ti);
+            }
+        }
+    }
+
+    // Memory: where each buffer lives.
+    let mut mapping_of_port = BTreeMap::new();
+    for b in &r.memory_bindings {
+        for p in &b.ports {
+            mapping_of_port.insert(p.to_string(), b.mapping.name.clone());
+        }
+    }
+    let mappings: BTreeMap<&str, _> = r
+        .memory_mappings
+        .iter()
+        .map(|m| (m.name.name.as_str(), m))
+        .collect();
+    let mut shared_bytes = 0u64;
+    let mut local_bytes: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut own_buffers = Vec::new();
+    let mut data_of_buffer: BTreeMap<BufferId, String> = BTreeMap::new();
+    for (bi, buf) in h.buffers.iter().enumerate() {
+        let id = BufferId(bi);
+        let mapping = mapping_of_port
+            .get(&buf.name)
+            .and_then(|m| mappings.get(m.as_str()));
+        match mapping {
+            None => {
+                let name = format!("buffer_{}", buf.name.replace('.', "_"));
+                data_of_buffer.insert(id, name.clone());
+                own_buffers.push(OwnBufferView {
+                    name,
+                    label: buf.name.clone(),
+                    bytes: buf.bytes,
+                });
+            }
+            Some(m) => {
+                let start = m.start.value;
+                if m.end.value.saturating_sub(start) < buf.bytes {
+                    return Err(error(format!(
+                        "mapping `{}` holds {} bytes but buffer `{}` needs {}",
+                        m.name,
+                        m.end.value.saturating_sub(start),
+                        buf.name,
+                        buf.bytes
+                    )));
+                }
+                match m.arena {
+                    Arena::Shared => {
+                        shared_bytes = shared_bytes.max(m.end.value);
+                        data_of_buffer.insert(id, format!("shared_arena.base + {start}"));
+                    }
+                    Arena::Local => {
+                        let producer = &h.functions[buf.producer.0 .0];
+                        let thread = producer
+                            .subboxes
+                            .first()
+                            .and_then(|a| thread_of_actor.get(a))
+                            .copied()
+                            .ok_or_else(|| {
+                                error(format!("no thread runs the producer of `{}`", buf.name))
+                            })?;
+                        let e = local_bytes.entry(thread).or_insert(0);
+                        *e = (*e).max(m.end.value);
+                        data_of_buffer.insert(id, format!("local_arena_{thread}.base + {start}"));
+                    }
+                }
+            }
+        }
+    }
+    let locals = local_bytes
+        .iter()
+        .map(|(&t, &bytes)| LocalView {
+            name: format!("local_arena_{t}"),
+            thread: r.thread_executions[t].thread.name.clone(),
+            bytes,
+        })
+        .collect();
+
+    // Ports and sub-boxes.
+    let mut functions = Vec::new();
+    let mut ports = Vec::new();
+    for f in &h.functions {
+        let (mut n_in, mut n_out) = (0, 0);
+        for p in &f.ports {
+            let (array, index) = match p.direction {
+                Direction::In => {
+                    n_in += 1;
+                    ("in", n_in - 1)
+                }
+                Direction::Out => {
+                    n_out += 1;
+                    ("out", n_out - 1)
+                }
+            };
+            ports.push(PortView {
+                name: format!("{array}_{}[{index}]", f.name),
+                data: data_of_buffer[&p.buffer].clone(),
+                ty: c_type(p.ty),
+                width: p.grid.x,
+                height: p.grid.y,
+                mul_x: p.mul.x,
+                mul_y: p.mul.y,
+                win_x: p.window.x,
+                win_y: p.window.y,
+                comment: format!("{}.{}: buffer {}", f.name, p.name, h.buffer(p.buffer).name),
+            });
+        }
+        functions.push(FunctionView {
+            name: f.name.clone(),
+            n_in,
+            n_out,
+        });
+    }
+    let mut boxes = Vec::new();
+    for a in h.actors() {
+        let actor = h.actor(a);
+        let f = h.function(actor.function);
+        let view = &functions[actor.function.0];
+        let flags = match (view.n_in, view.n_out) {
+            (0, _) => "SSC_BOX_SOURCE",
+            (_, 0) => "SSC_BOX_SINK",
+            _ => "0",
+        };
+        boxes.push(BoxView {
+            id: box_id(&f.name, actor.subbox.index),
+            label: actor.subbox.to_string(),
+            region: actor.region.to_string(),
+            kernel: f.function.clone(),
+            flags,
+            function_id: actor.function.0,
+            x0: actor.region.x0,
+            y0: actor.region.y0,
+            x1: actor.region.x1,
+            y1: actor.region.y1,
+            width: f.resolution.x,
+            height: f.resolution.y,
+            inputs: if view.n_in > 0 {
+                format!("in_{}", f.name)
+            } else {
+                "NULL".into()
+            },
+            n_in: view.n_in,
+            outputs: if view.n_out > 0 {
+                format!("out_{}", f.name)
+            } else {
+                "NULL".into()
+            },
+            n_out: view.n_out,
+        });
+    }
+
+    // Signals: who posts after what, who waits before what (for -vo).
+    let mut posted_after: BTreeMap<&str, String> = BTreeMap::new();
+    let mut waited_before: BTreeMap<&str, String> = BTreeMap::new();
+    for t in &r.thread_executions {
+        let mut last_exec: Option<String> = None;
+        let mut pending_waits: Vec<&str> = Vec::new();
+        for op in &t.ops {
+            match &op.value {
+                Op::Exec(sb) => {
+                    for w in pending_waits.drain(..) {
+                        waited_before.insert(w, format!("{sb} on {}", t.thread));
+                    }
+                    last_exec = Some(format!("{sb} on {}", t.thread));
+                }
+                Op::Signal(s) => {
+                    let after = last_exec
+                        .clone()
+                        .unwrap_or_else(|| format!("the start of {}", t.thread));
+                    posted_after.insert(s.name.as_str(), after);
+                }
+                Op::Wait(s) => pending_waits.push(s.name.as_str()),
+                Op::Barrier(_) => {}
+            }
+        }
+    }
+    let signals = r
+        .signals
+        .iter()
+        .map(|s| SignalView {
+            name: format!("sig_{}", s.name),
+            tokens: u32::from(s.initial_token),
+            comment: format!(
+                "{}{}: {} -> {}",
+                if s.initial_token { "!" } else { "" },
+                s.name,
+                posted_after
+                    .get(s.name.name.as_str())
+                    .map(String::as_str)
+                    .unwrap_or("?"),
+                waited_before
+                    .get(s.name.name.as_str())
+                    .map(String::as_str)
+                    .unwrap_or("the end of the iteration"),
+            ),
+        })
+        .collect();
+    let barriers = r
+        .barriers
+        .iter()
+        .map(|b| BarrierView {
+            name: format!("bar_{}", b.name),
+            count: b.threads.len(),
+            threads: b
+                .threads
+                .iter()
+                .map(|t| t.name.clone())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+        .collect();
+
+    let threads = r
+        .thread_executions
+        .iter()
+        .map(|t| ThreadView {
+            name: format!("thread_{}", t.thread),
+            ops: t
+                .ops
+                .iter()
+                .map(|op| {
+                    let code = match &op.value {
+                        Op::Wait(s) => format!("ssc_W(t, &sig_{s});"),
+                        Op::Signal(s) => format!("ssc_S(t, &sig_{s});"),
+                        Op::Exec(sb) => {
+                            format!("ssc_E(t, &boxes[{}]);", box_id(&sb.function.name, sb.index))
+                        }
+                        Op::Barrier(b) => format!("ssc_B(t, &bar_{b});"),
+                    };
+                    let comment = match &op.value {
+                        Op::Exec(sb) => {
+                            let a = h.find(sb).expect("checked above");
+                            let f = h.function_of(a);
+                            format!(
+                                "{}: {} over {} of {}",
+                                op_text(&op.value),
+                                f.function,
+                                h.actor(a).region,
+                                f.name
+                            )
+                        }
+                        Op::Wait(s) => format!(
+                            "W {s}: after {}",
+                            posted_after
+                                .get(s.name.as_str())
+                                .map(String::as_str)
+                                .unwrap_or("?")
+                        ),
+                        Op::Signal(s) => format!(
+                            "S {s}: before {}",
+                            waited_before
+                                .get(s.name.as_str())
+                                .map(String::as_str)
+                                .unwrap_or("?")
+                        ),
+                        Op::Barrier(b) => format!("B {b}"),
+                    };
+                    OpView { code, comment }
+                })
+                .collect(),
+        })
+        .collect();
+
+    let mut option_lines = Vec::new();
+    if o.time_boxes {
+        option_lines.push("opt.time_boxes = 1;  /* -ta */".to_string());
+    }
+    if o.time_threads {
+        option_lines.push("opt.time_threads = 1;  /* -tt */".to_string());
+    }
+    if o.huge_pages {
+        option_lines.push("opt.huge_pages = 1;  /* -ht */".to_string());
+    }
+    if let Some(f) = o.dump_format {
+        option_lines.push(format!("opt.dump_format = {f};  /* -td */"));
+    }
+    if let Some(p) = &o.dump_path {
+        option_lines.push(format!("opt.dump_path = \"{}\";  /* -dt */", c_string(p)));
+    }
+    let n_threads = r.thread_executions.len();
+    let cores = o.cores.as_ref().filter(|c| !c.is_empty()).map(|c| {
+        (0..n_threads)
+            .map(|i| c[i % c.len()].to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    let summary = format!(
+        "{} function instances, {} sub-boxes, {} threads, {} signals, {} bytes of buffers.",
+        h.functions.len(),
+        h.graph.node_count(),
+        n_threads,
+        r.signals.len(),
+        h.buffers.iter().map(|b| b.bytes).sum::<u64>()
+    );
+    let view = ProgramView {
+        name: o.name.clone(),
+        version: env!("CARGO_PKG_VERSION"),
+        source: o.source.clone(),
+        summary,
+        options: o.options.clone(),
+        user_kernels: o.user_kernels.clone(),
+        verbose: o.verbose,
+        shared_bytes,
+        locals,
+        own_buffers,
+        signals,
+        barriers,
+        functions,
+        ports,
+        boxes,
+        threads,
+        iterations: o.iterations,
+        option_lines,
+        cores,
+    };
+    let main = view
+        .render()
+        .map_err(|e| error(format!("template error: {e}")))?;
+    let mut files = vec![(format!("{}.c", o.name), main)];
+    for (name, text) in super::RUNTIME_FILES {
+        files.push((name.to_string(), text.to_string()));
+    }
+    Ok(Program {
+        name: o.name.clone(),
+        files,
+    })
+}
+
+/// A string as a C string literal's contents.
+fn c_string(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| match c {
+            '"' => "\\\"".chars().collect::<Vec<_>>(),
+            '\\' => "\\\\".chars().collect(),
+            c if c.is_control() => format!("\\x{:02x}", c as u32).chars().collect(),
+            c => vec![c],
+        })
+        .collect()
+}
