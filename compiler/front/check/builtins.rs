@@ -83,8 +83,14 @@ pub(super) fn check(
         return;
     };
     let hint = expected(func, ins, outs);
-    let got_in: Vec<&Port> = ports.iter().filter(|p| p.direction == Direction::In).collect();
-    let got_out: Vec<&Port> = ports.iter().filter(|p| p.direction == Direction::Out).collect();
+    let got_in: Vec<&Port> = ports
+        .iter()
+        .filter(|p| p.direction == Direction::In)
+        .collect();
+    let got_out: Vec<&Port> = ports
+        .iter()
+        .filter(|p| p.direction == Direction::Out)
+        .collect();
     if got_in.len() != ins.len() || got_out.len() != outs.len() {
         out.push(
             Diagnostic::error(
@@ -135,7 +141,7 @@ pub(super) fn check(
         }
     }
     if let Some(first) = ports.first() {
-        for p in ports.iter().filter(|p| p.ty != first.ty) {
+        if let Some(p) = ports.iter().find(|p| p.ty != first.ty) {
             out.push(
                 Diagnostic::error(
                     codes::BUILTIN_TYPES,
@@ -150,7 +156,6 @@ pub(super) fn check(
                 .label(at, format!("`{func}` bound here"))
                 .hint("built-ins work on one element type: give all ports the same TYPE"),
             );
-            break;
         }
     }
 }

@@ -30,7 +30,11 @@ pub(super) fn check(c: &Composition, out: &mut Vec<Diagnostic>) {
     }
     let container_names = || c.containers.iter().map(|d| d.name.name.as_str());
 
-    names::duplicates("binding of container", c.binds.iter().map(|b| &b.container), out);
+    names::duplicates(
+        "binding of container",
+        c.binds.iter().map(|b| &b.container),
+        out,
+    );
     let mut bound: HashMap<&str, &Bind> = HashMap::new();
     for b in &c.binds {
         match containers.get(b.container.name.as_str()) {
@@ -40,9 +44,14 @@ pub(super) fn check(c: &Composition, out: &mut Vec<Diagnostic>) {
                 b.container.span,
                 container_names(),
             )),
-            Some(d) => {
-                builtins::check(&b.function.name, &d.name.name, &d.ports, b.span, d.name.span, out)
-            }
+            Some(d) => builtins::check(
+                &b.function.name,
+                &d.name.name,
+                &d.ports,
+                b.span,
+                d.name.span,
+                out,
+            ),
         }
         bound.entry(&b.container.name).or_insert(b);
     }
@@ -90,12 +99,18 @@ pub(super) fn check(c: &Composition, out: &mut Vec<Diagnostic>) {
             let ty = inst.container.name.as_str();
             if !containers.contains_key(ty) {
                 out.push(names::undefined(
-                    format!("instance `{}` has undeclared container type `{ty}`", inst.name),
+                    format!(
+                        "instance `{}` has undeclared container type `{ty}`",
+                        inst.name
+                    ),
                     ty,
                     inst.container.span,
                     container_names(),
                 ));
-            } else if !composed.contains_key(ty) && !bound.contains_key(ty) && seen_unbound.insert(ty) {
+            } else if !composed.contains_key(ty)
+                && !bound.contains_key(ty)
+                && seen_unbound.insert(ty)
+            {
                 unbound.push((ty, inst.container.span));
             }
         }
@@ -133,8 +148,11 @@ pub(super) fn check(c: &Composition, out: &mut Vec<Diagnostic>) {
         .iter()
         .filter(|cc| std::ptr::eq(composed[cc.name.name.as_str()], *cc))
         .collect();
-    let comp_index: HashMap<&str, usize> =
-        comps.iter().enumerate().map(|(i, cc)| (cc.name.name.as_str(), i)).collect();
+    let comp_index: HashMap<&str, usize> = comps
+        .iter()
+        .enumerate()
+        .map(|(i, cc)| (cc.name.name.as_str(), i))
+        .collect();
     let mut edges = Vec::new();
     let mut edge_span = Vec::new();
     for (i, cc) in comps.iter().enumerate() {
@@ -146,7 +164,10 @@ pub(super) fn check(c: &Composition, out: &mut Vec<Diagnostic>) {
         }
     }
     for cycle in graph::cycles(comps.len(), &edges) {
-        let mut path: Vec<&str> = cycle.iter().map(|&e| comps[edges[e].0].name.name.as_str()).collect();
+        let mut path: Vec<&str> = cycle
+            .iter()
+            .map(|&e| comps[edges[e].0].name.name.as_str())
+            .collect();
         path.push(path[0]);
         let mut d = Diagnostic::error(
             codes::RECURSIVE,
@@ -191,7 +212,9 @@ pub(super) fn check(c: &Composition, out: &mut Vec<Diagnostic>) {
             .map(|i| Node {
                 name: &i.name.name,
                 span: i.name.span,
-                ports: containers.get(i.container.name.as_str()).map(|d| d.ports.as_slice()),
+                ports: containers
+                    .get(i.container.name.as_str())
+                    .map(|d| d.ports.as_slice()),
                 res: match i.resolution {
                     InstanceResolution::Index => r,
                     InstanceResolution::Explicit(p) => Some(p.value),
@@ -201,7 +224,9 @@ pub(super) fn check(c: &Composition, out: &mut Vec<Diagnostic>) {
         let own = Node {
             name: &cc.name.name,
             span: cc.name.span,
-            ports: containers.get(cc.name.name.as_str()).map(|d| d.ports.as_slice()),
+            ports: containers
+                .get(cc.name.name.as_str())
+                .map(|d| d.ports.as_slice()),
             res: r,
         };
         for n in nodes.iter().chain(std::iter::once(&own)) {

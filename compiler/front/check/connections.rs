@@ -68,14 +68,22 @@ impl<'a> Scope<'a> {
     /// Whether the endpoint can drive others (inner OUT, own IN).
     fn drives(&self, e: End) -> bool {
         let d = self.port(e).direction;
-        matches!((e, d), (End::Inner(..), Direction::Out) | (End::Own(_), Direction::In))
+        matches!(
+            (e, d),
+            (End::Inner(..), Direction::Out) | (End::Own(_), Direction::In)
+        )
     }
 
     fn grid(&self, e: End) -> Option<Pair> {
         self.port(e).grid(self.node(e).res?)
     }
 
-    fn resolve(&self, r: &PortRef, index: &HashMap<&str, usize>, out: &mut Vec<Diagnostic>) -> Option<End> {
+    fn resolve(
+        &self,
+        r: &PortRef,
+        index: &HashMap<&str, usize>,
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<End> {
         let (node, make): (&Node, Box<dyn Fn(usize) -> End>) = match &r.owner {
             None => match &self.own {
                 Some(own) => (own, Box::new(End::Own)),
@@ -111,7 +119,11 @@ impl<'a> Scope<'a> {
         match ports.iter().position(|p| p.name.name == r.port.name) {
             Some(p) => Some(make(p)),
             None => {
-                let whose = if r.owner.is_none() { format!("`{}` (self)", node.name) } else { format!("`{}`", node.name) };
+                let whose = if r.owner.is_none() {
+                    format!("`{}` (self)", node.name)
+                } else {
+                    format!("`{}`", node.name)
+                };
                 out.push(names::undefined(
                     format!("{whose} has no port `{}`", r.port.name),
                     &r.port.name,
@@ -136,8 +148,23 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
     for c in connections {
         let from = scope.resolve(&c.from, &index, out);
         let to = scope.resolve(&c.to, &index, out);
-        let (Some(from), Some(to)) = (from, to) else {
-            continue;
+        let (from, to) = match (from, to) {
+            (Some(f), Some(t)) => (f, t),
+            // One end is unknown (already reported): count the other end as
+            // connected, so that it is not reported as undriven or unused.
+            (Some(f), None) => {
+                if scope.drives(f) {
+                    *driving.entry(f).or_default() += 1;
+                }
+                continue;
+            }
+            (None, Some(t)) => {
+                if !scope.drives(t) {
+                    drivers.entry(t).or_default().push(c);
+                }
+                continue;
+            }
+            (None, None) => continue,
         };
         let mut ok = true;
         if !scope.drives(from) {
@@ -201,14 +228,10 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
         if index.get(node.name) != Some(&n) {
             continue; // a duplicate name, already reported
         }
-        for p in 0..node.ports.map_or(0, |p| p.len()) {
-            ends.push(End::Inner(n, p));
-        }
+        ends.extend(first_ports(node).map(|p| End::Inner(n, p)));
     }
     if let Some(own) = &scope.own {
-        for p in 0..own.ports.map_or(0, |p| p.len()) {
-            ends.push(End::Own(p));
-        }
+        ends.extend(first_ports(own).map(End::Own));
     }
     for e in ends {
         let node = scope.node(e);
@@ -218,7 +241,10 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
             if !driving.contains_key(&e) {
                 out.push(
                     Diagnostic::warning(codes::UNUSED_OUTPUT, format!("`{name}` drives nothing"))
-                        .label(node.span, format!("its port `{}` is never connected", port.name))
+                        .label(
+                            node.span,
+                            format!("its port `{}` is never connected", port.name),
+                        )
                         .hint(format!("connect `{name}` to an input, or remove the port")),
                 );
             }
@@ -227,8 +253,13 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
         match drivers.get(&e).map(|d| d.as_slice()).unwrap_or(&[]) {
             [] => out.push(
                 Diagnostic::error(codes::NO_DRIVER, format!("input `{name}` is not driven"))
-                    .label(node.span, format!("its port `{}` has no incoming connection", port.name))
-                    .hint(format!("every input has exactly one driver: add `SRC.PORT -> {name};`")),
+                    .label(
+                        node.span,
+                        format!("its port `{}` has no incoming connection", port.name),
+                    )
+                    .hint(format!(
+                        "every input has exactly one driver: add `SRC.PORT -> {name};`"
+                    )),
             ),
             [_] => {}
             [first, rest @ ..] => {
@@ -241,23 +272,47 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
                 for c in &rest[1..] {
                     d = d.label(c.span, "and here");
                 }
-                out.push(d.hint("every input has exactly one driver; an output may feed many inputs"));
+                out.push(
+                    d.hint("every input has exactly one driver; an output may feed many inputs"),
+                );
             }
         }
     }
 
     for cycle in graph::cycles(scope.nodes.len(), &edges) {
-        let mut path: Vec<&str> = cycle.iter().map(|&e| scope.nodes[edges[e].0].name).collect();
+        let mut path: Vec<&str> = cycle
+            .iter()
+            .map(|&e| scope.nodes[edges[e].0].name)
+            .collect();
         path.push(path[0]);
         let mut d = Diagnostic::error(
             codes::CYCLE,
-            format!("the connections in {} form a cycle: {}", scope.place, path.join(" -> ")),
+            format!(
+                "the connections in {} form a cycle: {}",
+                scope.place,
+                path.join(" -> ")
+            ),
         );
         for (i, &e) in cycle.iter().enumerate() {
-            d = d.label(edge_conn[e].span, if i == 0 { "this connection closes a cycle" } else { "part of the cycle" });
+            d = d.label(
+                edge_conn[e].span,
+                if i == 0 {
+                    "this connection closes a cycle"
+                } else {
+                    "part of the cycle"
+                },
+            );
         }
-        out.push(d.hint("the graph must be a DAG: a value cannot depend on itself within one iteration"));
+        out.push(
+            d.hint("the graph must be a DAG: a value cannot depend on itself within one iteration"),
+        );
     }
+}
+
+/// Indices of the ports of a node, skipping a name used twice (reported).
+fn first_ports<'a>(node: &'a Node) -> impl Iterator<Item = usize> + 'a {
+    let ports = node.ports.unwrap_or(&[]);
+    (0..ports.len()).filter(move |&i| !ports[..i].iter().any(|q| q.name.name == ports[i].name.name))
 }
 
 fn grid_note(scope: &Scope, e: End) -> String {

@@ -15,11 +15,22 @@ use crate::ir::{Declaration, FunctionDecl, Span};
 use std::collections::HashMap;
 
 pub(super) fn check(d: &Declaration, out: &mut Vec<Diagnostic>) {
-    names::duplicates("function declaration", d.function_decls.iter().map(|f| &f.name), out);
+    names::duplicates(
+        "function declaration",
+        d.function_decls.iter().map(|f| &f.name),
+        out,
+    );
     let mut decls: HashMap<&str, &FunctionDecl> = HashMap::new();
     for f in &d.function_decls {
         ports::check_ports(&f.name.name, &f.ports, out);
-        builtins::check(&f.name.name, &f.name.name, &f.ports, f.name.span, Span::NONE, out);
+        builtins::check(
+            &f.name.name,
+            &f.name.name,
+            &f.ports,
+            f.name.span,
+            Span::NONE,
+            out,
+        );
         decls.entry(&f.name.name).or_insert(f);
     }
     names::duplicates("function", d.functions.iter().map(|f| &f.name), out);
@@ -28,7 +39,10 @@ pub(super) fn check(d: &Declaration, out: &mut Vec<Diagnostic>) {
         let decl = decls.get(f.function.name.as_str());
         if decl.is_none() {
             out.push(names::undefined(
-                format!("function `{}` is an instance of undeclared `{}`", f.name, f.function),
+                format!(
+                    "function `{}` is an instance of undeclared `{}`",
+                    f.name, f.function
+                ),
                 &f.function.name,
                 f.function.span,
                 d.function_decls.iter().map(|x| x.name.name.as_str()),

@@ -30,7 +30,12 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, out: &mut Vec<Diagnos
     for sb in &inst.subboxes {
         let key = (sb.id.function.name.as_str(), sb.id.index);
         if let Some(first) = seen.get(&key) {
-            out.push(names::duplicate("sub-box", &sb.id.to_string(), sb.id.span, first.id.span));
+            out.push(names::duplicate(
+                "sub-box",
+                &sb.id.to_string(),
+                sb.id.span,
+                first.id.span,
+            ));
             continue;
         }
         seen.insert(key, sb);
@@ -38,7 +43,10 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, out: &mut Vec<Diagnos
             groups.entry(key.0).or_default().push(sb);
         } else {
             out.push(names::undefined(
-                format!("sub-box `{}` of unknown function `{}`", sb.id, sb.id.function),
+                format!(
+                    "sub-box `{}` of unknown function `{}`",
+                    sb.id, sb.id.function
+                ),
                 key.0,
                 sb.id.function.span,
                 d.functions.iter().map(|f| f.name.name.as_str()),
@@ -50,7 +58,10 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, out: &mut Vec<Diagnos
         if !std::ptr::eq(funcs[f.name.name.as_str()], f) {
             continue;
         }
-        let list = groups.get(f.name.name.as_str()).map(|v| v.as_slice()).unwrap_or(&[]);
+        let list = groups
+            .get(f.name.name.as_str())
+            .map(|v| v.as_slice())
+            .unwrap_or(&[]);
         check_function(d, f, list, out);
     }
 
@@ -75,12 +86,15 @@ fn check_function(d: &Declaration, f: &Function, list: &[&SubBox], out: &mut Vec
     let space = Region::whole(res);
     if list.is_empty() {
         out.push(
-            Diagnostic::error(codes::NO_SUBBOXES, format!("function `{}` has no sub-boxes", f.name))
-                .label(f.name.span, "declared here, never instantiated")
-                .hint(format!(
-                    "add `{}.0 {space}` to `function_instantiation` to run it whole",
-                    f.name
-                )),
+            Diagnostic::error(
+                codes::NO_SUBBOXES,
+                format!("function `{}` has no sub-boxes", f.name),
+            )
+            .label(f.name.span, "declared here, never instantiated")
+            .hint(format!(
+                "add `{}.0 {space}` to `function_instantiation` to run it whole",
+                f.name
+            )),
         );
         return;
     }
@@ -109,7 +123,10 @@ fn check_function(d: &Declaration, f: &Function, list: &[&SubBox], out: &mut Vec
                 codes::SUBBOX_NUMBERING,
                 format!("sub-boxes of `{}` are not numbered 0..{}", f.name, n - 1),
             )
-            .label(bad.id.span, format!("index {} is past {}", bad.id.index, n - 1))
+            .label(
+                bad.id.span,
+                format!("index {} is past {}", bad.id.index, n - 1),
+            )
             .hint("number the sub-boxes of a function 0, 1, …, n-1 in order"),
         );
     }
@@ -118,18 +135,27 @@ fn check_function(d: &Declaration, f: &Function, list: &[&SubBox], out: &mut Vec
         let r = sb.region.value;
         if r.is_empty() {
             out.push(
-                Diagnostic::error(codes::REGION_OUTSIDE, format!("sub-box `{}` has an empty region {r}", sb.id))
-                    .label(sb.region.span, "empty: needs x0 < x1 and y0 < y1")
-                    .hint("a region is half-open `[x0, y0]:[x1, y1]`"),
+                Diagnostic::error(
+                    codes::REGION_OUTSIDE,
+                    format!("sub-box `{}` has an empty region {r}", sb.id),
+                )
+                .label(sb.region.span, "empty: needs x0 < x1 and y0 < y1")
+                .hint("a region is half-open `[x0, y0]:[x1, y1]`"),
             );
         } else if r.intersect(&space) != r {
             out.push(
                 Diagnostic::error(
                     codes::REGION_OUTSIDE,
-                    format!("sub-box `{}` region {r} is outside the space {space} of `{}`", sb.id, f.name),
+                    format!(
+                        "sub-box `{}` region {r} is outside the space {space} of `{}`",
+                        sb.id, f.name
+                    ),
                 )
                 .label(sb.region.span, "leaves the iteration space")
-                .label(f.resolution.span, format!("`{}` has resolution {res}", f.name))
+                .label(
+                    f.resolution.span,
+                    format!("`{}` has resolution {res}", f.name),
+                )
                 .hint(format!("regions of `{}` lie within {space}", f.name)),
             );
         } else {
@@ -163,12 +189,19 @@ fn check_function(d: &Declaration, f: &Function, list: &[&SubBox], out: &mut Vec
     if area >= space.area() {
         return;
     }
-    let missing = if valid.len() <= MAX_PAIRWISE { first_gap(space, &valid) } else { None };
+    let missing = if valid.len() <= MAX_PAIRWISE {
+        first_gap(space, &valid)
+    } else {
+        None
+    };
     let what = missing.map_or("part of".to_string(), |m| format!("{m} of"));
     out.push(
         Diagnostic::error(
             codes::TILING_GAP,
-            format!("the sub-boxes of `{}` leave {what} its space {space} uncovered", f.name),
+            format!(
+                "the sub-boxes of `{}` leave {what} its space {space} uncovered",
+                f.name
+            ),
         )
         .label(list[0].id.span, format!("sub-boxes of `{}`", f.name))
         .label(f.resolution.span, format!("resolution {res}"))

@@ -28,7 +28,10 @@ pub(super) fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate within `max(1, len/3)` edits, the first on a tie.
-pub(super) fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(super) fn suggest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     if name.len() > 200 {
         return None;
     }
@@ -39,7 +42,7 @@ pub(super) fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a s
             continue;
         }
         let d = edit_distance(name, c);
-        if d <= limit && best.map_or(true, |(bd, _)| d < bd) {
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }
@@ -78,8 +81,11 @@ pub(super) fn duplicates<'a>(
 
 /// E004 for one duplicate.
 pub(super) fn duplicate(what: &str, name: &str, again: Span, first: Span) -> Diagnostic {
-    Diagnostic::error(codes::DUPLICATE, format!("{what} `{name}` is defined more than once"))
-        .label(again, "defined again here")
-        .label(first, "first defined here")
-        .hint("names must be unique in their scope: rename or remove one of them")
+    Diagnostic::error(
+        codes::DUPLICATE,
+        format!("{what} `{name}` is defined more than once"),
+    )
+    .label(again, "defined again here")
+    .label(first, "first defined here")
+    .hint("names must be unique in their scope: rename or remove one of them")
 }

@@ -13,7 +13,11 @@ use crate::ir::{Direction, Pair, Port, Span};
 pub(super) const MAX_BYTES: u128 = 1 << 63;
 
 pub(super) fn check_ports(owner: &str, ports: &[Port], out: &mut Vec<Diagnostic>) {
-    names::duplicates(&format!("port of `{owner}`"), ports.iter().map(|p| &p.name), out);
+    names::duplicates(
+        &format!("port of `{owner}`"),
+        ports.iter().map(|p| &p.name),
+        out,
+    );
     for p in ports {
         if let (Direction::Out, Some(w)) = (p.direction, &p.window) {
             out.push(

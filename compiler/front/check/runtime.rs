@@ -70,17 +70,24 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mu
                 unknown_box(sb, out);
             } else if let Some((th, first)) = sched.get(&key(sb)) {
                 out.push(
-                    Diagnostic::error(codes::REPEATED_SUBBOX, format!("sub-box `{sb}` is scheduled twice"))
-                        .label(sb.span, format!("scheduled again on `{}`", ts.thread))
-                        .label(first.span, format!("first scheduled on `{th}`"))
-                        .hint("each sub-box runs on exactly one thread, once per iteration"),
+                    Diagnostic::error(
+                        codes::REPEATED_SUBBOX,
+                        format!("sub-box `{sb}` is scheduled twice"),
+                    )
+                    .label(sb.span, format!("scheduled again on `{}`", ts.thread))
+                    .label(first.span, format!("first scheduled on `{th}`"))
+                    .hint("each sub-box runs on exactly one thread, once per iteration"),
                 );
             } else {
                 sched.insert(key(sb), (&ts.thread, sb));
             }
         }
     }
-    let sched_threads: HashSet<&str> = r.thread_schedule.iter().map(|t| t.thread.name.as_str()).collect();
+    let sched_threads: HashSet<&str> = r
+        .thread_schedule
+        .iter()
+        .map(|t| t.thread.name.as_str())
+        .collect();
     if !r.thread_schedule.is_empty() {
         for sb in &inst.subboxes {
             if !sched.contains_key(&key(&sb.id)) && std::ptr::eq(boxes[&key(&sb.id)], sb) {
@@ -90,14 +97,21 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mu
                         format!("sub-box `{}` is not in the thread schedule", sb.id),
                     )
                     .label(sb.id.span, "defined here, scheduled on no thread")
-                    .hint(format!("add `{}` to one thread of `thread_schedule`", sb.id)),
+                    .hint(format!(
+                        "add `{}` to one thread of `thread_schedule`",
+                        sb.id
+                    )),
                 );
             }
         }
     }
 
     // Thread programs.
-    names::duplicates("thread program", r.thread_executions.iter().map(|t| &t.thread), out);
+    names::duplicates(
+        "thread program",
+        r.thread_executions.iter().map(|t| &t.thread),
+        out,
+    );
     let mut execd: HashMap<Key, &SubBoxRef> = HashMap::new();
     let mut waits: HashMap<&str, Vec<Span>> = HashMap::new();
     let mut sigs: HashMap<&str, Vec<Span>> = HashMap::new();
@@ -105,7 +119,10 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mu
     for te in &r.thread_executions {
         if !sched_threads.is_empty() && !sched_threads.contains(te.thread.name.as_str()) {
             out.push(names::undefined(
-                format!("thread `{}` has a program but is not in `thread_schedule`", te.thread),
+                format!(
+                    "thread `{}` has a program but is not in `thread_schedule`",
+                    te.thread
+                ),
                 &te.thread.name,
                 te.thread.span,
                 r.thread_schedule.iter().map(|t| t.thread.name.as_str()),
@@ -120,16 +137,21 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mu
                     }
                     if let Some(first) = execd.get(&key(sb)) {
                         out.push(
-                            Diagnostic::error(codes::REPEATED_SUBBOX, format!("sub-box `{sb}` is executed twice"))
-                                .label(sb.span, "executed again here")
-                                .label(first.span, "first executed here")
-                                .hint("each sub-box is executed once per iteration, by one thread"),
+                            Diagnostic::error(
+                                codes::REPEATED_SUBBOX,
+                                format!("sub-box `{sb}` is executed twice"),
+                            )
+                            .label(sb.span, "executed again here")
+                            .label(first.span, "first executed here")
+                            .hint("each sub-box is executed once per iteration, by one thread"),
                         );
                         continue;
                     }
                     execd.insert(key(sb), sb);
                     if let Some((th, at)) = sched.get(&key(sb)) {
-                        if th.name != te.thread.name {
+                        if th.name != te.thread.name
+                            && sched_threads.contains(te.thread.name.as_str())
+                        {
                             out.push(
                                 Diagnostic::error(
                                     codes::WRONG_THREAD,
@@ -152,9 +174,15 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mu
         for sb in &inst.subboxes {
             if !execd.contains_key(&key(&sb.id)) && std::ptr::eq(boxes[&key(&sb.id)], sb) {
                 out.push(
-                    Diagnostic::error(codes::MISSING_SUBBOX, format!("sub-box `{}` is executed by no thread", sb.id))
-                        .label(sb.id.span, "defined here, never executed")
-                        .hint(format!("add `E {}` to the program of the thread that schedules it", sb.id)),
+                    Diagnostic::error(
+                        codes::MISSING_SUBBOX,
+                        format!("sub-box `{}` is executed by no thread", sb.id),
+                    )
+                    .label(sb.id.span, "defined here, never executed")
+                    .hint(format!(
+                        "add `E {}` to the program of the thread that schedules it",
+                        sb.id
+                    )),
                 );
             }
         }
@@ -172,18 +200,31 @@ fn check_signals(
     out: &mut Vec<Diagnostic>,
 ) {
     names::duplicates("signal", r.signals.iter().map(|s| &s.name), out);
-    let declared: HashMap<&str, &Signal> = r.signals.iter().map(|s| (s.name.name.as_str(), s)).collect();
+    let declared: HashMap<&str, &Signal> = r
+        .signals
+        .iter()
+        .map(|s| (s.name.name.as_str(), s))
+        .collect();
     let declared_names = || r.signals.iter().map(|s| s.name.name.as_str());
     for te in &r.thread_executions {
         for op in &te.ops {
             if let Op::Wait(s) | Op::Signal(s) = &op.value {
                 if !declared.contains_key(s.name.as_str()) {
                     out.push(
-                        names::undefined(format!("undeclared signal `{s}`"), &s.name, s.span, declared_names())
-                            .hint(match names::suggest(&s.name, declared_names()) {
-                                Some(x) => format!("did you mean `{x}`? otherwise declare it: `signal {s};`"),
+                        names::undefined(
+                            format!("undeclared signal `{s}`"),
+                            &s.name,
+                            s.span,
+                            declared_names(),
+                        )
+                        .hint(
+                            match names::suggest(&s.name, declared_names()) {
+                                Some(x) => format!(
+                                    "did you mean `{x}`? otherwise declare it: `signal {s};`"
+                                ),
                                 None => format!("declare it: `signal {s};`"),
-                            }),
+                            },
+                        ),
                     );
                 }
             }
@@ -214,7 +255,10 @@ fn check_signals(
             }
             let mut diag = Diagnostic::error(
                 codes::SIGNAL_USE,
-                format!("signal `{name}` is {verb} {} times; it must be {verb} exactly once", uses.len()),
+                format!(
+                    "signal `{name}` is {verb} {} times; it must be {verb} exactly once",
+                    uses.len()
+                ),
             );
             if uses.is_empty() {
                 diag = diag.label(s.name.span, format!("declared here, never {verb}"));
@@ -223,7 +267,14 @@ fn check_signals(
                 }
             } else {
                 for (i, u) in uses.iter().enumerate() {
-                    diag = diag.label(*u, if i == 0 { format!("{verb} here") } else { "and here".to_string() });
+                    diag = diag.label(
+                        *u,
+                        if i == 0 {
+                            format!("{verb} here")
+                        } else {
+                            "and here".to_string()
+                        },
+                    );
                 }
             }
             out.push(diag.hint(format!(
@@ -235,11 +286,19 @@ fn check_signals(
 
 fn check_barriers(r: &Runtime, meets: &[(&Ident, &Ident, Span)], out: &mut Vec<Diagnostic>) {
     names::duplicates("barrier", r.barriers.iter().map(|b| &b.name), out);
-    let mut threads: Vec<&str> = r.thread_schedule.iter().map(|t| t.thread.name.as_str()).collect();
+    let mut threads: Vec<&str> = r
+        .thread_schedule
+        .iter()
+        .map(|t| t.thread.name.as_str())
+        .collect();
     threads.extend(r.thread_executions.iter().map(|t| t.thread.name.as_str()));
     let known: HashSet<&str> = threads.iter().copied().collect();
     for b in &r.barriers {
-        names::duplicates(&format!("thread of barrier `{}`", b.name), b.threads.iter(), out);
+        names::duplicates(
+            &format!("thread of barrier `{}`", b.name),
+            b.threads.iter(),
+            out,
+        );
         for t in &b.threads {
             if !known.is_empty() && !known.contains(t.name.as_str()) {
                 out.push(names::undefined(
@@ -251,8 +310,12 @@ fn check_barriers(r: &Runtime, meets: &[(&Ident, &Ident, Span)], out: &mut Vec<D
             }
         }
     }
-    let declared: HashMap<&str, &crate::ir::Barrier> =
-        r.barriers.iter().rev().map(|b| (b.name.name.as_str(), b)).collect();
+    let declared: HashMap<&str, &crate::ir::Barrier> = r
+        .barriers
+        .iter()
+        .rev()
+        .map(|b| (b.name.name.as_str(), b))
+        .collect();
     for (th, b, at) in meets {
         match declared.get(b.name.as_str()) {
             None => out.push(names::undefined(
@@ -268,7 +331,9 @@ fn check_barriers(r: &Runtime, meets: &[(&Ident, &Ident, Span)], out: &mut Vec<D
                 )
                 .label(*at, format!("`{th}` meets `{b}` here"))
                 .label(decl.span, format!("`{b}` lists its threads here"))
-                .hint(format!("add `{th}` to `barrier {b} [...]`, or remove `B {b}`")),
+                .hint(format!(
+                    "add `{th}` to `barrier {b} [...]`, or remove `B {b}`"
+                )),
             ),
             Some(_) => {}
         }
@@ -279,15 +344,23 @@ fn check_barriers(r: &Runtime, meets: &[(&Ident, &Ident, Span)], out: &mut Vec<D
         }
         for t in &b.threads {
             if known.contains(t.name.as_str())
-                && !meets.iter().any(|(th, mb, _)| th.name == t.name && mb.name == b.name.name)
+                && !meets
+                    .iter()
+                    .any(|(th, mb, _)| th.name == t.name && mb.name == b.name.name)
             {
                 out.push(
                     Diagnostic::error(
                         codes::BARRIER_MEMBERS,
-                        format!("barrier `{}` waits for thread `{t}`, whose program never meets it", b.name),
+                        format!(
+                            "barrier `{}` waits for thread `{t}`, whose program never meets it",
+                            b.name
+                        ),
                     )
                     .label(t.span, "listed here")
-                    .hint(format!("add `B {}` to the program of `{t}`, or remove it from the list", b.name)),
+                    .hint(format!(
+                        "add `B {}` to the program of `{t}`, or remove it from the list",
+                        b.name
+                    )),
                 );
             }
         }
@@ -295,7 +368,11 @@ fn check_barriers(r: &Runtime, meets: &[(&Ident, &Ident, Span)], out: &mut Vec<D
 }
 
 fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
-    names::duplicates("memory mapping", r.memory_mappings.iter().map(|m| &m.name), out);
+    names::duplicates(
+        "memory mapping",
+        r.memory_mappings.iter().map(|m| &m.name),
+        out,
+    );
     let mut mappings: HashMap<&str, &MemoryMapping> = HashMap::new();
     for m in &r.memory_mappings {
         if m.start.value >= m.end.value {
@@ -314,14 +391,21 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
         }
         mappings.entry(&m.name.name).or_insert(m);
     }
-    names::duplicates("memory binding of", r.memory_bindings.iter().map(|b| &b.mapping), out);
+    names::duplicates(
+        "memory binding of",
+        r.memory_bindings.iter().map(|b| &b.mapping),
+        out,
+    );
 
     let mut funcs: HashMap<&str, &Function> = HashMap::new();
     for f in &d.functions {
         funcs.entry(&f.name.name).or_insert(f);
     }
     let port_of = |f: &Function, name: &str| -> Option<&Port> {
-        d.function_decl(&f.function.name)?.ports.iter().find(|p| p.name.name == name)
+        d.function_decl(&f.function.name)?
+            .ports
+            .iter()
+            .find(|p| p.name.name == name)
     };
     // Reader (function, port) -> its producer (function, port).
     let mut driver: HashMap<(&str, &str), (&str, &str)> = HashMap::new();
@@ -352,7 +436,12 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
             };
             let k = (f.name.name.as_str(), port.name.name.as_str());
             if let Some(first) = bound_port.get(&k) {
-                out.push(names::duplicate("memory binding of port", &pr.to_string(), pr.span, *first));
+                out.push(names::duplicate(
+                    "memory binding of port",
+                    &pr.to_string(),
+                    pr.span,
+                    *first,
+                ));
                 continue;
             }
             bound_port.insert(k, pr.span);
@@ -386,7 +475,10 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
                 Some(&(m, at)) if m != b.mapping.name => out.push(
                     Diagnostic::error(
                         codes::MAPPING_BUFFERS,
-                        format!("the buffer of `{}.{}` is bound to both `{m}` and `{}`", buf.0, buf.1, b.mapping),
+                        format!(
+                            "the buffer of `{}.{}` is bound to both `{m}` and `{}`",
+                            buf.0, buf.1, b.mapping
+                        ),
                     )
                     .label(pr.span, format!("bound to `{}` here", b.mapping))
                     .label(at, format!("bound to `{m}` here"))
@@ -436,22 +528,35 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
                     out.push(
                         Diagnostic::error(
                             codes::UNBOUND_BUFFER,
-                            format!("the buffer of `{}.{}` has no memory binding", f.name, p.name),
+                            format!(
+                                "the buffer of `{}.{}` has no memory binding",
+                                f.name, p.name
+                            ),
                         )
                         .label(f.name.span, format!("`{}` declared here", f.name))
-                        .hint(format!("bind it: `memory_binding M [{}.{}, …]`", f.name, p.name)),
+                        .hint(format!(
+                            "bind it: `memory_binding M [{}.{}, …]`",
+                            f.name, p.name
+                        )),
                     );
                 }
             }
         }
     }
 
-    names::duplicates("memory schedule", r.memory_schedules.iter().map(|m| &m.name), out);
+    names::duplicates(
+        "memory schedule",
+        r.memory_schedules.iter().map(|m| &m.name),
+        out,
+    );
     for ms in &r.memory_schedules {
         for m in &ms.mappings {
             if !mappings.contains_key(m.name.as_str()) {
                 out.push(names::undefined(
-                    format!("memory schedule `{}` names undeclared mapping `{m}`", ms.name),
+                    format!(
+                        "memory schedule `{}` names undeclared mapping `{m}`",
+                        ms.name
+                    ),
                     &m.name,
                     m.span,
                     r.memory_mappings.iter().map(|m| m.name.name.as_str()),
@@ -470,9 +575,12 @@ fn resolve<'a>(
 ) -> Option<(&'a Function, &'a Port)> {
     let Some(owner) = &pr.owner else {
         out.push(
-            Diagnostic::error(codes::UNDEFINED, format!("`{pr}` has no meaning in a memory binding"))
-                .label(pr.span, "`self` is only defined in a container composition")
-                .hint("name a function's port: `F.PORT`"),
+            Diagnostic::error(
+                codes::UNDEFINED,
+                format!("`{pr}` has no meaning in a memory binding"),
+            )
+            .label(pr.span, "`self` is only defined in a container composition")
+            .hint("name a function's port: `F.PORT`"),
         );
         return None;
     };
