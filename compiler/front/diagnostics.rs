@@ -172,7 +172,20 @@ const MAX_LINE: usize = 240;
 /// Renders diagnostics as text: for each, a `severity[CODE]: message` line,
 /// a `--> file:line:col` line, then miette's report with the source lines.
 pub fn render(diags: &[Diagnostic], file: &SourceFile) -> String {
-    let source = miette::NamedSource::new(file.name.clone(), file.text.clone());
+    // ASCII control characters (binary input) would reach the terminal
+    // as they are: show them as spaces (same byte length, same offsets).
+    let shown: String = file
+        .text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_control() && !matches!(c, '\n' | '\t' | '\r') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let source = miette::NamedSource::new(file.name.clone(), shown);
     let handler =
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
             .with_width(100)

@@ -4,6 +4,7 @@
 //! section present against the sections above it, and `diagnostics` renders
 //! what is wrong with file:line:col, the source line and a hint.
 
+pub mod check;
 pub mod diagnostics;
 pub mod syntax;
 

@@ -1,0 +1,355 @@
+//! Connections of one graph: the declaration, or one container composition.
+//!
+//! Takes the nodes of the graph (instances or functions, with their ports
+//! and, when known, their resolution), the graph's own ports (`self`, only in
+//! a composition) and the connections; gives E005 for an unknown node or
+//! port, E008 for a connection from an input or to an output (for `self` the
+//! direction flips: `self.in` drives, `self.out` is driven), E009/E010 for a
+//! type or grid mismatch, E012/E013 for an input with zero or several
+//! drivers, the warning E014 for an output that drives nothing, and E015 for
+//! a cycle. Guarantees: when nothing is reported, every input has exactly
+//! one driver of its type and grid, and the graph is a DAG.
+
+use super::{codes, graph, names};
+use crate::front::diagnostics::Diagnostic;
+use crate::ir::{Connection, Direction, Pair, Port, PortRef, Span};
+use std::collections::HashMap;
+
+/// An instance or function of the graph.
+pub(super) struct Node<'a> {
+    pub name: &'a str,
+    /// Where it is defined (labels point here).
+    pub span: Span,
+    /// `None` when its type is undefined (already reported).
+    pub ports: Option<&'a [Port]>,
+    /// Its resolution, when known.
+    pub res: Option<Pair>,
+}
+
+/// A graph to check.
+pub(super) struct Scope<'a> {
+    /// "instance" or "function".
+    pub kind: &'static str,
+    /// "composition `app`" or "the declaration".
+    pub place: String,
+    pub nodes: Vec<Node<'a>>,
+    /// The composed container's own ports (`self`), in a composition.
+    pub own: Option<Node<'a>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum End {
+    Inner(usize, usize),
+    Own(usize),
+}
+
+impl<'a> Scope<'a> {
+    fn node(&self, e: End) -> &Node<'a> {
+        match e {
+            End::Inner(n, _) => &self.nodes[n],
+            End::Own(_) => self.own.as_ref().expect("own ports exist"),
+        }
+    }
+
+    fn port(&self, e: End) -> &'a Port {
+        let p = match e {
+            End::Inner(_, p) | End::Own(p) => p,
+        };
+        &self.node(e).ports.expect("resolved")[p]
+    }
+
+    fn name(&self, e: End) -> String {
+        match e {
+            End::Inner(n, _) => format!("{}.{}", self.nodes[n].name, self.port(e).name),
+            End::Own(_) => format!("self.{}", self.port(e).name),
+        }
+    }
+
+    /// Whether the endpoint can drive others (inner OUT, own IN).
+    fn drives(&self, e: End) -> bool {
+        let d = self.port(e).direction;
+        matches!(
+            (e, d),
+            (End::Inner(..), Direction::Out) | (End::Own(_), Direction::In)
+        )
+    }
+
+    fn grid(&self, e: End) -> Option<Pair> {
+        self.port(e).grid(self.node(e).res?)
+    }
+
+    fn resolve(
+        &self,
+        r: &PortRef,
+        index: &HashMap<&str, usize>,
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<End> {
+        let (node, make): (&Node, Box<dyn Fn(usize) -> End>) = match &r.owner {
+            None => match &self.own {
+                Some(own) => (own, Box::new(End::Own)),
+                None => {
+                    out.push(
+                        Diagnostic::error(
+                            codes::UNDEFINED,
+                            format!("`self.{}` has no meaning in {}", r.port, self.place),
+                        )
+                        .label(r.span, "`self` is only defined in a container composition")
+                        .hint("name the function whose port this is: `F.PORT`"),
+                    );
+                    return None;
+                }
+            },
+            Some(owner) => match index.get(owner.name.as_str()) {
+                Some(&n) => {
+                    let node = &self.nodes[n];
+                    (node, Box::new(move |p| End::Inner(n, p)))
+                }
+                None => {
+                    out.push(names::undefined(
+                        format!("no {} `{}` in {}", self.kind, owner.name, self.place),
+                        &owner.name,
+                        owner.span,
+                        self.nodes.iter().map(|n| n.name),
+                    ));
+                    return None;
+                }
+            },
+        };
+        let ports = node.ports?;
+        match ports.iter().position(|p| p.name.name == r.port.name) {
+            Some(p) => Some(make(p)),
+            None => {
+                let whose = if r.owner.is_none() {
+                    format!("`{}` (self)", node.name)
+                } else {
+                    format!("`{}`", node.name)
+                };
+                out.push(names::undefined(
+                    format!("{whose} has no port `{}`", r.port.name),
+                    &r.port.name,
+                    r.port.span,
+                    ports.iter().map(|p| p.name.name.as_str()),
+                ));
+                None
+            }
+        }
+    }
+}
+
+pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Diagnostic>) {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, n) in scope.nodes.iter().enumerate() {
+        index.entry(n.name).or_insert(i);
+    }
+    let mut drivers: HashMap<End, Vec<&Connection>> = HashMap::new();
+    let mut driving: HashMap<End, usize> = HashMap::new();
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    let mut edge_conn: Vec<&Connection> = Vec::new();
+    for c in connections {
+        let from = scope.resolve(&c.from, &index, out);
+        let to = scope.resolve(&c.to, &index, out);
+        let (from, to) = match (from, to) {
+            (Some(f), Some(t)) => (f, t),
+            // One end is unknown (already reported): count the other end as
+            // connected, so that it is not reported as undriven or unused.
+            (Some(f), None) => {
+                if scope.drives(f) {
+                    *driving.entry(f).or_default() += 1;
+                }
+                continue;
+            }
+            (None, Some(t)) => {
+                if !scope.drives(t) {
+                    drivers.entry(t).or_default().push(c);
+                }
+                continue;
+            }
+            (None, None) => continue,
+        };
+        let mut ok = true;
+        if !scope.drives(from) {
+            ok = false;
+            out.push(direction_error(scope, &c.from, from, true));
+        }
+        if scope.drives(to) {
+            ok = false;
+            out.push(direction_error(scope, &c.to, to, false));
+        }
+        if !ok {
+            continue;
+        }
+        let (pf, pt) = (scope.port(from), scope.port(to));
+        if pf.ty != pt.ty {
+            out.push(
+                Diagnostic::error(
+                    codes::TYPE_MISMATCH,
+                    format!(
+                        "`{}` has type `{}` but `{}` has type `{}`",
+                        scope.name(from),
+                        pf.ty.keyword(),
+                        scope.name(to),
+                        pt.ty.keyword()
+                    ),
+                )
+                .label(c.span, "connected here")
+                .label(pf.span, format!("`{}` declared here", pf.ty.keyword()))
+                .label(pt.span, format!("`{}` declared here", pt.ty.keyword()))
+                .hint("connected ports must have the same TYPE (SPEC §2.2)"),
+            );
+        } else if let (Some(gf), Some(gt)) = (scope.grid(from), scope.grid(to)) {
+            if gf != gt {
+                out.push(
+                    Diagnostic::error(
+                        codes::GRID_MISMATCH,
+                        format!(
+                            "`{}` has grid {gf} but `{}` has grid {gt}",
+                            scope.name(from),
+                            scope.name(to)
+                        ),
+                    )
+                    .label(c.span, "connected here")
+                    .label(scope.node(from).span, grid_note(scope, from))
+                    .label(scope.node(to).span, grid_note(scope, to))
+                    .hint("a port's grid is resolution × mul; connected ports must have the same grid (SPEC §2.2)"),
+                );
+            }
+        }
+        drivers.entry(to).or_default().push(c);
+        *driving.entry(from).or_default() += 1;
+        if let (End::Inner(a, _), End::Inner(b, _)) = (from, to) {
+            edges.push((a, b));
+            edge_conn.push(c);
+        }
+    }
+
+    // Drivers of every input, outputs that drive nothing.
+    let mut ends: Vec<End> = Vec::new();
+    for (n, node) in scope.nodes.iter().enumerate() {
+        if index.get(node.name) != Some(&n) {
+            continue; // a duplicate name, already reported
+        }
+        ends.extend(first_ports(node).map(|p| End::Inner(n, p)));
+    }
+    if let Some(own) = &scope.own {
+        ends.extend(first_ports(own).map(End::Own));
+    }
+    for e in ends {
+        let node = scope.node(e);
+        let port = scope.port(e);
+        let name = scope.name(e);
+        if scope.drives(e) {
+            if !driving.contains_key(&e) {
+                out.push(
+                    Diagnostic::warning(codes::UNUSED_OUTPUT, format!("`{name}` drives nothing"))
+                        .label(
+                            node.span,
+                            format!("its port `{}` is never connected", port.name),
+                        )
+                        .hint(format!("connect `{name}` to an input, or remove the port")),
+                );
+            }
+            continue;
+        }
+        match drivers.get(&e).map(|d| d.as_slice()).unwrap_or(&[]) {
+            [] => out.push(
+                Diagnostic::error(codes::NO_DRIVER, format!("input `{name}` is not driven"))
+                    .label(
+                        node.span,
+                        format!("its port `{}` has no incoming connection", port.name),
+                    )
+                    .hint(format!(
+                        "every input has exactly one driver: add `SRC.PORT -> {name};`"
+                    )),
+            ),
+            [_] => {}
+            [first, rest @ ..] => {
+                let mut d = Diagnostic::error(
+                    codes::MANY_DRIVERS,
+                    format!("input `{name}` is driven {} times", rest.len() + 1),
+                )
+                .label(rest[0].span, "driven again here")
+                .label(first.span, "first driven here");
+                for c in &rest[1..] {
+                    d = d.label(c.span, "and here");
+                }
+                out.push(
+                    d.hint("every input has exactly one driver; an output may feed many inputs"),
+                );
+            }
+        }
+    }
+
+    for cycle in graph::cycles(scope.nodes.len(), &edges) {
+        let mut path: Vec<&str> = cycle
+            .iter()
+            .map(|&e| scope.nodes[edges[e].0].name)
+            .collect();
+        path.push(path[0]);
+        let mut d = Diagnostic::error(
+            codes::CYCLE,
+            format!(
+                "the connections in {} form a cycle: {}",
+                scope.place,
+                path.join(" -> ")
+            ),
+        );
+        for (i, &e) in cycle.iter().enumerate() {
+            d = d.label(
+                edge_conn[e].span,
+                if i == 0 {
+                    "this connection closes a cycle"
+                } else {
+                    "part of the cycle"
+                },
+            );
+        }
+        out.push(
+            d.hint("the graph must be a DAG: a value cannot depend on itself within one iteration"),
+        );
+    }
+}
+
+/// Indices of the ports of a node, skipping a name used twice (reported).
+fn first_ports<'a>(node: &'a Node) -> impl Iterator<Item = usize> + 'a {
+    let ports = node.ports.unwrap_or(&[]);
+    (0..ports.len()).filter(move |&i| !ports[..i].iter().any(|q| q.name.name == ports[i].name.name))
+}
+
+fn grid_note(scope: &Scope, e: End) -> String {
+    let port = scope.port(e);
+    let res = scope.node(e).res.unwrap_or_default();
+    format!(
+        "`{}`: resolution {res} × mul {} = {}",
+        scope.name(e),
+        port.mul.value,
+        scope.grid(e).unwrap_or_default()
+    )
+}
+
+fn direction_error(scope: &Scope, r: &PortRef, e: End, as_source: bool) -> Diagnostic {
+    let port = scope.port(e);
+    let name = scope.name(e);
+    let dir = port.direction.keyword();
+    let (msg, hint) = match (e, as_source) {
+        (End::Own(_), true) => (
+            format!("`{name}` is an OUT port of the composed container: inside, it can only be driven"),
+            format!("write `INST.PORT -> {name};` to drive it"),
+        ),
+        (End::Own(_), false) => (
+            format!("`{name}` is an IN port of the composed container: inside, it drives, it cannot be driven"),
+            format!("write `{name} -> INST.PORT;` to use it"),
+        ),
+        (_, true) => (
+            format!("connection starts at `{name}`, an IN port"),
+            "a connection goes from an OUT port to an IN port: `SRC.out -> DST.in;`".to_string(),
+        ),
+        (_, false) => (
+            format!("connection ends at `{name}`, an OUT port"),
+            "a connection goes from an OUT port to an IN port: `SRC.out -> DST.in;`".to_string(),
+        ),
+    };
+    Diagnostic::error(codes::DIRECTION, msg)
+        .label(r.span, format!("`{name}` is {dir}"))
+        .label(port.span, "declared here")
+        .hint(hint)
+}

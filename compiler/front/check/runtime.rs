@@ -1,0 +1,609 @@
+//! The `runtime` section, against the declaration and the instantiation.
+//!
+//! Takes the [`Declaration`], the [`Instantiation`] and the [`Runtime`];
+//! gives E004 (duplicate timing entries, threads, programs, mappings,
+//! bindings, schedules, signals, barriers, a port bound twice), E005 (unknown
+//! sub-boxes, threads, signals, barriers, mappings, ports, system costs),
+//! E022/E023 (a sub-box that the thread schedule or the programs miss or
+//! repeat), E024 (a sub-box executed on another thread than the one that
+//! schedules it), E025/E026 (a signal not waited and signalled exactly once,
+//! or not used at all; only when `thread_execution` is given), E027 (an empty
+//! or reversed byte range), E028 (an OUT port without a binding, when
+//! `memory_binding` is given), E029 (one mapping for several buffers, or one
+//! buffer in several mappings), E030 (a mapping smaller than its buffer) and
+//! E034 (barrier membership). Guarantees: what is reported is about names
+//! and counts only; deadlock and race freedom are proved by a later stage.
+
+use super::{codes, names, ports};
+use crate::front::diagnostics::Diagnostic;
+use crate::ir::{
+    Declaration, Direction, Function, Ident, Instantiation, MemoryMapping, Op, Port, PortRef,
+    Runtime, Signal, Span, SubBox, SubBoxRef,
+};
+use std::collections::{HashMap, HashSet};
+
+type Key<'a> = (&'a str, u64);
+
+fn key(r: &SubBoxRef) -> Key<'_> {
+    (r.function.name.as_str(), r.index)
+}
+
+pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mut Vec<Diagnostic>) {
+    let mut boxes: HashMap<Key, &SubBox> = HashMap::new();
+    for sb in &inst.subboxes {
+        boxes.entry(key(&sb.id)).or_insert(sb);
+    }
+    let box_names: Vec<String> = inst.subboxes.iter().map(|s| s.id.to_string()).collect();
+    let unknown_box = |r: &SubBoxRef, out: &mut Vec<Diagnostic>| {
+        let name = r.to_string();
+        out.push(names::undefined(
+            format!("unknown sub-box `{name}`"),
+            &name,
+            r.span,
+            box_names.iter().map(|s| s.as_str()),
+        ));
+    };
+
+    // Timing.
+    names::duplicates("timing entry for", r.timing.iter().map(|t| &t.name), out);
+    names::duplicates("system cost", r.timing_system.iter().map(|t| &t.name), out);
+    for t in &r.timing_system {
+        if t.name.name != "wt" && t.name.name != "sg" {
+            out.push(
+                names::undefined(
+                    format!("unknown system cost `{}`", t.name),
+                    &t.name.name,
+                    t.name.span,
+                    ["wt", "sg"],
+                )
+                .hint("`timing_system` knows `wt` (one wait) and `sg` (one signal)"),
+            );
+        }
+    }
+
+    // Thread schedule.
+    names::duplicates("thread", r.thread_schedule.iter().map(|t| &t.thread), out);
+    let mut sched: HashMap<Key, (&Ident, &SubBoxRef)> = HashMap::new();
+    for ts in &r.thread_schedule {
+        for sb in &ts.subboxes {
+            if !boxes.contains_key(&key(sb)) {
+                unknown_box(sb, out);
+            } else if let Some((th, first)) = sched.get(&key(sb)) {
+                out.push(
+                    Diagnostic::error(
+                        codes::REPEATED_SUBBOX,
+                        format!("sub-box `{sb}` is scheduled twice"),
+                    )
+                    .label(sb.span, format!("scheduled again on `{}`", ts.thread))
+                    .label(first.span, format!("first scheduled on `{th}`"))
+                    .hint("each sub-box runs on exactly one thread, once per iteration"),
+                );
+            } else {
+                sched.insert(key(sb), (&ts.thread, sb));
+            }
+        }
+    }
+    let sched_threads: HashSet<&str> = r
+        .thread_schedule
+        .iter()
+        .map(|t| t.thread.name.as_str())
+        .collect();
+    if !r.thread_schedule.is_empty() {
+        for sb in &inst.subboxes {
+            if !sched.contains_key(&key(&sb.id)) && std::ptr::eq(boxes[&key(&sb.id)], sb) {
+                out.push(
+                    Diagnostic::error(
+                        codes::MISSING_SUBBOX,
+                        format!("sub-box `{}` is not in the thread schedule", sb.id),
+                    )
+                    .label(sb.id.span, "defined here, scheduled on no thread")
+                    .hint(format!(
+                        "add `{}` to one thread of `thread_schedule`",
+                        sb.id
+                    )),
+                );
+            }
+        }
+    }
+
+    // Thread programs.
+    names::duplicates(
+        "thread program",
+        r.thread_executions.iter().map(|t| &t.thread),
+        out,
+    );
+    let mut execd: HashMap<Key, &SubBoxRef> = HashMap::new();
+    let mut waits: HashMap<&str, Vec<Span>> = HashMap::new();
+    let mut sigs: HashMap<&str, Vec<Span>> = HashMap::new();
+    let mut meets: Vec<(&Ident, &Ident, Span)> = Vec::new();
+    for te in &r.thread_executions {
+        if !sched_threads.is_empty() && !sched_threads.contains(te.thread.name.as_str()) {
+            out.push(names::undefined(
+                format!(
+                    "thread `{}` has a program but is not in `thread_schedule`",
+                    te.thread
+                ),
+                &te.thread.name,
+                te.thread.span,
+                r.thread_schedule.iter().map(|t| t.thread.name.as_str()),
+            ));
+        }
+        for op in &te.ops {
+            match &op.value {
+                Op::Exec(sb) => {
+                    if !boxes.contains_key(&key(sb)) {
+                        unknown_box(sb, out);
+                        continue;
+                    }
+                    if let Some(first) = execd.get(&key(sb)) {
+                        out.push(
+                            Diagnostic::error(
+                                codes::REPEATED_SUBBOX,
+                                format!("sub-box `{sb}` is executed twice"),
+                            )
+                            .label(sb.span, "executed again here")
+                            .label(first.span, "first executed here")
+                            .hint("each sub-box is executed once per iteration, by one thread"),
+                        );
+                        continue;
+                    }
+                    execd.insert(key(sb), sb);
+                    if let Some((th, at)) = sched.get(&key(sb)) {
+                        if th.name != te.thread.name
+                            && sched_threads.contains(te.thread.name.as_str())
+                        {
+                            out.push(
+                                Diagnostic::error(
+                                    codes::WRONG_THREAD,
+                                    format!("thread `{}` executes `{sb}`, which is scheduled on `{th}`", te.thread),
+                                )
+                                .label(sb.span, format!("executed on `{}`", te.thread))
+                                .label(at.span, format!("scheduled on `{th}` here"))
+                                .hint("a thread executes exactly the sub-boxes `thread_schedule` gives it"),
+                            );
+                        }
+                    }
+                }
+                Op::Wait(s) => waits.entry(&s.name).or_default().push(s.span),
+                Op::Signal(s) => sigs.entry(&s.name).or_default().push(s.span),
+                Op::Barrier(b) => meets.push((&te.thread, b, op.span)),
+            }
+        }
+    }
+    if !r.thread_executions.is_empty() {
+        for sb in &inst.subboxes {
+            if !execd.contains_key(&key(&sb.id)) && std::ptr::eq(boxes[&key(&sb.id)], sb) {
+                out.push(
+                    Diagnostic::error(
+                        codes::MISSING_SUBBOX,
+                        format!("sub-box `{}` is executed by no thread", sb.id),
+                    )
+                    .label(sb.id.span, "defined here, never executed")
+                    .hint(format!(
+                        "add `E {}` to the program of the thread that schedules it",
+                        sb.id
+                    )),
+                );
+            }
+        }
+    }
+
+    check_signals(r, &waits, &sigs, out);
+    check_barriers(r, &meets, out);
+    check_memory(d, r, out);
+}
+
+fn check_signals(
+    r: &Runtime,
+    waits: &HashMap<&str, Vec<Span>>,
+    sigs: &HashMap<&str, Vec<Span>>,
+    out: &mut Vec<Diagnostic>,
+) {
+    names::duplicates("signal", r.signals.iter().map(|s| &s.name), out);
+    let declared: HashMap<&str, &Signal> = r
+        .signals
+        .iter()
+        .map(|s| (s.name.name.as_str(), s))
+        .collect();
+    let declared_names = || r.signals.iter().map(|s| s.name.name.as_str());
+    for te in &r.thread_executions {
+        for op in &te.ops {
+            if let Op::Wait(s) | Op::Signal(s) = &op.value {
+                if !declared.contains_key(s.name.as_str()) {
+                    out.push(
+                        names::undefined(
+                            format!("undeclared signal `{s}`"),
+                            &s.name,
+                            s.span,
+                            declared_names(),
+                        )
+                        .hint(
+                            match names::suggest(&s.name, declared_names()) {
+                                Some(x) => format!(
+                                    "did you mean `{x}`? otherwise declare it: `signal {s};`"
+                                ),
+                                None => format!("declare it: `signal {s};`"),
+                            },
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    if r.thread_executions.is_empty() {
+        return;
+    }
+    let mut done: HashSet<&str> = HashSet::new();
+    for s in &r.signals {
+        let name = s.name.name.as_str();
+        if !done.insert(name) {
+            continue;
+        }
+        let w = waits.get(name).map(|v| v.as_slice()).unwrap_or(&[]);
+        let g = sigs.get(name).map(|v| v.as_slice()).unwrap_or(&[]);
+        if w.is_empty() && g.is_empty() {
+            out.push(
+                Diagnostic::error(codes::UNUSED_SIGNAL, format!("signal `{name}` is declared but never used"))
+                    .label(s.name.span, "declared here")
+                    .hint("every signal is waited once and signalled once per iteration: use it or remove it"),
+            );
+            continue;
+        }
+        for (uses, verb, other, op) in [(w, "waited", g, "W"), (g, "signalled", w, "S")] {
+            if uses.len() == 1 {
+                continue;
+            }
+            let mut diag = Diagnostic::error(
+                codes::SIGNAL_USE,
+                format!(
+                    "signal `{name}` is {verb} {} times; it must be {verb} exactly once",
+                    uses.len()
+                ),
+            );
+            if uses.is_empty() {
+                diag = diag.label(s.name.span, format!("declared here, never {verb}"));
+                for u in other {
+                    diag = diag.label(*u, "used here");
+                }
+            } else {
+                for (i, u) in uses.iter().enumerate() {
+                    diag = diag.label(
+                        *u,
+                        if i == 0 {
+                            format!("{verb} here")
+                        } else {
+                            "and here".to_string()
+                        },
+                    );
+                }
+            }
+            out.push(diag.hint(format!(
+                "one thread waits (`W {name}`) and one thread signals (`S {name}`), each once per iteration; add or remove `{op} {name}`"
+            )));
+        }
+    }
+}
+
+fn check_barriers(r: &Runtime, meets: &[(&Ident, &Ident, Span)], out: &mut Vec<Diagnostic>) {
+    names::duplicates("barrier", r.barriers.iter().map(|b| &b.name), out);
+    let mut threads: Vec<&str> = r
+        .thread_schedule
+        .iter()
+        .map(|t| t.thread.name.as_str())
+        .collect();
+    threads.extend(r.thread_executions.iter().map(|t| t.thread.name.as_str()));
+    let known: HashSet<&str> = threads.iter().copied().collect();
+    for b in &r.barriers {
+        names::duplicates(
+            &format!("thread of barrier `{}`", b.name),
+            b.threads.iter(),
+            out,
+        );
+        for t in &b.threads {
+            if !known.is_empty() && !known.contains(t.name.as_str()) {
+                out.push(names::undefined(
+                    format!("barrier `{}` lists unknown thread `{t}`", b.name),
+                    &t.name,
+                    t.span,
+                    threads.iter().copied(),
+                ));
+            }
+        }
+    }
+    let declared: HashMap<&str, &crate::ir::Barrier> = r
+        .barriers
+        .iter()
+        .rev()
+        .map(|b| (b.name.name.as_str(), b))
+        .collect();
+    for (th, b, at) in meets {
+        match declared.get(b.name.as_str()) {
+            None => out.push(names::undefined(
+                format!("undeclared barrier `{b}`"),
+                &b.name,
+                b.span,
+                r.barriers.iter().map(|b| b.name.name.as_str()),
+            )),
+            Some(decl) if !decl.threads.iter().any(|t| t.name == th.name) => out.push(
+                Diagnostic::error(
+                    codes::BARRIER_MEMBERS,
+                    format!("thread `{th}` meets barrier `{b}` but is not one of its threads"),
+                )
+                .label(*at, format!("`{th}` meets `{b}` here"))
+                .label(decl.span, format!("`{b}` lists its threads here"))
+                .hint(format!(
+                    "add `{th}` to `barrier {b} [...]`, or remove `B {b}`"
+                )),
+            ),
+            Some(_) => {}
+        }
+    }
+    for b in &r.barriers {
+        if !std::ptr::eq(declared[b.name.name.as_str()], b) || r.thread_executions.is_empty() {
+            continue;
+        }
+        for t in &b.threads {
+            if known.contains(t.name.as_str())
+                && !meets
+                    .iter()
+                    .any(|(th, mb, _)| th.name == t.name && mb.name == b.name.name)
+            {
+                out.push(
+                    Diagnostic::error(
+                        codes::BARRIER_MEMBERS,
+                        format!(
+                            "barrier `{}` waits for thread `{t}`, whose program never meets it",
+                            b.name
+                        ),
+                    )
+                    .label(t.span, "listed here")
+                    .hint(format!(
+                        "add `B {}` to the program of `{t}`, or remove it from the list",
+                        b.name
+                    )),
+                );
+            }
+        }
+    }
+}
+
+fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
+    names::duplicates(
+        "memory mapping",
+        r.memory_mappings.iter().map(|m| &m.name),
+        out,
+    );
+    let mut mappings: HashMap<&str, &MemoryMapping> = HashMap::new();
+    for m in &r.memory_mappings {
+        if m.start.value >= m.end.value {
+            out.push(
+                Diagnostic::error(
+                    codes::EMPTY_RANGE,
+                    format!(
+                        "memory mapping `{}` has an empty byte range [{}, {})",
+                        m.name, m.start.value, m.end.value
+                    ),
+                )
+                .label(m.end.span, "END must be greater than START")
+                .label(m.start.span, "START")
+                .hint("a mapping is the half-open byte range `START END` with START < END"),
+            );
+        }
+        mappings.entry(&m.name.name).or_insert(m);
+    }
+    names::duplicates(
+        "memory binding of",
+        r.memory_bindings.iter().map(|b| &b.mapping),
+        out,
+    );
+
+    let mut funcs: HashMap<&str, &Function> = HashMap::new();
+    for f in &d.functions {
+        funcs.entry(&f.name.name).or_insert(f);
+    }
+    let port_of = |f: &Function, name: &str| -> Option<&Port> {
+        d.function_decl(&f.function.name)?
+            .ports
+            .iter()
+            .find(|p| p.name.name == name)
+    };
+    // Reader (function, port) -> its producer (function, port).
+    let mut driver: HashMap<(&str, &str), (&str, &str)> = HashMap::new();
+    for c in &d.connections {
+        if let (Some(a), Some(b)) = (&c.from.owner, &c.to.owner) {
+            driver
+                .entry((&b.name, &c.to.port.name))
+                .or_insert((&a.name, &c.from.port.name));
+        }
+    }
+
+    let mut bound_port: HashMap<(&str, &str), Span> = HashMap::new();
+    let mut buffer_mapping: HashMap<(&str, &str), (&str, Span)> = HashMap::new();
+    for b in &r.memory_bindings {
+        let mapping = mappings.get(b.mapping.name.as_str());
+        if mapping.is_none() {
+            out.push(names::undefined(
+                format!("memory binding of undeclared mapping `{}`", b.mapping),
+                &b.mapping.name,
+                b.mapping.span,
+                r.memory_mappings.iter().map(|m| m.name.name.as_str()),
+            ));
+        }
+        let mut buffer: Option<((&str, &str), &PortRef)> = None;
+        for pr in &b.ports {
+            let Some((f, port)) = resolve(d, &funcs, pr, out) else {
+                continue;
+            };
+            let k = (f.name.name.as_str(), port.name.name.as_str());
+            if let Some(first) = bound_port.get(&k) {
+                out.push(names::duplicate(
+                    "memory binding of port",
+                    &pr.to_string(),
+                    pr.span,
+                    *first,
+                ));
+                continue;
+            }
+            bound_port.insert(k, pr.span);
+            let buf = match port.direction {
+                Direction::Out => k,
+                Direction::In => match driver.get(&k) {
+                    Some(&p) => p,
+                    None => continue,
+                },
+            };
+            match buffer {
+                None => buffer = Some((buf, pr)),
+                Some((first, fpr)) if first != buf => {
+                    out.push(
+                        Diagnostic::error(
+                            codes::MAPPING_BUFFERS,
+                            format!(
+                                "mapping `{}` is bound to two buffers: `{}.{}` and `{}.{}`",
+                                b.mapping, first.0, first.1, buf.0, buf.1
+                            ),
+                        )
+                        .label(pr.span, format!("uses the buffer of `{}.{}`", buf.0, buf.1))
+                        .label(fpr.span, format!("uses the buffer of `{}.{}`", first.0, first.1))
+                        .hint("a mapping holds one buffer: the producer's OUT port and the IN ports that read it"),
+                    );
+                    continue;
+                }
+                Some(_) => {}
+            }
+            match buffer_mapping.get(&buf) {
+                Some(&(m, at)) if m != b.mapping.name => out.push(
+                    Diagnostic::error(
+                        codes::MAPPING_BUFFERS,
+                        format!(
+                            "the buffer of `{}.{}` is bound to both `{m}` and `{}`",
+                            buf.0, buf.1, b.mapping
+                        ),
+                    )
+                    .label(pr.span, format!("bound to `{}` here", b.mapping))
+                    .label(at, format!("bound to `{m}` here"))
+                    .hint("bind the producer and all its readers to one mapping"),
+                ),
+                Some(_) => {}
+                None => {
+                    buffer_mapping.insert(buf, (&b.mapping.name, pr.span));
+                }
+            }
+        }
+        // Size.
+        if let (Some(m), Some((buf, _))) = (mapping, buffer) {
+            let f = funcs[buf.0];
+            if let Some(p) = port_of(f, buf.1) {
+                if let Some((grid, bytes)) = ports::buffer(p, f.resolution.value) {
+                    let have = m.end.value.saturating_sub(m.start.value) as u128;
+                    if m.start.value < m.end.value && have < bytes {
+                        out.push(
+                            Diagnostic::error(
+                                codes::MAPPING_TOO_SMALL,
+                                format!(
+                                    "mapping `{}` has {have} bytes but the buffer of `{}.{}` needs {bytes} (grid {grid} × {} bytes)",
+                                    b.mapping, buf.0, buf.1, p.ty.size()
+                                ),
+                            )
+                            .label(b.mapping.span, format!("bound to `{}.{}`", buf.0, buf.1))
+                            .label(m.span, format!("{have} bytes"))
+                            .hint(format!("make the range at least {bytes} bytes long")),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    if !r.memory_bindings.is_empty() {
+        for f in &d.functions {
+            if !std::ptr::eq(funcs[f.name.name.as_str()], f) {
+                continue;
+            }
+            let Some(decl) = d.function_decl(&f.function.name) else {
+                continue;
+            };
+            for p in decl.ports.iter().filter(|p| p.direction == Direction::Out) {
+                if !buffer_mapping.contains_key(&(f.name.name.as_str(), p.name.name.as_str())) {
+                    out.push(
+                        Diagnostic::error(
+                            codes::UNBOUND_BUFFER,
+                            format!(
+                                "the buffer of `{}.{}` has no memory binding",
+                                f.name, p.name
+                            ),
+                        )
+                        .label(f.name.span, format!("`{}` declared here", f.name))
+                        .hint(format!(
+                            "bind it: `memory_binding M [{}.{}, …]`",
+                            f.name, p.name
+                        )),
+                    );
+                }
+            }
+        }
+    }
+
+    names::duplicates(
+        "memory schedule",
+        r.memory_schedules.iter().map(|m| &m.name),
+        out,
+    );
+    for ms in &r.memory_schedules {
+        for m in &ms.mappings {
+            if !mappings.contains_key(m.name.as_str()) {
+                out.push(names::undefined(
+                    format!(
+                        "memory schedule `{}` names undeclared mapping `{m}`",
+                        ms.name
+                    ),
+                    &m.name,
+                    m.span,
+                    r.memory_mappings.iter().map(|m| m.name.name.as_str()),
+                ));
+            }
+        }
+    }
+}
+
+/// The function and port a `F.PORT` of a memory binding names.
+fn resolve<'a>(
+    d: &'a Declaration,
+    funcs: &HashMap<&str, &'a Function>,
+    pr: &PortRef,
+    out: &mut Vec<Diagnostic>,
+) -> Option<(&'a Function, &'a Port)> {
+    let Some(owner) = &pr.owner else {
+        out.push(
+            Diagnostic::error(
+                codes::UNDEFINED,
+                format!("`{pr}` has no meaning in a memory binding"),
+            )
+            .label(pr.span, "`self` is only defined in a container composition")
+            .hint("name a function's port: `F.PORT`"),
+        );
+        return None;
+    };
+    let Some(f) = funcs.get(owner.name.as_str()) else {
+        out.push(names::undefined(
+            format!("memory binding names unknown function `{owner}`"),
+            &owner.name,
+            owner.span,
+            d.functions.iter().map(|f| f.name.name.as_str()),
+        ));
+        return None;
+    };
+    let decl = d.function_decl(&f.function.name)?;
+    match decl.ports.iter().find(|p| p.name.name == pr.port.name) {
+        Some(p) => Some((f, p)),
+        None => {
+            out.push(names::undefined(
+                format!("function `{owner}` has no port `{}`", pr.port),
+                &pr.port.name,
+                pr.port.span,
+                decl.ports.iter().map(|p| p.name.name.as_str()),
+            ));
+            None
+        }
+    }
+}
