@@ -214,8 +214,18 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile) -> String {
         };
         let mut report = String::new();
         if handler.render_report(&mut report, &view).is_ok() {
-            // The header line repeats the message; keep the source and help only.
-            for line in report.lines().skip(1) {
+            // miette's first lines repeat the code and the message, which the
+            // header above already gives: keep the source snippet and help.
+            let lines: Vec<&str> = report.lines().collect();
+            let skip = lines
+                .iter()
+                .position(|l| {
+                    let t = l.trim_start();
+                    t.starts_with('×') || t.starts_with('⚠') || t.starts_with('☞')
+                })
+                .map(|i| i + 1)
+                .unwrap_or(0);
+            for line in lines.into_iter().skip(skip) {
                 let _ = writeln!(out, "{}", line.trim_end());
             }
         }

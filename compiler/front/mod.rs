@@ -8,10 +8,4 @@ pub mod check;
 pub mod diagnostics;
 pub mod syntax;
 
-use crate::ir::Description;
-use diagnostics::Diagnostic;
-
-/// Validates every section present (until the checker lands: nothing).
-pub fn check(_desc: &Description) -> Vec<Diagnostic> {
-    Vec::new()
-}
+pub use check::check;

@@ -491,8 +491,10 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
             }
         }
         // Size.
-        if let (Some(m), Some((buf, _))) = (mapping, buffer) {
-            let f = funcs[buf.0];
+        // The buffer's producer may be unknown (a connection from an
+        // undefined function, reported elsewhere): then there is no size.
+        let producer = buffer.and_then(|(buf, _)| Some((buf, *funcs.get(buf.0)?)));
+        if let (Some(m), Some((buf, f))) = (mapping, producer) {
             if let Some(p) = port_of(f, buf.1) {
                 if let Some((grid, bytes)) = ports::buffer(p, f.resolution.value) {
                     let have = m.end.value.saturating_sub(m.start.value) as u128;
