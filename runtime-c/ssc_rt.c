@@ -782,7 +782,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static uint64_t nearest_rank(const uint64_t *sorted, uint64_t n, double pct)
 {
-    double r = pct / 100.0 * (double)n;
+    double r = pct / 100.0 * (double)n - 1e-9;   /* 99.9% of 1000 is 999, not 999.0000001 */
     uint64_t rank = (uint64_t)r;
     if ((double)rank < r)
         rank++;                       /* ceil */
