@@ -1,0 +1,132 @@
+#!/bin/sh
+# test.sh — builds and checks the runtime, the kernels and the examples.
+# Exits non-zero on the first failure. About 20 s on a 2-core machine.
+set -eu
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/ssc-runtime-test.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+CFLAGS="-std=c11 -O2 -pthread -Wall -Wextra -Werror -I$HERE"
+RT="$HERE/ssc_rt.c $HERE/ssc_kernels.c"
+ITER=200
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "== $*"; }
+checksum_of() { sed -n 's/^checksum: //p' "$1"; }
+
+# ---- build with every compiler present, warnings are errors -------------
+COMPILERS=gcc
+command -v clang >/dev/null 2>&1 && COMPILERS="$COMPILERS clang"
+for CC in $COMPILERS; do
+    step "build with $CC"
+    $CC $CFLAGS -o "$OUT/hand.$CC" "$HERE/examples/appendix_by_hand.c" $RT || fail "$CC: appendix_by_hand"
+    $CC $CFLAGS -o "$OUT/ref.$CC" "$HERE/examples/appendix_reference.c" $RT || fail "$CC: appendix_reference"
+    $CC $CFLAGS -o "$OUT/test_kernels.$CC" "$HERE/tests/test_kernels.c" $RT -lm || fail "$CC: test_kernels"
+    $CC $CFLAGS -o "$OUT/bench.$CC" "$HERE/bench_signal.c" "$HERE/ssc_rt.c" || fail "$CC: bench_signal"
+
+    step "unit tests ($CC): every kernel x type, known values, sync"
+    "$OUT/test_kernels.$CC" || fail "$CC: test_kernels"
+
+    step "Appendix A by hand (2 threads) vs reference (1 thread, no split), $CC"
+    "$OUT/hand.$CC" --iterations $ITER > "$OUT/hand.txt" || fail "$CC: hand exited $?"
+    "$OUT/ref.$CC" --iterations $ITER > "$OUT/ref.txt" || fail "$CC: ref exited $?"
+    cat "$OUT/hand.txt"
+    H=$(checksum_of "$OUT/hand.txt"); R=$(checksum_of "$OUT/ref.txt")
+    [ -n "$H" ] && [ "$H" = "$R" ] || fail "$CC: checksums differ: $H vs $R"
+    grep -q "^iterations: $ITER of $ITER$" "$OUT/hand.txt" || fail "$CC: iteration count"
+    grep -q "^latency (us): count $ITER " "$OUT/hand.txt" || fail "$CC: latency count"
+done
+CC=gcc
+REF_SUM=$(checksum_of "$OUT/ref.txt")
+
+# ---- ThreadSanitizer -----------------------------------------------------
+step "ThreadSanitizer: appendix_by_hand and the sync unit tests"
+TSAN="-std=c11 -O1 -g -pthread -Wall -Wextra -Werror -fsanitize=thread -I$HERE"
+gcc $TSAN -o "$OUT/hand.tsan" "$HERE/examples/appendix_by_hand.c" $RT || fail "tsan build"
+gcc $TSAN -o "$OUT/test_kernels.tsan" "$HERE/tests/test_kernels.c" $RT -lm || fail "tsan build"
+# setarch -R: older TSan runtimes fail under high-entropy ASLR.
+NOASLR=""
+setarch "$(uname -m)" -R true 2>/dev/null && NOASLR="setarch $(uname -m) -R"
+for spin in 20000 0; do   # spinning, then every wait on the futex
+    TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/hand.tsan" --iterations $ITER \
+        --spin-ns $spin > "$OUT/tsan.txt" 2> "$OUT/tsan.err" || { cat "$OUT/tsan.err"; fail "tsan run (spin $spin)"; }
+    grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report (spin $spin)"; }
+    [ "$(checksum_of "$OUT/tsan.txt")" = "$REF_SUM" ] || fail "tsan checksum (spin $spin)"
+done
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/test_kernels.tsan" > /dev/null 2> "$OUT/tsan.err" \
+    || { cat "$OUT/tsan.err"; fail "tsan unit tests"; }
+grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report in unit tests"; }
+
+# ---- SIGINT halfway: a complete report of the completed iterations -----
+step "SIGINT stops at an iteration boundary"
+"$OUT/hand.gcc" --iterations 1000000 --dump "$OUT/stop.csv" > "$OUT/stop.txt" &
+PID=$!
+sleep 0.6
+kill -INT $PID
+wait $PID || fail "interrupted program exited $?"
+cat "$OUT/stop.txt"
+N=$(sed -n 's/^iterations: \([0-9]*\) of 1000000 (stopped by signal)$/\1/p' "$OUT/stop.txt")
+[ -n "$N" ] && [ "$N" -gt 0 ] || fail "no 'stopped by signal' report"
+grep -q "^latency (us): count $N " "$OUT/stop.txt" || fail "latency count after SIGINT"
+[ "$(grep -c '^latency,' "$OUT/stop.csv")" = "$N" ] || fail "dump rows after SIGINT"
+# The stopped run did exactly N whole iterations: same checksum as N iterations.
+"$OUT/ref.gcc" --iterations "$N" > "$OUT/refN.txt"
+[ "$(checksum_of "$OUT/stop.txt")" = "$(checksum_of "$OUT/refN.txt")" ] \
+    || fail "checksum after SIGINT differs from $N reference iterations"
+
+# ---- command line ---------------------------------------------------------
+step "command line: --help, unknown options, bad values"
+"$OUT/hand.gcc" --help > /dev/null || fail "--help"
+set +e
+"$OUT/hand.gcc" --frobnicate 2> "$OUT/err.txt"; [ $? = 2 ] || fail "unknown option: exit code"
+"$OUT/hand.gcc" --iterations x 2> /dev/null; [ $? = 2 ] || fail "bad number: exit code"
+"$OUT/hand.gcc" --iterations 2> /dev/null; [ $? = 2 ] || fail "missing value: exit code"
+set -e
+grep -q "unknown option" "$OUT/err.txt" || fail "unknown option: message"
+
+step "a core that does not exist is a startup error (exit 3)"
+gcc $CFLAGS -DAPPENDIX_CORES='{0, 1000}' -o "$OUT/badcore" "$HERE/examples/appendix_by_hand.c" $RT
+set +e
+"$OUT/badcore" --iterations 5 > /dev/null 2> "$OUT/err.txt"; RC=$?
+set -e
+[ $RC = 3 ] || fail "bad core: exit $RC"
+grep -q "core 1000, which does not exist" "$OUT/err.txt" || fail "bad core: message"
+
+# ---- options of the run -----------------------------------------------------
+step "--period-us: 50 iterations at 2 ms take >= 98 ms, same checksum"
+START=$(date +%s%N)
+"$OUT/hand.gcc" --iterations 50 --period-us 2000 > "$OUT/per.txt"
+END=$(date +%s%N)
+[ $(( (END - START) / 1000000 )) -ge 98 ] || fail "periodic run too fast"
+"$OUT/ref.gcc" --iterations 50 > "$OUT/ref50.txt"
+[ "$(checksum_of "$OUT/per.txt")" = "$(checksum_of "$OUT/ref50.txt")" ] || fail "periodic checksum"
+
+step "--json report, spin 0, huge pages (or their fallback)"
+"$OUT/hand.gcc" --iterations 20 --json > "$OUT/j.txt"
+grep -q '"checksum": "0x' "$OUT/j.txt" || fail "json report"
+"$OUT/hand.gcc" --iterations $ITER --spin-ns 0 > "$OUT/s0.txt"
+[ "$(checksum_of "$OUT/s0.txt")" = "$REF_SUM" ] || fail "spin 0 checksum"
+gcc $CFLAGS -DAPPENDIX_HUGE=1 -o "$OUT/huge" "$HERE/examples/appendix_by_hand.c" $RT
+"$OUT/huge" --iterations $ITER > "$OUT/huge.txt" 2> "$OUT/huge.err"
+[ "$(checksum_of "$OUT/huge.txt")" = "$REF_SUM" ] || fail "huge pages checksum"
+"$OUT/hand.gcc" --iterations 5 --fifo 10 --mlock > /dev/null 2>&1 || fail "--fifo/--mlock must never fail"
+
+step "dumps: csv, json, binary"
+"$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.csv" > /dev/null
+# header + 30 latency + 6 boxes x 30 + 2 threads x 30
+[ "$(wc -l < "$OUT/d.csv")" = $((1 + 30 + 180 + 60)) ] || fail "csv dump rows"
+"$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.json" --dump-format json > /dev/null
+if command -v python3 > /dev/null; then
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['iterations']==30 and len(d['boxes'])==6 and len(d['threads'])==2 \
+and len(d['boxes'][0]['start_ns'])==30" "$OUT/d.json" || fail "json dump"
+fi
+"$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.bin" --dump-format binary > /dev/null
+# 32-byte header, 30 latency pairs, 6 boxes (4 + 4-byte name + 30 pairs), 2 threads x 30 pairs
+[ "$(head -c 8 "$OUT/d.bin")" = "SSCDUMP1" ] || fail "binary dump magic"
+[ "$(wc -c < "$OUT/d.bin")" = $((32 + 480 + 6 * (8 + 480) + 2 * 480)) ] || fail "binary dump size"
+
+step "bench_signal runs"
+"$OUT/bench.gcc" 2000 > /dev/null || fail "bench_signal"
+
+echo "runtime-c: all tests passed"
