@@ -110,6 +110,14 @@ gcc $CFLAGS -DAPPENDIX_HUGE=1 -o "$OUT/huge" "$HERE/examples/appendix_by_hand.c"
 "$OUT/huge" --iterations $ITER > "$OUT/huge.txt" 2> "$OUT/huge.err"
 [ "$(checksum_of "$OUT/huge.txt")" = "$REF_SUM" ] || fail "huge pages checksum"
 "$OUT/hand.gcc" --iterations 5 --fifo 10 --mlock > /dev/null 2>&1 || fail "--fifo/--mlock must never fail"
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+    # Without CAP_SYS_NICE / CAP_IPC_LOCK: one warning line each, still exit 0.
+    setpriv --bounding-set -sys_nice,-ipc_lock --inh-caps -sys_nice,-ipc_lock \
+        sh -c "ulimit -l 64; '$OUT/hand.gcc' --iterations 5 --fifo 10 --mlock" > /dev/null 2> "$OUT/err.txt" \
+        || fail "--fifo/--mlock without privileges must not fail"
+    grep -q "SCHED_FIFO not permitted" "$OUT/err.txt" || fail "no SCHED_FIFO warning"
+    grep -q "mlockall refused" "$OUT/err.txt" || fail "no mlockall warning"
+fi
 
 step "dumps: csv, json, binary"
 "$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.csv" > /dev/null
