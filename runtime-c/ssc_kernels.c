@@ -245,9 +245,9 @@ DISPATCH(func_dup, dup, c->out[0].type)
 #define CONV_CHUNK 256
 
 /* Exact truncating division of a wide value by 2^shift or by count. */
-#define DIV_S(W, acc, count, shift) ((shift) >= 0                            \
-    ? ((acc) + (((acc) < 0) ? (((W)1 << (shift)) - 1) : 0)) >> (shift)       \
-    : (acc) / (count))
+#define DIV_S(W, acc, count, shift) ((shift) < 0 ? (acc) / (count)          \
+    : (acc) < 0 ? -(W)((uint64_t)-(acc) >> (shift))                         \
+    : (W)((uint64_t)(acc) >> (shift)))   /* |acc| >> shift: no signed shift */
 #define DIV_U(W, acc, count, shift) ((shift) >= 0 ? (acc) >> (shift) : (acc) / (count))
 #define DIV_F(W, acc, count, shift) ((acc) / (count))
 

@@ -641,7 +641,7 @@ void ssc_E(ssc_thread *t, ssc_box *b)
         atomic_min_u64(&rt.lat_begin[i], start - rt.t0);
     if (b->flags & SSC_BOX_SINK)
         atomic_max_u64(&rt.lat_end[i], end - rt.t0);
-    if (rt.box_times) {
+    if (rt.box_times && b->index >= 0) {   /* a box outside the table: untimed */
         uint64_t *rec = rt.box_times + 2 * ((uint64_t)b->index * rt.opt.iterations + i);
         rec[0] = start - rt.t0;
         rec[1] = end - rt.t0;

@@ -15,21 +15,23 @@ step() { echo "== $*"; }
 checksum_of() { sed -n 's/^checksum: //p' "$1"; }
 
 # ---- build with every compiler present, warnings are errors -------------
+CLANG=${CLANG:-clang}     # CLANG=/path/to/clang ./test.sh to name one
 COMPILERS=gcc
-command -v clang >/dev/null 2>&1 && COMPILERS="$COMPILERS clang"
+command -v "$CLANG" >/dev/null 2>&1 && COMPILERS="$COMPILERS $CLANG"
 for CC in $COMPILERS; do
+    CN=$(basename "$CC")
     step "build with $CC"
-    $CC $CFLAGS -o "$OUT/hand.$CC" "$HERE/examples/appendix_by_hand.c" $RT || fail "$CC: appendix_by_hand"
-    $CC $CFLAGS -o "$OUT/ref.$CC" "$HERE/examples/appendix_reference.c" $RT || fail "$CC: appendix_reference"
-    $CC $CFLAGS -o "$OUT/test_kernels.$CC" "$HERE/tests/test_kernels.c" $RT -lm || fail "$CC: test_kernels"
-    $CC $CFLAGS -o "$OUT/bench.$CC" "$HERE/bench_signal.c" "$HERE/ssc_rt.c" || fail "$CC: bench_signal"
+    $CC $CFLAGS -o "$OUT/hand.$CN" "$HERE/examples/appendix_by_hand.c" $RT || fail "$CC: appendix_by_hand"
+    $CC $CFLAGS -o "$OUT/ref.$CN" "$HERE/examples/appendix_reference.c" $RT || fail "$CC: appendix_reference"
+    $CC $CFLAGS -o "$OUT/test_kernels.$CN" "$HERE/tests/test_kernels.c" $RT -lm || fail "$CC: test_kernels"
+    $CC $CFLAGS -o "$OUT/bench.$CN" "$HERE/bench_signal.c" "$HERE/ssc_rt.c" || fail "$CC: bench_signal"
 
     step "unit tests ($CC): every kernel x type, known values, sync"
-    "$OUT/test_kernels.$CC" || fail "$CC: test_kernels"
+    "$OUT/test_kernels.$CN" || fail "$CC: test_kernels"
 
     step "Appendix A by hand (2 threads) vs reference (1 thread, no split), $CC"
-    "$OUT/hand.$CC" --iterations $ITER > "$OUT/hand.txt" || fail "$CC: hand exited $?"
-    "$OUT/ref.$CC" --iterations $ITER > "$OUT/ref.txt" || fail "$CC: ref exited $?"
+    "$OUT/hand.$CN" --iterations $ITER > "$OUT/hand.txt" || fail "$CC: hand exited $?"
+    "$OUT/ref.$CN" --iterations $ITER > "$OUT/ref.txt" || fail "$CC: ref exited $?"
     cat "$OUT/hand.txt"
     H=$(checksum_of "$OUT/hand.txt"); R=$(checksum_of "$OUT/ref.txt")
     [ -n "$H" ] && [ "$H" = "$R" ] || fail "$CC: checksums differ: $H vs $R"
