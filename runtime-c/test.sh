@@ -7,11 +7,19 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/ssc-runtime-test.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 CFLAGS="-std=c11 -O2 -pthread -Wall -Wextra -Werror -I$HERE"
-RT="$HERE/ssc_rt.c $HERE/ssc_kernels.c"
+# The runtime and kernels are compiled once per compiler and sanitizer
+# (ssc_kernels.c is the slow file), then linked into every program.
+objects() {   # objects CC SUFFIX FLAGS...: sets RT to the two objects
+    _cc=$1; _sfx=$2; shift 2
+    $_cc "$@" -c -o "$OUT/ssc_rt.$_sfx.o" "$HERE/ssc_rt.c" || fail "$_cc: ssc_rt.c"
+    $_cc "$@" -c -o "$OUT/ssc_kernels.$_sfx.o" "$HERE/ssc_kernels.c" || fail "$_cc: ssc_kernels.c"
+    RT="$OUT/ssc_rt.$_sfx.o $OUT/ssc_kernels.$_sfx.o"
+}
 ITER=200
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-step() { echo "== $*"; }
+T0=$(date +%s)
+step() { echo "== [$(( $(date +%s) - T0 )) s] $*"; }
 checksum_of() { sed -n 's/^checksum: //p' "$1"; }
 
 # ---- build with every compiler present, warnings are errors -------------
@@ -21,10 +29,11 @@ command -v "$CLANG" >/dev/null 2>&1 && COMPILERS="$COMPILERS $CLANG"
 for CC in $COMPILERS; do
     CN=$(basename "$CC")
     step "build with $CC"
+    objects "$CC" "$CN" $CFLAGS
     $CC $CFLAGS -o "$OUT/hand.$CN" "$HERE/examples/appendix_by_hand.c" $RT || fail "$CC: appendix_by_hand"
     $CC $CFLAGS -o "$OUT/ref.$CN" "$HERE/examples/appendix_reference.c" $RT || fail "$CC: appendix_reference"
     $CC $CFLAGS -o "$OUT/test_kernels.$CN" "$HERE/tests/test_kernels.c" $RT -lm || fail "$CC: test_kernels"
-    $CC $CFLAGS -o "$OUT/bench.$CN" "$HERE/bench_signal.c" "$HERE/ssc_rt.c" || fail "$CC: bench_signal"
+    $CC $CFLAGS -o "$OUT/bench.$CN" "$HERE/bench_signal.c" "$OUT/ssc_rt.$CN.o" || fail "$CC: bench_signal"
 
     step "unit tests ($CC): every kernel x type, known values, sync"
     "$OUT/test_kernels.$CN" || fail "$CC: test_kernels"
@@ -39,11 +48,14 @@ for CC in $COMPILERS; do
     grep -q "^latency (us): count $ITER " "$OUT/hand.txt" || fail "$CC: latency count"
 done
 CC=gcc
+RT="$OUT/ssc_rt.gcc.o $OUT/ssc_kernels.gcc.o"   # built in the loop
 REF_SUM=$(checksum_of "$OUT/ref.txt")
 
 # ---- ThreadSanitizer -----------------------------------------------------
 step "ThreadSanitizer: appendix_by_hand and the sync unit tests"
 TSAN="-std=c11 -O1 -g -pthread -Wall -Wextra -Werror -fsanitize=thread -I$HERE"
+GCC_RT=$RT
+objects gcc tsan $TSAN
 gcc $TSAN -o "$OUT/hand.tsan" "$HERE/examples/appendix_by_hand.c" $RT || fail "tsan build"
 gcc $TSAN -o "$OUT/test_kernels.tsan" "$HERE/tests/test_kernels.c" $RT -lm || fail "tsan build"
 # setarch -R: older TSan runtimes fail under high-entropy ASLR.
@@ -58,6 +70,7 @@ done
 TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/test_kernels.tsan" > /dev/null 2> "$OUT/tsan.err" \
     || { cat "$OUT/tsan.err"; fail "tsan unit tests"; }
 grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report in unit tests"; }
+RT=$GCC_RT
 
 # ---- SIGINT halfway: a complete report of the completed iterations -----
 step "SIGINT stops at an iteration boundary"
@@ -139,4 +152,4 @@ fi
 step "bench_signal runs"
 "$OUT/bench.gcc" 2000 > /dev/null || fail "bench_signal"
 
-echo "runtime-c: all tests passed"
+echo "runtime-c: all tests passed in $(( $(date +%s) - T0 )) s"
