@@ -56,6 +56,7 @@ step "ThreadSanitizer: appendix_by_hand and the sync unit tests"
 TSAN="-std=c11 -O1 -g -pthread -Wall -Wextra -Werror -fsanitize=thread -I$HERE"
 GCC_RT=$RT
 objects gcc tsan $TSAN
+TSAN_RT=$RT
 gcc $TSAN -o "$OUT/hand.tsan" "$HERE/examples/appendix_by_hand.c" $RT || fail "tsan build"
 gcc $TSAN -o "$OUT/test_kernels.tsan" "$HERE/tests/test_kernels.c" $RT -lm || fail "tsan build"
 # setarch -R: older TSan runtimes fail under high-entropy ASLR.
@@ -73,21 +74,36 @@ grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan r
 RT=$GCC_RT
 
 # ---- SIGINT halfway: a complete report of the completed iterations -----
-step "SIGINT stops at an iteration boundary"
-"$OUT/hand.gcc" --iterations 1000000 --dump "$OUT/stop.csv" > "$OUT/stop.txt" &
-PID=$!
-sleep 0.6
-kill -INT $PID
-wait $PID || fail "interrupted program exited $?"
-cat "$OUT/stop.txt"
-N=$(sed -n 's/^iterations: \([0-9]*\) of 1000000 (stopped by signal)$/\1/p' "$OUT/stop.txt")
-[ -n "$N" ] && [ "$N" -gt 0 ] || fail "no 'stopped by signal' report"
-grep -q "^latency (us): count $N " "$OUT/stop.txt" || fail "latency count after SIGINT"
-[ "$(grep -c '^latency,' "$OUT/stop.csv")" = "$N" ] || fail "dump rows after SIGINT"
-# The stopped run did exactly N whole iterations: same checksum as N iterations.
-"$OUT/ref.gcc" --iterations "$N" > "$OUT/refN.txt"
-[ "$(checksum_of "$OUT/stop.txt")" = "$(checksum_of "$OUT/refN.txt")" ] \
-    || fail "checksum after SIGINT differs from $N reference iterations"
+gcc $CFLAGS -DAPPENDIX_BARRIER=1 -o "$OUT/barrier" "$HERE/examples/appendix_by_hand.c" $RT
+gcc $TSAN -DAPPENDIX_BARRIER=1 -o "$OUT/barrier.tsan" "$HERE/examples/appendix_by_hand.c" $TSAN_RT
+step "ThreadSanitizer: the same with an iteration barrier (-ab)"
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/barrier.tsan" --iterations 60 --spin-ns 0 \
+    > "$OUT/tsan.txt" 2> "$OUT/tsan.err" || { cat "$OUT/tsan.err"; fail "tsan barrier run"; }
+grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report (barrier)"; }
+
+# interrupt PROGRAM DELAY ARGS...: SIGINT after DELAY s; the report must
+# cover N whole iterations, with the checksum of N reference iterations.
+interrupt() {
+    prog=$1; delay=$2; shift 2
+    "$prog" --iterations 100000 --dump "$OUT/stop.csv" "$@" > "$OUT/stop.txt" &
+    pid=$!
+    sleep "$delay"
+    kill -INT $pid
+    wait $pid || fail "interrupted program exited $?"
+    N=$(sed -n 's/^iterations: \([0-9]*\) of 100000 (stopped by signal)$/\1/p' "$OUT/stop.txt")
+    [ -n "$N" ] && [ "$N" -gt 0 ] || { cat "$OUT/stop.txt"; fail "no 'stopped by signal' report"; }
+    grep -q "^latency (us): count $N " "$OUT/stop.txt" || fail "latency count after SIGINT"
+    [ "$(grep -c '^latency,' "$OUT/stop.csv")" = "$N" ] || fail "dump rows after SIGINT"
+    "$OUT/ref.gcc" --iterations "$N" > "$OUT/refN.txt"
+    [ "$(checksum_of "$OUT/stop.txt")" = "$(checksum_of "$OUT/refN.txt")" ] \
+        || fail "checksum after SIGINT differs from $N reference iterations"
+    echo "   stopped after $N iterations ($prog $*): checksum of $N iterations"
+}
+step "SIGINT stops at an iteration boundary, all threads agree"
+interrupt "$OUT/hand.gcc" 0.5
+interrupt "$OUT/hand.gcc" 0.4 --spin-ns 0
+interrupt "$OUT/barrier" 0.4
+interrupt "$OUT/barrier" 0.4 --spin-ns 0
 
 # ---- command line ---------------------------------------------------------
 step "command line: --help, unknown options, bad values"

@@ -22,6 +22,9 @@
 #ifndef APPENDIX_HUGE           /* ssc -ht */
 #define APPENDIX_HUGE 0
 #endif
+#ifndef APPENDIX_BARRIER        /* ssc -ab: a barrier at the end of every iteration */
+#define APPENDIX_BARRIER 0
+#endif
 
 enum { W = 256, H = 256, N_THREADS = 2 };
 #define BUF_BYTES ((size_t)W * H * sizeof(int))
@@ -30,6 +33,7 @@ enum { W = 256, H = 256, N_THREADS = 2 };
 
 static ssc_arena shared;                         /* memory_mapping ... shared */
 static ssc_signal s1, s3, s5, s7, s8, s10, s12, s13;
+static ssc_barrier iteration_end;                /* -ab */
 
 /* Ports: a port value per (function, port); buffers at fixed arena offsets. */
 static ssc_port f8_out, f6_in, f6_out, f7_in, f7_out, f9_in;
@@ -47,6 +51,7 @@ static void init_signals(void)
     ssc_signal_init(&s10, 1);
     ssc_signal_init(&s12, 0);
     ssc_signal_init(&s13, 1);
+    ssc_barrier_init(&iteration_end, N_THREADS);
 }
 
 static void init_boxes(void)
@@ -79,6 +84,8 @@ static void thread0(ssc_thread *t)
         ssc_W(t, &s5);  ssc_E(t, &boxes[F6_0]); ssc_S(t, &s7);
         ssc_W(t, &s8);  ssc_E(t, &boxes[F7_0]); ssc_S(t, &s10);
         ssc_W(t, &s12); ssc_E(t, &boxes[F9_0]); ssc_S(t, &s13);
+        if (APPENDIX_BARRIER)
+            ssc_B(t, &iteration_end);
         ssc_iteration_end(t);
     }
 }
@@ -88,6 +95,8 @@ static void thread1(ssc_thread *t)
     while (ssc_iteration_begin(t)) {
         ssc_W(t, &s3);  ssc_W(t, &s10); ssc_E(t, &boxes[F6_1]); ssc_S(t, &s1); ssc_S(t, &s8);
         ssc_W(t, &s7);  ssc_W(t, &s13); ssc_E(t, &boxes[F7_1]); ssc_S(t, &s5); ssc_S(t, &s12);
+        if (APPENDIX_BARRIER)
+            ssc_B(t, &iteration_end);
         ssc_iteration_end(t);
     }
 }
