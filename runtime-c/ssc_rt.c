@@ -358,6 +358,7 @@ static void usage(FILE *f, const char *argv0)
         "  --json             print the report as JSON\n"
         "  --spin-ns N        spin N ns before a wait sleeps (0: sleep at once)\n"
         "  --fifo PRIO        run the threads SCHED_FIFO at PRIO (1..99)\n"
+        "  --max-lead N       no thread runs more than N iterations ahead of the slowest\n"
         "  --mlock            lock all memory (mlockall)\n"
         "  --help             this text\n"
         "SIGINT/SIGTERM stop at an iteration boundary and print the report.\n",
@@ -409,6 +410,11 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             if (p < 1 || p > 99)
                 bad_arg(argv0, a, "priority must be 1..99");
             o->rt_priority = (int)p;
+        } else if (!strcmp(a, "--max-lead")) {
+            uint64_t n = parse_u64(argv0, a, val);
+            if (n > 1000000000)
+                bad_arg(argv0, a, "is too large");
+            o->max_lead = (uint32_t)n;
         } else if (!strcmp(a, "--dump")) {
             o->dump_path = val;
         } else if (!strcmp(a, "--dump-format")) {
@@ -522,6 +528,33 @@ int ssc_init(const ssc_options *o, int n_threads, const int *cores)
 /* Iterations and operations                                           */
 /* ------------------------------------------------------------------ */
 
+/* -kd / --max-lead: wait until every other thread has finished `need`
+ * iterations. Cannot deadlock: this thread has begun iteration k, so all
+ * threads will finish every iteration < k (see below), and need < k. The
+ * counters are 32-bit (futex words); comparisons are modulo 2^32. */
+static void wait_for_slowest(ssc_thread *self, uint64_t need)
+{
+    uint64_t start = rt.thread_times ? ssc_now_ns() : 0;
+    for (int j = 0; j < rt.n_threads; j++) {
+        ssc_thread *o = &rt.threads[j];
+        if (o == self)
+            continue;
+        for (;;) {
+            unsigned d = atomic_load_explicit(&o->done, memory_order_acquire);
+            if ((int32_t)(d - (unsigned)need) >= 0)
+                break;
+            if (spin_while_equal(&o->done, d))
+                continue;
+            atomic_fetch_add(&o->watchers, 1);          /* Dekker, as in signals */
+            if (atomic_load(&o->done) == d)
+                futex_wait(&o->done, d);
+            atomic_fetch_sub(&o->watchers, 1);
+        }
+    }
+    if (rt.thread_times)
+        self->wait += ssc_now_ns() - start;
+}
+
 /* Every thread runs iterations 0, 1, 2, ... and threads may be several
  * iterations apart (pipelining). A thread may begin iteration k when k is
  * below the frontier (someone began it already) or by raising the frontier
@@ -550,6 +583,8 @@ int ssc_iteration_begin(ssc_thread *t)
             break;
     }
     t->busy = t->wait = 0;
+    if (rt.opt.max_lead && k > rt.opt.max_lead)
+        wait_for_slowest(t, k - rt.opt.max_lead);
     return 1;
 }
 
@@ -561,6 +596,11 @@ void ssc_iteration_end(ssc_thread *t)
         rec[1] = t->wait;
     }
     t->iter++;
+    if (rt.opt.max_lead) {
+        atomic_store(&t->done, (unsigned)t->iter);
+        if (atomic_load(&t->watchers))
+            futex_wake(&t->done, INT_MAX);
+    }
 }
 
 void ssc_W(ssc_thread *t, ssc_signal *s)
@@ -736,11 +776,15 @@ int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes
     }
     rt.t0 = ssc_now_ns();
     rt.release0 = rt.t0 + (rt.opt.period_ns ? 1000000 : 0);  /* 1 ms to start threads */
-    for (int i = 0; i < n_threads; i++) {
+    for (int i = 0; i < n_threads; i++) {   /* all of them before any runs */
         memset(&rt.threads[i], 0, sizeof rt.threads[i]);
         rt.threads[i].index = i;
+        atomic_init(&rt.threads[i].done, 0);
+        atomic_init(&rt.threads[i].watchers, 0);
         args[i].fn = fns[i];
         args[i].self = &rt.threads[i];
+    }
+    for (int i = 0; i < n_threads; i++) {
         if (create_thread(&tids[i], i, &args[i]) != 0)
             exit(3);   /* the started threads would wait forever for this one */
     }

@@ -75,6 +75,8 @@ typedef struct {
     int huge_pages;             /* ssc -ht: a hint for ssc_arena_init callers */
     int lock_memory;            /* --mlock: mlockall, warning when refused */
     int rt_priority;            /* --fifo N: SCHED_FIFO priority, 0 = none */
+    uint32_t max_lead;          /* ssc -kd N / --max-lead N: no thread begins
+                                   iteration k before all finished k - N; 0 = off */
     const char *program;        /* name shown in the report */
 } ssc_options;
 
@@ -185,6 +187,8 @@ typedef struct {
     _Alignas(64) int index;
     uint64_t iter;          /* the iteration being run */
     uint64_t busy, wait;    /* ns in this iteration (-tt) */
+    atomic_uint done;       /* iterations finished, mod 2^32 (for max_lead) */
+    atomic_uint watchers;   /* threads that may sleep on `done` */
 } ssc_thread;
 
 typedef void (*ssc_thread_fn)(ssc_thread *self);

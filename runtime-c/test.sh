@@ -62,9 +62,9 @@ gcc $TSAN -o "$OUT/test_kernels.tsan" "$HERE/tests/test_kernels.c" $RT -lm || fa
 # setarch -R: older TSan runtimes fail under high-entropy ASLR.
 NOASLR=""
 setarch "$(uname -m)" -R true 2>/dev/null && NOASLR="setarch $(uname -m) -R"
-for spin in 20000 0; do   # spinning, then every wait on the futex
+for spin in 20000 0; do   # spinning, then every wait on the futex (and -kd 1)
     TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/hand.tsan" --iterations 60 \
-        --spin-ns $spin > "$OUT/tsan.txt" 2> "$OUT/tsan.err" || { cat "$OUT/tsan.err"; fail "tsan run (spin $spin)"; }
+        --spin-ns $spin $([ $spin = 0 ] && echo --max-lead 1) > "$OUT/tsan.txt" 2> "$OUT/tsan.err" || { cat "$OUT/tsan.err"; fail "tsan run (spin $spin)"; }
     grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report (spin $spin)"; }
     grep -q "^iterations: 60 of 60$" "$OUT/tsan.txt" || fail "tsan run incomplete (spin $spin)"
 done
@@ -104,6 +104,7 @@ interrupt "$OUT/hand.gcc" 0.5
 interrupt "$OUT/hand.gcc" 0.4 --spin-ns 0
 interrupt "$OUT/barrier" 0.4
 interrupt "$OUT/barrier" 0.4 --spin-ns 0
+interrupt "$OUT/hand.gcc" 0.4 --max-lead 1
 
 # ---- command line ---------------------------------------------------------
 step "command line: --help, unknown options, bad values"
@@ -132,11 +133,13 @@ END=$(date +%s%N)
 "$OUT/ref.gcc" --iterations 50 > "$OUT/ref50.txt"
 [ "$(checksum_of "$OUT/per.txt")" = "$(checksum_of "$OUT/ref50.txt")" ] || fail "periodic checksum"
 
-step "--json report, spin 0, huge pages (or their fallback)"
+step "--json report, spin 0, --max-lead 1, huge pages (or their fallback)"
 "$OUT/hand.gcc" --iterations 20 --json > "$OUT/j.txt"
 grep -q '"checksum": "0x' "$OUT/j.txt" || fail "json report"
 "$OUT/hand.gcc" --iterations $ITER --spin-ns 0 > "$OUT/s0.txt"
 [ "$(checksum_of "$OUT/s0.txt")" = "$REF_SUM" ] || fail "spin 0 checksum"
+"$OUT/hand.gcc" --iterations $ITER --max-lead 1 > "$OUT/kd.txt"
+[ "$(checksum_of "$OUT/kd.txt")" = "$REF_SUM" ] || fail "--max-lead 1 checksum"
 gcc $CFLAGS -DAPPENDIX_HUGE=1 -o "$OUT/huge" "$HERE/examples/appendix_by_hand.c" $RT
 "$OUT/huge" --iterations $ITER > "$OUT/huge.txt" 2> "$OUT/huge.err"
 [ "$(checksum_of "$OUT/huge.txt")" = "$REF_SUM" ] || fail "huge pages checksum"
