@@ -440,7 +440,8 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
 static struct {
     ssc_options opt;
     int n_threads;
-    int *cores;                     /* NULL: not pinned */
+    cpu_set_t *cpusets;             /* thread i may run on cpusets[i] ... */
+    int pinned;                     /* ... when this is set */
     /* One more than the highest iteration any thread has begun, or'ed with
      * STOP_BIT once a stop was asked for. */
     atomic_uint_fast64_t frontier;
@@ -473,7 +474,9 @@ static void format_cpu_set(const cpu_set_t *set, char *buf, size_t n)
             used += (size_t)snprintf(buf + used, n - used, "%s%d", used ? "," : "", c);
 }
 
-static int check_cores(int n_threads, const int *cores)
+/* 0 when every core of the list exists and this process may run on it;
+ * else a message naming the core (and its thread when pinned) and 3. */
+static int check_cores(const int *cores, int n, int pinned)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t allowed;
@@ -482,31 +485,58 @@ static int check_cores(int n_threads, const int *cores)
         fprintf(stderr, "ssc: cannot read the CPU affinity: %s\n", strerror(errno));
         return 3;
     }
-    for (int i = 0; i < n_threads; i++) {
+    for (int i = 0; i < n; i++) {
         int c = cores[i];
-        if (c < 0 || c >= online || c >= CPU_SETSIZE || !CPU_ISSET(c, &allowed)) {
-            char list[256];
-            format_cpu_set(&allowed, list, sizeof list);
-            fprintf(stderr, "ssc: thread %d is pinned to core %d, which does not exist "
-                    "here: %ld CPUs online, this process may use cores %s\n",
-                    i, c, online, list);
-            return 3;
-        }
+        if (c >= 0 && c < online && c < CPU_SETSIZE && CPU_ISSET(c, &allowed))
+            continue;
+        char list[256], who[64] = "the core list names";
+        format_cpu_set(&allowed, list, sizeof list);
+        if (pinned)
+            snprintf(who, sizeof who, "thread %d is pinned to", i);
+        fprintf(stderr, "ssc: %s core %d, which does not exist here: %ld CPUs online, "
+                "this process may use cores %s\n", who, c, online, list);
+        return 3;
     }
     return 0;
 }
 
+static int init_common(const ssc_options *o, int n_threads);
+
 int ssc_init(const ssc_options *o, int n_threads, const int *cores)
+{
+    if (cores && check_cores(cores, n_threads, 1) != 0)
+        return 3;
+    if (init_common(o, n_threads) != 0)
+        return 3;
+    for (int i = 0; cores && i < n_threads; i++) {
+        CPU_ZERO(&rt.cpusets[i]);
+        CPU_SET(cores[i], &rt.cpusets[i]);
+    }
+    rt.pinned = cores != NULL;
+    return 0;
+}
+
+int ssc_init_mask(const ssc_options *o, int n_threads, const int *mask, int n_mask)
+{
+    if (check_cores(mask, n_mask, 0) != 0 || init_common(o, n_threads) != 0)
+        return 3;
+    for (int i = 0; i < n_threads; i++) {
+        CPU_ZERO(&rt.cpusets[i]);
+        for (int j = 0; j < n_mask; j++)
+            CPU_SET(mask[j], &rt.cpusets[i]);
+    }
+    rt.pinned = n_mask > 0;
+    return 0;
+}
+
+static int init_common(const ssc_options *o, int n_threads)
 {
     rt.opt = *o;
     rt.n_threads = n_threads;
-    if (cores) {
-        if (check_cores(n_threads, cores) != 0)
-            return 3;
-        rt.cores = malloc((size_t)n_threads * sizeof *cores);
-        if (!rt.cores)
-            return 3;
-        memcpy(rt.cores, cores, (size_t)n_threads * sizeof *cores);
+    rt.cpusets = calloc((size_t)n_threads, sizeof *rt.cpusets);
+    if (!rt.cpusets) {
+        fprintf(stderr, "ssc: out of memory\n");
+        return 3;
     }
     ssc_set_spin_ns(o->spin_ns);
     atomic_store(&rt.frontier, 0);
@@ -722,12 +752,8 @@ static int create_thread(pthread_t *tid, int i, struct start_arg *arg)
     for (int fifo = rt.opt.rt_priority > 0;; fifo = 0) {
         pthread_attr_t attr;
         pthread_attr_init(&attr);
-        if (rt.cores) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(rt.cores[i], &set);
-            pthread_attr_setaffinity_np(&attr, sizeof set, &set);
-        }
+        if (rt.pinned)
+            pthread_attr_setaffinity_np(&attr, sizeof rt.cpusets[i], &rt.cpusets[i]);
         if (fifo) {
             struct sched_param sp = { .sched_priority = rt.opt.rt_priority };
             pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
@@ -1036,10 +1062,10 @@ int ssc_finish(void)
     free(rt.box_times);
     free(rt.thread_times);
     free(rt.threads);
-    free(rt.cores);
+    free(rt.cpusets);
     rt.lat_begin = rt.lat_end = NULL;
     rt.box_times = rt.thread_times = NULL;
     rt.threads = NULL;
-    rt.cores = NULL;
+    rt.cpusets = NULL;
     return status;
 }

@@ -87,11 +87,15 @@ void ssc_options_init(ssc_options *o, const char *program, uint64_t iterations);
  * prints a message and exits 2. */
 void ssc_parse_args(ssc_options *o, int argc, char **argv);
 
-/* Checks the core list (cores[i] is thread i's core; NULL = unpinned),
- * installs SIGINT/SIGTERM handlers, applies --mlock and the spin bound.
+/* Checks the core list (-cm c,c -ca: cores[i] is thread i's core; NULL:
+ * unpinned), installs SIGINT/SIGTERM handlers, applies --mlock and the spin bound.
  * Returns 0, or 3 after a message on stderr (e.g. a core that does not
  * exist): the caller returns it from main. */
 int ssc_init(const ssc_options *o, int n_threads, const int *cores);
+
+/* As ssc_init for -cm without -ca: every thread may run on any core of the
+ * mask (the OS chooses among them). */
+int ssc_init_mask(const ssc_options *o, int n_threads, const int *mask, int n_mask);
 
 /* ------------------------------------------------------------------ */
 /* Clock                                                               */

@@ -123,6 +123,12 @@ set +e
 set -e
 [ $RC = 3 ] || fail "bad core: exit $RC"
 grep -q "core 1000, which does not exist" "$OUT/err.txt" || fail "bad core: message"
+gcc $CFLAGS -DREFERENCE_MASK='{0, 1, 1000}' -o "$OUT/badmask" "$HERE/examples/appendix_reference.c" $RT
+set +e
+"$OUT/badmask" --iterations 5 > /dev/null 2> "$OUT/err.txt"; RC=$?
+set -e
+[ $RC = 3 ] || fail "bad core in a mask: exit $RC"
+grep -q "the core list names core 1000, which does not exist" "$OUT/err.txt" || fail "bad mask: message"
 
 # ---- options of the run -----------------------------------------------------
 step "--period-us: 50 iterations at 2 ms take >= 98 ms, same checksum"

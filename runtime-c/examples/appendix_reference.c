@@ -1,9 +1,14 @@
 /* appendix_reference.c — the oracle for appendix_by_hand.c: the same chain
  * (source -> gain -> conv [4,4] -> sink, 256x256 int) with no split, on one
  * unpinned thread, with one buffer per port allocated on its own
- * (ssc -dp none -ts fixed 1 -ms none). It must print the same checksum. */
+ * (ssc -dp none -ts fixed 1 -ms none -cm 0,1: the thread may run on core 0
+ * or 1, not pinned to one). It must print the same checksum. */
 #include "ssc_rt.h"
 #include "ssc_kernels.h"
+
+#ifndef REFERENCE_MASK          /* test.sh overrides it to test a bad core */
+#define REFERENCE_MASK { 0, 1 }
+#endif
 
 enum { W = 256, H = 256 };
 #define BUF_BYTES ((size_t)W * H * sizeof(int))
@@ -29,7 +34,8 @@ int main(int argc, char **argv)
     ssc_options opt;
     ssc_options_init(&opt, "appendix_reference", 1000);
     ssc_parse_args(&opt, argc, argv);
-    int status = ssc_init(&opt, 1, NULL);
+    static const int mask[] = REFERENCE_MASK;
+    int status = ssc_init_mask(&opt, 1, mask, (int)(sizeof mask / sizeof mask[0]));
     if (status)
         return status;
     if ((status = ssc_arena_init(&buf_a, BUF_BYTES, 0)) ||
