@@ -201,6 +201,27 @@ static void test_scaling(ssc_type t)
     free(big.data); free(small.data); free(up.data);
 }
 
+/* Float conv gives the same bits for every split and chunking. */
+static void test_conv_split_bits(void)
+{
+    enum { CW = 600, CH = 9 };
+    ssc_port in = grid(SSC_FLOAT, CW, CH, 1, 5), a = grid(SSC_FLOAT, CW, CH, 1, 1);
+    ssc_port b = grid(SSC_FLOAT, CW, CH, 1, 1);
+    for (int64_t y = 0; y < CH; y++)
+        for (int64_t x = 0; x < CW; x++)
+            set(&in, x, y, 0.1 * (double)((x * 37 + y * 11) % 17) - 0.7);
+    ssc_region all = { 0, 0, CW, CH };
+    run(func_conv, all, CW, CH, 0, 0, &in, 1, &a, 1);
+    for (int64_t y0 = 0; y0 < CH; y0 += 2) {     /* odd strips, then odd columns */
+        ssc_region strip = { 0, y0, 257, y0 + 2 > CH ? CH : y0 + 2 };
+        ssc_region rest = { 257, y0, CW, y0 + 2 > CH ? CH : y0 + 2 };
+        run(func_conv, rest, CW, CH, 0, 0, &in, 1, &b, 1);
+        run(func_conv, strip, CW, CH, 0, 0, &in, 1, &b, 1);
+    }
+    CHECK(memcmp(a.data, b.data, sizeof(float) * CW * CH) == 0, "conv float bits depend on the split");
+    free(in.data); free(a.data); free(b.data);
+}
+
 /* A kernel writes its region's elements and nothing else. */
 static void test_region_only(ssc_type t)
 {
@@ -374,11 +395,14 @@ int main(void)
         test_conv(t, 3, GW, GH);
         test_conv(t, 5, 300, 7);      /* longer than a conv chunk */
         test_conv(t, 1, 5, 5);
+        test_conv(t, 70, 300, 9);     /* wider than CONV_MAX_SEP: the other path */
+        test_conv(t, 64, 70, 9);      /* the widest shared-column window */
         test_scaling(t);
         test_region_only(t);
         test_sink_split(t);
     }
     test_known_values();
+    test_conv_split_bits();
     test_stats();
     test_pool();
     test_sync(20000);   /* spinning */
