@@ -4,10 +4,10 @@
  * Arithmetic: integer types compute in a wide type `W` of their signedness
  * (32-bit for 8- and 16-bit elements, so SSE2 can vectorise it; 64-bit for
  * int and uint) where no kernel here can overflow (the largest value is a
- * product of two elements; conv sums its window in 64 bits), then
- * saturate to the element type: no undefined or implementation-defined
- * behaviour. float and double compute in their own
- * type (IEEE, no saturation). Integer division truncates toward zero. */
+ * product of two elements; conv sums its window in 64 bits), then saturate
+ * to the element type: no undefined or implementation-defined behaviour.
+ * float and double compute in their own type (IEEE, no saturation).
+ * Integer division truncates toward zero. */
 #include "ssc_kernels.h"
 
 #include <limits.h>
