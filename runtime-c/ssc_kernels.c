@@ -4,10 +4,17 @@
  * Arithmetic: integer types compute in a wide type `W` of their signedness
  * (32-bit for 8- and 16-bit elements, so SSE2 can vectorise it; 64-bit for
  * int and uint) where no kernel here can overflow (the largest value is a
+<<<<<<< HEAD
  * product of two elements; conv sums its window in 64 bits), then
  * saturate to the element type: no undefined or implementation-defined
  * behaviour. float and double compute in their own
  * type (IEEE, no saturation). Integer division truncates toward zero. */
+=======
+ * product of two elements; conv sums its window in 64 bits), then saturate
+ * to the element type: no undefined or implementation-defined behaviour.
+ * float and double compute in their own type (IEEE, no saturation).
+ * Integer division truncates toward zero. */
+>>>>>>> runtime-c
 #include "ssc_kernels.h"
 
 #include <limits.h>
@@ -235,6 +242,7 @@ DISPATCH(func_dup, dup, c->out[0].type)
 /* ---- convolution --------------------------------------------------- */
 
 /* Mean over the input window (a box filter: every weight 1/(wx*wy)),
+<<<<<<< HEAD
  * coordinates clamped to the grid. An output row is done in chunks of
  * CONV_CHUNK accumulators; for each window offset the chunk is one
  * contiguous loop unless it touches a border. Full chunks use a constant
@@ -248,6 +256,29 @@ DISPATCH(func_dup, dup, c->out[0].type)
 #define DIV_S(W, acc, count, shift) ((shift) >= 0                            \
     ? ((acc) + (((acc) < 0) ? (((W)1 << (shift)) - 1) : 0)) >> (shift)       \
     : (acc) / (count))
+=======
+ * coordinates clamped to the grid, computed separably: for output element
+ * x, acc = sum over dx of col(x + dx), col(u) = sum over dy of
+ * in[clamp(y + dy)][clamp(u)], both sums in ascending order. So the bits of
+ * every element are fixed whatever the split or chunking (floats too), and
+ * a window costs wx + wy adds per element instead of wx * wy.
+ *
+ * An output row is done in chunks of CONV_CHUNK elements. Windows up to
+ * CONV_MAX_SEP wide compute the chunk's column sums once and share them
+ * between the dx; wider windows recompute col(x + dx) for each dx (the same
+ * sums, so the same bits). Loops over a whole chunk have a constant trip
+ * count, which gcc -O2's "very cheap" vectoriser requires.
+ * Integer means truncate toward zero; a power-of-two window uses an exact
+ * shift instead of a (slow, scalar) division. */
+#define CONV_CHUNK 256
+#define CONV_MAX_SEP 64
+#define CONV_COLS (CONV_CHUNK + CONV_MAX_SEP - 1)
+
+/* Exact truncating division of a wide value by 2^shift or by count. */
+#define DIV_S(W, acc, count, shift) ((shift) < 0 ? (acc) / (count)          \
+    : (acc) < 0 ? -(W)((uint64_t)-(acc) >> (shift))                         \
+    : (W)((uint64_t)(acc) >> (shift)))   /* |acc| >> shift: no signed shift */
+>>>>>>> runtime-c
 #define DIV_U(W, acc, count, shift) ((shift) >= 0 ? (acc) >> (shift) : (acc) / (count))
 #define DIV_F(W, acc, count, shift) ((acc) / (count))
 
@@ -259,6 +290,7 @@ static int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 
     return ((int64_t)1 << s) == v ? s : -1;
 }
 
+<<<<<<< HEAD
 /* acc[k] += row[x + k] for k < N, clamping x + k to [0, width) near borders. */
 #define CONV_ADD(T, acc, row, x, N, width)                                      \
     do {                                                                     \
@@ -279,6 +311,65 @@ static int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 
         int64_t bx = (ip->win_x - 1) / 2, ax = ip->win_x - 1 - bx;           \
         int64_t by = (ip->win_y - 1) / 2, ay = ip->win_y - 1 - by;           \
         typedef ACC_##K(W) acc_t;                                            \
+=======
+/* col[j] = sum over dy of in[clamp(y + dy)][clamp(u0 + j)], j < N. */
+#define CONV_COLUMNS(T, col, ip, y, by, ay, u0, N)                           \
+    do {                                                                     \
+        for (int64_t j = 0; j < (N); j++)                                    \
+            (col)[j] = 0;                                                    \
+        for (int64_t dy = -(by); dy <= (ay); dy++) {                         \
+            const T *row_ = ROW(const T, ip, clamp64((y) + dy, 0, (ip)->height - 1)); \
+            if ((u0) >= 0 && (u0) + (N) - 1 < (ip)->width) {                 \
+                const T *restrict r_ = row_ + (u0);                          \
+                for (int64_t j = 0; j < (N); j++)                            \
+                    (col)[j] += r_[j];                                       \
+            } else {                                                         \
+                for (int64_t j = 0; j < (N); j++)                            \
+                    (col)[j] += row_[clamp64((u0) + j, 0, (ip)->width - 1)]; \
+            }                                                                \
+        }                                                                    \
+    } while (0)
+
+/* acc[k] += col[k + off], k < N. */
+#define CONV_ROWSUM(acc, col, off, N)                                        \
+    do {                                                                     \
+        for (int64_t k = 0; k < (N); k++)                                    \
+            (acc)[k] += (col)[k + (off)];                                    \
+    } while (0)
+
+#define DEF_CONV(S, T, W, E, K, LO, HI)                                      \
+    static void conv_chunk_##S(const ssc_port *ip, int64_t y, int64_t cx,    \
+                               int64_t n, ACC_##K(W) *restrict acc)          \
+    {                                                                        \
+        typedef ACC_##K(W) acc_t;                                            \
+        int64_t bx = (ip->win_x - 1) / 2, ax = ip->win_x - 1 - bx;           \
+        int64_t by = (ip->win_y - 1) / 2, ay = ip->win_y - 1 - by;           \
+        acc_t col[CONV_COLS];                                                \
+        memset(acc, 0, sizeof(acc_t) * CONV_CHUNK);                          \
+        if (ip->win_x <= CONV_MAX_SEP) {                                     \
+            if (n == CONV_CHUNK) {                                           \
+                CONV_COLUMNS(T, col, ip, y, by, ay, cx - bx, CONV_CHUNK);    \
+                CONV_COLUMNS(T, col + CONV_CHUNK, ip, y, by, ay,             \
+                             cx - bx + CONV_CHUNK, ip->win_x - 1);           \
+                for (int64_t dx = 0; dx < ip->win_x; dx++)                   \
+                    CONV_ROWSUM(acc, col, dx, CONV_CHUNK);                   \
+            } else {                                                         \
+                CONV_COLUMNS(T, col, ip, y, by, ay, cx - bx, n + ip->win_x - 1); \
+                for (int64_t dx = 0; dx < ip->win_x; dx++)                   \
+                    CONV_ROWSUM(acc, col, dx, n);                            \
+            }                                                                \
+        } else {                                                             \
+            for (int64_t dx = -bx; dx <= ax; dx++) {                         \
+                CONV_COLUMNS(T, col, ip, y, by, ay, cx + dx, n);             \
+                CONV_ROWSUM(acc, col, 0, n);                                 \
+            }                                                                \
+        }                                                                    \
+    }                                                                        \
+    static void conv_##S(const ssc_call *c)                                  \
+    {                                                                        \
+        typedef ACC_##K(W) acc_t;                                            \
+        const ssc_port *ip = &c->in[0], *op = &c->out[0];                    \
+>>>>>>> runtime-c
         acc_t count = (acc_t)ip->win_x * (acc_t)ip->win_y;                   \
         int shift = log2_exact((int64_t)ip->win_x * ip->win_y);              \
         (void)shift;                           /* unused by floating types */ \
@@ -288,6 +379,7 @@ static int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 
             T *restrict out = ROW(T, op, y);                                 \
             for (int64_t cx = e.x0; cx < e.x1; cx += CONV_CHUNK) {           \
                 int64_t n = e.x1 - cx < CONV_CHUNK ? e.x1 - cx : CONV_CHUNK; \
+<<<<<<< HEAD
                 memset(acc, 0, sizeof acc);                                  \
                 for (int64_t dy = -by; dy <= ay; dy++) {                     \
                     const T *row = ROW(const T, ip, clamp64(y + dy, 0, ip->height - 1)); \
@@ -298,6 +390,9 @@ static int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 
                             CONV_ADD(T, acc, row, cx + dx, n, ip->width);    \
                     }                                                        \
                 }                                                            \
+=======
+                conv_chunk_##S(ip, y, cx, n, acc);                           \
+>>>>>>> runtime-c
                 for (int64_t k = 0; k < n; k++)                              \
                     out[cx + k] = sat_##S((W)DIV_##K(acc_t, acc[k], count, shift)); \
             }                                                                \

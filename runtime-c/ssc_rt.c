@@ -358,6 +358,7 @@ static void usage(FILE *f, const char *argv0)
         "  --json             print the report as JSON\n"
         "  --spin-ns N        spin N ns before a wait sleeps (0: sleep at once)\n"
         "  --fifo PRIO        run the threads SCHED_FIFO at PRIO (1..99)\n"
+        "  --max-lead N       no thread runs more than N iterations ahead of the slowest\n"
         "  --mlock            lock all memory (mlockall)\n"
         "  --help             this text\n"
         "SIGINT/SIGTERM stop at an iteration boundary and print the report.\n",
@@ -409,6 +410,11 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             if (p < 1 || p > 99)
                 bad_arg(argv0, a, "priority must be 1..99");
             o->rt_priority = (int)p;
+        } else if (!strcmp(a, "--max-lead")) {
+            uint64_t n = parse_u64(argv0, a, val);
+            if (n > 1000000000)
+                bad_arg(argv0, a, "is too large");
+            o->max_lead = (uint32_t)n;
         } else if (!strcmp(a, "--dump")) {
             o->dump_path = val;
         } else if (!strcmp(a, "--dump-format")) {
@@ -434,7 +440,8 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
 static struct {
     ssc_options opt;
     int n_threads;
-    int *cores;                     /* NULL: not pinned */
+    cpu_set_t *cpusets;             /* thread i may run on cpusets[i] ... */
+    int pinned;                     /* ... when this is set */
     /* One more than the highest iteration any thread has begun, or'ed with
      * STOP_BIT once a stop was asked for. */
     atomic_uint_fast64_t frontier;
@@ -467,7 +474,9 @@ static void format_cpu_set(const cpu_set_t *set, char *buf, size_t n)
             used += (size_t)snprintf(buf + used, n - used, "%s%d", used ? "," : "", c);
 }
 
-static int check_cores(int n_threads, const int *cores)
+/* 0 when every core of the list exists and this process may run on it;
+ * else a message naming the core (and its thread when pinned) and 3. */
+static int check_cores(const int *cores, int n, int pinned)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t allowed;
@@ -476,31 +485,58 @@ static int check_cores(int n_threads, const int *cores)
         fprintf(stderr, "ssc: cannot read the CPU affinity: %s\n", strerror(errno));
         return 3;
     }
-    for (int i = 0; i < n_threads; i++) {
+    for (int i = 0; i < n; i++) {
         int c = cores[i];
-        if (c < 0 || c >= online || c >= CPU_SETSIZE || !CPU_ISSET(c, &allowed)) {
-            char list[256];
-            format_cpu_set(&allowed, list, sizeof list);
-            fprintf(stderr, "ssc: thread %d is pinned to core %d, which does not exist "
-                    "here: %ld CPUs online, this process may use cores %s\n",
-                    i, c, online, list);
-            return 3;
-        }
+        if (c >= 0 && c < online && c < CPU_SETSIZE && CPU_ISSET(c, &allowed))
+            continue;
+        char list[256], who[64] = "the core list names";
+        format_cpu_set(&allowed, list, sizeof list);
+        if (pinned)
+            snprintf(who, sizeof who, "thread %d is pinned to", i);
+        fprintf(stderr, "ssc: %s core %d, which does not exist here: %ld CPUs online, "
+                "this process may use cores %s\n", who, c, online, list);
+        return 3;
     }
     return 0;
 }
 
+static int init_common(const ssc_options *o, int n_threads);
+
 int ssc_init(const ssc_options *o, int n_threads, const int *cores)
+{
+    if (cores && check_cores(cores, n_threads, 1) != 0)
+        return 3;
+    if (init_common(o, n_threads) != 0)
+        return 3;
+    for (int i = 0; cores && i < n_threads; i++) {
+        CPU_ZERO(&rt.cpusets[i]);
+        CPU_SET(cores[i], &rt.cpusets[i]);
+    }
+    rt.pinned = cores != NULL;
+    return 0;
+}
+
+int ssc_init_mask(const ssc_options *o, int n_threads, const int *mask, int n_mask)
+{
+    if (check_cores(mask, n_mask, 0) != 0 || init_common(o, n_threads) != 0)
+        return 3;
+    for (int i = 0; i < n_threads; i++) {
+        CPU_ZERO(&rt.cpusets[i]);
+        for (int j = 0; j < n_mask; j++)
+            CPU_SET(mask[j], &rt.cpusets[i]);
+    }
+    rt.pinned = n_mask > 0;
+    return 0;
+}
+
+static int init_common(const ssc_options *o, int n_threads)
 {
     rt.opt = *o;
     rt.n_threads = n_threads;
-    if (cores) {
-        if (check_cores(n_threads, cores) != 0)
-            return 3;
-        rt.cores = malloc((size_t)n_threads * sizeof *cores);
-        if (!rt.cores)
-            return 3;
-        memcpy(rt.cores, cores, (size_t)n_threads * sizeof *cores);
+    rt.cpusets = calloc((size_t)n_threads, sizeof *rt.cpusets);
+    if (!rt.cpusets) {
+        fprintf(stderr, "ssc: out of memory\n");
+        return 3;
     }
     ssc_set_spin_ns(o->spin_ns);
     atomic_store(&rt.frontier, 0);
@@ -521,6 +557,33 @@ int ssc_init(const ssc_options *o, int n_threads, const int *cores)
 /* ------------------------------------------------------------------ */
 /* Iterations and operations                                           */
 /* ------------------------------------------------------------------ */
+
+/* -kd / --max-lead: wait until every other thread has finished `need`
+ * iterations. Cannot deadlock: this thread has begun iteration k, so all
+ * threads will finish every iteration < k (see below), and need < k. The
+ * counters are 32-bit (futex words); comparisons are modulo 2^32. */
+static void wait_for_slowest(ssc_thread *self, uint64_t need)
+{
+    uint64_t start = rt.thread_times ? ssc_now_ns() : 0;
+    for (int j = 0; j < rt.n_threads; j++) {
+        ssc_thread *o = &rt.threads[j];
+        if (o == self)
+            continue;
+        for (;;) {
+            unsigned d = atomic_load_explicit(&o->done, memory_order_acquire);
+            if ((int32_t)(d - (unsigned)need) >= 0)
+                break;
+            if (spin_while_equal(&o->done, d))
+                continue;
+            atomic_fetch_add(&o->watchers, 1);          /* Dekker, as in signals */
+            if (atomic_load(&o->done) == d)
+                futex_wait(&o->done, d);
+            atomic_fetch_sub(&o->watchers, 1);
+        }
+    }
+    if (rt.thread_times)
+        self->wait += ssc_now_ns() - start;
+}
 
 /* Every thread runs iterations 0, 1, 2, ... and threads may be several
  * iterations apart (pipelining). A thread may begin iteration k when k is
@@ -550,6 +613,8 @@ int ssc_iteration_begin(ssc_thread *t)
             break;
     }
     t->busy = t->wait = 0;
+    if (rt.opt.max_lead && k > rt.opt.max_lead)
+        wait_for_slowest(t, k - rt.opt.max_lead);
     return 1;
 }
 
@@ -561,6 +626,11 @@ void ssc_iteration_end(ssc_thread *t)
         rec[1] = t->wait;
     }
     t->iter++;
+    if (rt.opt.max_lead) {
+        atomic_store(&t->done, (unsigned)t->iter);
+        if (atomic_load(&t->watchers))
+            futex_wake(&t->done, INT_MAX);
+    }
 }
 
 void ssc_W(ssc_thread *t, ssc_signal *s)
@@ -641,7 +711,7 @@ void ssc_E(ssc_thread *t, ssc_box *b)
         atomic_min_u64(&rt.lat_begin[i], start - rt.t0);
     if (b->flags & SSC_BOX_SINK)
         atomic_max_u64(&rt.lat_end[i], end - rt.t0);
-    if (rt.box_times) {
+    if (rt.box_times && b->index >= 0) {   /* a box outside the table: untimed */
         uint64_t *rec = rt.box_times + 2 * ((uint64_t)b->index * rt.opt.iterations + i);
         rec[0] = start - rt.t0;
         rec[1] = end - rt.t0;
@@ -682,12 +752,8 @@ static int create_thread(pthread_t *tid, int i, struct start_arg *arg)
     for (int fifo = rt.opt.rt_priority > 0;; fifo = 0) {
         pthread_attr_t attr;
         pthread_attr_init(&attr);
-        if (rt.cores) {
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(rt.cores[i], &set);
-            pthread_attr_setaffinity_np(&attr, sizeof set, &set);
-        }
+        if (rt.pinned)
+            pthread_attr_setaffinity_np(&attr, sizeof rt.cpusets[i], &rt.cpusets[i]);
         if (fifo) {
             struct sched_param sp = { .sched_priority = rt.opt.rt_priority };
             pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
@@ -736,11 +802,15 @@ int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes
     }
     rt.t0 = ssc_now_ns();
     rt.release0 = rt.t0 + (rt.opt.period_ns ? 1000000 : 0);  /* 1 ms to start threads */
-    for (int i = 0; i < n_threads; i++) {
+    for (int i = 0; i < n_threads; i++) {   /* all of them before any runs */
         memset(&rt.threads[i], 0, sizeof rt.threads[i]);
         rt.threads[i].index = i;
+        atomic_init(&rt.threads[i].done, 0);
+        atomic_init(&rt.threads[i].watchers, 0);
         args[i].fn = fns[i];
         args[i].self = &rt.threads[i];
+    }
+    for (int i = 0; i < n_threads; i++) {
         if (create_thread(&tids[i], i, &args[i]) != 0)
             exit(3);   /* the started threads would wait forever for this one */
     }
@@ -992,10 +1062,10 @@ int ssc_finish(void)
     free(rt.box_times);
     free(rt.thread_times);
     free(rt.threads);
-    free(rt.cores);
+    free(rt.cpusets);
     rt.lat_begin = rt.lat_end = NULL;
     rt.box_times = rt.thread_times = NULL;
     rt.threads = NULL;
-    rt.cores = NULL;
+    rt.cpusets = NULL;
     return status;
 }

@@ -75,6 +75,8 @@ typedef struct {
     int huge_pages;             /* ssc -ht: a hint for ssc_arena_init callers */
     int lock_memory;            /* --mlock: mlockall, warning when refused */
     int rt_priority;            /* --fifo N: SCHED_FIFO priority, 0 = none */
+    uint32_t max_lead;          /* ssc -kd N / --max-lead N: no thread begins
+                                   iteration k before all finished k - N; 0 = off */
     const char *program;        /* name shown in the report */
 } ssc_options;
 
@@ -85,11 +87,15 @@ void ssc_options_init(ssc_options *o, const char *program, uint64_t iterations);
  * prints a message and exits 2. */
 void ssc_parse_args(ssc_options *o, int argc, char **argv);
 
-/* Checks the core list (cores[i] is thread i's core; NULL = unpinned),
- * installs SIGINT/SIGTERM handlers, applies --mlock and the spin bound.
+/* Checks the core list (-cm c,c -ca: cores[i] is thread i's core; NULL:
+ * unpinned), installs SIGINT/SIGTERM handlers, applies --mlock and the spin bound.
  * Returns 0, or 3 after a message on stderr (e.g. a core that does not
  * exist): the caller returns it from main. */
 int ssc_init(const ssc_options *o, int n_threads, const int *cores);
+
+/* As ssc_init for -cm without -ca: every thread may run on any core of the
+ * mask (the OS chooses among them). */
+int ssc_init_mask(const ssc_options *o, int n_threads, const int *mask, int n_mask);
 
 /* ------------------------------------------------------------------ */
 /* Clock                                                               */
@@ -185,6 +191,8 @@ typedef struct {
     _Alignas(64) int index;
     uint64_t iter;          /* the iteration being run */
     uint64_t busy, wait;    /* ns in this iteration (-tt) */
+    atomic_uint done;       /* iterations finished, mod 2^32 (for max_lead) */
+    atomic_uint watchers;   /* threads that may sleep on `done` */
 } ssc_thread;
 
 typedef void (*ssc_thread_fn)(ssc_thread *self);

@@ -1,0 +1,180 @@
+#!/bin/sh
+# test.sh — builds and checks the runtime, the kernels and the examples.
+# Exits non-zero on the first failure. About 20 s on a 2-core machine.
+set -eu
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/ssc-runtime-test.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+CFLAGS="-std=c11 -O2 -pthread -Wall -Wextra -Werror -I$HERE"
+# The runtime and kernels are compiled once per compiler and sanitizer
+# (ssc_kernels.c is the slow file), then linked into every program.
+objects() {   # objects CC SUFFIX FLAGS...: sets RT to the two objects
+    _cc=$1; _sfx=$2; shift 2
+    $_cc "$@" -c -o "$OUT/ssc_rt.$_sfx.o" "$HERE/ssc_rt.c" || fail "$_cc: ssc_rt.c"
+    $_cc "$@" -c -o "$OUT/ssc_kernels.$_sfx.o" "$HERE/ssc_kernels.c" || fail "$_cc: ssc_kernels.c"
+    RT="$OUT/ssc_rt.$_sfx.o $OUT/ssc_kernels.$_sfx.o"
+}
+ITER=200
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+T0=$(date +%s)
+step() { echo "== [$(( $(date +%s) - T0 )) s] $*"; }
+checksum_of() { sed -n 's/^checksum: //p' "$1"; }
+
+# ---- build with every compiler present, warnings are errors -------------
+CLANG=${CLANG:-clang}     # CLANG=/path/to/clang ./test.sh to name one
+COMPILERS=gcc
+command -v "$CLANG" >/dev/null 2>&1 && COMPILERS="$COMPILERS $CLANG"
+for CC in $COMPILERS; do
+    CN=$(basename "$CC")
+    step "build with $CC"
+    objects "$CC" "$CN" $CFLAGS
+    $CC $CFLAGS -o "$OUT/hand.$CN" "$HERE/examples/appendix_by_hand.c" $RT || fail "$CC: appendix_by_hand"
+    $CC $CFLAGS -o "$OUT/ref.$CN" "$HERE/examples/appendix_reference.c" $RT || fail "$CC: appendix_reference"
+    $CC $CFLAGS -o "$OUT/test_kernels.$CN" "$HERE/tests/test_kernels.c" $RT -lm || fail "$CC: test_kernels"
+    $CC $CFLAGS -o "$OUT/bench.$CN" "$HERE/bench_signal.c" "$OUT/ssc_rt.$CN.o" || fail "$CC: bench_signal"
+
+    step "unit tests ($CC): every kernel x type, known values, sync"
+    "$OUT/test_kernels.$CN" || fail "$CC: test_kernels"
+
+    step "Appendix A by hand (2 threads) vs reference (1 thread, no split), $CC"
+    "$OUT/hand.$CN" --iterations $ITER > "$OUT/hand.txt" || fail "$CC: hand exited $?"
+    "$OUT/ref.$CN" --iterations $ITER > "$OUT/ref.txt" || fail "$CC: ref exited $?"
+    cat "$OUT/hand.txt"
+    H=$(checksum_of "$OUT/hand.txt"); R=$(checksum_of "$OUT/ref.txt")
+    [ -n "$H" ] && [ "$H" = "$R" ] || fail "$CC: checksums differ: $H vs $R"
+    grep -q "^iterations: $ITER of $ITER$" "$OUT/hand.txt" || fail "$CC: iteration count"
+    grep -q "^latency (us): count $ITER " "$OUT/hand.txt" || fail "$CC: latency count"
+done
+CC=gcc
+RT="$OUT/ssc_rt.gcc.o $OUT/ssc_kernels.gcc.o"   # built in the loop
+REF_SUM=$(checksum_of "$OUT/ref.txt")
+
+# ---- ThreadSanitizer -----------------------------------------------------
+step "ThreadSanitizer: appendix_by_hand and the sync unit tests"
+TSAN="-std=c11 -O1 -g -pthread -Wall -Wextra -Werror -fsanitize=thread -I$HERE"
+GCC_RT=$RT
+objects gcc tsan $TSAN
+TSAN_RT=$RT
+gcc $TSAN -o "$OUT/hand.tsan" "$HERE/examples/appendix_by_hand.c" $RT || fail "tsan build"
+gcc $TSAN -o "$OUT/test_kernels.tsan" "$HERE/tests/test_kernels.c" $RT -lm || fail "tsan build"
+# setarch -R: older TSan runtimes fail under high-entropy ASLR.
+NOASLR=""
+setarch "$(uname -m)" -R true 2>/dev/null && NOASLR="setarch $(uname -m) -R"
+for spin in 20000 0; do   # spinning, then every wait on the futex (and -kd 1)
+    TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/hand.tsan" --iterations 60 \
+        --spin-ns $spin $([ $spin = 0 ] && echo --max-lead 1) > "$OUT/tsan.txt" 2> "$OUT/tsan.err" || { cat "$OUT/tsan.err"; fail "tsan run (spin $spin)"; }
+    grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report (spin $spin)"; }
+    grep -q "^iterations: 60 of 60$" "$OUT/tsan.txt" || fail "tsan run incomplete (spin $spin)"
+done
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/test_kernels.tsan" > /dev/null 2> "$OUT/tsan.err" \
+    || { cat "$OUT/tsan.err"; fail "tsan unit tests"; }
+grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report in unit tests"; }
+RT=$GCC_RT
+
+# ---- SIGINT halfway: a complete report of the completed iterations -----
+gcc $CFLAGS -DAPPENDIX_BARRIER=1 -o "$OUT/barrier" "$HERE/examples/appendix_by_hand.c" $RT
+gcc $TSAN -DAPPENDIX_BARRIER=1 -o "$OUT/barrier.tsan" "$HERE/examples/appendix_by_hand.c" $TSAN_RT
+step "ThreadSanitizer: the same with an iteration barrier (-ab)"
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/barrier.tsan" --iterations 60 --spin-ns 0 \
+    > "$OUT/tsan.txt" 2> "$OUT/tsan.err" || { cat "$OUT/tsan.err"; fail "tsan barrier run"; }
+grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report (barrier)"; }
+
+# interrupt PROGRAM DELAY ARGS...: SIGINT after DELAY s; the report must
+# cover N whole iterations, with the checksum of N reference iterations.
+interrupt() {
+    prog=$1; delay=$2; shift 2
+    "$prog" --iterations 100000 --dump "$OUT/stop.csv" "$@" > "$OUT/stop.txt" &
+    pid=$!
+    sleep "$delay"
+    kill -INT $pid
+    wait $pid || fail "interrupted program exited $?"
+    N=$(sed -n 's/^iterations: \([0-9]*\) of 100000 (stopped by signal)$/\1/p' "$OUT/stop.txt")
+    [ -n "$N" ] && [ "$N" -gt 0 ] || { cat "$OUT/stop.txt"; fail "no 'stopped by signal' report"; }
+    grep -q "^latency (us): count $N " "$OUT/stop.txt" || fail "latency count after SIGINT"
+    [ "$(grep -c '^latency,' "$OUT/stop.csv")" = "$N" ] || fail "dump rows after SIGINT"
+    "$OUT/ref.gcc" --iterations "$N" > "$OUT/refN.txt"
+    [ "$(checksum_of "$OUT/stop.txt")" = "$(checksum_of "$OUT/refN.txt")" ] \
+        || fail "checksum after SIGINT differs from $N reference iterations"
+    echo "   stopped after $N iterations ($prog $*): checksum of $N iterations"
+}
+step "SIGINT stops at an iteration boundary, all threads agree"
+interrupt "$OUT/hand.gcc" 0.5
+interrupt "$OUT/hand.gcc" 0.4 --spin-ns 0
+interrupt "$OUT/barrier" 0.4
+interrupt "$OUT/barrier" 0.4 --spin-ns 0
+interrupt "$OUT/hand.gcc" 0.4 --max-lead 1
+
+# ---- command line ---------------------------------------------------------
+step "command line: --help, unknown options, bad values"
+"$OUT/hand.gcc" --help > /dev/null || fail "--help"
+set +e
+"$OUT/hand.gcc" --frobnicate 2> "$OUT/err.txt"; [ $? = 2 ] || fail "unknown option: exit code"
+"$OUT/hand.gcc" --iterations x 2> /dev/null; [ $? = 2 ] || fail "bad number: exit code"
+"$OUT/hand.gcc" --iterations 2> /dev/null; [ $? = 2 ] || fail "missing value: exit code"
+set -e
+grep -q "unknown option" "$OUT/err.txt" || fail "unknown option: message"
+
+step "a core that does not exist is a startup error (exit 3)"
+gcc $CFLAGS -DAPPENDIX_CORES='{0, 1000}' -o "$OUT/badcore" "$HERE/examples/appendix_by_hand.c" $RT
+set +e
+"$OUT/badcore" --iterations 5 > /dev/null 2> "$OUT/err.txt"; RC=$?
+set -e
+[ $RC = 3 ] || fail "bad core: exit $RC"
+grep -q "core 1000, which does not exist" "$OUT/err.txt" || fail "bad core: message"
+gcc $CFLAGS -DREFERENCE_MASK='{0, 1, 1000}' -o "$OUT/badmask" "$HERE/examples/appendix_reference.c" $RT
+set +e
+"$OUT/badmask" --iterations 5 > /dev/null 2> "$OUT/err.txt"; RC=$?
+set -e
+[ $RC = 3 ] || fail "bad core in a mask: exit $RC"
+grep -q "the core list names core 1000, which does not exist" "$OUT/err.txt" || fail "bad mask: message"
+
+# ---- options of the run -----------------------------------------------------
+step "--period-us: 50 iterations at 2 ms take >= 98 ms, same checksum"
+START=$(date +%s%N)
+"$OUT/hand.gcc" --iterations 50 --period-us 2000 > "$OUT/per.txt"
+END=$(date +%s%N)
+[ $(( (END - START) / 1000000 )) -ge 98 ] || fail "periodic run too fast"
+"$OUT/ref.gcc" --iterations 50 > "$OUT/ref50.txt"
+[ "$(checksum_of "$OUT/per.txt")" = "$(checksum_of "$OUT/ref50.txt")" ] || fail "periodic checksum"
+
+step "--json report, spin 0, --max-lead 1, huge pages (or their fallback)"
+"$OUT/hand.gcc" --iterations 20 --json > "$OUT/j.txt"
+grep -q '"checksum": "0x' "$OUT/j.txt" || fail "json report"
+"$OUT/hand.gcc" --iterations $ITER --spin-ns 0 > "$OUT/s0.txt"
+[ "$(checksum_of "$OUT/s0.txt")" = "$REF_SUM" ] || fail "spin 0 checksum"
+"$OUT/hand.gcc" --iterations $ITER --max-lead 1 > "$OUT/kd.txt"
+[ "$(checksum_of "$OUT/kd.txt")" = "$REF_SUM" ] || fail "--max-lead 1 checksum"
+gcc $CFLAGS -DAPPENDIX_HUGE=1 -o "$OUT/huge" "$HERE/examples/appendix_by_hand.c" $RT
+"$OUT/huge" --iterations $ITER > "$OUT/huge.txt" 2> "$OUT/huge.err"
+[ "$(checksum_of "$OUT/huge.txt")" = "$REF_SUM" ] || fail "huge pages checksum"
+"$OUT/hand.gcc" --iterations 5 --fifo 10 --mlock > /dev/null 2>&1 || fail "--fifo/--mlock must never fail"
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+    # Without CAP_SYS_NICE / CAP_IPC_LOCK: one warning line each, still exit 0.
+    setpriv --bounding-set -sys_nice,-ipc_lock --inh-caps -sys_nice,-ipc_lock \
+        sh -c "ulimit -l 64; '$OUT/hand.gcc' --iterations 5 --fifo 10 --mlock" > /dev/null 2> "$OUT/err.txt" \
+        || fail "--fifo/--mlock without privileges must not fail"
+    grep -q "SCHED_FIFO not permitted" "$OUT/err.txt" || fail "no SCHED_FIFO warning"
+    grep -q "mlockall refused" "$OUT/err.txt" || fail "no mlockall warning"
+fi
+
+step "dumps: csv, json, binary"
+"$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.csv" > /dev/null
+# header + 30 latency + 6 boxes x 30 + 2 threads x 30
+[ "$(wc -l < "$OUT/d.csv")" = $((1 + 30 + 180 + 60)) ] || fail "csv dump rows"
+"$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.json" --dump-format json > /dev/null
+if command -v python3 > /dev/null; then
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['iterations']==30 and len(d['boxes'])==6 and len(d['threads'])==2 \
+and len(d['boxes'][0]['start_ns'])==30" "$OUT/d.json" || fail "json dump"
+fi
+"$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.bin" --dump-format binary > /dev/null
+# 32-byte header, 30 latency pairs, 6 boxes (4 + 4-byte name + 30 pairs), 2 threads x 30 pairs
+[ "$(head -c 8 "$OUT/d.bin")" = "SSCDUMP1" ] || fail "binary dump magic"
+[ "$(wc -c < "$OUT/d.bin")" = $((32 + 480 + 6 * (8 + 480) + 2 * 480)) ] || fail "binary dump size"
+
+step "bench_signal runs"
+"$OUT/bench.gcc" 2000 > /dev/null || fail "bench_signal"
+
+echo "runtime-c: all tests passed in $(( $(date +%s) - T0 )) s"

@@ -1,0 +1,416 @@
+/* test_kernels.c — unit tests of the built-in kernels and the runtime's
+ * small pieces: every kernel x every type against a reference computed in
+ * double, known values (saturation, truncation, clamped borders), split
+ * invariance and region-only writes, statistics, pools, signals, barriers.
+ * Exits 1 on the first failure. */
+#include "ssc_rt.h"
+#include "ssc_kernels.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);             \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fputc('\n', stderr);                                             \
+            if (++failures > 20)                                             \
+                exit(1);                                                     \
+        }                                                                    \
+    } while (0)
+
+static const ssc_type all_types[] = { SSC_CHAR, SSC_UCHAR, SSC_SHORT, SSC_USHORT,
+                                      SSC_INT, SSC_UINT, SSC_FLOAT, SSC_DOUBLE };
+static const char *type_names[] = { "char", "uchar", "short", "ushort",
+                                    "int", "uint", "float", "double" };
+
+/* ---- element access by type ---------------------------------------- */
+
+static double get(const ssc_port *p, int64_t x, int64_t y)
+{
+    int64_t i = y * p->stride + x;
+    switch (p->type) {
+    case SSC_CHAR:   return ((signed char *)p->data)[i];
+    case SSC_UCHAR:  return ((unsigned char *)p->data)[i];
+    case SSC_SHORT:  return ((short *)p->data)[i];
+    case SSC_USHORT: return ((unsigned short *)p->data)[i];
+    case SSC_INT:    return ((int *)p->data)[i];
+    case SSC_UINT:   return ((unsigned *)p->data)[i];
+    case SSC_FLOAT:  return ((float *)p->data)[i];
+    case SSC_DOUBLE: return ((double *)p->data)[i];
+    }
+    return 0;
+}
+
+static void set(const ssc_port *p, int64_t x, int64_t y, double v)
+{
+    int64_t i = y * p->stride + x;
+    switch (p->type) {
+    case SSC_CHAR:   ((signed char *)p->data)[i] = (signed char)v; break;
+    case SSC_UCHAR:  ((unsigned char *)p->data)[i] = (unsigned char)v; break;
+    case SSC_SHORT:  ((short *)p->data)[i] = (short)v; break;
+    case SSC_USHORT: ((unsigned short *)p->data)[i] = (unsigned short)v; break;
+    case SSC_INT:    ((int *)p->data)[i] = (int)v; break;
+    case SSC_UINT:   ((unsigned *)p->data)[i] = (unsigned)v; break;
+    case SSC_FLOAT:  ((float *)p->data)[i] = (float)v; break;
+    case SSC_DOUBLE: ((double *)p->data)[i] = v; break;
+    }
+}
+
+/* What a kernel stores for the exact result q: integers truncate toward
+ * zero and saturate; floating types round. */
+static double as_type(ssc_type t, double q)
+{
+    static const double lo[] = { -128, 0, -32768, 0, -2147483648.0, 0 };
+    static const double hi[] = { 127, 255, 32767, 65535, 2147483647.0, 4294967295.0 };
+    if (t == SSC_FLOAT)
+        return (float)q;
+    if (t == SSC_DOUBLE)
+        return q;
+    q = trunc(q);
+    return q < lo[t] ? lo[t] : q > hi[t] ? hi[t] : q;
+}
+
+static int same(ssc_type t, double a, double b)
+{
+    if (t == SSC_FLOAT)
+        return fabs(a - b) <= 1e-5 * (1 + fabs(b));
+    return a == b;
+}
+
+/* A grid of w x h elements of type t, filled with sentinel 7. */
+static ssc_port grid(ssc_type t, int64_t w, int64_t h, int mul, int win)
+{
+    void *data = calloc((size_t)(w * h), ssc_type_size(t));
+    ssc_port p = ssc_port_make(data, t, w, h, mul, mul, win, win);
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++)
+            set(&p, x, y, 7);
+    return p;
+}
+
+static void run(ssc_kernel k, ssc_region r, int64_t w, int64_t h, uint32_t id, uint64_t it,
+                const ssc_port *in, int n_in, const ssc_port *out, int n_out)
+{
+    ssc_call c = { r, w, h, it, id, in, n_in, out, n_out };
+    k(&c);
+}
+
+static void fill_source(const ssc_port *p, uint64_t it)
+{
+    ssc_region all = { 0, 0, p->width / p->mul_x, p->height / p->mul_y };
+    run(func_source, all, all.x1, all.y1, 1, it, NULL, 0, p, 1);
+}
+
+/* ---- every kernel x every type against a double reference ------------ */
+
+enum { GW = 37, GH = 11 };   /* odd sizes: tails of the vector loops, borders */
+
+static void test_elementwise(ssc_type t)
+{
+    const char *tn = type_names[t];
+    ssc_port a = grid(t, GW, GH, 1, 1), b = grid(t, GW, GH, 1, 1);
+    ssc_port o = grid(t, GW, GH, 1, 1), o2 = grid(t, GW, GH, 1, 1);
+    fill_source(&a, 3);
+    fill_source(&b, 17);
+    for (int64_t y = 0; y < GH; y++)
+        for (int64_t x = 0; x < GW; x++)
+            CHECK(get(&a, x, y) == ssc_source_value(t, x, y, 3), "source %s", tn);
+
+    ssc_region all = { 0, 0, GW, GH };
+    ssc_port in2[2] = { a, b }, outs[2] = { o, o2 };
+    struct { const char *name; ssc_kernel k; int n_in; int n_out; } ks[] = {
+        { "gain", func_gain, 1, 1 }, { "copy", func_copy, 1, 1 }, { "dup", func_dup, 1, 2 },
+        { "plus", func_plus, 2, 1 }, { "mul", func_mul, 2, 1 }, { "avg", func_avg, 2, 1 },
+    };
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        run(ks[i].k, all, GW, GH, 2, 0, in2, ks[i].n_in, outs, ks[i].n_out);
+        for (int64_t y = 0; y < GH; y++)
+            for (int64_t x = 0; x < GW; x++) {
+                double va = get(&a, x, y), vb = get(&b, x, y), want;
+                switch (i) {
+                case 0: want = as_type(t, va * 3 / 2); break;
+                case 1: case 2: want = va; break;
+                case 3: want = as_type(t, va + vb); break;
+                case 4: want = as_type(t, va * vb); break;
+                default: want = as_type(t, (va + vb) / 2); break;
+                }
+                CHECK(same(t, get(&o, x, y), want), "%s %s at (%lld,%lld): %g, want %g",
+                      ks[i].name, tn, (long long)x, (long long)y, get(&o, x, y), want);
+                if (ks[i].n_out == 2)
+                    CHECK(get(&o2, x, y) == want, "dup %s second output", tn);
+            }
+    }
+    free(a.data); free(b.data); free(o.data); free(o2.data);
+}
+
+static double conv_ref(const ssc_port *in, int64_t x, int64_t y)
+{
+    int64_t bx = (in->win_x - 1) / 2, by = (in->win_y - 1) / 2;
+    double sum = 0;
+    for (int64_t dy = -by; dy <= in->win_y - 1 - by; dy++)
+        for (int64_t dx = -bx; dx <= in->win_x - 1 - bx; dx++) {
+            int64_t cx = x + dx < 0 ? 0 : x + dx >= in->width ? in->width - 1 : x + dx;
+            int64_t cy = y + dy < 0 ? 0 : y + dy >= in->height ? in->height - 1 : y + dy;
+            sum += get(in, cx, cy);
+        }
+    return sum / (in->win_x * in->win_y);
+}
+
+static void test_conv(ssc_type t, int win, int64_t w, int64_t h)
+{
+    ssc_port in = grid(t, w, h, 1, win), out = grid(t, w, h, 1, 1);
+    fill_source(&in, 5);
+    /* two row strips, as a split would run them */
+    ssc_region top = { 0, 0, w, h / 2 }, bottom = { 0, h / 2, w, h };
+    run(func_conv, bottom, w, h, 3, 0, &in, 1, &out, 1);
+    run(func_conv, top, w, h, 3, 0, &in, 1, &out, 1);
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++) {
+            double want = as_type(t, conv_ref(&in, x, y));
+            CHECK(same(t, get(&out, x, y), want), "conv[%d] %s at (%lld,%lld): %g, want %g",
+                  win, type_names[t], (long long)x, (long long)y, get(&out, x, y), want);
+        }
+    free(in.data); free(out.data);
+}
+
+static void test_scaling(ssc_type t)
+{
+    ssc_port big = grid(t, 2 * GW, 2 * GH, 2, 1), small = grid(t, GW, GH, 1, 1);
+    ssc_port up = grid(t, 2 * GW, 2 * GH, 2, 1);
+    fill_source(&big, 9);
+    ssc_region all = { 0, 0, GW, GH };
+    run(func_down, all, GW, GH, 4, 0, &big, 1, &small, 1);
+    run(func_up, all, GW, GH, 5, 0, &small, 1, &up, 1);
+    for (int64_t y = 0; y < GH; y++)
+        for (int64_t x = 0; x < GW; x++) {
+            double s = get(&big, 2 * x, 2 * y) + get(&big, 2 * x + 1, 2 * y) +
+                       get(&big, 2 * x, 2 * y + 1) + get(&big, 2 * x + 1, 2 * y + 1);
+            double want = as_type(t, s / 4);
+            CHECK(same(t, get(&small, x, y), want), "down %s", type_names[t]);
+            for (int j = 0; j < 4; j++)
+                CHECK(get(&up, 2 * x + j % 2, 2 * y + j / 2) == get(&small, x, y),
+                      "up %s", type_names[t]);
+        }
+    free(big.data); free(small.data); free(up.data);
+}
+
+/* Float conv gives the same bits for every split and chunking. */
+static void test_conv_split_bits(void)
+{
+    enum { CW = 600, CH = 9 };
+    ssc_port in = grid(SSC_FLOAT, CW, CH, 1, 5), a = grid(SSC_FLOAT, CW, CH, 1, 1);
+    ssc_port b = grid(SSC_FLOAT, CW, CH, 1, 1);
+    for (int64_t y = 0; y < CH; y++)
+        for (int64_t x = 0; x < CW; x++)
+            set(&in, x, y, 0.1 * (double)((x * 37 + y * 11) % 17) - 0.7);
+    ssc_region all = { 0, 0, CW, CH };
+    run(func_conv, all, CW, CH, 0, 0, &in, 1, &a, 1);
+    for (int64_t y0 = 0; y0 < CH; y0 += 2) {     /* odd strips, then odd columns */
+        ssc_region strip = { 0, y0, 257, y0 + 2 > CH ? CH : y0 + 2 };
+        ssc_region rest = { 257, y0, CW, y0 + 2 > CH ? CH : y0 + 2 };
+        run(func_conv, rest, CW, CH, 0, 0, &in, 1, &b, 1);
+        run(func_conv, strip, CW, CH, 0, 0, &in, 1, &b, 1);
+    }
+    CHECK(memcmp(a.data, b.data, sizeof(float) * CW * CH) == 0, "conv float bits depend on the split");
+    free(in.data); free(a.data); free(b.data);
+}
+
+/* A kernel writes its region's elements and nothing else. */
+static void test_region_only(ssc_type t)
+{
+    ssc_port in = grid(t, GW, GH, 1, 3), out = grid(t, GW, GH, 1, 1);
+    fill_source(&in, 1);
+    ssc_region r = { 3, 2, 20, 7 };
+    run(func_conv, r, GW, GH, 6, 0, &in, 1, &out, 1);
+    for (int64_t y = 0; y < GH; y++)
+        for (int64_t x = 0; x < GW; x++) {
+            int inside = x >= r.x0 && x < r.x1 && y >= r.y0 && y < r.y1;
+            if (!inside)
+                CHECK(get(&out, x, y) == 7, "conv %s wrote outside its region", type_names[t]);
+        }
+    free(in.data); free(out.data);
+}
+
+/* The sink's checksum does not depend on the split or the order. */
+static void test_sink_split(ssc_type t)
+{
+    ssc_port in = grid(t, GW, GH, 1, 1);
+    fill_source(&in, 2);
+    ssc_region all = { 0, 0, GW, GH }, a = { 0, 0, GW, 4 }, b = { 0, 4, GW, GH };
+    ssc_checksum_reset();
+    run(func_sink, all, GW, GH, 9, 2, &in, 1, NULL, 0);
+    uint64_t whole = ssc_checksum();
+    ssc_checksum_reset();
+    run(func_sink, b, GW, GH, 9, 2, &in, 1, NULL, 0);
+    run(func_sink, a, GW, GH, 9, 2, &in, 1, NULL, 0);
+    CHECK(ssc_checksum() == whole && whole != 0, "sink %s split changes the checksum", type_names[t]);
+    ssc_checksum_reset();
+    run(func_sink, all, GW, GH, 9, 3, &in, 1, NULL, 0);
+    CHECK(ssc_checksum() != whole, "sink %s ignores the iteration", type_names[t]);
+    free(in.data);
+}
+
+/* ---- known values --------------------------------------------------- */
+
+static void test_known_values(void)
+{
+    ssc_region one = { 0, 0, 2, 1 };
+    {   /* gain saturates and truncates toward zero */
+        signed char in[2] = { 100, -101 }, out[2];
+        ssc_port pi = ssc_port_make(in, SSC_CHAR, 2, 1, 1, 1, 1, 1);
+        ssc_port po = ssc_port_make(out, SSC_CHAR, 2, 1, 1, 1, 1, 1);
+        run(func_gain, one, 2, 1, 0, 0, &pi, 1, &po, 1);
+        CHECK(out[0] == 127 && out[1] == -128, "gain char: %d %d", out[0], out[1]);
+        in[0] = 5, in[1] = -5;
+        run(func_gain, one, 2, 1, 0, 0, &pi, 1, &po, 1);
+        CHECK(out[0] == 7 && out[1] == -7, "gain char 5,-5: %d %d", out[0], out[1]);
+    }
+    {   /* uint: a product past 2^32 saturates, no wrap */
+        unsigned a[2] = { 70000, 3 }, b[2] = { 70000, 4 }, out[2];
+        ssc_port p[2] = { ssc_port_make(a, SSC_UINT, 2, 1, 1, 1, 1, 1),
+                          ssc_port_make(b, SSC_UINT, 2, 1, 1, 1, 1, 1) };
+        ssc_port po = ssc_port_make(out, SSC_UINT, 2, 1, 1, 1, 1, 1);
+        run(func_mul, one, 2, 1, 0, 0, p, 2, &po, 1);
+        CHECK(out[0] == 4294967295u && out[1] == 12, "mul uint: %u %u", out[0], out[1]);
+    }
+    {   /* int avg truncates toward zero: (-3 + 0) / 2 = -1 */
+        int a[2] = { -3, 2147483647 }, b[2] = { 0, 2147483647 }, out[2];
+        ssc_port p[2] = { ssc_port_make(a, SSC_INT, 2, 1, 1, 1, 1, 1),
+                          ssc_port_make(b, SSC_INT, 2, 1, 1, 1, 1, 1) };
+        ssc_port po = ssc_port_make(out, SSC_INT, 2, 1, 1, 1, 1, 1);
+        run(func_avg, one, 2, 1, 0, 0, p, 2, &po, 1);
+        CHECK(out[0] == -1 && out[1] == 2147483647, "avg int: %d %d", out[0], out[1]);
+        run(func_plus, one, 2, 1, 0, 0, p, 2, &po, 1);
+        CHECK(out[0] == -3 && out[1] == 2147483647, "plus int: %d %d", out[0], out[1]);
+    }
+    {   /* conv [2,1] (power of two: the shift path) truncates like division */
+        short in[2] = { -3, 0 }, out[2];
+        ssc_port pi = ssc_port_make(in, SSC_SHORT, 2, 1, 1, 1, 2, 1);
+        ssc_port po = ssc_port_make(out, SSC_SHORT, 2, 1, 1, 1, 1, 1);
+        run(func_conv, one, 2, 1, 0, 0, &pi, 1, &po, 1);
+        /* window [2,1]: 0 before, 1 after; x=1 clamps to (0 + 0) */
+        CHECK(out[0] == -1 && out[1] == 0, "conv short [2,1]: %d %d", out[0], out[1]);
+    }
+    {   /* conv [3,3] on a 3x3 image with clamped borders */
+        float in[9] = { 0, 0, 0, 0, 9, 0, 0, 0, 0 }, out[9];
+        ssc_port pi = ssc_port_make(in, SSC_FLOAT, 3, 3, 1, 1, 3, 3);
+        ssc_port po = ssc_port_make(out, SSC_FLOAT, 3, 3, 1, 1, 1, 1);
+        ssc_region all = { 0, 0, 3, 3 };
+        run(func_conv, all, 3, 3, 0, 0, &pi, 1, &po, 1);
+        for (int i = 0; i < 9; i++)
+            CHECK(out[i] == 1.0f, "conv float [3,3] at %d: %g", i, out[i]);
+    }
+}
+
+/* ---- runtime pieces ------------------------------------------------- */
+
+static void test_stats(void)
+{
+    uint64_t v[1000];
+    for (int i = 0; i < 1000; i++)
+        v[i] = (uint64_t)(1000 - i);
+    ssc_stats s;
+    ssc_stats_compute(v, 1000, &s);
+    CHECK(s.count == 1000 && s.min == 1 && s.max == 1000 && s.p50 == 500 && s.p99 == 990 &&
+          s.p999 == 999 && s.mean == 500.5 && fabs(s.stddev - 288.819) < 1e-3,
+          "stats: p50 %llu p99 %llu p99.9 %llu mean %g sd %g", (unsigned long long)s.p50,
+          (unsigned long long)s.p99, (unsigned long long)s.p999, s.mean, s.stddev);
+}
+
+static void test_pool(void)
+{
+    ssc_pool *p = ssc_pool_create(100, 2);
+    void *a = ssc_pool_get(p), *b = ssc_pool_get(p), *c = ssc_pool_get(p);
+    CHECK(a && b && c && a != b && b != c && ((uintptr_t)c % 64) == 0, "pool blocks");
+    ssc_pool_put(p, b);
+    CHECK(ssc_pool_get(p) == b && ssc_pool_blocks(p) == 3, "pool reuse");
+    ssc_pool_destroy(p);
+    void *d = ssc_dyn_alloc(10);
+    CHECK(((uintptr_t)d % 64) == 0, "dyn alignment");
+    ssc_dyn_free(d);
+}
+
+/* Ping-pong through two signals with a plain (non-atomic) counter: the
+ * signals must order it (TSan checks). spin 0 forces the futex path. */
+enum { ROUNDS = 20000 };
+static ssc_signal ping, pong;
+static ssc_barrier bar;
+static long shared_counter;
+static long slots[2];
+
+static void *pong_thread(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        ssc_signal_wait(&ping);
+        shared_counter++;
+        ssc_signal_post(&pong);
+    }
+    for (int i = 0; i < ROUNDS; i++) {   /* barrier rounds */
+        slots[1] = i;
+        ssc_barrier_wait(&bar);
+        CHECK(slots[0] == i, "barrier round %d", i);
+        ssc_barrier_wait(&bar);
+    }
+    return NULL;
+}
+
+static void test_sync(uint64_t spin_ns)
+{
+    ssc_set_spin_ns(spin_ns);
+    ssc_signal_init(&ping, 0);
+    ssc_signal_init(&pong, 0);
+    ssc_barrier_init(&bar, 2);
+    shared_counter = 0;
+    pthread_t t;
+    pthread_create(&t, NULL, pong_thread, NULL);
+    for (int i = 0; i < ROUNDS; i++) {
+        shared_counter++;
+        ssc_signal_post(&ping);
+        ssc_signal_wait(&pong);
+    }
+    for (int i = 0; i < ROUNDS; i++) {
+        slots[0] = i;
+        ssc_barrier_wait(&bar);
+        CHECK(slots[1] == i, "barrier round %d", i);
+        ssc_barrier_wait(&bar);
+    }
+    pthread_join(t, NULL);
+    CHECK(shared_counter == 2 * ROUNDS, "ping-pong counter %ld", shared_counter);
+}
+
+int main(void)
+{
+    for (size_t i = 0; i < sizeof all_types / sizeof all_types[0]; i++) {
+        ssc_type t = all_types[i];
+        test_elementwise(t);
+        test_conv(t, 4, GW, GH);
+        test_conv(t, 3, GW, GH);
+        test_conv(t, 5, 300, 7);      /* longer than a conv chunk */
+        test_conv(t, 1, 5, 5);
+        test_conv(t, 70, 300, 9);     /* wider than CONV_MAX_SEP: the other path */
+        test_conv(t, 64, 70, 9);      /* the widest shared-column window */
+        test_scaling(t);
+        test_region_only(t);
+        test_sink_split(t);
+    }
+    test_known_values();
+    test_conv_split_bits();
+    test_stats();
+    test_pool();
+    test_sync(20000);   /* spinning */
+    test_sync(0);       /* sleeping on the futex */
+    if (failures) {
+        fprintf(stderr, "%d failures\n", failures);
+        return 1;
+    }
+    printf("test_kernels: all passed\n");
+    return 0;
+}
