@@ -1,3 +1,6 @@
 //! Back ends: each takes a lowered IR and writes one output format.
 
 pub mod description;
+pub mod dot;
+pub mod gxl;
+pub mod sdf3;

@@ -10,9 +10,10 @@
 //!
 //! Guarantees: names follow instance paths joined by `_` (`tgain`,
 //! `denoise_tconv`); functions are listed depth-first in the order instances
-//! are written; function declarations in order of first use; connections in
-//! the order they are resolved (inner compositions first, then each level's
-//! connections as written). `index` takes the enclosing composition's
+//! are written; function declarations in order of first use; connections
+//! sorted by their reader (function order, then port order: every IN port
+//! has one driver, so this is a total order for a valid graph; the sort is
+//! stable otherwise). `index` takes the enclosing composition's
 //! resolution. Errors (E100–E109) name the composition and the instance.
 
 use crate::front::diagnostics::Diagnostic;
@@ -92,7 +93,29 @@ pub fn compose(
         );
     }
     if ctx.errors.is_empty() {
-        Ok(ctx.decl)
+        let mut decl = ctx.decl;
+        let key = |c: &Connection| {
+            let f = decl
+                .functions
+                .iter()
+                .position(|f| f.name.as_str() == c.to.owner_name())
+                .unwrap_or(usize::MAX);
+            let p = decl.functions.get(f).and_then(|f| {
+                decl.function_decl(f.function.as_str())?
+                    .ports
+                    .iter()
+                    .position(|p| p.name == c.to.port)
+            });
+            (f, p.unwrap_or(usize::MAX))
+        };
+        let mut keyed: Vec<_> = decl
+            .connections
+            .iter()
+            .map(|c| (key(c), c.clone()))
+            .collect();
+        keyed.sort_by_key(|k| k.0);
+        decl.connections = keyed.into_iter().map(|k| k.1).collect();
+        Ok(decl)
     } else {
         Err(ctx.errors)
     }
