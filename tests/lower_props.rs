@@ -34,7 +34,7 @@ proptest! {
 }
 
 fn divisors(n: u64) -> Vec<u64> {
-    (1..=n).filter(|d| n % d == 0).collect()
+    (1..=n).filter(|d| n.is_multiple_of(*d)).collect()
 }
 
 /// A random DAG on one grid: function i has resolution `grid / mul_i`; it

@@ -161,52 +161,63 @@ fn isomorphism(u: &Graph, c: &Graph) -> Result<Option<Vec<usize>>, ()> {
             .cloned()
             .unwrap_or_else(|| empty.clone())
     };
-    let mut map: Vec<usize> = vec![usize::MAX; n];
-    let mut used = vec![false; n];
-    let mut steps = 0u64;
-    fn go(
-        k: usize,
-        n: usize,
-        cu: &[usize],
-        cc: &[usize],
-        map: &mut Vec<usize>,
-        used: &mut Vec<bool>,
-        steps: &mut u64,
-        ok: &dyn Fn(usize, usize, &[usize]) -> bool,
-    ) -> Result<bool, ()> {
-        if k == n {
-            return Ok(true);
-        }
-        for cand in 0..n {
-            if used[cand] || cc[cand] != cu[k] {
-                continue;
-            }
-            *steps += 1;
-            if *steps > BUDGET {
-                return Err(());
-            }
-            map[k] = cand;
-            if ok(k, cand, map) {
-                used[cand] = true;
-                if go(k + 1, n, cu, cc, map, used, steps, ok)? {
-                    return Ok(true);
-                }
-                used[cand] = false;
-            }
-            map[k] = usize::MAX;
-        }
-        Ok(false)
-    }
     let ok = |k: usize, cand: usize, map: &[usize]| -> bool {
         if e(u, k, k) != e(c, cand, cand) {
             return false;
         }
         (0..k).all(|v| e(u, k, v) == e(c, cand, map[v]) && e(u, v, k) == e(c, map[v], cand))
     };
-    if go(0, n, &cu, &cc, &mut map, &mut used, &mut steps, &ok)? {
-        Ok(Some(map))
+    let mut s = Search {
+        n,
+        cu: &cu,
+        cc: &cc,
+        map: vec![usize::MAX; n],
+        used: vec![false; n],
+        steps: 0,
+        ok: &ok,
+    };
+    if s.go(0)? {
+        Ok(Some(s.map))
     } else {
         Ok(None)
+    }
+}
+
+/// The state of the backtracking search.
+struct Search<'a> {
+    n: usize,
+    cu: &'a [usize],
+    cc: &'a [usize],
+    map: Vec<usize>,
+    used: Vec<bool>,
+    steps: u64,
+    ok: &'a dyn Fn(usize, usize, &[usize]) -> bool,
+}
+
+impl Search<'_> {
+    fn go(&mut self, k: usize) -> Result<bool, ()> {
+        if k == self.n {
+            return Ok(true);
+        }
+        for cand in 0..self.n {
+            if self.used[cand] || self.cc[cand] != self.cu[k] {
+                continue;
+            }
+            self.steps += 1;
+            if self.steps > BUDGET {
+                return Err(());
+            }
+            self.map[k] = cand;
+            if (self.ok)(k, cand, &self.map) {
+                self.used[cand] = true;
+                if self.go(k + 1)? {
+                    return Ok(true);
+                }
+                self.used[cand] = false;
+            }
+            self.map[k] = usize::MAX;
+        }
+        Ok(false)
     }
 }
 
