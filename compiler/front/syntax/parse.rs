@@ -125,8 +125,7 @@ impl Builder {
             .next()
             .unwrap()
             .into_inner()
-            .filter(not_keyword)
-            .next()
+            .find(not_keyword)
             .unwrap()
             .as_rule()
         {
@@ -147,7 +146,7 @@ impl Builder {
     }
 
     fn parallelism(n: Node) -> Parallelism {
-        match n.into_inner().filter(not_keyword).next().unwrap().as_rule() {
+        match n.into_inner().find(not_keyword).unwrap().as_rule() {
             Rule::kw_none => Parallelism::None,
             _ => Parallelism::Full,
         }
@@ -432,8 +431,7 @@ impl Builder {
                             .next()
                             .unwrap()
                             .into_inner()
-                            .filter(not_keyword)
-                            .next()
+                            .find(not_keyword)
                             .unwrap()
                             .as_rule()
                         {
@@ -531,13 +529,8 @@ impl Builder {
 
     fn op(&mut self, n: Node) -> Spanned<Op> {
         let s = span(&n);
-        let inner = n.into_inner().filter(not_keyword).next().unwrap();
-        let arg = inner
-            .clone()
-            .into_inner()
-            .filter(not_keyword)
-            .next()
-            .unwrap();
+        let inner = n.into_inner().find(not_keyword).unwrap();
+        let arg = inner.clone().into_inner().find(not_keyword).unwrap();
         let op = match inner.as_rule() {
             Rule::op_wait => Op::Wait(ident(arg)),
             Rule::op_signal => Op::Signal(ident(arg)),
