@@ -71,8 +71,22 @@ fn snapshots_and_round_trips() {
     if !have_dot {
         println!("note: graphviz `dot` not installed; not rendering DOT");
     }
+    let have_python = !have_xmllint
+        && Command::new("python3")
+            .arg("-V")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok();
     if !have_xmllint {
-        println!("note: `xmllint` not installed; not checking XML well-formedness");
+        println!(
+            "note: `xmllint` not installed; {}",
+            if have_python {
+                "checking XML well-formedness with python3's expat instead"
+            } else {
+                "not checking XML well-formedness"
+            }
+        );
     }
     for path in inputs() {
         let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
@@ -106,6 +120,54 @@ fn snapshots_and_round_trips() {
         if have_xmllint {
             assert!(pipe("xmllint", &["--noout", "-"], &xml), "{stem}: SDF3 XML");
             assert!(pipe("xmllint", &["--noout", "-"], &gst), "{stem}: GXL");
+        } else if have_python {
+            let check = [
+                "-c",
+                "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.stdin.buffer)",
+            ];
+            assert!(pipe("python3", &check, &xml), "{stem}: SDF3 XML");
+            assert!(pipe("python3", &check, &gst), "{stem}: GXL");
         }
+        sdf3_is_strict(&stem, &xml);
+    }
+}
+
+/// SDF3's reader is strict: all actors before all channels, and every port
+/// connected to exactly one channel.
+fn sdf3_is_strict(stem: &str, xml: &str) {
+    use std::collections::BTreeMap;
+    let attr = |line: &str, name: &str| -> Vec<String> {
+        let key = format!(" {name}=\"");
+        line.match_indices(&key)
+            .map(|(i, _)| {
+                let rest = &line[i + key.len()..];
+                rest[..rest.find('"').unwrap()].to_string()
+            })
+            .collect()
+    };
+    let mut ports: BTreeMap<(String, String), u32> = BTreeMap::new();
+    let mut seen_channel = false;
+    for line in xml.lines().map(str::trim) {
+        if line.starts_with("<actor ") {
+            assert!(!seen_channel, "{stem}: actor after a channel");
+            let actor = attr(line, "name")[0].clone();
+            for p in attr(line, "name").into_iter().skip(1) {
+                assert!(ports.insert((actor.clone(), p), 0).is_none());
+            }
+            assert!(line.contains(" type=\""), "{stem}: actor without type");
+        } else if line.starts_with("<channel ") {
+            seen_channel = true;
+            for (a, p) in [("srcActor", "srcPort"), ("dstActor", "dstPort")] {
+                let key = (attr(line, a)[0].clone(), attr(line, p)[0].clone());
+                *ports
+                    .get_mut(&key)
+                    .unwrap_or_else(|| panic!("{stem}: {key:?}")) += 1;
+            }
+        } else if line.starts_with("<actorProperties ") {
+            assert!(line.contains("default=\"true\"") && line.contains("<executionTime time=\""));
+        }
+    }
+    for (k, n) in ports {
+        assert_eq!(n, 1, "{stem}: port {k:?} is connected to {n} channels");
     }
 }
