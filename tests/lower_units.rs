@@ -184,10 +184,16 @@ fn compose_errors() {
         ["E106"]
     );
     assert_eq!(
-        errors(&base(
-            "container_composition app { container x a index, y b index; self.p -> self.q; };
+        errors(
+            &base(
+                "container_composition app { container x a index, y b index; self.p -> self.q; };
              compose app [4, 4];"
-        )),
+            )
+            .replace(
+                "app { }",
+                "app { p IN int mul [1, 1]; q OUT int mul [1, 1]; }"
+            )
+        ),
         ["E105"]
     );
     assert_eq!(errors(&base("")), ["E100"]);
@@ -261,4 +267,22 @@ fn outputs_are_deterministic() {
         ssc::back::dot::instantiation_dot(&a),
         ssc::back::dot::instantiation_dot(&b)
     );
+}
+
+#[test]
+fn self_ports_are_checked_against_the_container_declaration() {
+    let text = include_str!("../examples/hierarchy.ssc");
+    let codes = |t: &str| errors(t);
+    // The unknown port, and then `denoise.in` is never used inside.
+    assert_eq!(
+        codes(&text.replace("self.in -> filter.in;", "self.inn -> filter.in;")),
+        ["E106", "E106"]
+    );
+    let e = lower(
+        &parse(&text.replace("level.out -> self.out;", "level.out -> self.in;")).unwrap(),
+        &LowerOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e[0].code, "E106");
+    assert!(e[0].message.contains("is an IN port"), "{}", e[0].message);
 }

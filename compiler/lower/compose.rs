@@ -179,11 +179,11 @@ fn expand(ctx: &mut Ctx, comp: &ContainerComposition, res: Pair, prefix: &str) -
     for conn in &comp.connections {
         // Sources: a leaf OUT port, or `self.p` (a composite IN port).
         let src: Result<Option<LeafPort>, ()> = match &conn.from.owner {
-            None => Ok(None),
+            None => self_port(ctx, comp, &conn.from, crate::ir::Direction::In).map(|_| None),
             Some(o) => lookup_out(ctx, comp, &inner, o.as_str(), &conn.from).map(Some),
         };
         let dst: Result<Option<Vec<LeafPort>>, ()> = match &conn.to.owner {
-            None => Ok(None),
+            None => self_port(ctx, comp, &conn.to, crate::ir::Direction::Out).map(|_| None),
             Some(o) => lookup_in(ctx, comp, &inner, o.as_str(), &conn.to).map(Some),
         };
         match (src, dst) {
@@ -233,6 +233,39 @@ fn expand(ctx: &mut Ctx, comp: &ContainerComposition, res: Pair, prefix: &str) -
     }
     ctx.stack.pop();
     iface
+}
+
+/// Checks `self.p` against the composite's `container_declaration` (when it
+/// has one): `p` must be a port of the right direction (IN when data comes
+/// in through it, OUT when it leaves).
+fn self_port(
+    ctx: &mut Ctx,
+    comp: &ContainerComposition,
+    r: &PortRef,
+    want: crate::ir::Direction,
+) -> Result<(), ()> {
+    let Some(decl) = ctx.containers.get(comp.name.as_str()).copied() else {
+        return Ok(());
+    };
+    match decl.ports.iter().find(|p| p.name == r.port) {
+        Some(p) if p.direction == want => Ok(()),
+        Some(p) => {
+            let what = format!(
+                "`{}` is an {} port of `{}`; here it is used as an {} port",
+                r.port,
+                p.direction.keyword(),
+                comp.name,
+                want.keyword()
+            );
+            unknown_port(ctx, comp, r, &what);
+            Err(())
+        }
+        None => {
+            let what = format!("container `{}` declares no port `{}`", comp.name, r.port);
+            unknown_port(ctx, comp, r, &what);
+            Err(())
+        }
+    }
 }
 
 fn unknown_port(ctx: &mut Ctx, comp: &ContainerComposition, r: &PortRef, what: &str) {
