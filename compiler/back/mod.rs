@@ -2,3 +2,6 @@
 
 pub mod c;
 pub mod description;
+pub mod dot;
+pub mod gxl;
+pub mod sdf3;

@@ -233,3 +233,277 @@ impl Hsdfg {
             .find(|&a| self.graph[a].subbox.index == sb.index)
     }
 }
+
+// ---------------------------------------------------------------------------
+// The builder.
+
+use super::deps::port_elements;
+use super::timing::Timing;
+use crate::front::diagnostics::Diagnostic;
+use crate::ir::{Declaration, Instantiation};
+use std::collections::BTreeMap;
+
+/// Builds the HSDFG of a checked declaration and instantiation.
+///
+/// One actor per sub-box (instantiation order); one [`Access`] per port;
+/// per dependency `P.i => C.j`, one 0-token [`EdgeKind::Dependency`] edge
+/// `P.i → C.j` for every buffer from P to C through which `C.j` reads what
+/// `P.i` writes (every buffer from P to C when none does, as for a
+/// hand-written or coarse dependency), each followed by its 1-token
+/// [`EdgeKind::WriteAfterRead`] partner `C.j → P.i`. Times: the function's
+/// `timing` × (sub-box area / function area) when `weighted`, else the whole
+/// figure. Errors (E110–E114) for names the declaration does not know, an IN
+/// port without a driver, or a dependency between functions that share no
+/// buffer.
+pub fn build(
+    d: &Declaration,
+    i: &Instantiation,
+    timing: &Timing,
+    weighted: bool,
+) -> Result<Hsdfg, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let mut functions: Vec<FunctionInfo> = Vec::new();
+    let mut by_name: BTreeMap<&str, FunctionId> = BTreeMap::new();
+    let mut buffers: Vec<Buffer> = Vec::new();
+    let mut out_buffer: BTreeMap<(&str, &str), BufferId> = BTreeMap::new();
+    let mut decl_of = Vec::new();
+    // Function instances and their OUT buffers.
+    for f in &d.functions {
+        let Some(fd) = d.function_decl(f.function.as_str()) else {
+            errors.push(
+                Diagnostic::error(
+                    "E110",
+                    format!("function `{}` of `{}` is not declared", f.function, f.name),
+                )
+                .label(f.function.span, "no function_declaration"),
+            );
+            continue;
+        };
+        let id = FunctionId(functions.len());
+        decl_of.push(fd);
+        by_name.insert(f.name.as_str(), id);
+        let res = f.resolution.value;
+        let mut ports = Vec::new();
+        for (pi, p) in fd.ports.iter().enumerate() {
+            let grid = Pair::new(
+                res.x.saturating_mul(p.mul.value.x),
+                res.y.saturating_mul(p.mul.value.y),
+            );
+            let mut buffer = BufferId(usize::MAX);
+            if p.direction == Direction::Out {
+                buffer = BufferId(buffers.len());
+                out_buffer.insert((f.name.as_str(), p.name.as_str()), buffer);
+                buffers.push(Buffer {
+                    name: format!("{}.{}", f.name, p.name),
+                    producer: (id, pi),
+                    readers: Vec::new(),
+                    ty: p.ty,
+                    grid,
+                    bytes: grid.x.saturating_mul(grid.y).saturating_mul(p.ty.size()),
+                });
+            }
+            ports.push(PortInfo {
+                name: p.name.name.clone(),
+                direction: p.direction,
+                ty: p.ty,
+                mul: p.mul.value,
+                window: p.window_or_one(),
+                grid,
+                buffer,
+            });
+        }
+        functions.push(FunctionInfo {
+            name: f.name.name.clone(),
+            function: f.function.name.clone(),
+            parallelism: fd.parallelism,
+            resolution: res,
+            ports,
+            subboxes: Vec::new(),
+        });
+    }
+    // Connect IN ports to their driver's buffer.
+    for c in &d.connections {
+        let (Some(po), Some(co)) = (&c.from.owner, &c.to.owner) else {
+            continue;
+        };
+        let Some(&b) = out_buffer.get(&(po.as_str(), c.from.port.as_str())) else {
+            errors.push(
+                Diagnostic::error("E111", format!("`{}` is not an output port", c.from))
+                    .label(c.from.span, "unknown output"),
+            );
+            continue;
+        };
+        let Some(&cf) = by_name.get(co.as_str()) else {
+            errors.push(
+                Diagnostic::error("E111", format!("`{}` names no function instance", c.to))
+                    .label(c.to.span, "unknown function"),
+            );
+            continue;
+        };
+        let Some(pi) = functions[cf.0]
+            .ports
+            .iter()
+            .position(|p| p.name == c.to.port.name && p.direction == Direction::In)
+        else {
+            errors.push(
+                Diagnostic::error("E111", format!("`{}` is not an input port", c.to))
+                    .label(c.to.span, "unknown input"),
+            );
+            continue;
+        };
+        functions[cf.0].ports[pi].buffer = b;
+    }
+    for (fi, f) in functions.iter().enumerate() {
+        for (pi, p) in f.ports.iter().enumerate() {
+            if p.direction == Direction::In {
+                if p.buffer.0 == usize::MAX {
+                    errors.push(Diagnostic::error(
+                        "E112",
+                        format!("input port `{}.{}` has no driver", f.name, p.name),
+                    ));
+                } else {
+                    buffers[p.buffer.0].readers.push((FunctionId(fi), pi));
+                }
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    // Actors.
+    let mut graph: DiGraph<Actor, Edge, u32> = DiGraph::new();
+    let mut actor_of: BTreeMap<(&str, u64), ActorId> = BTreeMap::new();
+    for sb in &i.subboxes {
+        let Some(&fid) = by_name.get(sb.id.function.as_str()) else {
+            errors.push(
+                Diagnostic::error(
+                    "E113",
+                    format!("sub-box `{}` names no function instance", sb.id),
+                )
+                .label(sb.id.span, "unknown function"),
+            );
+            continue;
+        };
+        let fd = decl_of[fid.0];
+        let info = &functions[fid.0];
+        let region = sb.region.value;
+        let accesses = info
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(pi, p)| Access {
+                buffer: p.buffer,
+                port: pi,
+                write: p.direction == Direction::Out,
+                elements: port_elements(region, &fd.ports[pi], info.resolution),
+            })
+            .collect();
+        let whole = Region::whole(info.resolution).area();
+        let t = timing.get(&info.function);
+        let time = if weighted && whole > 0 {
+            t * region.area() as f64 / whole as f64
+        } else {
+            t
+        };
+        let a = graph.add_node(Actor {
+            subbox: SubBoxRef::new(&info.name, sb.id.index),
+            function: fid,
+            region,
+            time,
+            accesses,
+        });
+        actor_of.insert((sb.id.function.as_str(), sb.id.index), a);
+    }
+    for (fi, f) in functions.iter_mut().enumerate() {
+        let mut v: Vec<(u64, ActorId)> = graph
+            .node_indices()
+            .filter(|&a| graph[a].function == FunctionId(fi))
+            .map(|a| (graph[a].subbox.index, a))
+            .collect();
+        v.sort();
+        f.subboxes = v.into_iter().map(|(_, a)| a).collect();
+    }
+    // Edges.
+    for dep in &i.dependencies {
+        let (Some(&p), Some(&c)) = (
+            actor_of.get(&(dep.from.function.as_str(), dep.from.index)),
+            actor_of.get(&(dep.to.function.as_str(), dep.to.index)),
+        ) else {
+            errors.push(
+                Diagnostic::error(
+                    "E113",
+                    format!(
+                        "dependency `{} => {}` names an unknown sub-box",
+                        dep.from, dep.to
+                    ),
+                )
+                .label(dep.span, "here"),
+            );
+            continue;
+        };
+        let (pa, ca) = (&graph[p], &graph[c]);
+        let shared: Vec<(BufferId, bool)> = ca
+            .accesses
+            .iter()
+            .filter(|r| !r.write && buffers[r.buffer.0].producer.0 == pa.function)
+            .map(|r| {
+                let w = pa
+                    .accesses
+                    .iter()
+                    .find(|w| w.write && w.buffer == r.buffer)
+                    .map(|w| w.elements.intersects(&r.elements))
+                    .unwrap_or(false);
+                (r.buffer, w)
+            })
+            .collect();
+        let mut bufs: Vec<BufferId> = shared.iter().filter(|s| s.1).map(|s| s.0).collect();
+        if bufs.is_empty() {
+            bufs = shared.iter().map(|s| s.0).collect();
+        }
+        bufs.sort();
+        bufs.dedup();
+        if bufs.is_empty() {
+            errors.push(
+                Diagnostic::error(
+                    "E114",
+                    format!(
+                        "dependency `{} => {}` joins functions that share no buffer",
+                        dep.from, dep.to
+                    ),
+                )
+                .label(dep.span, "no connection from producer to consumer")
+                .hint("remove it, or connect the two functions in the declaration"),
+            );
+            continue;
+        }
+        for b in bufs {
+            graph.add_edge(
+                p,
+                c,
+                Edge {
+                    kind: EdgeKind::Dependency,
+                    tokens: 0,
+                    buffer: b,
+                },
+            );
+            graph.add_edge(
+                c,
+                p,
+                Edge {
+                    kind: EdgeKind::WriteAfterRead,
+                    tokens: 1,
+                    buffer: b,
+                },
+            );
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Hsdfg {
+        functions,
+        buffers,
+        graph,
+        system: timing.system,
+    })
+}

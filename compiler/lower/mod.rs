@@ -1,3 +1,122 @@
 //! Lowering: composition → declaration → instantiation → HSDFG.
+//!
+//! Each stage is a small module: [`compose`] flattens the composition,
+//! [`split`] (with [`deps`]) splits functions into sub-boxes, [`hsdfg`]
+//! builds the graph the schedulers consume, [`validate`] checks sections the
+//! user wrote, [`timing`] reads the timing table. This module chains them:
+//! [`lower`] takes a parsed description and fills in a missing declaration
+//! and instantiation, validating those that are present (a present section
+//! is honoured as written). The result prints (`-t interpreter`) to a
+//! description that, parsed and lowered again, gives the same description.
 
+pub mod compose;
+pub mod deps;
 pub mod hsdfg;
+pub mod split;
+pub mod timing;
+pub mod validate;
+
+use crate::front::diagnostics::Diagnostic;
+use crate::ir::{Declaration, Description, Pair};
+use split::SplitOptions;
+use timing::Timing;
+
+/// Options of the lowering stages (`-cr`, `-dp`, `-mdp`, `-gpp`, `-cd`, `-wt`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LowerOptions {
+    /// `-cr w,h`: overrides the resolution of `compose`.
+    pub resolution_override: Option<Pair>,
+    pub split: SplitOptions,
+}
+
+/// A lowered description and the warnings found on the way.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    pub description: Description,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// The declaration of a description: the user's (validated against the
+/// composition when both exist) or the composed one.
+fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, Vec<Diagnostic>> {
+    match (&desc.composition, &desc.declaration) {
+        (Some(c), Some(d)) => {
+            let composed = compose::compose(c, opts.resolution_override)?;
+            validate::validate_declaration(&composed, d)?;
+            Ok(d.clone())
+        }
+        (Some(c), None) => compose::compose(c, opts.resolution_override),
+        (None, Some(d)) => Ok(d.clone()),
+        (None, None) => Err(vec![Diagnostic::error(
+            "E134",
+            "nothing to lower: the description has neither a composition nor a declaration",
+        )
+        .hint("start the file with `composition { ... }` or `declaration { ... }`")]),
+    }
+}
+
+/// Fills in the declaration only (`-gd`): composition + declaration.
+pub fn lower_to_declaration(
+    desc: &Description,
+    opts: &LowerOptions,
+) -> Result<Description, Vec<Diagnostic>> {
+    Ok(Description {
+        composition: desc.composition.clone(),
+        declaration: Some(declaration(desc, opts)?),
+        instantiation: None,
+        runtime: None,
+    })
+}
+
+/// Fills in the declaration and the instantiation, validating present ones;
+/// keeps a present runtime section as it is. Warnings are returned beside
+/// the result.
+pub fn lower(desc: &Description, opts: &LowerOptions) -> Result<Lowered, Vec<Diagnostic>> {
+    let decl = declaration(desc, opts)?;
+    let timing = Timing::from_runtime(desc.runtime.as_ref());
+    let mut warnings = Vec::new();
+    let inst = match &desc.instantiation {
+        Some(i) => {
+            let diags = validate::validate_instantiation(&decl, i);
+            if diags.iter().any(|d| d.is_error()) {
+                return Err(diags);
+            }
+            warnings = diags;
+            i.clone()
+        }
+        None => split::split(&decl, &timing, &opts.split),
+    };
+    Ok(Lowered {
+        description: Description {
+            composition: desc.composition.clone(),
+            declaration: Some(decl),
+            instantiation: Some(inst),
+            runtime: desc.runtime.clone(),
+        },
+        warnings,
+    })
+}
+
+/// [`lower`] without the warnings: the description with a declaration and
+/// an instantiation (what `-t interpreter` prints before scheduling).
+pub fn lower_to_instantiation(
+    desc: &Description,
+    opts: &LowerOptions,
+) -> Result<Description, Vec<Diagnostic>> {
+    lower(desc, opts).map(|l| l.description)
+}
+
+/// Lowers a description down to its HSDFG (what `-xr`, `-gg`, `-ig` and the
+/// schedulers need). Timing comes from the runtime section when present.
+pub fn lower_to_hsdfg(
+    desc: &Description,
+    opts: &LowerOptions,
+) -> Result<(Description, hsdfg::Hsdfg), Vec<Diagnostic>> {
+    let l = lower(desc, opts)?;
+    let timing = Timing::from_runtime(l.description.runtime.as_ref());
+    let (Some(d), Some(i)) = (&l.description.declaration, &l.description.instantiation) else {
+        unreachable!("lower fills in both sections")
+    };
+    let g = hsdfg::build(d, i, &timing, opts.split.weighted)?;
+    Ok((l.description, g))
+}

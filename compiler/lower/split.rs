@@ -1,0 +1,157 @@
+//! Split: a declaration → an instantiation (data parallelism, SPEC §3).
+//!
+//! Takes a declaration, the timing table and [`SplitOptions`]; gives the
+//! sub-boxes of every function instance and the fine-grained dependencies
+//! between them (see [`super::deps`]).
+//!
+//! Part counts (P = `max_parts`, `-mdp`; `NONE` functions always get 1):
+//! * `-dp none`: 1 for every function;
+//! * `-dp full`: P for every `FULL` function;
+//! * `-dp some`: the heaviest `FULL` function (timing of its C function)
+//!   gets P, every other `FULL` one `round(P·t/tmax)`, at least 1;
+//! * `-gpp` (precise, overrides `-dp some`/`full`; `-dp none` still wins):
+//!   one target grain `g = W / P²`, with `W` the total work of one
+//!   iteration (every function's timing, `NONE` ones included). P threads
+//!   each get about `W/P`; cutting that into about P grains balances the
+//!   list schedule while keeping sub-boxes coarse. Each `FULL` function gets
+//!   `clamp(round(t/g), 1, P)` parts, so each of its sub-boxes takes about
+//!   `g` (less only when capped by P or by its rows).
+//!
+//! Guarantees: never more parts than rows; the parts are near-equal row
+//! strips `[0, y0]:[w, y1]` with `y_k = floor(k·h/n)`, which tile the
+//! function's space exactly; sub-boxes `F.0`, `F.1`, … in row order,
+//! functions in declaration order.
+
+use super::deps::dependencies;
+use super::timing::Timing;
+use crate::ir::{
+    Declaration, Instantiation, Parallelism, Region, Span, Spanned, SubBox, SubBoxRef,
+};
+
+/// `-dp none|some|full`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DataParallelism {
+    None,
+    Some,
+    #[default]
+    Full,
+}
+
+/// How to split (`-dp`, `-mdp`, `-gpp`, `-cd`, `-wt`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SplitOptions {
+    pub dp: DataParallelism,
+    /// P: the most sub-boxes per function (at least 1 is used).
+    pub max_parts: u64,
+    /// `-gpp`: part counts from one target grain.
+    pub precise: bool,
+    /// `-cd`: all-to-all dependencies between connected functions.
+    pub coarse: bool,
+    /// `-wt`: weight a sub-box's time by its share (used by the HSDFG).
+    pub weighted: bool,
+}
+
+impl Default for SplitOptions {
+    fn default() -> Self {
+        SplitOptions {
+            dp: DataParallelism::Full,
+            max_parts: 2,
+            precise: false,
+            coarse: false,
+            weighted: true,
+        }
+    }
+}
+
+/// The number of parts of every function instance, in declaration order
+/// (before the cap by rows).
+pub fn part_counts(d: &Declaration, timing: &Timing, opts: &SplitOptions) -> Vec<u64> {
+    let p = opts.max_parts.max(1);
+    let full = |f: &crate::ir::Function| {
+        d.function_decl(f.function.as_str())
+            .map(|fd| fd.parallelism == Parallelism::Full)
+            .unwrap_or(false)
+    };
+    let t = |f: &crate::ir::Function| timing.get(f.function.as_str()).max(0.0);
+    if opts.dp == DataParallelism::None {
+        return vec![1; d.functions.len()];
+    }
+    if opts.precise {
+        let w: f64 = d.functions.iter().map(t).sum();
+        let g = w / (p as f64 * p as f64);
+        return d
+            .functions
+            .iter()
+            .map(|f| {
+                if !full(f) {
+                    1
+                } else if g <= 0.0 {
+                    p
+                } else {
+                    ((t(f) / g).round() as u64).clamp(1, p)
+                }
+            })
+            .collect();
+    }
+    match opts.dp {
+        DataParallelism::Full => d
+            .functions
+            .iter()
+            .map(|f| if full(f) { p } else { 1 })
+            .collect(),
+        _ => {
+            let tmax = d
+                .functions
+                .iter()
+                .filter(|f| full(f))
+                .map(t)
+                .fold(0.0, f64::max);
+            d.functions
+                .iter()
+                .map(|f| {
+                    if !full(f) {
+                        1
+                    } else if tmax <= 0.0 {
+                        p
+                    } else {
+                        ((p as f64 * t(f) / tmax).round() as u64).clamp(1, p)
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+/// Near-equal row strips of a `[w, h]` space into `n` parts (capped by `h`).
+pub fn strips(w: u64, h: u64, n: u64) -> Vec<Region> {
+    let n = n.clamp(1, h.max(1));
+    (0..n)
+        .map(|k| {
+            let y0 = (k as u128 * h as u128 / n as u128) as u64;
+            let y1 = ((k + 1) as u128 * h as u128 / n as u128) as u64;
+            Region::new(0, y0, w, y1)
+        })
+        .collect()
+}
+
+/// Splits every function instance of `d` and computes the dependencies.
+pub fn split(d: &Declaration, timing: &Timing, opts: &SplitOptions) -> Instantiation {
+    let counts = part_counts(d, timing, opts);
+    let mut subboxes = Vec::new();
+    for (f, n) in d.functions.iter().zip(counts) {
+        let res = f.resolution.value;
+        for (k, r) in strips(res.x, res.y, n).into_iter().enumerate() {
+            subboxes.push(SubBox {
+                id: SubBoxRef::new(f.name.as_str(), k as u64),
+                region: Spanned::bare(r),
+                span: Span::NONE,
+            });
+        }
+    }
+    let dependencies = dependencies(d, &subboxes, opts.coarse);
+    Instantiation {
+        subboxes,
+        dependencies,
+        span: Span::NONE,
+    }
+}
