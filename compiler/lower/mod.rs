@@ -1,3 +1,4 @@
 //! Lowering: composition → declaration → instantiation → HSDFG.
 
 pub mod hsdfg;
+pub mod testgen;
