@@ -99,7 +99,8 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
     // The DAG: predecessors of each function among the earlier ones.
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, pr) in preds.iter_mut().enumerate().skip(1) {
-        let k = rng.range(if rng.chance(0.85) { 1 } else { 0 }, p.max_inputs as u64) as usize;
+        let lo = u64::from(rng.chance(0.85));
+        let k = rng.range(lo, p.max_inputs as u64) as usize;
         for _ in 0..k {
             let j = rng.range(0, i as u64 - 1) as usize;
             if !pr.contains(&j) {
