@@ -109,8 +109,15 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
         }
         pr.sort();
     }
-    let has_out: Vec<bool> = (0..n).map(|f| preds.iter().any(|p| p.contains(&f))).collect();
-    let types = [ElemType::Uchar, ElemType::Int, ElemType::Float, ElemType::Short];
+    let has_out: Vec<bool> = (0..n)
+        .map(|f| preds.iter().any(|p| p.contains(&f)))
+        .collect();
+    let types = [
+        ElemType::Uchar,
+        ElemType::Int,
+        ElemType::Float,
+        ElemType::Short,
+    ];
 
     // Functions, ports and buffers.
     let mut functions = Vec::new();
@@ -209,13 +216,20 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
 
     // Dependencies by row overlap, each followed by its WAR partner.
     for c in 0..n {
-        for port in functions[c].ports.iter().filter(|p| p.direction == Direction::In) {
+        for port in functions[c]
+            .ports
+            .iter()
+            .filter(|p| p.direction == Direction::In)
+        {
             let b = port.buffer;
             let pf = buffers[b.0].producer.0 .0;
             for &pa in &functions[pf].subboxes {
                 for &ca in &functions[c].subboxes {
                     let w = graph[pa].accesses.iter().find(|x| x.write && x.buffer == b);
-                    let r = graph[ca].accesses.iter().find(|x| !x.write && x.buffer == b);
+                    let r = graph[ca]
+                        .accesses
+                        .iter()
+                        .find(|x| !x.write && x.buffer == b);
                     if let (Some(w), Some(r)) = (w, r) {
                         if w.elements.intersects(&r.elements) {
                             graph.add_edge(pa, ca, dep(EdgeKind::Dependency, b));
@@ -390,10 +404,10 @@ mod tests {
         for seed in 0..200 {
             let h = random_hsdfg(seed);
             // Dependencies form a DAG and each has its WAR partner.
-            assert!(!petgraph::algo::is_cyclic_directed(&petgraph::visit::EdgeFiltered::from_fn(
-                &h.graph,
-                |e| e.weight().kind == EdgeKind::Dependency
-            )));
+            assert!(!petgraph::algo::is_cyclic_directed(
+                &petgraph::visit::EdgeFiltered::from_fn(&h.graph, |e| e.weight().kind
+                    == EdgeKind::Dependency)
+            ));
             let deps = h.dependencies().count();
             let wars = h
                 .edges()
