@@ -395,6 +395,35 @@ pub fn appendix_hsdfg() -> Hsdfg {
     }
 }
 
+/// The trivial memory plan: every buffer at its own offset of the shared
+/// arena, one after the other, no extra orderings.
+pub fn trivial_plan(h: &Hsdfg) -> crate::memory::MemoryPlan {
+    use crate::memory::{ArenaId, MemoryKind, MemoryPlan, Placement};
+    let mut offset = 0;
+    let placements = h
+        .buffers
+        .iter()
+        .map(|b| {
+            let p = Placement {
+                arena: ArenaId::Shared,
+                offset,
+                bytes: b.bytes,
+            };
+            offset += b.bytes;
+            p
+        })
+        .collect();
+    MemoryPlan {
+        kind: MemoryKind::Naive,
+        placements,
+        shared_bytes: offset,
+        local_bytes: Vec::new(),
+        extra_edges: Vec::new(),
+        lower_bound: 0,
+        notes: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
