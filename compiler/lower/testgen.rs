@@ -181,8 +181,8 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
 
     // Actors: row strips.
     let mut graph = DiGraph::new();
-    for f in 0..n {
-        let parts = if functions[f].parallelism == Parallelism::Full {
+    for (f, func) in functions.iter_mut().enumerate() {
+        let parts = if func.parallelism == Parallelism::Full {
             rng.range(1, p.max_strips.min(rows))
         } else {
             1
@@ -192,7 +192,7 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
             let y0 = rows * k / parts;
             let y1 = rows * (k + 1) / parts;
             let region = Region::new(0, y0, width, y1);
-            let accesses = functions[f]
+            let accesses = func
                 .ports
                 .iter()
                 .enumerate()
@@ -204,13 +204,13 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
                 })
                 .collect();
             let a = graph.add_node(Actor {
-                subbox: SubBoxRef::new(&functions[f].name, k),
+                subbox: SubBoxRef::new(&func.name, k),
                 function: FunctionId(f),
                 region,
                 time: time * (y1 - y0) as f64 / rows as f64,
                 accesses,
             });
-            functions[f].subboxes.push(a);
+            func.subboxes.push(a);
         }
     }
 

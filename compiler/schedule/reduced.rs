@@ -188,7 +188,7 @@ impl Dfs<'_> {
         }
         self.states += 1;
         if self.states >= self.max_states
-            || (self.states % 1024 == 0 && Instant::now() >= self.deadline)
+            || (self.states.is_multiple_of(1024) && Instant::now() >= self.deadline)
         {
             self.stopped = true;
             return;

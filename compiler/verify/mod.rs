@@ -561,13 +561,12 @@ pub fn verify_with(
     }
     // Distances between the E ops.
     let na = h.graph.node_count();
-    let mut dist = vec![vec![u32::MAX; na]; na];
-    for a in 0..na {
-        let d = g.distances(g.exec[a]);
-        for b in 0..na {
-            dist[a][b] = d[g.exec[b]];
-        }
-    }
+    let dist: Vec<Vec<u32>> = (0..na)
+        .map(|a| {
+            let d = g.distances(g.exec[a]);
+            g.exec.iter().map(|&e| d[e]).collect()
+        })
+        .collect();
     let name = |a: ActorId| g.names[g.exec[a.index()]].clone();
     // (c) dependencies.
     let mut deps = 0;
