@@ -13,3 +13,5 @@ pub mod ir;
 pub mod lower;
 pub mod memory;
 pub mod schedule;
+pub mod sync;
+pub mod verify;

@@ -13,6 +13,7 @@ pub mod compose;
 pub mod deps;
 pub mod hsdfg;
 pub mod split;
+pub mod testgen;
 pub mod timing;
 pub mod validate;
 

@@ -7,7 +7,98 @@
 //! dependencies restricted to that thread; the result depends only on the
 //! inputs (deterministic).
 
-use crate::lower::hsdfg::ActorId;
+use crate::lower::hsdfg::{ActorId, Hsdfg};
+use std::time::Duration;
+
+pub mod barrier;
+pub mod fixed;
+pub mod list;
+pub mod predictable;
+pub mod reduced;
+pub mod simple;
+
+/// Options of thread scheduling.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScheduleOptions {
+    /// The cores to use (`-cm c,c,…`); `None`: `0, 1, …, N−1`.
+    pub cores: Option<Vec<usize>>,
+    /// Pin thread i to core `cores[i % len]` (`-ca`). Fixed, predictable and
+    /// reduced pin their threads whatever this says (SPEC §3 defaults); it
+    /// makes simple and barrier pin too.
+    pub affinity: bool,
+    /// Budget of the reduced order search: (max states, max time). The state
+    /// budget is deterministic; the time budget is a safety net only.
+    pub reduced_budget: (usize, Duration),
+}
+
+impl Default for ScheduleOptions {
+    fn default() -> Self {
+        ScheduleOptions {
+            cores: None,
+            affinity: false,
+            reduced_budget: (200_000, Duration::from_secs(5)),
+        }
+    }
+}
+
+/// Thread scheduling (`-ts`): see the module documentation.
+pub fn schedule(h: &Hsdfg, kind: SchedulerKind, opts: &ScheduleOptions) -> Schedule {
+    match kind {
+        SchedulerKind::Simple => simple::schedule(h, opts),
+        SchedulerKind::Barrier => barrier::schedule(h, opts),
+        SchedulerKind::Fixed(n) => fixed::schedule(h, n, opts),
+        SchedulerKind::Predictable(n) => predictable::schedule(h, n, opts),
+        SchedulerKind::Reduced(n) => reduced::schedule(h, n, opts),
+    }
+}
+
+/// Turns a list schedule into a [`Schedule`]: drops threads that got no
+/// actor, names the rest `thread0…`, pins them when asked.
+fn finish(
+    kind: SchedulerKind,
+    r: list::ListResult,
+    lower_bound: f64,
+    pinned: bool,
+    opts: &ScheduleOptions,
+    mut notes: Vec<String>,
+) -> Schedule {
+    let pinned = pinned || opts.affinity;
+    let asked = r.threads.len();
+    let threads: Vec<ThreadPlan> = r
+        .threads
+        .into_iter()
+        .filter(|t| !t.0.is_empty())
+        .enumerate()
+        .map(|(i, (actors, start))| ThreadPlan {
+            name: format!("thread{i}"),
+            core: pinned.then(|| match &opts.cores {
+                Some(c) if !c.is_empty() => c[i % c.len()],
+                _ => i,
+            }),
+            actors,
+            start,
+        })
+        .collect();
+    if threads.len() < asked && !matches!(kind, SchedulerKind::Simple) {
+        notes.push(format!(
+            "{} of {} threads got no sub-box and were dropped",
+            asked - threads.len(),
+            asked
+        ));
+    }
+    notes.push(format!(
+        "makespan {:.1} µs, lower bound {:.1} µs",
+        r.makespan, lower_bound
+    ));
+    Schedule {
+        kind,
+        threads,
+        iteration_barrier: matches!(kind, SchedulerKind::Barrier),
+        makespan: r.makespan,
+        lower_bound,
+        notes,
+    }
+}
 
 /// Which scheduler (`-ts`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,0 +1,494 @@
+//! Synchronisation: (HSDFG, Schedule, MemoryPlan) → the `runtime` section
+//! (SPEC §2.2 "Runtime programs", §3 runtime group; thesis Appendix A).
+//!
+//! Takes the HSDFG, the thread schedule and the memory plan; gives a
+//! [`Runtime`]: `thread_schedule`, one `thread_execution` program per thread
+//! (for each actor in order: `W` for each incoming cross-thread ordering,
+//! `E F.k`, `S` for each outgoing one; `B` at the end with `-ab`), the
+//! `signal`s, the `barrier`, and the memory sections from the plan.
+//! Guarantees: the runtime passes [`crate::verify`] (deadlock-free, race-free,
+//! every dependency enforced) whenever the schedule orders each thread
+//! topologically and the plan's `extra_edges` are satisfiable; deterministic.
+//!
+//! # What must be ordered
+//!
+//! Every HSDFG edge (dependencies, 0 tokens; write-after-read partners, 1),
+//! every `extra_edges` ordering of the memory plan, with `-ai` an edge from
+//! every sink to every source with 1 token, and with `-kd N` an edge from the
+//! last actor of every thread to the first actor of every other thread with
+//! N tokens. An edge `u → v` with `t` tokens means: `E u` of iteration i
+//! happens before `E v` of iteration i + t.
+//!
+//! # Transitive reduction (sound with tokens)
+//!
+//! Orderings that hold without a signal: program order (consecutive actors of
+//! a thread, 0 tokens; last → first, 1 token), the iteration barrier (last
+//! actor of every thread → first actor of every thread, 1 token) and the
+//! signals kept. A path `u → … → v` whose tokens sum to `k` proves u(i)
+//! before v(i + k), hence before v(i + t) for any `t ≥ k` (v's thread runs
+//! its iterations in order). So a cross-thread edge with `t` tokens is
+//! *redundant* when the graph without it has a path from u to v with at
+//! most `t` tokens. Candidates are removed one at a time, each checked
+//! against the graph with all edges still present at that moment: by
+//! induction every removed edge stays implied by a path of kept edges (a
+//! path through a later-removed edge is replaced by that edge's own path,
+//! and tokens only add up along paths, so the bound `≤ t` still holds).
+//! Note that a path through a 1-token edge orders iteration i with i + 1,
+//! never i with i: it can make a write-after-read signal redundant, never a
+//! dependency. Same-thread edges need no signal: program order gives them
+//! when `u` precedes `v`, or when `t ≥ 1` (the thread finishes iteration i
+//! before it starts i + 1).
+//!
+//! Things the IR cannot express go into [`SyncPlan`]: the periodic barrier
+//! of `-ks -ki N` and the token counts of `-kd N` signals above one.
+
+use crate::ir::{
+    Arena, Barrier, Ident, MemoryBinding, MemoryMapping, MemorySchedule, Op, PortRef, Runtime,
+    Signal, Span, Spanned, ThreadExecution, ThreadSchedule, TimingEntry,
+};
+use crate::lower::hsdfg::{ActorId, Hsdfg};
+use crate::memory::{ArenaId, MemoryPlan};
+use crate::schedule::Schedule;
+use crate::verify::Extras;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+/// Options of the synchronisation stage (SPEC §3, runtime group).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SyncOptions {
+    /// `-ab`: a barrier at the end of every iteration (also on when the
+    /// schedule asks for one, as the barrier scheduler does).
+    pub iteration_barrier: bool,
+    /// `-ai`: each source of iteration i + 1 waits for every sink of i.
+    pub iteration_sync: bool,
+    /// `-ks -ki N`: a barrier every N iterations.
+    pub keep_barrier_every: Option<u32>,
+    /// `-kd N`: no thread more than N iterations ahead of any other.
+    pub keep_distance: Option<u32>,
+    /// `-ss`: order each thread's `S` ops by their receiver's predicted start.
+    pub sort_signals: bool,
+    /// `-st`: also order the `W` ops by their sender's predicted finish.
+    pub sort_waits: bool,
+    /// Copied into the runtime's `timing` / `timing_system`.
+    pub timing: Vec<TimingEntry>,
+    pub timing_system: Vec<TimingEntry>,
+}
+
+/// A barrier that runs only every `every` iterations (`-ks -ki N`): each
+/// listed thread meets it after its last op of iterations N−1, 2N−1, …
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeriodicBarrier {
+    pub name: String,
+    pub threads: Vec<String>,
+    pub every: u32,
+}
+
+/// The runtime plus what the IR cannot say.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyncPlan {
+    pub runtime: Runtime,
+    /// `-ks -ki N`; not in `runtime.barriers`.
+    pub periodic_barrier: Option<PeriodicBarrier>,
+    /// Initial tokens of signals with more than one (`-kd N`, N > 1); the
+    /// runtime marks them `!`.
+    pub signal_tokens: BTreeMap<String, u32>,
+    /// Orderings needed, kept as signals, and implied (for `-v`).
+    pub notes: Vec<String>,
+}
+
+impl SyncPlan {
+    /// What [`crate::verify::verify_with`] needs beyond the runtime.
+    pub fn extras(&self) -> Extras {
+        Extras {
+            signal_tokens: self
+                .signal_tokens
+                .iter()
+                .map(|(k, v)| (k.clone(), *v))
+                .collect(),
+            periodic_barriers: Default::default(),
+        }
+    }
+}
+
+/// The runtime section (see the module documentation).
+pub fn synchronise(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOptions) -> Runtime {
+    synchronise_plan(h, s, m, opts).runtime
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Need {
+    from: ActorId,
+    to: ActorId,
+    tokens: u32,
+}
+
+/// The ordering graph of the reduction: actors plus one barrier node.
+struct Order {
+    adj: Vec<Vec<(usize, u32, Option<usize>)>>,
+}
+
+impl Order {
+    /// Is there a path from `a` to `b` with at most `t` tokens, not using
+    /// candidate `skip`, nor any candidate not `alive`?
+    fn implied(&self, a: usize, b: usize, t: u32, skip: usize, alive: &[bool]) -> bool {
+        debug_assert_ne!(a, b, "candidates join two threads");
+        let mut d = vec![u32::MAX; self.adj.len()];
+        let mut heap = BinaryHeap::new();
+        d[a] = 0;
+        heap.push(Reverse((0u32, a)));
+        while let Some(Reverse((k, x))) = heap.pop() {
+            if k > d[x] {
+                continue;
+            }
+            if x == b {
+                return true;
+            }
+            for &(y, w, cand) in &self.adj[x] {
+                if cand.is_some_and(|c| c == skip || !alive[c]) {
+                    continue;
+                }
+                let nk = k.saturating_add(w);
+                if nk <= t && nk < d[y] {
+                    d[y] = nk;
+                    heap.push(Reverse((nk, y)));
+                }
+            }
+        }
+        false
+    }
+}
+
+/// [`synchronise`], with the [`SyncPlan`] extras.
+pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOptions) -> SyncPlan {
+    let na = h.graph.node_count();
+    let th = s.thread_of(na);
+    let mut pos = vec![0usize; na];
+    let mut start = vec![0.0f64; na];
+    for t in &s.threads {
+        for (i, &a) in t.actors.iter().enumerate() {
+            pos[a.index()] = i;
+            start[a.index()] = t.start.get(i).copied().unwrap_or(0.0);
+        }
+    }
+    let fin = |a: ActorId| start[a.index()] + h.actor(a).time;
+    let barrier = s.iteration_barrier || opts.iteration_barrier;
+    let mut notes = Vec::new();
+
+    // Everything that must be ordered, deduplicated by (from, to).
+    let mut needs: BTreeMap<(ActorId, ActorId), u32> = BTreeMap::new();
+    let mut need = |from: ActorId, to: ActorId, tokens: u32| {
+        let e = needs.entry((from, to)).or_insert(tokens);
+        *e = (*e).min(tokens);
+    };
+    for (_, u, v, e) in h.edges() {
+        need(u, v, e.tokens);
+    }
+    for e in &m.extra_edges {
+        need(e.from, e.to, e.tokens);
+    }
+    if opts.iteration_sync {
+        let sinks: Vec<ActorId> = h.actors().filter(|&a| h.successors(a).is_empty()).collect();
+        let sources: Vec<ActorId> = h
+            .actors()
+            .filter(|&a| h.predecessors(a).is_empty())
+            .collect();
+        for &k in &sinks {
+            for &o in &sources {
+                need(k, o, 1);
+            }
+        }
+    }
+    let mut kd = None;
+    if let Some(n) = opts.keep_distance {
+        let n = n.max(1);
+        kd = Some(n);
+        for a in &s.threads {
+            for b in &s.threads {
+                if a.name != b.name {
+                    need(*a.actors.last().unwrap(), b.actors[0], n);
+                }
+            }
+        }
+    }
+
+    // Same-thread needs are program order; the rest are candidates.
+    let mut cands: Vec<Need> = Vec::new();
+    for (&(from, to), &tokens) in &needs {
+        if th[from.index()] == th[to.index()] {
+            if tokens == 0 && pos[from.index()] >= pos[to.index()] {
+                notes.push(format!(
+                    "cannot enforce {} → {} (0 tokens): the schedule runs them the other way \
+                     round on one thread",
+                    h.actor(from).subbox,
+                    h.actor(to).subbox
+                ));
+            }
+        } else {
+            cands.push(Need { from, to, tokens });
+        }
+    }
+    // Try the most likely redundant first: more tokens, then more slack.
+    cands.sort_by(|x, y| {
+        let sx = start[x.to.index()] - fin(x.from);
+        let sy = start[y.to.index()] - fin(y.from);
+        y.tokens
+            .cmp(&x.tokens)
+            .then(sy.total_cmp(&sx))
+            .then(x.from.cmp(&y.from))
+            .then(x.to.cmp(&y.to))
+    });
+
+    // The ordering graph.
+    let bnode = na;
+    let mut g = Order {
+        adj: vec![Vec::new(); na + 1],
+    };
+    for t in &s.threads {
+        for w in t.actors.windows(2) {
+            g.adj[w[0].index()].push((w[1].index(), 0, None));
+        }
+        let (f, l) = (t.actors[0].index(), t.actors.last().unwrap().index());
+        g.adj[l].push((f, 1, None));
+        if barrier {
+            g.adj[l].push((bnode, 0, None));
+            g.adj[bnode].push((f, 1, None));
+        }
+    }
+    for (i, c) in cands.iter().enumerate() {
+        g.adj[c.from.index()].push((c.to.index(), c.tokens, Some(i)));
+    }
+    let mut alive = vec![true; cands.len()];
+    for (i, c) in cands.iter().enumerate() {
+        if g.implied(c.from.index(), c.to.index(), c.tokens, i, &alive) {
+            alive[i] = false;
+        }
+    }
+    let kept: Vec<Need> = cands
+        .iter()
+        .zip(&alive)
+        .filter(|(_, &a)| a)
+        .map(|(c, _)| *c)
+        .collect();
+    notes.push(format!(
+        "sync: {} orderings needed, {} across threads, {} kept as signals, {} implied",
+        needs.len(),
+        cands.len(),
+        kept.len(),
+        cands.len() - kept.len()
+    ));
+
+    // Ops: W before E, S after E, in the requested order.
+    let mut outs: Vec<Vec<Need>> = vec![Vec::new(); na];
+    let mut ins: Vec<Vec<Need>> = vec![Vec::new(); na];
+    for c in &kept {
+        outs[c.from.index()].push(*c);
+        ins[c.to.index()].push(*c);
+    }
+    for o in &mut outs {
+        if opts.sort_signals || opts.sort_waits {
+            o.sort_by(|x, y| {
+                start[x.to.index()]
+                    .total_cmp(&start[y.to.index()])
+                    .then(x.to.cmp(&y.to))
+            });
+        } else {
+            o.sort_by_key(|x| x.to);
+        }
+    }
+    for i in &mut ins {
+        if opts.sort_waits {
+            i.sort_by(|x, y| {
+                fin(x.from)
+                    .total_cmp(&fin(y.from))
+                    .then(x.from.cmp(&y.from))
+            });
+        } else {
+            i.sort_by_key(|x| x.from);
+        }
+    }
+    // Names: s0, s1, … in program order of the S ops.
+    let mut names: HashMap<(ActorId, ActorId), String> = HashMap::new();
+    let mut signals = Vec::new();
+    let mut signal_tokens = BTreeMap::new();
+    for t in &s.threads {
+        for &a in &t.actors {
+            for c in &outs[a.index()] {
+                let n = format!("s{}", names.len());
+                names.insert((c.from, c.to), n.clone());
+                if c.tokens > 1 {
+                    signal_tokens.insert(n.clone(), c.tokens);
+                }
+                signals.push(Signal {
+                    name: Ident::new(&n),
+                    initial_token: c.tokens >= 1,
+                    span: Span::NONE,
+                });
+            }
+        }
+    }
+    let bname = "b0";
+    let mut execs = Vec::new();
+    for t in &s.threads {
+        let mut ops = Vec::new();
+        for &a in &t.actors {
+            for c in &ins[a.index()] {
+                ops.push(Spanned::bare(Op::Wait(Ident::new(&names[&(c.from, c.to)]))));
+            }
+            ops.push(Spanned::bare(Op::Exec(h.actor(a).subbox.clone())));
+            for c in &outs[a.index()] {
+                ops.push(Spanned::bare(Op::Signal(Ident::new(
+                    &names[&(c.from, c.to)],
+                ))));
+            }
+        }
+        if barrier {
+            ops.push(Spanned::bare(Op::Barrier(Ident::new(bname))));
+        }
+        execs.push(ThreadExecution {
+            thread: Ident::new(&t.name),
+            ops,
+            span: Span::NONE,
+        });
+    }
+    let all_threads: Vec<Ident> = s.threads.iter().map(|t| Ident::new(&t.name)).collect();
+    let barriers = if barrier {
+        vec![Barrier {
+            name: Ident::new(bname),
+            threads: all_threads.clone(),
+            span: Span::NONE,
+        }]
+    } else {
+        Vec::new()
+    };
+    let periodic_barrier = opts.keep_barrier_every.map(|n| PeriodicBarrier {
+        name: "k0".into(),
+        threads: s.threads.iter().map(|t| t.name.clone()).collect(),
+        every: n.max(1),
+    });
+    if let Some(n) = kd {
+        notes.push(format!("-kd {n}: threads at most {n} iterations apart"));
+    }
+
+    let (memory_mappings, memory_bindings, memory_schedules) = memory_sections(h, m, &start);
+    SyncPlan {
+        runtime: Runtime {
+            timing: opts.timing.clone(),
+            timing_system: opts.timing_system.clone(),
+            thread_schedule: s
+                .threads
+                .iter()
+                .map(|t| ThreadSchedule {
+                    thread: Ident::new(&t.name),
+                    subboxes: t
+                        .actors
+                        .iter()
+                        .map(|&a| h.actor(a).subbox.clone())
+                        .collect(),
+                    span: Span::NONE,
+                })
+                .collect(),
+            memory_mappings,
+            memory_bindings,
+            memory_schedules,
+            thread_executions: execs,
+            signals,
+            barriers,
+            span: Span::NONE,
+        },
+        periodic_barrier,
+        signal_tokens,
+        notes,
+    }
+}
+
+/// `memory_mapping` (`mB` per buffer B), `memory_binding` (`mB [producer
+/// port, reader ports…]`) and `memory_schedule` (mappings sharing bytes,
+/// grouped, each group in order of first use; groups in order of first use).
+fn memory_sections(
+    h: &Hsdfg,
+    m: &MemoryPlan,
+    start: &[f64],
+) -> (Vec<MemoryMapping>, Vec<MemoryBinding>, Vec<MemorySchedule>) {
+    let mut maps = Vec::new();
+    let mut binds = Vec::new();
+    for (b, buf) in h.buffers.iter().enumerate() {
+        let Some(p) = m.placements.get(b) else {
+            continue;
+        };
+        let name = format!("m{b}");
+        maps.push(MemoryMapping {
+            name: Ident::new(&name),
+            arena: match p.arena {
+                ArenaId::Shared => Arena::Shared,
+                ArenaId::Local(_) => Arena::Local,
+            },
+            start: Spanned::bare(p.offset),
+            end: Spanned::bare(p.offset + p.bytes),
+            span: Span::NONE,
+        });
+        let port = |(f, k): (crate::lower::hsdfg::FunctionId, usize)| {
+            let fi = h.function(f);
+            PortRef::new(&fi.name, &fi.ports[k].name)
+        };
+        let mut ports = vec![port(buf.producer)];
+        ports.extend(buf.readers.iter().map(|&r| port(r)));
+        binds.push(MemoryBinding {
+            mapping: Ident::new(&name),
+            ports,
+            span: Span::NONE,
+        });
+    }
+    // Groups of overlapping placements (union-find).
+    let nb = maps.len();
+    let mut parent: Vec<usize> = (0..nb).collect();
+    fn root(p: &mut [usize], x: usize) -> usize {
+        let mut x = x;
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    for a in 0..nb {
+        for b in a + 1..nb {
+            let (pa, pb) = (m.placements[a], m.placements[b]);
+            if pa.arena == pb.arena
+                && pa.offset < pb.offset + pb.bytes
+                && pb.offset < pa.offset + pa.bytes
+            {
+                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                parent[ra.max(rb)] = ra.min(rb);
+            }
+        }
+    }
+    let first_use = |b: usize| {
+        h.function(h.buffers[b].producer.0)
+            .subboxes
+            .iter()
+            .map(|a| start[a.index()])
+            .fold(f64::INFINITY, f64::min)
+    };
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for b in 0..nb {
+        let r = root(&mut parent, b);
+        groups.entry(r).or_default().push(b);
+    }
+    let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
+    for g in &mut groups {
+        g.sort_by(|&x, &y| first_use(x).total_cmp(&first_use(y)).then(x.cmp(&y)));
+    }
+    groups.sort_by(|x, y| {
+        first_use(x[0])
+            .total_cmp(&first_use(y[0]))
+            .then(x[0].cmp(&y[0]))
+    });
+    let scheds = groups
+        .into_iter()
+        .map(|g| MemorySchedule {
+            name: Ident::new(format!("ms{}", g[0])),
+            mappings: g.iter().map(|b| Ident::new(format!("m{b}"))).collect(),
+            span: Span::NONE,
+        })
+        .collect();
+    (maps, binds, scheds)
+}
