@@ -190,7 +190,15 @@ proptest! {
     }
 }
 
-/// Interference within 10 % of the lower bound on average.
+/// Interference on average against the plan's `lower_bound` (peak live
+/// bytes over the global order) and against the max-weight antichain bound.
+///
+/// The 10 % target is asserted against the antichain bound: against the
+/// peak over the global order it cannot hold on these graphs for *any*
+/// safe allocator, because with concurrent threads many buffers that are
+/// never live at one position of the global order are still unordered (and
+/// so may not share bytes); the antichain bound, which every plan obeying
+/// the sharing rule must reach, is itself well above the peak then.
 #[test]
 fn interference_close_to_lower_bound() {
     let (mut sum, mut sum_ac, mut count) = (0.0, 0.0, 0);
@@ -207,10 +215,34 @@ fn interference_close_to_lower_bound() {
         sum_ac += p.used_bytes() as f64 / ac as f64;
         count += 1;
     }
+    let (avg, avg_ac) = (sum / count as f64, sum_ac / count as f64);
+    eprintln!(
+        "interference over {count} graphs: {avg:.4} × the lower bound (peak live over the global order), {avg_ac:.4} × the max-weight antichain bound, on average"
+    );
+    assert!(avg_ac <= 1.10, "{avg_ac}");
+    // Sanity: never below the peak (checked per plan in the proptest too).
+    assert!(avg >= 1.0);
+}
+
+/// On one thread there is no concurrency: the two bounds coincide and
+/// interference is within 10 % of the plan's `lower_bound` itself.
+#[test]
+fn interference_close_to_peak_on_one_thread() {
+    let (mut sum, mut count) = (0.0, 0);
+    for seed in 0..400u64 {
+        let mut rng = GenRng::new(seed);
+        let n = rng.range(2, 20) as usize;
+        let strips = rng.range(1, 4);
+        let h = memgen::random_graph(&mut rng, n, strips);
+        let s = memgen::random_schedule(&h, &mut rng, 1);
+        let p = allocate(&h, &s, MemoryKind::Interference);
+        assert_eq!(bound::antichain(&Lifetimes::new(&h, &s)), p.lower_bound);
+        sum += p.used_bytes() as f64 / p.lower_bound as f64;
+        count += 1;
+    }
     let avg = sum / count as f64;
     eprintln!(
-        "interference / lower bound over {count} graphs: {avg:.4} on average (vs max-weight antichain: {:.4})",
-        sum_ac / count as f64
+        "interference on one thread over {count} graphs: {avg:.4} × the lower bound on average"
     );
     assert!(avg <= 1.10, "{avg}");
 }

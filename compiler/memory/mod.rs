@@ -187,6 +187,14 @@ pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) 
             plan.extra_edges.len()
         ));
     }
+    let ac = bound::antichain(lt);
+    if ac > lower_bound {
+        head.push(format!(
+            "memory {}: heaviest set of pairwise unordered buffers {} bytes (no plan obeying the sharing rule uses fewer; above the peak live because threads run concurrently)",
+            kind.keyword(),
+            ac
+        ));
+    }
     head.append(&mut notes);
     MemoryPlan {
         notes: head,

@@ -189,6 +189,21 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
 /// A random chain of `n ≥ 2` functions, FULL ones split into 1..=max_strips.
 pub fn random_graph(rng: &mut GenRng, n: usize, max_strips: u64) -> Hsdfg {
     let res = Pair::new(rng.pick(&[16, 24, 32, 64, 100]), rng.range(8, 64));
+    random_graph_with(rng, n, res, |rng| rng.range(1, max_strips))
+}
+
+/// A random chain of `n ≥ 2` functions of `res`, every FULL one split into
+/// exactly `parts` strips.
+pub fn split_graph(rng: &mut GenRng, n: usize, res: Pair, parts: u64) -> Hsdfg {
+    random_graph_with(rng, n, res, |_| parts)
+}
+
+fn random_graph_with(
+    rng: &mut GenRng,
+    n: usize,
+    res: Pair,
+    strips: impl Fn(&mut GenRng) -> u64,
+) -> Hsdfg {
     let mut specs: Vec<FnSpec> = Vec::new();
     let mut consumed = vec![false; n];
     for f in 0..n {
@@ -226,7 +241,7 @@ pub fn random_graph(rng: &mut GenRng, n: usize, max_strips: u64) -> Hsdfg {
                     ElemType::Double,
                 ])
             }),
-            strips: if full { rng.range(1, max_strips) } else { 1 },
+            strips: if full { strips(rng) } else { 1 },
             time: rng.range(1, 100) as f64,
         });
     }
