@@ -112,6 +112,9 @@ impl BitMatrix {
     }
 }
 
+/// Two buffer indices.
+pub(crate) type Pair = (usize, usize);
+
 /// "No path with at most one token": distances are capped here.
 const FAR: u8 = 2;
 
@@ -304,12 +307,8 @@ impl Lifetimes {
                     *w &= *r;
                 }
             }
-            for b in 0..nb {
-                if a != b
-                    && accessors[b]
-                        .iter()
-                        .all(|&y| after[y / 64] >> (y % 64) & 1 == 1)
-                {
+            for (b, acc) in accessors.iter().enumerate() {
+                if a != b && acc.iter().all(|&y| after[y / 64] >> (y % 64) & 1 == 1) {
                     before.set(a, b);
                 }
             }
@@ -397,10 +396,7 @@ impl Lifetimes {
 
     /// Pairs `(earlier, later)` of buffers whose byte ranges overlap in one
     /// arena, and pairs that overlap without being ordered (errors).
-    pub(crate) fn overlaps(
-        &self,
-        placements: &[Placement],
-    ) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+    pub(crate) fn overlaps(&self, placements: &[Placement]) -> (Vec<Pair>, Vec<Pair>) {
         let mut idx: Vec<usize> = (0..placements.len()).collect();
         idx.sort_by_key(|&b| (placements[b].arena, placements[b].offset, b));
         let mut ordered = Vec::new();

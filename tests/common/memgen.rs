@@ -214,7 +214,7 @@ fn random_graph_with(
             let k = rng.range(1, 2.min(f as u64)) as usize;
             for _ in 0..k {
                 let p = match (0..f).find(|&p| !consumed[p]) {
-                    Some(p) if rng.next() % 3 != 0 => p,
+                    Some(p) if !rng.next().is_multiple_of(3) => p,
                     _ => rng.range(0, f as u64 - 1) as usize,
                 };
                 if inputs.iter().all(|&(q, _)| q != p) {
@@ -223,7 +223,7 @@ fn random_graph_with(
                 }
             }
         }
-        let full = !source && !sink && rng.next() % 8 != 0;
+        let full = !source && !sink && !rng.next().is_multiple_of(8);
         specs.push(FnSpec {
             name: format!("f{f}"),
             parallelism: if full {
