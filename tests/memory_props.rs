@@ -246,3 +246,55 @@ fn interference_close_to_peak_on_one_thread() {
     );
     assert!(avg <= 1.10, "{avg}");
 }
+
+/// A buffer whose strips (written by two threads) meet mid-line is named.
+#[test]
+fn mesif_reports_strip_boundaries_off_cache_lines() {
+    use common::memgen::FnSpec;
+    use ssc::ir::{ElemType, Pair, Parallelism};
+    let spec = |name: &str, par, inputs: Vec<(usize, u64)>, out, strips| FnSpec {
+        name: name.into(),
+        parallelism: par,
+        inputs,
+        out,
+        strips,
+        time: 1.0,
+    };
+    let specs = vec![
+        spec("src", Parallelism::None, vec![], Some(ElemType::Uchar), 1),
+        spec(
+            "gain",
+            Parallelism::Full,
+            vec![(0, 1)],
+            Some(ElemType::Uchar),
+            2,
+        ),
+        spec("sink", Parallelism::None, vec![(1, 1)], None, 1),
+    ];
+    // Rows of 24 bytes, 8 rows: the strip boundary is at byte 96.
+    let h = memgen::build(&specs, Pair::new(24, 8));
+    let a = |f: &str, k| h.find(&SubBoxRef::new(f, k)).unwrap();
+    let order = vec![a("src", 0), a("gain", 0), a("gain", 1), a("sink", 0)];
+    let s = memgen::schedule_of(
+        &h,
+        SchedulerKind::Fixed(2),
+        vec![
+            vec![a("src", 0), a("gain", 0), a("sink", 0)],
+            vec![a("gain", 1)],
+        ],
+        &order,
+    );
+    let p = allocate(&h, &s, MemoryKind::Mesif);
+    check_plan(&h, &s, &p).unwrap();
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("gain.out") && n.contains("bytes 96")),
+        "{:?}",
+        p.notes
+    );
+    assert!(p
+        .placements
+        .iter()
+        .all(|p| p.offset % 64 == 0 && p.bytes % 64 == 0));
+}
