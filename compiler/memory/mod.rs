@@ -8,8 +8,26 @@
 //! ordered before every access of the other in every execution, by
 //! dependencies, program order, or the `extra_edges` returned here (which
 //! the synchronisation stage must enforce).
+//!
+//! One module per allocator ([`none`], [`naive`], [`reuse`],
+//! [`interference`], [`mesif`]); [`lifetime`] holds the orderings, the
+//! interference relation, the global order and the cross-iteration edges
+//! (with the argument why sharing is safe); [`bound`] the lower bound.
+//! [`allocate`] runs one allocator, adds the edges and the notes;
+//! [`check_plan`] re-checks a plan against the rule above.
 
-use crate::lower::hsdfg::{ActorId, BufferId};
+pub mod bound;
+pub mod interference;
+pub mod lifetime;
+pub mod mesif;
+pub mod naive;
+pub mod none;
+pub mod reuse;
+
+use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::schedule::Schedule;
+use lifetime::Lifetimes;
+use std::collections::HashMap;
 
 /// Which allocator (`-ms`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,4 +94,204 @@ impl MemoryPlan {
     pub fn used_bytes(&self) -> u64 {
         self.shared_bytes + self.local_bytes.iter().sum::<u64>()
     }
+}
+
+impl MemoryKind {
+    /// The `-ms` keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            MemoryKind::None => "none",
+            MemoryKind::Naive => "naive",
+            MemoryKind::Reuse => "reuse",
+            MemoryKind::Interference => "interference",
+            MemoryKind::Mesif => "mesif",
+        }
+    }
+
+    pub const ALL: [MemoryKind; 5] = [
+        MemoryKind::None,
+        MemoryKind::Naive,
+        MemoryKind::Reuse,
+        MemoryKind::Interference,
+        MemoryKind::Mesif,
+    ];
+}
+
+/// Place every buffer of `h` under schedule `s` with allocator `kind`.
+/// Deterministic: depends only on the inputs.
+pub fn allocate(h: &Hsdfg, s: &Schedule, kind: MemoryKind) -> MemoryPlan {
+    let lt = Lifetimes::new(h, s);
+    allocate_with(h, s, &lt, kind)
+}
+
+/// [`allocate`] with the orderings already computed (to run several
+/// allocators on one schedule).
+pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) -> MemoryPlan {
+    let (placements, mut notes) = match kind {
+        MemoryKind::None => (none::place(lt), Vec::new()),
+        MemoryKind::Naive => (naive::place(lt), Vec::new()),
+        MemoryKind::Reuse => (reuse::place(lt), Vec::new()),
+        MemoryKind::Interference => interference::place(lt),
+        MemoryKind::Mesif => mesif::place(h, lt),
+    };
+    let extra_edges = match kind {
+        MemoryKind::None | MemoryKind::Naive => Vec::new(),
+        _ => lt.order_edges(&placements),
+    };
+    let (shared_bytes, local_bytes) = lifetime::arena_sizes(&placements, s.threads.len());
+    let lower_bound = bound::peak_live(lt);
+    let plan = MemoryPlan {
+        kind,
+        placements,
+        shared_bytes,
+        local_bytes,
+        extra_edges,
+        lower_bound,
+        notes: Vec::new(),
+    };
+    let used = plan.used_bytes();
+    let mut head = vec![format!(
+        "memory {}: {} buffers, {} bytes used, lower bound {} bytes (peak live over the global order){}",
+        kind.keyword(),
+        h.buffers.len(),
+        used,
+        lower_bound,
+        if lower_bound > 0 {
+            format!(", {:+.1}%", (used as f64 / lower_bound as f64 - 1.0) * 100.0)
+        } else {
+            String::new()
+        }
+    )];
+    if kind == MemoryKind::None {
+        head.push(format!(
+            "memory none: each of the {} buffers is allocated on its own by the runtime",
+            h.buffers.len()
+        ));
+    }
+    let locals = plan
+        .placements
+        .iter()
+        .filter(|p| matches!(p.arena, ArenaId::Local(_)))
+        .count();
+    if locals > 0 {
+        head.push(format!(
+            "memory {}: {} buffers in thread-local arenas",
+            kind.keyword(),
+            locals
+        ));
+    }
+    if !plan.extra_edges.is_empty() {
+        head.push(format!(
+            "memory {}: {} cross-iteration ordering edges for reused bytes",
+            kind.keyword(),
+            plan.extra_edges.len()
+        ));
+    }
+    let ac = bound::antichain(lt);
+    if ac > lower_bound {
+        head.push(format!(
+            "memory {}: heaviest set of pairwise unordered buffers {} bytes (no plan obeying the sharing rule uses fewer; above the peak live because threads run concurrently)",
+            kind.keyword(),
+            ac
+        ));
+    }
+    head.append(&mut notes);
+    MemoryPlan {
+        notes: head,
+        ..plan
+    }
+}
+
+/// Internal consistency check of a plan (the real proof is the runtime
+/// checker): one placement per buffer, covering its bytes and inside its
+/// arena; local arenas only for buffers whose accessors all run on that
+/// thread; and any two buffers whose ranges overlap in one arena are
+/// ordered — every access of one before every access of the other within
+/// an iteration (dependencies + program order), and every access of the
+/// later one before every access of the earlier one in the next iteration
+/// (a path of at most one token through the HSDFG, program order with its
+/// wrap-around and the plan's extra edges, or an iteration barrier).
+pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), String> {
+    let lt = Lifetimes::new(h, s);
+    let nb = h.buffers.len();
+    if plan.placements.len() != nb {
+        return Err(format!(
+            "{} placements for {} buffers",
+            plan.placements.len(),
+            nb
+        ));
+    }
+    for (b, p) in plan.placements.iter().enumerate() {
+        let name = &h.buffers[b].name;
+        if p.bytes < h.buffers[b].bytes {
+            return Err(format!(
+                "{name}: {} bytes placed for {}",
+                p.bytes, h.buffers[b].bytes
+            ));
+        }
+        let size = match p.arena {
+            ArenaId::Shared => plan.shared_bytes,
+            ArenaId::Local(t) => {
+                if lt.single_thread(b) != Some(t) {
+                    return Err(format!("{name} in the local arena of thread {t}, but not all its accessors run there"));
+                }
+                plan.local_bytes.get(t).copied().unwrap_or(0)
+            }
+        };
+        if p.offset + p.bytes > size {
+            return Err(format!(
+                "{name}: [{}, {}) past its arena ({size} bytes)",
+                p.offset,
+                p.offset + p.bytes
+            ));
+        }
+    }
+    for e in &plan.extra_edges {
+        if e.tokens == 0 {
+            return Err(format!("extra edge {:?} has no token (may deadlock)", e));
+        }
+    }
+    let (pairs, bad) = lt.overlaps(&plan.placements);
+    if let Some(&(a, b)) = bad.first() {
+        return Err(format!(
+            "{} and {} overlap in bytes but their accesses are not ordered within an iteration",
+            h.buffers[a].name, h.buffers[b].name
+        ));
+    }
+    // Independent of `before`: every pair of accesses, one by one.
+    for &(a, b) in &pairs {
+        for &x in &lt.accessors[a] {
+            for &y in &lt.accessors[b] {
+                if !lt.reaches(x, y) {
+                    return Err(format!(
+                        "{} (before {}) accessed by actor {x} not before actor {y}",
+                        h.buffers[a].name, h.buffers[b].name
+                    ));
+                }
+            }
+        }
+    }
+    if lt.barrier {
+        return Ok(());
+    }
+    let n = h.graph.node_count();
+    let mut extra_rev: Vec<Vec<(usize, u8)>> = vec![Vec::new(); n];
+    for e in &plan.extra_edges {
+        extra_rev[e.to.index()].push((e.from.index(), e.tokens.min(2) as u8));
+    }
+    let mut cache: HashMap<usize, Vec<u8>> = HashMap::new();
+    for &(a, b) in &pairs {
+        for &x in &lt.accessors[a] {
+            let dist = cache.entry(x).or_insert_with(|| lt.dist_to(x, &extra_rev));
+            for &y in &lt.accessors[b] {
+                if dist[y] > 1 {
+                    return Err(format!(
+                        "{} reuses the bytes of {}, but actor {y} (iteration i) is not ordered before actor {x} (iteration i+1)",
+                        h.buffers[b].name, h.buffers[a].name
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
