@@ -12,6 +12,7 @@ pub mod generate;
 pub mod ir;
 pub mod lower;
 pub mod memory;
+pub mod pipeline;
 pub mod schedule;
 pub mod sync;
 pub mod verify;

@@ -4,17 +4,10 @@
  * Arithmetic: integer types compute in a wide type `W` of their signedness
  * (32-bit for 8- and 16-bit elements, so SSE2 can vectorise it; 64-bit for
  * int and uint) where no kernel here can overflow (the largest value is a
-<<<<<<< HEAD
- * product of two elements; conv sums its window in 64 bits), then
- * saturate to the element type: no undefined or implementation-defined
- * behaviour. float and double compute in their own
- * type (IEEE, no saturation). Integer division truncates toward zero. */
-=======
  * product of two elements; conv sums its window in 64 bits), then saturate
  * to the element type: no undefined or implementation-defined behaviour.
  * float and double compute in their own type (IEEE, no saturation).
  * Integer division truncates toward zero. */
->>>>>>> runtime-c
 #include "ssc_kernels.h"
 
 #include <limits.h>
@@ -242,21 +235,6 @@ DISPATCH(func_dup, dup, c->out[0].type)
 /* ---- convolution --------------------------------------------------- */
 
 /* Mean over the input window (a box filter: every weight 1/(wx*wy)),
-<<<<<<< HEAD
- * coordinates clamped to the grid. An output row is done in chunks of
- * CONV_CHUNK accumulators; for each window offset the chunk is one
- * contiguous loop unless it touches a border. Full chunks use a constant
- * trip count, which gcc -O2's "very cheap" vectoriser requires. The sum
- * order per element is fixed (dy, then dx), so every split gives the same
- * bits. Integer means truncate toward zero; a power-of-two window uses an
- * exact shift instead of a (slow, scalar) division. */
-#define CONV_CHUNK 256
-
-/* Exact truncating division of a wide value by 2^shift or by count. */
-#define DIV_S(W, acc, count, shift) ((shift) >= 0                            \
-    ? ((acc) + (((acc) < 0) ? (((W)1 << (shift)) - 1) : 0)) >> (shift)       \
-    : (acc) / (count))
-=======
  * coordinates clamped to the grid, computed separably: for output element
  * x, acc = sum over dx of col(x + dx), col(u) = sum over dy of
  * in[clamp(y + dy)][clamp(u)], both sums in ascending order. So the bits of
@@ -278,7 +256,6 @@ DISPATCH(func_dup, dup, c->out[0].type)
 #define DIV_S(W, acc, count, shift) ((shift) < 0 ? (acc) / (count)          \
     : (acc) < 0 ? -(W)((uint64_t)-(acc) >> (shift))                         \
     : (W)((uint64_t)(acc) >> (shift)))   /* |acc| >> shift: no signed shift */
->>>>>>> runtime-c
 #define DIV_U(W, acc, count, shift) ((shift) >= 0 ? (acc) >> (shift) : (acc) / (count))
 #define DIV_F(W, acc, count, shift) ((acc) / (count))
 
@@ -290,28 +267,6 @@ static int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 
     return ((int64_t)1 << s) == v ? s : -1;
 }
 
-<<<<<<< HEAD
-/* acc[k] += row[x + k] for k < N, clamping x + k to [0, width) near borders. */
-#define CONV_ADD(T, acc, row, x, N, width)                                      \
-    do {                                                                     \
-        if ((x) >= 0 && (x) + (N) - 1 < (width)) {                           \
-            const T *restrict r_ = (row) + (x);                              \
-            for (int64_t k = 0; k < (N); k++)                                \
-                (acc)[k] += r_[k];                                           \
-        } else {                                                             \
-            for (int64_t k = 0; k < (N); k++)                                \
-                (acc)[k] += (row)[clamp64((x) + k, 0, (width) - 1)];         \
-        }                                                                    \
-    } while (0)
-
-#define DEF_CONV(S, T, W, E, K, LO, HI)                                      \
-    static void conv_##S(const ssc_call *c)                                  \
-    {                                                                        \
-        const ssc_port *ip = &c->in[0], *op = &c->out[0];                    \
-        int64_t bx = (ip->win_x - 1) / 2, ax = ip->win_x - 1 - bx;           \
-        int64_t by = (ip->win_y - 1) / 2, ay = ip->win_y - 1 - by;           \
-        typedef ACC_##K(W) acc_t;                                            \
-=======
 /* col[j] = sum over dy of in[clamp(y + dy)][clamp(u0 + j)], j < N. */
 #define CONV_COLUMNS(T, col, ip, y, by, ay, u0, N)                           \
     do {                                                                     \
@@ -369,7 +324,6 @@ static int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 
     {                                                                        \
         typedef ACC_##K(W) acc_t;                                            \
         const ssc_port *ip = &c->in[0], *op = &c->out[0];                    \
->>>>>>> runtime-c
         acc_t count = (acc_t)ip->win_x * (acc_t)ip->win_y;                   \
         int shift = log2_exact((int64_t)ip->win_x * ip->win_y);              \
         (void)shift;                           /* unused by floating types */ \
@@ -379,20 +333,7 @@ static int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 
             T *restrict out = ROW(T, op, y);                                 \
             for (int64_t cx = e.x0; cx < e.x1; cx += CONV_CHUNK) {           \
                 int64_t n = e.x1 - cx < CONV_CHUNK ? e.x1 - cx : CONV_CHUNK; \
-<<<<<<< HEAD
-                memset(acc, 0, sizeof acc);                                  \
-                for (int64_t dy = -by; dy <= ay; dy++) {                     \
-                    const T *row = ROW(const T, ip, clamp64(y + dy, 0, ip->height - 1)); \
-                    for (int64_t dx = -bx; dx <= ax; dx++) {                 \
-                        if (n == CONV_CHUNK)                                 \
-                            CONV_ADD(T, acc, row, cx + dx, CONV_CHUNK, ip->width); \
-                        else                                                 \
-                            CONV_ADD(T, acc, row, cx + dx, n, ip->width);    \
-                    }                                                        \
-                }                                                            \
-=======
                 conv_chunk_##S(ip, y, cx, n, acc);                           \
->>>>>>> runtime-c
                 for (int64_t k = 0; k < n; k++)                              \
                     out[cx + k] = sat_##S((W)DIV_##K(acc_t, acc[k], count, shift)); \
             }                                                                \

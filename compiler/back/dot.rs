@@ -98,3 +98,58 @@ pub fn instantiation_dot(g: &Hsdfg) -> String {
     s.push_str("}\n");
     s
 }
+
+/// The runtime as Graphviz DOT (`-rg`): one cluster per thread holding its
+/// operations in program order, signals as edges from `S` to `W` labelled
+/// with the signal and its initial tokens (`s1 (1)`), barriers as a node
+/// every participant meets.
+pub fn runtime_dot(r: &crate::ir::Runtime) -> String {
+    use crate::back::description::op_text;
+    use crate::ir::Op;
+    use std::collections::BTreeMap;
+    use std::fmt::Write as _;
+    let mut out = String::from("digraph runtime {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
+    let mut posts: BTreeMap<&str, String> = BTreeMap::new();
+    let mut waits: BTreeMap<&str, String> = BTreeMap::new();
+    let mut meets: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for (ti, t) in r.thread_executions.iter().enumerate() {
+        let _ = writeln!(out, "  subgraph cluster_{ti} {{\n    label={};", quote(&t.thread.name));
+        let mut prev: Option<String> = None;
+        for (oi, op) in t.ops.iter().enumerate() {
+            let id = format!("t{ti}_{oi}");
+            let _ = writeln!(out, "    {id} [label={}];", quote(&op_text(&op.value)));
+            if let Some(p) = &prev {
+                let _ = writeln!(out, "    {p} -> {id};");
+            }
+            match &op.value {
+                Op::Signal(s) => {
+                    posts.insert(s.name.as_str(), id.clone());
+                }
+                Op::Wait(s) => {
+                    waits.insert(s.name.as_str(), id.clone());
+                }
+                Op::Barrier(b) => meets.entry(b.name.as_str()).or_default().push(id.clone()),
+                Op::Exec(_) => {}
+            }
+            prev = Some(id);
+        }
+        if let (Some(last), false) = (&prev, t.ops.is_empty()) {
+            let _ = writeln!(out, "    {last} -> t{ti}_0 [style=dotted, label=\"next iteration (1)\"];");
+        }
+        out.push_str("  }\n");
+    }
+    for s in &r.signals {
+        if let (Some(from), Some(to)) = (posts.get(s.name.name.as_str()), waits.get(s.name.name.as_str())) {
+            let label = format!("{} ({})", s.name, u32::from(s.initial_token));
+            let _ = writeln!(out, "  {from} -> {to} [color=blue, label={}];", quote(&label));
+        }
+    }
+    for (b, ops) in &meets {
+        let _ = writeln!(out, "  bar_{b} [shape=diamond, label={}];", quote(b));
+        for op in ops {
+            let _ = writeln!(out, "  {op} -> bar_{b} [style=dashed];");
+        }
+    }
+    out.push_str("}\n");
+    out
+}

@@ -1,6 +1,6 @@
 //! One function per subcommand.
 
-use super::args::{BuildArgs, Command, GenerateArgs};
+use super::args::{Command, GenerateArgs};
 use super::exit;
 use super::source::{self, ReadError};
 use crate::front::diagnostics::{render, Diagnostic, SourceFile};
@@ -11,8 +11,11 @@ pub fn dispatch(command: Command) -> i32 {
     match command {
         Command::Check(a) => check(&a.file),
         Command::Fmt(a) => fmt(&a.file),
-        Command::Build(a) => build(&a),
-        Command::Run(_) => not_yet("ssc run"),
+        Command::Build(a) => match super::build::build(&a) {
+            Ok(_) => exit::OK,
+            Err(code) => code,
+        },
+        Command::Run(r) => super::build::run(&r.build, &r.program_args),
         Command::Generate(a) => generate(&a),
         Command::Bench(_) => not_yet("ssc bench"),
     }
@@ -24,7 +27,7 @@ fn not_yet(what: &str) -> i32 {
 }
 
 /// Reads and parses a file; on failure prints the diagnostics and gives the exit code.
-fn load(path: &Path) -> Result<(SourceFile, Description), i32> {
+pub(super) fn load(path: &Path) -> Result<(SourceFile, Description), i32> {
     let file = match source::read(path) {
         Ok(f) => f,
         Err(ReadError::Io(msg)) => {
@@ -47,7 +50,7 @@ fn load(path: &Path) -> Result<(SourceFile, Description), i32> {
 }
 
 /// Prints diagnostics; returns whether any is an error.
-fn report(diags: &[Diagnostic], file: &SourceFile) -> bool {
+pub(super) fn report(diags: &[Diagnostic], file: &SourceFile) -> bool {
     if !diags.is_empty() {
         eprint!("{}", render(diags, file));
     }
@@ -78,24 +81,6 @@ fn fmt(path: &Path) -> i32 {
     }
     print!("{}", crate::back::description::print(&desc));
     exit::OK
-}
-
-fn build(args: &BuildArgs) -> i32 {
-    let (file, desc) = match load(&args.file) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    let diags = crate::front::check(&desc);
-    if report(&diags, &file) {
-        return exit::INPUT;
-    }
-    if let Some(path) = &args.normalized_input {
-        if let Err(e) = std::fs::write(path, crate::back::description::print(&desc)) {
-            eprintln!("error: cannot write `{}`: {e}", path.display());
-            return exit::USAGE;
-        }
-    }
-    not_yet("ssc build (lowering and code generation)")
 }
 
 fn generate(a: &GenerateArgs) -> i32 {

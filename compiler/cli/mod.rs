@@ -4,6 +4,7 @@
 //! step failed).
 
 pub mod args;
+mod build;
 mod commands;
 pub mod config;
 mod source;

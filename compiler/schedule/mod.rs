@@ -12,6 +12,7 @@ use std::time::Duration;
 
 pub mod barrier;
 pub mod fixed;
+pub mod given;
 pub mod list;
 pub mod predictable;
 pub mod reduced;

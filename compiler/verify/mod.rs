@@ -206,6 +206,20 @@ pub fn placements_from_runtime(
             }
         }
     }
+    // No memory section at all (`-ms none`): the runtime allocates every
+    // buffer on its own, so no two buffers share a byte.
+    if r.memory_bindings.is_empty() && r.memory_mappings.is_empty() {
+        let mut offset = 0;
+        return Ok(h
+            .buffers
+            .iter()
+            .map(|b| {
+                let p = Placement { arena: ArenaId::Shared, offset, bytes: b.bytes };
+                offset += b.bytes;
+                p
+            })
+            .collect());
+    }
     let mut errors = Vec::new();
     let mut out = Vec::new();
     for b in &h.buffers {

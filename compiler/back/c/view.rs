@@ -33,6 +33,11 @@ pub struct COptions {
     pub dump_path: Option<String>,
     /// Functions implemented by `--kernels` files.
     pub user_kernels: Vec<String>,
+    /// `-ks -ki N`: a barrier (name, every N iterations, threads) that the
+    /// runtime section cannot express.
+    pub periodic_barrier: Option<(String, u32, Vec<String>)>,
+    /// Initial tokens of signals with more than one (`-kd N`).
+    pub signal_tokens: BTreeMap<String, u32>,
 }
 
 /// The generated files: `(file name, contents)`.
@@ -369,7 +374,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         .iter()
         .map(|s| SignalView {
             name: format!("sig_{}", s.name),
-            tokens: u32::from(s.initial_token),
+            tokens: o.signal_tokens.get(&s.name.name).copied().unwrap_or(u32::from(s.initial_token)),
             comment: format!(
                 "{}{}: {} -> {}",
                 if s.initial_token { "!" } else { "" },
@@ -447,6 +452,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                     };
                     OpView { code, comment }
                 })
+                .chain(periodic_op(o, &t.thread.name))
                 .collect(),
         })
         .collect();
@@ -513,6 +519,16 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
     Ok(Program {
         name: o.name.clone(),
         files,
+    })
+}
+
+/// The meeting of the periodic barrier (`-ks -ki N`) at the end of a
+/// participant's iteration.
+fn periodic_op(o: &COptions, thread: &str) -> Option<OpView> {
+    let (name, every, threads) = o.periodic_barrier.as_ref()?;
+    threads.iter().any(|t| t == thread).then(|| OpView {
+        code: format!("if ((t->iter + 1) % {every} == 0) ssc_B(t, &bar_{name});"),
+        comment: format!("-ks -ki {every}: keep the threads synced"),
     })
 }
 

@@ -1,0 +1,115 @@
+//! `-t info`: a summary of a compiled description — actors, threads,
+//! signals, waits per iteration, bytes against the lower bound for every
+//! memory schedule, predicted makespan against its lower bound — as text or
+//! JSON. Deterministic: it reports predictions, never measurements.
+
+use crate::lower::hsdfg::Hsdfg;
+use crate::memory::MemoryKind;
+use crate::pipeline::Compiled;
+use crate::schedule::Schedule;
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// Bytes one memory schedule uses for the compiled thread schedule.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct MemoryLine {
+    pub memory_schedule: &'static str,
+    pub bytes: u64,
+    pub lower_bound: u64,
+    /// `bytes / lower_bound`.
+    pub ratio: f64,
+}
+
+/// The summary.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Info {
+    pub functions: usize,
+    pub actors: usize,
+    pub dependencies: usize,
+    pub buffers: usize,
+    pub buffer_bytes: u64,
+    pub threads: usize,
+    pub signals: usize,
+    pub waits_per_iteration: usize,
+    pub barriers: usize,
+    pub scheduler: Option<String>,
+    pub makespan_us: Option<f64>,
+    pub makespan_lower_bound_us: Option<f64>,
+    pub memory: Vec<MemoryLine>,
+    pub proof: String,
+}
+
+fn memory_lines(h: &Hsdfg, s: &Schedule) -> Vec<MemoryLine> {
+    MemoryKind::ALL
+        .iter()
+        .map(|&k| {
+            let plan = crate::memory::allocate(h, s, k);
+            let bytes = plan.used_bytes();
+            MemoryLine {
+                memory_schedule: k.keyword(),
+                bytes,
+                lower_bound: plan.lower_bound,
+                ratio: if plan.lower_bound == 0 { 1.0 } else { bytes as f64 / plan.lower_bound as f64 },
+            }
+        })
+        .collect()
+}
+
+/// Summarises a compiled description.
+pub fn info(c: &Compiled) -> Info {
+    let r = &c.runtime;
+    let waits = r
+        .thread_executions
+        .iter()
+        .flat_map(|t| &t.ops)
+        .filter(|op| matches!(op.value, crate::ir::Op::Wait(_)))
+        .count();
+    Info {
+        functions: c.hsdfg.functions.len(),
+        actors: c.hsdfg.graph.node_count(),
+        dependencies: c.hsdfg.dependencies().count(),
+        buffers: c.hsdfg.buffers.len(),
+        buffer_bytes: c.hsdfg.buffers.iter().map(|b| b.bytes).sum(),
+        threads: r.thread_executions.len(),
+        signals: r.signals.len(),
+        waits_per_iteration: waits,
+        barriers: r.barriers.len() + usize::from(c.periodic_barrier.is_some()),
+        scheduler: c.schedule.as_ref().map(|s| format!("{:?}", s.kind).to_lowercase()),
+        makespan_us: c.schedule.as_ref().map(|s| s.makespan),
+        makespan_lower_bound_us: c.schedule.as_ref().map(|s| s.lower_bound),
+        memory: c.schedule.as_ref().map(|s| memory_lines(&c.hsdfg, s)).unwrap_or_default(),
+        proof: c.proof.to_string(),
+    }
+}
+
+/// The summary as text.
+pub fn text(i: &Info) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "functions            {}", i.functions);
+    let _ = writeln!(s, "actors (sub-boxes)   {}", i.actors);
+    let _ = writeln!(s, "dependencies         {}", i.dependencies);
+    let _ = writeln!(s, "buffers              {} ({} bytes)", i.buffers, i.buffer_bytes);
+    let _ = writeln!(s, "threads              {}", i.threads);
+    let _ = writeln!(s, "signals              {}", i.signals);
+    let _ = writeln!(s, "waits per iteration  {}", i.waits_per_iteration);
+    let _ = writeln!(s, "barriers             {}", i.barriers);
+    if let (Some(k), Some(m), Some(lb)) = (&i.scheduler, i.makespan_us, i.makespan_lower_bound_us) {
+        let _ = writeln!(
+            s,
+            "makespan             {m:.1} µs predicted ({k}), lower bound {lb:.1} µs ({:.2}×)",
+            if lb > 0.0 { m / lb } else { 1.0 }
+        );
+    }
+    if !i.memory.is_empty() {
+        let _ = writeln!(s, "memory schedule      bytes        lower bound  ratio");
+        for m in &i.memory {
+            let _ = writeln!(
+                s,
+                "  {:<18} {:<12} {:<12} {:.2}×",
+                m.memory_schedule, m.bytes, m.lower_bound, m.ratio
+            );
+        }
+    }
+    let _ = writeln!(s, "proof                {}", i.proof);
+    s
+}

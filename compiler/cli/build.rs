@@ -1,0 +1,333 @@
+//! `ssc build` and `ssc run`: the whole pipeline from the command line.
+
+use super::args::{BuildArgs, DataParallelism, MemorySchedule, Target, ThreadSchedule, TimerDump};
+use super::config::Config;
+use super::exit;
+use crate::back;
+use crate::front::diagnostics::{render, SourceFile};
+use crate::ir::Pair;
+use crate::lower::split::{self, SplitOptions};
+use crate::lower::LowerOptions;
+use crate::memory::MemoryKind;
+use crate::pipeline::{self, Compiled};
+use crate::schedule::{ScheduleOptions, SchedulerKind};
+use crate::sync::SyncOptions;
+use std::path::{Path, PathBuf};
+
+/// What a successful build leaves behind.
+pub struct Built {
+    pub executable: Option<PathBuf>,
+}
+
+fn fail_usage(msg: impl std::fmt::Display) -> i32 {
+    eprintln!("error: {msg}");
+    exit::USAGE
+}
+
+fn not_yet(what: &str) -> i32 {
+    fail_usage(format!("{what} is not yet implemented"))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), i32> {
+    if path.as_os_str() == "-" {
+        print!("{text}");
+        return Ok(());
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    std::fs::write(path, text).map_err(|e| fail_usage(format!("cannot write `{}`: {e}", path.display())))
+}
+
+/// The program's name: the description's file stem, as a C identifier.
+fn program_name(path: &Path) -> String {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut name: String =
+        stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    if name.is_empty() || name == "_" || path.as_os_str() == "-" {
+        name = "stdin".into();
+    }
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, '_');
+    }
+    name
+}
+
+fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
+    let split = SplitOptions {
+        dp: match c.data_parallelism {
+            DataParallelism::None => split::DataParallelism::None,
+            DataParallelism::Some => split::DataParallelism::Some,
+            DataParallelism::Full => split::DataParallelism::Full,
+        },
+        max_parts: c.max_parts,
+        precise: a.precise_data_parallelism,
+        coarse: a.coarse_dependencies,
+        weighted: c.weighted,
+    };
+    let scheduler = match c.threads {
+        ThreadSchedule::Simple => SchedulerKind::Simple,
+        ThreadSchedule::Barrier => SchedulerKind::Barrier,
+        ThreadSchedule::Fixed(n) => SchedulerKind::Fixed(n),
+        ThreadSchedule::Predictable(n) => SchedulerKind::Predictable(n),
+        ThreadSchedule::Reduced(n) => SchedulerKind::Reduced(n),
+    };
+    let memory = match c.memory {
+        MemorySchedule::None => MemoryKind::None,
+        MemorySchedule::Naive => MemoryKind::Naive,
+        MemorySchedule::Reuse => MemoryKind::Reuse,
+        MemorySchedule::Interference => MemoryKind::Interference,
+        MemorySchedule::Mesif => MemoryKind::Mesif,
+    };
+    pipeline::Options {
+        lower: LowerOptions {
+            resolution_override: a.compose_resolution.map(|(w, h)| Pair::new(w, h)),
+            split,
+        },
+        scheduler,
+        schedule: ScheduleOptions {
+            cores: Some(c.cores.clone()),
+            affinity: a.core_affinity,
+            ..ScheduleOptions::default()
+        },
+        memory,
+        sync: SyncOptions {
+            iteration_barrier: a.add_barrier,
+            iteration_sync: a.add_iteration_sync,
+            keep_barrier_every: a.keep_synced.then(|| a.keep_synced_interval.unwrap_or(1).min(u32::MAX as u64) as u32),
+            keep_distance: if a.keep_synced || a.keep_synced_delta.is_some() {
+                a.keep_synced_delta.map(|d| d.min(u32::MAX as u64) as u32)
+            } else {
+                None
+            },
+            sort_signals: a.sort_signals || a.sort_signals_twice,
+            sort_waits: a.sort_signals_twice,
+            timing: Vec::new(),
+            timing_system: Vec::new(),
+        },
+        thread_execution: !a.no_thread_execution,
+    }
+}
+
+/// The options that are parsed but whose stage has not landed: refused.
+fn refuse_unfinished(a: &BuildArgs, c: &Config) -> Option<i32> {
+    if a.generate_wcet {
+        return Some(not_yet("-gw (measured timing tables)"));
+    }
+    if a.sdf_runtime || a.sdf_log.is_some() {
+        return Some(not_yet("-pr / -sl (dataflow analysis of the runtime)"));
+    }
+    if a.dynamic_memory.is_some() {
+        return Some(not_yet("-dm (run-time buffer allocation)"));
+    }
+    match c.target {
+        Target::Wcet => Some(not_yet("-t wcet (the timing harness)")),
+        Target::Helix => Some(fail_usage(
+            "-t helix: the helix platform is not supported by this ssc; targets are linux, interpreter, info (and wcet)",
+        )),
+        _ => None,
+    }
+}
+
+/// Loads, checks and compiles; prints diagnostics. Ok(None) when the
+/// command is complete before code generation (-gd, -t interpreter, -t info).
+pub fn build(a: &BuildArgs) -> Result<Built, i32> {
+    let (file, desc) = super::commands::load(&a.file)?;
+    let diags = crate::front::check(&desc);
+    if super::commands::report(&diags, &file) {
+        return Err(exit::INPUT);
+    }
+    let config = Config::resolve(a);
+    if a.verbose {
+        for d in &config.defaults {
+            eprintln!("default: {d}");
+        }
+    }
+    if let Some(code) = refuse_unfinished(a, &config) {
+        return Err(code);
+    }
+    if let Some(path) = &a.normalized_input {
+        write(path, &back::description::print(&desc))?;
+    }
+    let opts = options_of(a, &config);
+    let name = program_name(&a.file);
+
+    if a.generate_declaration || a.declaration_graph.is_some() {
+        let declared = lower_or_report(crate::lower::lower_to_declaration(&desc, &opts.lower), &file)?;
+        if let Some(path) = &a.declaration_graph {
+            write(path, &back::dot::declaration_dot(declared.declaration.as_ref().expect("lowered")))?;
+        }
+        if a.generate_declaration {
+            print!("{}", back::description::print(&declared));
+            return Ok(Built { executable: None });
+        }
+    }
+
+    let compiled = lower_or_report(pipeline::compile(&desc, &opts), &file)?;
+    if !compiled.warnings.is_empty() {
+        eprint!("{}", render(&compiled.warnings, &file));
+    }
+    if a.verbose {
+        for n in &compiled.notes {
+            eprintln!("{n}");
+        }
+    }
+    exports(a, &compiled, &name)?;
+
+    match config.target {
+        Target::Interpreter => {
+            print!("{}", back::description::print(&compiled.description));
+            Ok(Built { executable: None })
+        }
+        Target::Info => {
+            let info = back::info::info(&compiled);
+            if a.json {
+                println!("{}", serde_json::to_string_pretty(&info).unwrap_or_default());
+            } else {
+                print!("{}", back::info::text(&info));
+            }
+            Ok(Built { executable: None })
+        }
+        _ => linux(a, &config, &compiled, &name, &file).map(|exe| Built { executable: Some(exe) }),
+    }
+}
+
+fn lower_or_report<T>(
+    r: Result<T, Vec<crate::front::diagnostics::Diagnostic>>,
+    file: &SourceFile,
+) -> Result<T, i32> {
+    r.map_err(|diags| {
+        eprint!("{}", render(&diags, file));
+        if diags.iter().any(|d| d.code == "E299") {
+            exit::EXTERNAL
+        } else {
+            exit::INPUT
+        }
+    })
+}
+
+fn output_dir(a: &BuildArgs, name: &str) -> PathBuf {
+    a.output_dir.clone().unwrap_or_else(|| Path::new("build").join(name))
+}
+
+fn exports(a: &BuildArgs, c: &Compiled, name: &str) -> Result<(), i32> {
+    if let Some(path) = &a.instantiation_graph {
+        write(path, &back::dot::instantiation_dot(&c.hsdfg))?;
+    }
+    if let Some(path) = &a.runtime_graph {
+        write(path, &back::dot::runtime_dot(&c.runtime))?;
+    }
+    if a.xml_sdf_runtime {
+        let path = a
+            .xml_sdf_output
+            .clone()
+            .unwrap_or_else(|| output_dir(a, name).join(format!("{name}.sdf3.xml")));
+        write(&path, &back::sdf3::sdf3(&c.hsdfg, name))?;
+        if path.as_os_str() != "-" {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    if let Some(path) = &a.groove_graph {
+        write(path, &back::gxl::gxl(&c.hsdfg, name))?;
+    }
+    Ok(())
+}
+
+fn linux(a: &BuildArgs, config: &Config, c: &Compiled, name: &str, file: &SourceFile) -> Result<PathBuf, i32> {
+    let user_kernels = user_kernel_names(&a.kernels)?;
+    let cores = if c.cores.is_some() || config.pinned || a.core_affinity {
+        Some(c.cores.clone().unwrap_or_else(|| config.cores.clone()))
+    } else {
+        None
+    };
+    let opts = back::c::COptions {
+        name: name.to_string(),
+        source: a.file.display().to_string(),
+        options: std::env::args().skip(1).collect::<Vec<_>>().join(" "),
+        iterations: config.iterations,
+        cores,
+        huge_pages: a.huge_tables,
+        verbose: a.verbose_output,
+        time_boxes: a.timers_all,
+        time_threads: a.thread_timers,
+        dump_format: a.timer_dump.map(|d| match d {
+            TimerDump::Csv => "SSC_DUMP_CSV",
+            TimerDump::Json => "SSC_DUMP_JSON",
+            TimerDump::Binary => "SSC_DUMP_BINARY",
+        }),
+        dump_path: a.dump_timer.as_ref().map(|p| p.display().to_string()),
+        user_kernels,
+        periodic_barrier: c.periodic_barrier.as_ref().map(|p| (p.name.clone(), p.every, p.threads.clone())),
+        signal_tokens: c.signal_tokens.clone(),
+    };
+    let program = back::c::emit(&c.hsdfg, &c.runtime, &opts).map_err(|d| {
+        eprint!("{}", render(&d, file));
+        exit::INPUT
+    })?;
+    let dir = output_dir(a, name);
+    let exe = a.output.clone().unwrap_or_else(|| dir.join(name));
+    back::c::write_files(&program, &a.kernels, &dir).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::EXTERNAL
+    })?;
+    back::c::compile(&program, &a.kernels, &dir, &exe).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::EXTERNAL
+    })?;
+    if a.verbose {
+        eprintln!("built {} from {}", exe.display(), dir.join(format!("{name}.c")).display());
+    }
+    Ok(exe)
+}
+
+/// The functions `--kernels` files define: `void NAME(const ssc_call *…)`.
+fn user_kernel_names(files: &[PathBuf]) -> Result<Vec<String>, i32> {
+    let mut names = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| fail_usage(format!("cannot read kernels `{}`: {e}", f.display())))?;
+        for line in text.lines() {
+            let l = line.trim_start();
+            let Some(rest) = l.strip_prefix("void ") else { continue };
+            let Some(open) = rest.find('(') else { continue };
+            let name = rest[..open].trim();
+            let args = rest[open + 1..].trim_start();
+            if !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && args.starts_with("const ssc_call")
+                && !names.iter().any(|n| n == name)
+            {
+                names.push(name.to_string());
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// `ssc run`: build, then run the executable with its arguments, streaming
+/// its report.
+pub fn run(a: &BuildArgs, program_args: &[String]) -> i32 {
+    let built = match build(a) {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let Some(exe) = built.executable else {
+        return exit::OK;
+    };
+    let exe = std::path::absolute(&exe).unwrap_or(exe);
+    match std::process::Command::new(&exe).args(program_args).status() {
+        Ok(status) if status.success() => exit::OK,
+        Ok(status) => {
+            eprintln!("error: `{}` exited with {status}", exe.display());
+            if status.code() == Some(2) {
+                exit::USAGE
+            } else {
+                exit::EXTERNAL
+            }
+        }
+        Err(e) => {
+            eprintln!("error: cannot run `{}`: {e}", exe.display());
+            exit::EXTERNAL
+        }
+    }
+}

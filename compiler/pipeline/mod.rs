@@ -1,0 +1,162 @@
+//! The whole pipeline: a checked description → every section lowered, a
+//! runtime proven correct.
+//!
+//! Takes a description that passed the front-end checker and the options of
+//! the stages; lowers what is missing (compose, split, HSDFG), and then
+//! either honours the runtime section as written — proving it deadlock- and
+//! race-free with [`crate::verify`], a failure being an input error with the
+//! counter-example — or schedules, allocates and synchronises, and proves the
+//! result (a failure there is a bug of ssc, reported as such, never a panic).
+//! Gives everything the back ends need.
+
+use crate::front::diagnostics::Diagnostic;
+use crate::ir::{Description, Runtime};
+use crate::lower::hsdfg::Hsdfg;
+use crate::lower::timing::Timing;
+use crate::lower::LowerOptions;
+use crate::memory::{MemoryKind, MemoryPlan};
+use crate::schedule::{Schedule, ScheduleOptions, SchedulerKind};
+use crate::sync::{PeriodicBarrier, SyncOptions};
+use crate::verify::{CounterExample, Extras, Proof};
+use std::collections::BTreeMap;
+
+/// Options of every stage.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub lower: LowerOptions,
+    pub scheduler: SchedulerKind,
+    pub schedule: ScheduleOptions,
+    pub memory: MemoryKind,
+    /// `timing`/`timing_system` are filled in from the description.
+    pub sync: SyncOptions,
+    /// `-te`: keep `thread_execution` and `signal` in the printed runtime.
+    pub thread_execution: bool,
+}
+
+/// A description compiled down to a proven runtime.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// All four sections (the runtime without programs when `-te` is off).
+    pub description: Description,
+    pub hsdfg: Hsdfg,
+    /// The runtime the program runs (always with programs).
+    pub runtime: Runtime,
+    /// `None` when the runtime was written by hand.
+    pub schedule: Option<Schedule>,
+    pub memory: Option<MemoryPlan>,
+    pub periodic_barrier: Option<PeriodicBarrier>,
+    pub signal_tokens: BTreeMap<String, u32>,
+    /// The core of each thread of `runtime.thread_executions`, when pinned.
+    pub cores: Option<Vec<usize>>,
+    pub proof: Proof,
+    pub warnings: Vec<Diagnostic>,
+    /// Each stage's report, for `-v`.
+    pub notes: Vec<String>,
+}
+
+fn counter_examples(code: &'static str, what: &str, ces: Vec<CounterExample>) -> Vec<Diagnostic> {
+    ces.into_iter()
+        .map(|ce| {
+            Diagnostic::error(code, format!("{what}: {ce}")).hint(
+                "a runtime must be free of deadlocks and races (SPEC §2.2); add the missing signal or move the buffer",
+            )
+        })
+        .collect()
+}
+
+/// Runs every stage after the front end.
+pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
+    let lowered = crate::lower::lower(desc, &opts.lower)?;
+    let mut warnings = lowered.warnings;
+    let description = lowered.description;
+    let timing = Timing::from_runtime(description.runtime.as_ref());
+    let (Some(decl), Some(inst)) = (&description.declaration, &description.instantiation) else {
+        return Err(vec![Diagnostic::error("E299", "internal error: lowering left a section out")]);
+    };
+    let hsdfg = crate::lower::hsdfg::build(decl, inst, &timing, opts.lower.split.weighted)?;
+    let given = description.runtime.clone().unwrap_or_default();
+    let mut notes = Vec::new();
+
+    if !given.thread_executions.is_empty() {
+        // A hand-written runtime: checked, then honoured as written.
+        let placements = crate::verify::placements_from_runtime(&hsdfg, &given)
+            .map_err(|ces| counter_examples("E210", "the runtime section's memory is wrong", ces))?;
+        let proof = crate::verify::verify(&hsdfg, &given, &placements)
+            .map_err(|ces| counter_examples("E211", "the runtime section is not correct", ces))?;
+        notes.push(format!("runtime as written: {proof}"));
+        return Ok(Compiled {
+            description,
+            hsdfg,
+            runtime: given,
+            schedule: None,
+            memory: None,
+            periodic_barrier: None,
+            signal_tokens: BTreeMap::new(),
+            cores: None,
+            proof,
+            warnings,
+            notes,
+        });
+    }
+
+    // Schedule (or take the hand-written thread lists), allocate, synchronise.
+    let schedule = if given.thread_schedule.is_empty() {
+        crate::schedule::schedule(&hsdfg, opts.scheduler, &opts.schedule)
+    } else {
+        crate::schedule::given::from_lists(&hsdfg, &given.thread_schedule)?
+    };
+    notes.extend(schedule.notes.iter().map(|n| format!("schedule: {n}")));
+    let memory = crate::memory::allocate(&hsdfg, &schedule, opts.memory);
+    notes.extend(memory.notes.iter().map(|n| format!("memory: {n}")));
+    if let Err(e) = crate::memory::check_plan(&hsdfg, &schedule, &memory) {
+        return Err(vec![Diagnostic::error("E299", format!("internal error: the memory plan is inconsistent: {e}"))]);
+    }
+    let mut sync_opts = opts.sync.clone();
+    sync_opts.timing = given.timing.clone();
+    sync_opts.timing_system = given.timing_system.clone();
+    let plan = crate::sync::synchronise_plan(&hsdfg, &schedule, &memory, &sync_opts);
+    notes.extend(plan.notes.iter().map(|n| format!("sync: {n}")));
+    let mut extras: Extras = plan.extras();
+    if let Some(p) = &plan.periodic_barrier {
+        extras.periodic_barriers.insert(p.name.clone());
+    }
+    let proof = crate::verify::verify_with(&hsdfg, &plan.runtime, &memory.placements, &extras)
+        .map_err(|ces| {
+            let mut d = counter_examples("E299", "internal error: ssc emitted a runtime it cannot prove", ces);
+            d.truncate(5);
+            d
+        })?;
+    notes.push(format!("proof: {proof}"));
+    let cores = if schedule.threads.iter().all(|t| t.core.is_some()) && !schedule.threads.is_empty() {
+        Some(schedule.threads.iter().map(|t| t.core.unwrap_or(0)).collect())
+    } else {
+        None
+    };
+    let mut runtime = plan.runtime;
+    if opts.memory == MemoryKind::None {
+        // Every buffer allocated on its own by the runtime: no memory section.
+        runtime.memory_mappings.clear();
+        runtime.memory_bindings.clear();
+        runtime.memory_schedules.clear();
+    }
+    let mut printed = runtime.clone();
+    if !opts.thread_execution {
+        printed.thread_executions.clear();
+        printed.signals.clear();
+        printed.barriers.clear();
+    }
+    warnings.retain(|w| !w.is_error());
+    Ok(Compiled {
+        description: Description { runtime: Some(printed), ..description },
+        hsdfg,
+        runtime,
+        schedule: Some(schedule),
+        memory: Some(memory),
+        periodic_barrier: plan.periodic_barrier,
+        signal_tokens: plan.signal_tokens,
+        cores,
+        proof,
+        warnings,
+        notes,
+    })
+}
