@@ -108,12 +108,18 @@ pub fn runtime_dot(r: &crate::ir::Runtime) -> String {
     use crate::ir::Op;
     use std::collections::BTreeMap;
     use std::fmt::Write as _;
-    let mut out = String::from("digraph runtime {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
+    let mut out = String::from(
+        "digraph runtime {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n",
+    );
     let mut posts: BTreeMap<&str, String> = BTreeMap::new();
     let mut waits: BTreeMap<&str, String> = BTreeMap::new();
     let mut meets: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (ti, t) in r.thread_executions.iter().enumerate() {
-        let _ = writeln!(out, "  subgraph cluster_{ti} {{\n    label={};", quote(&t.thread.name));
+        let _ = writeln!(
+            out,
+            "  subgraph cluster_{ti} {{\n    label={};",
+            quote(&t.thread.name)
+        );
         let mut prev: Option<String> = None;
         for (oi, op) in t.ops.iter().enumerate() {
             let id = format!("t{ti}_{oi}");
@@ -134,14 +140,24 @@ pub fn runtime_dot(r: &crate::ir::Runtime) -> String {
             prev = Some(id);
         }
         if let (Some(last), false) = (&prev, t.ops.is_empty()) {
-            let _ = writeln!(out, "    {last} -> t{ti}_0 [style=dotted, label=\"next iteration (1)\"];");
+            let _ = writeln!(
+                out,
+                "    {last} -> t{ti}_0 [style=dotted, label=\"next iteration (1)\"];"
+            );
         }
         out.push_str("  }\n");
     }
     for s in &r.signals {
-        if let (Some(from), Some(to)) = (posts.get(s.name.name.as_str()), waits.get(s.name.name.as_str())) {
+        if let (Some(from), Some(to)) = (
+            posts.get(s.name.name.as_str()),
+            waits.get(s.name.name.as_str()),
+        ) {
             let label = format!("{} ({})", s.name, u32::from(s.initial_token));
-            let _ = writeln!(out, "  {from} -> {to} [color=blue, label={}];", quote(&label));
+            let _ = writeln!(
+                out,
+                "  {from} -> {to} [color=blue, label={}];",
+                quote(&label)
+            );
         }
     }
     for (b, ops) in &meets {

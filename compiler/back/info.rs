@@ -49,7 +49,11 @@ fn memory_lines(h: &Hsdfg, s: &Schedule) -> Vec<MemoryLine> {
                 memory_schedule: k.keyword(),
                 bytes,
                 lower_bound: plan.lower_bound,
-                ratio: if plan.lower_bound == 0 { 1.0 } else { bytes as f64 / plan.lower_bound as f64 },
+                ratio: if plan.lower_bound == 0 {
+                    1.0
+                } else {
+                    bytes as f64 / plan.lower_bound as f64
+                },
             }
         })
         .collect()
@@ -74,10 +78,17 @@ pub fn info(c: &Compiled) -> Info {
         signals: r.signals.len(),
         waits_per_iteration: waits,
         barriers: r.barriers.len() + usize::from(c.periodic_barrier.is_some()),
-        scheduler: c.schedule.as_ref().map(|s| format!("{:?}", s.kind).to_lowercase()),
+        scheduler: c
+            .schedule
+            .as_ref()
+            .map(|s| format!("{:?}", s.kind).to_lowercase()),
         makespan_us: c.schedule.as_ref().map(|s| s.makespan),
         makespan_lower_bound_us: c.schedule.as_ref().map(|s| s.lower_bound),
-        memory: c.schedule.as_ref().map(|s| memory_lines(&c.hsdfg, s)).unwrap_or_default(),
+        memory: c
+            .schedule
+            .as_ref()
+            .map(|s| memory_lines(&c.hsdfg, s))
+            .unwrap_or_default(),
         proof: c.proof.to_string(),
     }
 }
@@ -88,7 +99,11 @@ pub fn text(i: &Info) -> String {
     let _ = writeln!(s, "functions            {}", i.functions);
     let _ = writeln!(s, "actors (sub-boxes)   {}", i.actors);
     let _ = writeln!(s, "dependencies         {}", i.dependencies);
-    let _ = writeln!(s, "buffers              {} ({} bytes)", i.buffers, i.buffer_bytes);
+    let _ = writeln!(
+        s,
+        "buffers              {} ({} bytes)",
+        i.buffers, i.buffer_bytes
+    );
     let _ = writeln!(s, "threads              {}", i.threads);
     let _ = writeln!(s, "signals              {}", i.signals);
     let _ = writeln!(s, "waits per iteration  {}", i.waits_per_iteration);

@@ -1,8 +1,8 @@
 //! Back ends: each takes a lowered IR and writes one output format.
 
 pub mod c;
-pub mod info;
 pub mod description;
 pub mod dot;
 pub mod gxl;
+pub mod info;
 pub mod sdf3;

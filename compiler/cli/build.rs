@@ -36,14 +36,26 @@ fn write(path: &Path, text: &str) -> Result<(), i32> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         let _ = std::fs::create_dir_all(dir);
     }
-    std::fs::write(path, text).map_err(|e| fail_usage(format!("cannot write `{}`: {e}", path.display())))
+    std::fs::write(path, text)
+        .map_err(|e| fail_usage(format!("cannot write `{}`: {e}", path.display())))
 }
 
 /// The program's name: the description's file stem, as a C identifier.
 fn program_name(path: &Path) -> String {
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut name: String =
-        stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     if name.is_empty() || name == "_" || path.as_os_str() == "-" {
         name = "stdin".into();
     }
@@ -94,7 +106,9 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
         sync: SyncOptions {
             iteration_barrier: a.add_barrier,
             iteration_sync: a.add_iteration_sync,
-            keep_barrier_every: a.keep_synced.then(|| a.keep_synced_interval.unwrap_or(1).min(u32::MAX as u64) as u32),
+            keep_barrier_every: a
+                .keep_synced
+                .then(|| a.keep_synced_interval.unwrap_or(1).min(u32::MAX as u64) as u32),
             keep_distance: if a.keep_synced || a.keep_synced_delta.is_some() {
                 a.keep_synced_delta.map(|d| d.min(u32::MAX as u64) as u32)
             } else {
@@ -153,9 +167,15 @@ pub fn build(a: &BuildArgs) -> Result<Built, i32> {
     let name = program_name(&a.file);
 
     if a.generate_declaration || a.declaration_graph.is_some() {
-        let declared = lower_or_report(crate::lower::lower_to_declaration(&desc, &opts.lower), &file)?;
+        let declared = lower_or_report(
+            crate::lower::lower_to_declaration(&desc, &opts.lower),
+            &file,
+        )?;
         if let Some(path) = &a.declaration_graph {
-            write(path, &back::dot::declaration_dot(declared.declaration.as_ref().expect("lowered")))?;
+            write(
+                path,
+                &back::dot::declaration_dot(declared.declaration.as_ref().expect("lowered")),
+            )?;
         }
         if a.generate_declaration {
             print!("{}", back::description::print(&declared));
@@ -182,13 +202,18 @@ pub fn build(a: &BuildArgs) -> Result<Built, i32> {
         Target::Info => {
             let info = back::info::info(&compiled);
             if a.json {
-                println!("{}", serde_json::to_string_pretty(&info).unwrap_or_default());
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&info).unwrap_or_default()
+                );
             } else {
                 print!("{}", back::info::text(&info));
             }
             Ok(Built { executable: None })
         }
-        _ => linux(a, &config, &compiled, &name, &file).map(|exe| Built { executable: Some(exe) }),
+        _ => linux(a, &config, &compiled, &name, &file).map(|exe| Built {
+            executable: Some(exe),
+        }),
     }
 }
 
@@ -207,7 +232,9 @@ fn lower_or_report<T>(
 }
 
 fn output_dir(a: &BuildArgs, name: &str) -> PathBuf {
-    a.output_dir.clone().unwrap_or_else(|| Path::new("build").join(name))
+    a.output_dir
+        .clone()
+        .unwrap_or_else(|| Path::new("build").join(name))
 }
 
 fn exports(a: &BuildArgs, c: &Compiled, name: &str) -> Result<(), i32> {
@@ -233,7 +260,13 @@ fn exports(a: &BuildArgs, c: &Compiled, name: &str) -> Result<(), i32> {
     Ok(())
 }
 
-fn linux(a: &BuildArgs, config: &Config, c: &Compiled, name: &str, file: &SourceFile) -> Result<PathBuf, i32> {
+fn linux(
+    a: &BuildArgs,
+    config: &Config,
+    c: &Compiled,
+    name: &str,
+    file: &SourceFile,
+) -> Result<PathBuf, i32> {
     let user_kernels = user_kernel_names(&a.kernels)?;
     let cores = if c.cores.is_some() || config.pinned || a.core_affinity {
         Some(c.cores.clone().unwrap_or_else(|| config.cores.clone()))
@@ -257,7 +290,10 @@ fn linux(a: &BuildArgs, config: &Config, c: &Compiled, name: &str, file: &Source
         }),
         dump_path: a.dump_timer.as_ref().map(|p| p.display().to_string()),
         user_kernels,
-        periodic_barrier: c.periodic_barrier.as_ref().map(|p| (p.name.clone(), p.every, p.threads.clone())),
+        periodic_barrier: c
+            .periodic_barrier
+            .as_ref()
+            .map(|p| (p.name.clone(), p.every, p.threads.clone())),
         signal_tokens: c.signal_tokens.clone(),
     };
     let program = back::c::emit(&c.hsdfg, &c.runtime, &opts).map_err(|d| {
@@ -275,7 +311,11 @@ fn linux(a: &BuildArgs, config: &Config, c: &Compiled, name: &str, file: &Source
         exit::EXTERNAL
     })?;
     if a.verbose {
-        eprintln!("built {} from {}", exe.display(), dir.join(format!("{name}.c")).display());
+        eprintln!(
+            "built {} from {}",
+            exe.display(),
+            dir.join(format!("{name}.c")).display()
+        );
     }
     Ok(exe)
 }
@@ -288,7 +328,9 @@ fn user_kernel_names(files: &[PathBuf]) -> Result<Vec<String>, i32> {
             .map_err(|e| fail_usage(format!("cannot read kernels `{}`: {e}", f.display())))?;
         for line in text.lines() {
             let l = line.trim_start();
-            let Some(rest) = l.strip_prefix("void ") else { continue };
+            let Some(rest) = l.strip_prefix("void ") else {
+                continue;
+            };
             let Some(open) = rest.find('(') else { continue };
             let name = rest[..open].trim();
             let args = rest[open + 1..].trim_start();

@@ -7,6 +7,7 @@
 //! diagnostics can point at the source; spans never take part in equality, so
 //! `parse(print(ir)) == ir` is a meaningful test.
 
+pub mod builtins;
 mod composition;
 mod declaration;
 mod instantiation;

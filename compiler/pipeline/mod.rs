@@ -71,7 +71,10 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     let description = lowered.description;
     let timing = Timing::from_runtime(description.runtime.as_ref());
     let (Some(decl), Some(inst)) = (&description.declaration, &description.instantiation) else {
-        return Err(vec![Diagnostic::error("E299", "internal error: lowering left a section out")]);
+        return Err(vec![Diagnostic::error(
+            "E299",
+            "internal error: lowering left a section out",
+        )]);
     };
     let hsdfg = crate::lower::hsdfg::build(decl, inst, &timing, opts.lower.split.weighted)?;
     let given = description.runtime.clone().unwrap_or_default();
@@ -79,8 +82,9 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
 
     if !given.thread_executions.is_empty() {
         // A hand-written runtime: checked, then honoured as written.
-        let placements = crate::verify::placements_from_runtime(&hsdfg, &given)
-            .map_err(|ces| counter_examples("E210", "the runtime section's memory is wrong", ces))?;
+        let placements = crate::verify::placements_from_runtime(&hsdfg, &given).map_err(|ces| {
+            counter_examples("E210", "the runtime section's memory is wrong", ces)
+        })?;
         let proof = crate::verify::verify(&hsdfg, &given, &placements)
             .map_err(|ces| counter_examples("E211", "the runtime section is not correct", ces))?;
         notes.push(format!("runtime as written: {proof}"));
@@ -109,7 +113,10 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     let memory = crate::memory::allocate(&hsdfg, &schedule, opts.memory);
     notes.extend(memory.notes.iter().map(|n| format!("memory: {n}")));
     if let Err(e) = crate::memory::check_plan(&hsdfg, &schedule, &memory) {
-        return Err(vec![Diagnostic::error("E299", format!("internal error: the memory plan is inconsistent: {e}"))]);
+        return Err(vec![Diagnostic::error(
+            "E299",
+            format!("internal error: the memory plan is inconsistent: {e}"),
+        )]);
     }
     let mut sync_opts = opts.sync.clone();
     sync_opts.timing = given.timing.clone();
@@ -122,13 +129,24 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     }
     let proof = crate::verify::verify_with(&hsdfg, &plan.runtime, &memory.placements, &extras)
         .map_err(|ces| {
-            let mut d = counter_examples("E299", "internal error: ssc emitted a runtime it cannot prove", ces);
+            let mut d = counter_examples(
+                "E299",
+                "internal error: ssc emitted a runtime it cannot prove",
+                ces,
+            );
             d.truncate(5);
             d
         })?;
     notes.push(format!("proof: {proof}"));
-    let cores = if schedule.threads.iter().all(|t| t.core.is_some()) && !schedule.threads.is_empty() {
-        Some(schedule.threads.iter().map(|t| t.core.unwrap_or(0)).collect())
+    let cores = if schedule.threads.iter().all(|t| t.core.is_some()) && !schedule.threads.is_empty()
+    {
+        Some(
+            schedule
+                .threads
+                .iter()
+                .map(|t| t.core.unwrap_or(0))
+                .collect(),
+        )
     } else {
         None
     };
@@ -147,7 +165,10 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     }
     warnings.retain(|w| !w.is_error());
     Ok(Compiled {
-        description: Description { runtime: Some(printed), ..description },
+        description: Description {
+            runtime: Some(printed),
+            ..description
+        },
         hsdfg,
         runtime,
         schedule: Some(schedule),

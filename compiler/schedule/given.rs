@@ -18,12 +18,18 @@ pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<D
         let mut actors = Vec::new();
         for sb in &t.subboxes {
             let a = h.find(sb).ok_or_else(|| {
-                vec![Diagnostic::error("E200", format!("`{sb}` is not a sub-box of the instantiation"))
-                    .label(sb.span, "unknown sub-box")]
+                vec![Diagnostic::error(
+                    "E200",
+                    format!("`{sb}` is not a sub-box of the instantiation"),
+                )
+                .label(sb.span, "unknown sub-box")]
             })?;
             if std::mem::replace(&mut seen[a.index()], true) {
-                return Err(vec![Diagnostic::error("E200", format!("`{sb}` is scheduled twice"))
-                    .label(sb.span, "again here")]);
+                return Err(vec![Diagnostic::error(
+                    "E200",
+                    format!("`{sb}` is scheduled twice"),
+                )
+                .label(sb.span, "again here")]);
             }
             actors.push(a);
         }
@@ -31,7 +37,10 @@ pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<D
     }
     if let Some(i) = seen.iter().position(|s| !s) {
         let sb = &h.graph[crate::lower::hsdfg::ActorId::new(i)].subbox;
-        return Err(vec![Diagnostic::error("E200", format!("`{sb}` is on no thread of the thread_schedule"))]);
+        return Err(vec![Diagnostic::error(
+            "E200",
+            format!("`{sb}` is on no thread of the thread_schedule"),
+        )]);
     }
     // Simulate: an actor starts when its thread is free and its
     // predecessors have finished; repeat until every actor is placed.
@@ -48,7 +57,10 @@ pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<D
                 if preds.iter().any(|p| finish[p.index()].is_nan()) {
                     break;
                 }
-                let ready = preds.iter().map(|p| finish[p.index()]).fold(free[ti], f64::max);
+                let ready = preds
+                    .iter()
+                    .map(|p| finish[p.index()])
+                    .fold(free[ti], f64::max);
                 starts[ti].push(ready);
                 finish[a.index()] = ready + h.actor(a).time;
                 free[ti] = finish[a.index()];
@@ -72,11 +84,18 @@ pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<D
         threads: threads
             .into_iter()
             .zip(starts)
-            .map(|((name, actors), start)| ThreadPlan { name, core: None, actors, start })
+            .map(|((name, actors), start)| ThreadPlan {
+                name,
+                core: None,
+                actors,
+                start,
+            })
             .collect(),
         iteration_barrier: false,
         makespan,
         lower_bound: list::lower_bound(h, count),
-        notes: vec![format!("thread schedule as written: makespan {makespan:.1} µs")],
+        notes: vec![format!(
+            "thread schedule as written: makespan {makespan:.1} µs"
+        )],
     })
 }

@@ -214,7 +214,11 @@ pub fn placements_from_runtime(
             .buffers
             .iter()
             .map(|b| {
-                let p = Placement { arena: ArenaId::Shared, offset, bytes: b.bytes };
+                let p = Placement {
+                    arena: ArenaId::Shared,
+                    offset,
+                    bytes: b.bytes,
+                };
                 offset += b.bytes;
                 p
             })

@@ -31,17 +31,4 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The functions the runtime implements (SPEC §7).
-pub const BUILTINS: &[&str] = &[
-    "func_source",
-    "func_sink",
-    "func_gain",
-    "func_copy",
-    "func_dup",
-    "func_plus",
-    "func_mul",
-    "func_avg",
-    "func_conv",
-    "func_down",
-    "func_up",
-];
+pub use crate::ir::builtins::BUILTINS;

@@ -1,8 +1,8 @@
 //! The view of a program that the template renders.
 
-use super::BUILTINS;
 use crate::back::description::op_text;
 use crate::front::diagnostics::Diagnostic;
+use crate::ir::builtins::builtin_of;
 use crate::ir::{Arena, Direction, ElemType, Op, Runtime};
 use crate::lower::hsdfg::{BufferId, Hsdfg};
 use askama::Template;
@@ -172,7 +172,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         ));
     }
     for f in &h.functions {
-        if !BUILTINS.contains(&f.function.as_str()) && !o.user_kernels.contains(&f.function) {
+        if builtin_of(&f.function).is_none() && !o.user_kernels.contains(&f.function) {
             return Err(vec![Diagnostic::error(
                 "E301",
                 format!("function `{}` (used by `{}`) has no implementation", f.function, f.name),
@@ -320,7 +320,12 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
             id: box_id(&f.name, actor.subbox.index),
             label: actor.subbox.to_string(),
             region: actor.region.to_string(),
-            kernel: f.function.clone(),
+            // A user kernel of this name wins; else the built-in it is a variant of.
+            kernel: if o.user_kernels.contains(&f.function) {
+                f.function.clone()
+            } else {
+                builtin_of(&f.function).unwrap_or(&f.function).to_string()
+            },
             flags,
             function_id: actor.function.0,
             x0: actor.region.x0,
@@ -374,7 +379,11 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         .iter()
         .map(|s| SignalView {
             name: format!("sig_{}", s.name),
-            tokens: o.signal_tokens.get(&s.name.name).copied().unwrap_or(u32::from(s.initial_token)),
+            tokens: o
+                .signal_tokens
+                .get(&s.name.name)
+                .copied()
+                .unwrap_or(u32::from(s.initial_token)),
             comment: format!(
                 "{}{}: {} -> {}",
                 if s.initial_token { "!" } else { "" },

@@ -34,7 +34,7 @@ const DOUBLE: Want = Want {
 
 /// The IN and OUT ports a built-in takes, in order.
 fn table(name: &str) -> Option<(&'static [Want], &'static [Want])> {
-    Some(match name {
+    Some(match crate::ir::builtins::builtin_of(name)? {
         "func_source" => (&[], &[PLAIN]),
         "func_sink" => (&[PLAIN], &[]),
         "func_gain" | "func_copy" => (&[PLAIN], &[PLAIN]),
