@@ -187,3 +187,38 @@ fn help_lists_the_thesis_groups() {
     }
     assert!(help.contains("[-ts]") && help.contains("[-mdp]"));
 }
+
+#[test]
+fn check_proves_the_appendix_runtime() {
+    let out = ssc(&["check", "examples/appendix.ssc"]);
+    let text = text(&out.stdout);
+    assert!(text.contains("runtime proved"), "{text}");
+    assert!(text.contains("deadlock-free"), "{text}");
+}
+
+#[test]
+fn wrong_runtimes_are_refused_with_a_counter_example() {
+    let mut paths: Vec<_> = std::fs::read_dir("tests/bad_runtime")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 3);
+    for path in paths {
+        let p = path.display().to_string();
+        let out = ssc(&["check", &p]);
+        assert_eq!(out.status.code(), Some(1), "{p}");
+        let err = text(&out.stderr);
+        assert!(err.contains("error[E211]"), "{p}: {err}");
+        // The counter-example points at the operations in the source.
+        assert!(
+            err.contains(&format!("{p}:")) && err.contains("╰── thread"),
+            "{p}: {err}"
+        );
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        insta::assert_snapshot!(format!("bad_runtime__{name}"), err);
+        // The build refuses it too, before any C is written.
+        let out = ssc(&["build", &p, "-od", "target/never-built"]);
+        assert_eq!(out.status.code(), Some(1), "{p}");
+    }
+}

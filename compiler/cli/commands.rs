@@ -66,8 +66,20 @@ fn check(path: &Path) -> i32 {
     if report(&diags, &file) {
         return exit::INPUT;
     }
-    println!("{}: ok", file.name);
-    exit::OK
+    match crate::pipeline::check(&desc) {
+        Ok((proven, warnings)) => {
+            report(&warnings, &file);
+            println!("{}: ok", file.name);
+            for p in proven {
+                println!("  {p}");
+            }
+            exit::OK
+        }
+        Err(diags) => {
+            report(&diags, &file);
+            exit::INPUT
+        }
+    }
 }
 
 fn fmt(path: &Path) -> i32 {

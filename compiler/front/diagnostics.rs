@@ -225,6 +225,12 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile) -> String {
                 })
                 .map(|i| i + 1)
                 .unwrap_or(0);
+            // A long message wraps onto `  │ …` lines: they belong to it too.
+            let skip = skip
+                + lines[skip..]
+                    .iter()
+                    .take_while(|l| l.starts_with("  │ ") || **l == "  │")
+                    .count();
             for line in lines.into_iter().skip(skip) {
                 let _ = writeln!(out, "{}", line.trim_end());
             }
