@@ -370,8 +370,10 @@ proptest! {
 
 #[test]
 fn examples_print_in_normal_form() {
-    let mut paths: Vec<_> = std::fs::read_dir("examples")
-        .unwrap()
+    // Every description that parses: examples, test inputs, wrong runtimes.
+    let mut paths: Vec<_> = ["examples", "tests/in", "tests/bad_runtime"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "ssc"))
         .collect();
