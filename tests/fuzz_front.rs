@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use ssc::front::check::check;
 use ssc::front::diagnostics::{render, SourceFile};
 use ssc::front::syntax::parse;
+use ssc::front::syntax::KEYWORDS;
 
 fn run(text: &str) {
     let diags = match parse(text) {
@@ -14,37 +15,16 @@ fn run(text: &str) {
     let _ = render(&diags, &SourceFile::new("fuzz.ssc", text));
 }
 
+/// Word `i` of the reserved words followed by the other tokens.
+fn word(i: usize) -> &'static str {
+    KEYWORDS
+        .get(i)
+        .copied()
+        .unwrap_or_else(|| TOKENS[i - KEYWORDS.len()])
+}
+
+/// Words of the language besides its reserved words (`KEYWORDS`).
 const TOKENS: &[&str] = &[
-    "composition",
-    "declaration",
-    "instantiation",
-    "runtime",
-    "container_declaration",
-    "container_bind",
-    "container_composition",
-    "container",
-    "compose",
-    "function_declaration",
-    "function",
-    "function_instantiation",
-    "timing",
-    "timing_system",
-    "thread_schedule",
-    "memory_mapping",
-    "memory_binding",
-    "memory_schedule",
-    "thread_execution",
-    "signal",
-    "barrier",
-    "index",
-    "self",
-    "mul",
-    "shared",
-    "local",
-    "IN",
-    "OUT",
-    "NONE",
-    "FULL",
     "int",
     "float",
     "char",
@@ -161,8 +141,8 @@ proptest! {
     }
 
     #[test]
-    fn token_soup(idx in proptest::collection::vec(0..TOKENS.len(), 0..120)) {
-        let text: Vec<&str> = idx.iter().map(|&i| TOKENS[i]).collect();
+    fn token_soup(idx in proptest::collection::vec(0..TOKENS.len() + KEYWORDS.len(), 0..120)) {
+        let text: Vec<&str> = idx.iter().map(|&i| word(i)).collect();
         run(&text.join(" "));
     }
 
@@ -183,7 +163,7 @@ proptest! {
                     toks.insert(i % n, t);
                 }
                 Mutation::Swap(a, b) => toks.swap(a % n, b % n),
-                Mutation::Replace(i, t) => toks[i % n] = TOKENS[t % TOKENS.len()].to_string(),
+                Mutation::Replace(i, t) => toks[i % n] = word(t % (TOKENS.len() + KEYWORDS.len())).to_string(),
             }
         }
         run(&toks.join(" "));

@@ -8,4 +8,4 @@
 mod grammar;
 mod parse;
 
-pub use parse::parse;
+pub use parse::{parse, KEYWORDS};

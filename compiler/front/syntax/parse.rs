@@ -48,6 +48,11 @@ fn not_keyword(n: &Node) -> bool {
     )
 }
 
+/// The children of a node, keyword tokens left out.
+fn kids(n: Node) -> impl Iterator<Item = Node> {
+    n.into_inner().filter(not_keyword)
+}
+
 fn span(n: &Node) -> Span {
     Span::new(n.as_span().start(), n.as_span().end())
 }
@@ -59,7 +64,7 @@ fn ident(n: Node) -> Ident {
 impl Builder {
     fn file(&mut self, root: Node) -> Description {
         let mut d = Description::default();
-        for n in root.into_inner().filter(not_keyword) {
+        for n in kids(root) {
             match n.as_rule() {
                 Rule::composition => d.composition = Some(self.composition(n)),
                 Rule::declaration => d.declaration = Some(self.declaration(n)),
@@ -105,7 +110,7 @@ impl Builder {
 
     fn pair(&mut self, n: Node, what: &str) -> Spanned<Pair> {
         let s = span(&n);
-        let mut it = n.into_inner().filter(not_keyword);
+        let mut it = kids(n);
         let x = self.positive(it.next().unwrap(), what);
         let y = self.positive(it.next().unwrap(), what);
         Spanned::new(Pair::new(x, y), s)
@@ -113,7 +118,7 @@ impl Builder {
 
     /// A pair of coordinates, where 0 is fine.
     fn coords(&mut self, n: Node) -> Pair {
-        let mut it = n.into_inner().filter(not_keyword);
+        let mut it = kids(n);
         let x = self.uint(it.next().unwrap());
         let y = self.uint(it.next().unwrap());
         Pair::new(x, y)
@@ -123,7 +128,7 @@ impl Builder {
 
     fn port(&mut self, n: Node) -> Port {
         let s = span(&n);
-        let mut it = n.into_inner().filter(not_keyword);
+        let mut it = kids(n);
         let name = ident(it.next().unwrap());
         let direction = match it
             .next()
@@ -150,7 +155,7 @@ impl Builder {
     }
 
     fn parallelism(n: Node) -> Parallelism {
-        match n.into_inner().find(not_keyword).unwrap().as_rule() {
+        match kids(n).next().unwrap().as_rule() {
             Rule::kw_none => Parallelism::None,
             _ => Parallelism::Full,
         }
@@ -158,7 +163,7 @@ impl Builder {
 
     fn port_ref(n: Node) -> PortRef {
         let s = span(&n);
-        let mut it = n.into_inner().filter(not_keyword);
+        let mut it = kids(n);
         let owner = it.next().unwrap();
         let owner = if owner.as_rule() == Rule::self_kw {
             None
@@ -174,7 +179,7 @@ impl Builder {
 
     fn connection(n: Node) -> Connection {
         let s = span(&n);
-        let mut it = n.into_inner().filter(not_keyword);
+        let mut it = kids(n);
         let from = Self::port_ref(it.next().unwrap());
         let to = Self::port_ref(it.next().unwrap());
         Connection { from, to, span: s }
@@ -182,7 +187,7 @@ impl Builder {
 
     fn subbox_ref(&mut self, n: Node) -> SubBoxRef {
         let s = span(&n);
-        let mut it = n.into_inner().filter(not_keyword);
+        let mut it = kids(n);
         let function = ident(it.next().unwrap());
         let index = self.uint(it.next().unwrap());
         SubBoxRef {
@@ -199,11 +204,11 @@ impl Builder {
             span: span(&n),
             ..Default::default()
         };
-        for stmt in n.into_inner().filter(not_keyword) {
+        for stmt in kids(n) {
             let s = span(&stmt);
             match stmt.as_rule() {
                 Rule::container_declaration => {
-                    let mut it = stmt.into_inner().filter(not_keyword);
+                    let mut it = kids(stmt);
                     let name = ident(it.next().unwrap());
                     let ports = it.map(|p| self.port(p)).collect();
                     c.containers.push(ContainerDecl {
@@ -213,9 +218,9 @@ impl Builder {
                     });
                 }
                 Rule::container_bind => {
-                    for b in stmt.into_inner().filter(not_keyword) {
+                    for b in kids(stmt) {
                         let bs = span(&b);
-                        let mut it = b.into_inner().filter(not_keyword);
+                        let mut it = kids(b);
                         c.binds.push(Bind {
                             container: ident(it.next().unwrap()),
                             function: ident(it.next().unwrap()),
@@ -225,7 +230,7 @@ impl Builder {
                     }
                 }
                 Rule::container_composition => {
-                    let mut it = stmt.into_inner().filter(not_keyword);
+                    let mut it = kids(stmt);
                     let name = ident(it.next().unwrap());
                     let mut cc = ContainerComposition {
                         name,
@@ -236,7 +241,7 @@ impl Builder {
                     for item in it {
                         match item.as_rule() {
                             Rule::instances => {
-                                for inst in item.into_inner().filter(not_keyword) {
+                                for inst in kids(item) {
                                     cc.instances.push(self.instance(inst));
                                 }
                             }
@@ -246,7 +251,7 @@ impl Builder {
                     c.compositions.push(cc);
                 }
                 Rule::compose => {
-                    let mut it = stmt.into_inner().filter(not_keyword);
+                    let mut it = kids(stmt);
                     let container = ident(it.next().unwrap());
                     let resolution = self.pair(it.next().unwrap(), "a resolution");
                     if c.compose.is_some() {
@@ -270,7 +275,7 @@ impl Builder {
 
     fn instance(&mut self, n: Node) -> Instance {
         let s = span(&n);
-        let mut it = n.into_inner().filter(not_keyword);
+        let mut it = kids(n);
         let name = ident(it.next().unwrap());
         let container = ident(it.next().unwrap());
         let res = it.next().unwrap();
@@ -293,11 +298,11 @@ impl Builder {
             span: span(&n),
             ..Default::default()
         };
-        for stmt in n.into_inner().filter(not_keyword) {
+        for stmt in kids(n) {
             let s = span(&stmt);
             match stmt.as_rule() {
                 Rule::function_declaration => {
-                    let mut it = stmt.into_inner().filter(not_keyword);
+                    let mut it = kids(stmt);
                     let name = ident(it.next().unwrap());
                     let parallelism = Self::parallelism(it.next().unwrap());
                     let ports = it.map(|p| self.port(p)).collect();
@@ -309,9 +314,9 @@ impl Builder {
                     });
                 }
                 Rule::functions => {
-                    for f in stmt.into_inner().filter(not_keyword) {
+                    for f in kids(stmt) {
                         let fs = span(&f);
-                        let mut it = f.into_inner().filter(not_keyword);
+                        let mut it = kids(f);
                         let name = ident(it.next().unwrap());
                         let function = ident(it.next().unwrap());
                         let resolution = self.pair(it.next().unwrap(), "a resolution");
@@ -337,13 +342,13 @@ impl Builder {
             span: span(&n),
             ..Default::default()
         };
-        for stmt in n.into_inner().filter(not_keyword) {
+        for stmt in kids(n) {
             let s = span(&stmt);
             match stmt.as_rule() {
                 Rule::subboxes => {
-                    for sb in stmt.into_inner().filter(not_keyword) {
+                    for sb in kids(stmt) {
                         let sbs = span(&sb);
-                        let mut it = sb.into_inner().filter(not_keyword);
+                        let mut it = kids(sb);
                         let id = self.subbox_ref(it.next().unwrap());
                         let a = it.next().unwrap();
                         let b = it.next().unwrap();
@@ -357,7 +362,7 @@ impl Builder {
                     }
                 }
                 Rule::dependency => {
-                    let mut it = stmt.into_inner().filter(not_keyword);
+                    let mut it = kids(stmt);
                     let from = self.subbox_ref(it.next().unwrap());
                     let to = self.subbox_ref(it.next().unwrap());
                     inst.dependencies.push(Dependency { from, to, span: s });
@@ -375,7 +380,7 @@ impl Builder {
             .filter(not_keyword)
             .map(|e| {
                 let s = span(&e);
-                let mut it = e.into_inner().filter(not_keyword);
+                let mut it = kids(e);
                 let name = ident(it.next().unwrap());
                 let t = it.next().unwrap();
                 let ts = span(&t);
@@ -403,7 +408,7 @@ impl Builder {
             span: span(&n),
             ..Default::default()
         };
-        for stmt in n.into_inner().filter(not_keyword) {
+        for stmt in kids(n) {
             match stmt.as_rule() {
                 Rule::timing => {
                     let e = self.timing_entries(stmt);
@@ -414,9 +419,9 @@ impl Builder {
                     r.timing_system.extend(e);
                 }
                 Rule::thread_schedule => {
-                    for t in stmt.into_inner().filter(not_keyword) {
+                    for t in kids(stmt) {
                         let s = span(&t);
-                        let mut it = t.into_inner().filter(not_keyword);
+                        let mut it = kids(t);
                         let thread = ident(it.next().unwrap());
                         let subboxes = it.map(|sb| self.subbox_ref(sb)).collect();
                         r.thread_schedule.push(ThreadSchedule {
@@ -427,9 +432,9 @@ impl Builder {
                     }
                 }
                 Rule::memory_mapping => {
-                    for m in stmt.into_inner().filter(not_keyword) {
+                    for m in kids(stmt) {
                         let s = span(&m);
-                        let mut it = m.into_inner().filter(not_keyword);
+                        let mut it = kids(m);
                         let name = ident(it.next().unwrap());
                         let arena = match it
                             .next()
@@ -456,9 +461,9 @@ impl Builder {
                     }
                 }
                 Rule::memory_binding => {
-                    for m in stmt.into_inner().filter(not_keyword) {
+                    for m in kids(stmt) {
                         let s = span(&m);
-                        let mut it = m.into_inner().filter(not_keyword);
+                        let mut it = kids(m);
                         let mapping = ident(it.next().unwrap());
                         let ports = it.map(Self::port_ref).collect();
                         r.memory_bindings.push(MemoryBinding {
@@ -469,9 +474,9 @@ impl Builder {
                     }
                 }
                 Rule::memory_schedule => {
-                    for m in stmt.into_inner().filter(not_keyword) {
+                    for m in kids(stmt) {
                         let s = span(&m);
-                        let mut it = m.into_inner().filter(not_keyword);
+                        let mut it = kids(m);
                         let name = ident(it.next().unwrap());
                         let mappings = it.map(ident).collect();
                         r.memory_schedules.push(MemorySchedule {
@@ -482,9 +487,9 @@ impl Builder {
                     }
                 }
                 Rule::thread_execution => {
-                    for p in stmt.into_inner().filter(not_keyword) {
+                    for p in kids(stmt) {
                         let s = span(&p);
-                        let mut it = p.into_inner().filter(not_keyword);
+                        let mut it = kids(p);
                         let thread = ident(it.next().unwrap());
                         let ops = it.map(|op| self.op(op)).collect();
                         r.thread_executions.push(ThreadExecution {
@@ -495,11 +500,11 @@ impl Builder {
                     }
                 }
                 Rule::signals => {
-                    for sig in stmt.into_inner().filter(not_keyword) {
+                    for sig in kids(stmt) {
                         let s = span(&sig);
                         let mut initial_token = false;
                         let mut name = Ident::new("");
-                        for part in sig.into_inner().filter(not_keyword) {
+                        for part in kids(sig) {
                             match part.as_rule() {
                                 Rule::initial_token => initial_token = true,
                                 _ => name = ident(part),
@@ -513,9 +518,9 @@ impl Builder {
                     }
                 }
                 Rule::barriers => {
-                    for b in stmt.into_inner().filter(not_keyword) {
+                    for b in kids(stmt) {
                         let s = span(&b);
-                        let mut it = b.into_inner().filter(not_keyword);
+                        let mut it = kids(b);
                         let name = ident(it.next().unwrap());
                         let threads = it.map(ident).collect();
                         r.barriers.push(Barrier {
@@ -533,8 +538,8 @@ impl Builder {
 
     fn op(&mut self, n: Node) -> Spanned<Op> {
         let s = span(&n);
-        let inner = n.into_inner().find(not_keyword).unwrap();
-        let arg = inner.clone().into_inner().find(not_keyword).unwrap();
+        let inner = kids(n).next().unwrap();
+        let arg = kids(inner.clone()).next().unwrap();
         let op = match inner.as_rule() {
             Rule::op_wait => Op::Wait(ident(arg)),
             Rule::op_signal => Op::Signal(ident(arg)),
@@ -709,7 +714,8 @@ fn token_at(text: &str, pos: usize) -> (String, usize) {
     }
 }
 
-const KEYWORDS: &[&str] = &[
+/// The reserved words of the description language.
+pub const KEYWORDS: &[&str] = &[
     "container_declaration",
     "container_bind",
     "container_composition",
