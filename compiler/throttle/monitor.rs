@@ -75,8 +75,9 @@ pub struct Outcome {
     pub be_cores: Vec<usize>,
     pub cores: Vec<CoreSummary>,
     pub records: Vec<Record>,
-    /// Per `--be-pid` process: its CPU share over the run (None if it vanished).
-    pub cpu_share: Vec<(i32, Option<f64>)>,
+    /// Per `--be-pid` process: its CPU share and its runnable share over the
+    /// run (None if it vanished).
+    pub cpu_share: Vec<(i32, Option<(f64, f64)>)>,
     /// Why the run ended early, if it did without failing (a task vanished).
     pub note: Option<String>,
     /// Set when the run failed after starting (everything was resumed).
@@ -97,14 +98,13 @@ fn install_handlers() {
     }
 }
 
-/// utime + stime of a process in seconds.
-fn cpu_seconds(pid: i32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let u: f64 = super::signal::stat_field(&stat, 14)?.parse().ok()?;
-    let s: f64 = super::signal::stat_field(&stat, 15)?.parse().ok()?;
-    // SAFETY: sysconf has no memory effects.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    Some((u + s) / hz)
+/// (time on a CPU, time waiting for one) of a process in seconds, from
+/// `/proc/PID/schedstat`; their sum over the wall time is the fraction of
+/// the time it was runnable (not stopped), whatever else loads the machine.
+pub fn sched_seconds(pid: i32) -> Option<(f64, f64)> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+    let mut f = s.split_whitespace().map(|x| x.parse::<f64>().ok());
+    Some((f.next()?? / 1e9, f.next()?? / 1e9))
 }
 
 /// Runs the monitor until the duration elapses, a signal, or a vanished task.
@@ -176,7 +176,7 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
         Target::Pids(p) => p.clone(),
         _ => Vec::new(),
     };
-    let cpu0: Vec<Option<f64>> = pids.iter().map(|&p| cpu_seconds(p)).collect();
+    let cpu0: Vec<Option<(f64, f64)>> = pids.iter().map(|&p| sched_seconds(p)).collect();
     let wall0 = Instant::now();
 
     let act: Arc<Mutex<Box<dyn Actuator>>> = Arc::new(Mutex::new(act));
@@ -196,15 +196,17 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
         );
         let priority = cfg.priority;
         handles.push(std::thread::spawn(move || {
-            if let Err(e) = cpu::pin(core) {
-                eprintln!("warning: cannot pin the sampling thread to core {core}: {e}");
-            }
             if let Err(e) = cpu::fifo(priority) {
                 if !fifo_warned.swap(true, Ordering::SeqCst) {
                     eprintln!(
                         "warning: SCHED_FIFO not permitted ({e}); sampling threads run at normal priority, so sampling may be late"
                     );
                 }
+            }
+            // Pinned after SCHED_FIFO: a busy best-effort task on the core
+            // cannot delay the thread's start.
+            if let Err(e) = cpu::pin(core) {
+                eprintln!("warning: cannot pin the sampling thread to core {core}: {e}");
             }
             let clock = WallClock(clock_start);
             let stop = || SIGNALLED.load(Ordering::SeqCst) || halt.load(Ordering::SeqCst);
@@ -264,7 +266,12 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
     let cpu_share = pids
         .iter()
         .zip(cpu0)
-        .map(|(&p, c0)| (p, c0.zip(cpu_seconds(p)).map(|(a, b)| (b - a) / wall)))
+        .map(|(&p, c0)| {
+            let share = c0
+                .zip(sched_seconds(p))
+                .map(|((r0, w0), (r1, w1))| ((r1 - r0) / wall, (r1 - r0 + w1 - w0) / wall));
+            (p, share)
+        })
         .collect();
     let mut records = std::mem::take(&mut *records.lock().unwrap_or_else(|p| p.into_inner()));
     records.sort_by_key(|r| (r.t_us, r.core));

@@ -223,7 +223,7 @@ pub fn open(cores: &[usize], event: Option<&str>) -> Result<(String, Vec<BoxedSe
                         Some(libc::ENODEV) => "no such CPU",
                         _ => "",
                     };
-                    format!("perf_event_open({s}, cpu {cpu}) on {vendor}: {err} {why}")
+                    format!("perf_event_open({s}, cpu {cpu}) on {vendor}: {err}; {why}")
                         .trim_end()
                         .to_string()
                 })
