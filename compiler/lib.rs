@@ -15,4 +15,5 @@ pub mod memory;
 pub mod pipeline;
 pub mod schedule;
 pub mod sync;
+pub mod throttle;
 pub mod verify;

@@ -32,6 +32,8 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Run every scheduler × memory schedule on each file and tabulate latencies.
     Bench(BenchArgs),
+    /// Duty-cycle best-effort work on cores whose measured bandwidth exceeds a threshold.
+    Throttle(super::throttle::ThrottleArgs),
 }
 
 #[derive(Debug, Args)]

@@ -8,6 +8,7 @@ mod build;
 mod commands;
 pub mod config;
 mod source;
+mod throttle;
 
 use clap::Parser;
 

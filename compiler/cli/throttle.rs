@@ -1,0 +1,203 @@
+//! `ssc throttle`: the command line of the bandwidth duty-cycler
+//! ([`crate::throttle`]); options, their checks and the closing note.
+
+use super::exit;
+use crate::throttle::actuator::{ActuatorKind, Target};
+use crate::throttle::decide::Mode;
+use crate::throttle::sensor::SensorSpec;
+use crate::throttle::{cpu, parse, Config, Error, Threshold};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Suspend best-effort work on cores whose measured bandwidth exceeds a
+/// threshold (the thesis' Chapter 4 duty-cycling).
+#[derive(Debug, Args)]
+pub struct ThrottleArgs {
+    /// Sampling interval in µs (thesis: 100 or 500).
+    #[arg(long, default_value_t = 100)]
+    pub interval_us: u64,
+    /// Read or write bandwidth that triggers a suspension: bytes/s
+    /// (`2G`, `500MB/s`) or `N%` of the measured maximum.
+    #[arg(long, default_value = "25%", value_parser = parse::threshold)]
+    pub threshold: Threshold,
+    /// Suspension time in µs (thesis: 900 or 500); the base of proportional mode.
+    #[arg(long, default_value_t = 900)]
+    pub suspend_us: u64,
+    /// The cgroup v2 directory holding the best-effort work.
+    #[arg(long, value_name = "PATH", conflicts_with = "be_pid")]
+    pub be_cgroup: Option<PathBuf>,
+    /// The best-effort processes (several, or comma-separated).
+    #[arg(long, value_name = "PID", num_args = 1.., value_delimiter = ',')]
+    pub be_pid: Vec<i32>,
+    /// Cores of the real-time work (never throttled), e.g. `0-1`.
+    #[arg(long, value_parser = cores, value_name = "LIST")]
+    pub rt_cores: Option<Cores>,
+    /// Best-effort cores to monitor [default: the online cores not in --rt-cores].
+    #[arg(long, value_parser = cores, value_name = "LIST")]
+    pub be_cores: Option<Cores>,
+    /// perf, resctrl, auto (perf then resctrl) or replay:FILE (CSV `t_us,core,read_bytes,write_bytes`).
+    #[arg(long, default_value = "auto")]
+    pub sensor: SensorSpec,
+    /// perf events: `rHEX` or `read=SPEC,write=SPEC` [default: by CPU vendor].
+    #[arg(long)]
+    pub event: Option<String>,
+    /// How to suspend [default: freeze with --be-cgroup, signal with --be-pid].
+    #[arg(long, value_enum)]
+    pub actuator: Option<ActuatorKind>,
+    /// fixed (thesis), proportional (§6.6.2) or memguard (per-period budgets).
+    #[arg(long, value_enum, default_value_t = ModeArg::Fixed)]
+    pub mode: ModeArg,
+    /// memguard: bytes (read + write) per core per period, e.g. `10M`.
+    #[arg(long, value_parser = parse::bytes)]
+    pub budget: Option<f64>,
+    /// memguard: the regulation period in µs.
+    #[arg(long, default_value_t = 1000)]
+    pub period_us: u64,
+    /// proportional: the longest suspension, in multiples of --suspend-us.
+    #[arg(long, default_value_t = 8.0)]
+    pub max_factor: f64,
+    /// msr: the duty cycle while throttled, in eighths (1..7).
+    #[arg(long, default_value_t = 1)]
+    pub duty: u8,
+    /// Stop after this long (`2s`, `500ms`); default: until SIGINT/SIGTERM.
+    #[arg(long, value_parser = parse::duration_us, value_name = "T")]
+    pub duration: Option<u64>,
+    /// Write every decision: JSON if F ends in .json, else CSV.
+    #[arg(long, value_name = "F")]
+    pub log: Option<PathBuf>,
+    /// Write an SVG timeline.
+    #[arg(long, value_name = "F")]
+    pub svg: Option<PathBuf>,
+    /// SCHED_FIFO priority of the sampling threads.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(i32).range(1..=99))]
+    pub priority: i32,
+}
+
+/// A core list (`0-2,5`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cores(pub Vec<usize>);
+
+fn cores(s: &str) -> Result<Cores, String> {
+    cpu::parse_list(s).map(Cores)
+}
+
+/// `--mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    Fixed,
+    Proportional,
+    Memguard,
+}
+
+fn config(a: &ThrottleArgs) -> Result<Config, String> {
+    let mode = match a.mode {
+        ModeArg::Fixed => Mode::Fixed,
+        ModeArg::Proportional => Mode::Proportional,
+        ModeArg::Memguard => Mode::Memguard,
+    };
+    let target = match (&a.be_cgroup, a.be_pid.is_empty()) {
+        (Some(p), _) => Target::Cgroup(p.clone()),
+        (None, false) => Target::Pids(a.be_pid.clone()),
+        (None, true) if a.actuator == Some(ActuatorKind::Msr) => Target::Cores(Vec::new()),
+        (None, true) => {
+            return Err("name the best-effort work with --be-cgroup PATH or --be-pid PID…".into())
+        }
+    };
+    let actuator = a.actuator.unwrap_or(match target {
+        Target::Cgroup(_) => ActuatorKind::Freeze,
+        _ => ActuatorKind::Signal,
+    });
+    let budget = match (mode, a.budget) {
+        (Mode::Memguard, None) => return Err("--mode memguard needs --budget BYTES".into()),
+        (_, b) => b.unwrap_or(0.0) as u64,
+    };
+    if a.interval_us == 0 || a.period_us == 0 {
+        return Err("--interval-us and --period-us must be positive".into());
+    }
+    if mode != Mode::Memguard && a.suspend_us == 0 {
+        return Err("--suspend-us must be positive".into());
+    }
+    if a.max_factor.is_nan() || a.max_factor < 1.0 {
+        return Err("--max-factor must be at least 1".into());
+    }
+    Ok(Config {
+        mode,
+        interval_us: a.interval_us,
+        threshold: a.threshold,
+        suspend_us: a.suspend_us,
+        max_factor: a.max_factor,
+        budget_bytes: budget,
+        period_us: a.period_us,
+        target,
+        actuator,
+        duty: a.duty,
+        rt_cores: a.rt_cores.clone().map(|c| c.0).unwrap_or_default(),
+        be_cores: a.be_cores.clone().map(|c| c.0),
+        sensor: a.sensor.clone(),
+        event: a.event.clone(),
+        duration_us: a.duration,
+        log: a.log.clone(),
+        svg: a.svg.clone(),
+        priority: a.priority,
+    })
+}
+
+/// Runs `ssc throttle`; prints the closing note and gives the exit code.
+pub fn run(a: &ThrottleArgs) -> i32 {
+    let cfg = match config(a) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let out = match crate::throttle::run(&cfg) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return match e {
+                Error::Usage(_) => exit::USAGE,
+                Error::Sensor(_) | Error::External(_) => exit::EXTERNAL,
+            };
+        }
+    };
+    let p = &out.policy;
+    println!(
+        "ssc throttle: sensor {}; actuator {}; mode {:?}; interval {} us; threshold {:.3} GB/s; suspend {} us",
+        out.sensor,
+        out.actuator,
+        p.mode,
+        p.interval_us,
+        p.threshold_bps / 1e9,
+        p.suspend_us
+    );
+    for c in &out.cores {
+        println!(
+            "core {}: {} samples, {} suspensions, suspended {:.1} % of {:.3} s (duty {:.1} %)",
+            c.core,
+            c.samples,
+            c.suspensions,
+            100.0 * (1.0 - c.duty()),
+            c.elapsed_us as f64 / 1e6,
+            100.0 * c.duty()
+        );
+    }
+    for (pid, share) in &out.cpu_share {
+        match share {
+            Some((cpu, runnable)) => println!(
+                "pid {pid}: CPU share {:.1} %, runnable (not suspended) {:.1} % of the time",
+                100.0 * cpu,
+                100.0 * runnable
+            ),
+            None => println!("pid {pid}: exited"),
+        }
+    }
+    if let Some(n) = &out.note {
+        println!("note: {n}; everything was resumed");
+    }
+    if let Some(f) = &out.failure {
+        eprintln!("error: {f}; everything was resumed");
+        return exit::EXTERNAL;
+    }
+    exit::OK
+}

@@ -1,0 +1,184 @@
+//! The `replay:FILE` sensor: a recorded per-core trace instead of counters.
+//!
+//! The file is CSV with the header `t_us,core,read_bytes,write_bytes`; each
+//! row says that `core` read and wrote that many bytes in the interval that
+//! ends at `t_us` and starts at the core's previous row (or at 0). Within an
+//! interval traffic is spread evenly, so the cumulative traffic of a core
+//! is piecewise linear in time. After the core's last row the trace repeats
+//! from 0 (a short trace describes a periodic pattern); a core that has no
+//! rows has no traffic. Blank lines and lines starting with `#` are skipped.
+
+use super::sensor::{CoreSensor, Traffic};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+/// One core's rows: (end of interval µs, cumulative read, cumulative write).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Track {
+    points: Vec<(u64, u64, u64)>,
+}
+
+/// A parsed trace.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    tracks: BTreeMap<usize, Track>,
+}
+
+impl Trace {
+    /// Parses the CSV text; errors name the line.
+    pub fn parse(text: &str) -> Result<Trace, String> {
+        let mut trace = Trace::default();
+        let mut header = false;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if !header {
+                let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+                if cols != ["t_us", "core", "read_bytes", "write_bytes"] {
+                    return Err(format!(
+                        "line {}: expected the header `t_us,core,read_bytes,write_bytes`",
+                        i + 1
+                    ));
+                }
+                header = true;
+                continue;
+            }
+            let f: Vec<&str> = line.split(',').map(str::trim).collect();
+            let num = |k: usize, what: &str| -> Result<u64, String> {
+                f.get(k)
+                    .ok_or_else(|| format!("line {}: missing {what}", i + 1))?
+                    .parse::<u64>()
+                    .map_err(|_| format!("line {}: {what} is not a whole number", i + 1))
+            };
+            if f.len() != 4 {
+                return Err(format!(
+                    "line {}: expected 4 fields, found {}",
+                    i + 1,
+                    f.len()
+                ));
+            }
+            let (t, core, r, w) = (
+                num(0, "t_us")?,
+                num(1, "core")? as usize,
+                num(2, "read_bytes")?,
+                num(3, "write_bytes")?,
+            );
+            let track = trace.tracks.entry(core).or_default();
+            let (pt, pr, pw) = track.points.last().copied().unwrap_or((0, 0, 0));
+            if t <= pt {
+                return Err(format!(
+                    "line {}: t_us {t} of core {core} does not increase (previous {pt})",
+                    i + 1
+                ));
+            }
+            track.points.push((t, pr + r, pw + w));
+        }
+        if !header {
+            return Err(
+                "empty trace: expected the header `t_us,core,read_bytes,write_bytes`".into(),
+            );
+        }
+        Ok(trace)
+    }
+
+    /// Reads and parses a trace file.
+    pub fn load(path: &Path) -> Result<Trace, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Trace::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The cores the trace has rows for.
+    pub fn cores(&self) -> Vec<usize> {
+        self.tracks.keys().copied().collect()
+    }
+
+    /// Cumulative (read, write) bytes of `core` from 0 to `t_us`.
+    pub fn cumulative(&self, core: usize, t_us: u64) -> Traffic {
+        let Some(track) = self.tracks.get(&core) else {
+            return Traffic::default();
+        };
+        let Some(&(end, total_r, total_w)) = track.points.last() else {
+            return Traffic::default();
+        };
+        let laps = t_us / end;
+        let t = t_us % end;
+        let (mut pt, mut pr, mut pw) = (0u64, 0u64, 0u64);
+        let mut part = (0u64, 0u64);
+        for &(pt1, r1, w1) in &track.points {
+            if t < pt1 {
+                let f = (t - pt) as f64 / (pt1 - pt) as f64;
+                part = (
+                    pr + ((r1 - pr) as f64 * f) as u64,
+                    pw + ((w1 - pw) as f64 * f) as u64,
+                );
+                break;
+            }
+            (pt, pr, pw) = (pt1, r1, w1);
+            part = (r1, w1);
+        }
+        Traffic {
+            read_bytes: laps * total_r + part.0,
+            write_bytes: laps * total_w + part.1,
+        }
+    }
+
+    /// The highest read or write bandwidth of any row (bytes/s): the
+    /// "measured maximum" of a `N%` threshold under replay.
+    pub fn max_bps(&self) -> f64 {
+        let mut max = 0.0f64;
+        for track in self.tracks.values() {
+            let mut prev = (0u64, 0u64, 0u64);
+            for &p in &track.points {
+                let dt = (p.0 - prev.0) as f64 / 1e6;
+                max = max
+                    .max((p.1 - prev.1) as f64 / dt)
+                    .max((p.2 - prev.2) as f64 / dt);
+                prev = p;
+            }
+        }
+        max
+    }
+}
+
+/// A replayed core on the wall clock: time 0 is when the sensor opened.
+pub struct ReplaySensor {
+    trace: std::sync::Arc<Trace>,
+    core: usize,
+    start: Instant,
+}
+
+impl ReplaySensor {
+    pub fn new(trace: std::sync::Arc<Trace>, core: usize, start: Instant) -> Self {
+        ReplaySensor { trace, core, start }
+    }
+}
+
+impl CoreSensor for ReplaySensor {
+    fn core(&self) -> usize {
+        self.core
+    }
+    fn read(&mut self) -> std::io::Result<Traffic> {
+        let t = self.start.elapsed().as_micros() as u64;
+        Ok(self.trace.cumulative(self.core, t))
+    }
+}
+
+/// A replayed core on a virtual clock (the deterministic tests).
+pub struct VirtualReplay<'a> {
+    pub trace: &'a Trace,
+    pub core: usize,
+    pub now: &'a std::cell::Cell<u64>,
+}
+
+impl CoreSensor for VirtualReplay<'_> {
+    fn core(&self) -> usize {
+        self.core
+    }
+    fn read(&mut self) -> std::io::Result<Traffic> {
+        Ok(self.trace.cumulative(self.core, self.now.get()))
+    }
+}

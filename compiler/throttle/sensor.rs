@@ -1,0 +1,142 @@
+//! The sensor trait and the choice of a sensor.
+//!
+//! A sensor gives, per best-effort core, the cumulative bytes read and
+//! written since it opened; the monitor takes differences. `--sensor perf`,
+//! `resctrl` and `replay:FILE` choose one; without `--sensor` the hardware
+//! sensors are tried in order (perf, then resctrl). When none can be
+//! opened, [`SensorError`] lists every attempt and why it failed: the
+//! throttler never runs blind.
+
+use super::replay::{ReplaySensor, Trace};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Cumulative traffic of one core.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+}
+
+/// One core's traffic counter.
+pub trait CoreSensor {
+    fn core(&self) -> usize;
+    /// Cumulative traffic since the sensor opened.
+    fn read(&mut self) -> std::io::Result<Traffic>;
+}
+
+/// A sensor for the monitor's threads.
+pub type BoxedSensor = Box<dyn CoreSensor + Send>;
+
+/// `--sensor`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SensorSpec {
+    /// Try perf, then resctrl.
+    Auto,
+    Perf,
+    Resctrl,
+    Replay(std::path::PathBuf),
+}
+
+impl std::str::FromStr for SensorSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(SensorSpec::Auto),
+            "perf" => Ok(SensorSpec::Perf),
+            "resctrl" => Ok(SensorSpec::Resctrl),
+            _ => match s.strip_prefix("replay:") {
+                Some(f) if !f.is_empty() => Ok(SensorSpec::Replay(f.into())),
+                _ => Err(format!(
+                    "unknown sensor `{s}`: expected perf, resctrl, auto or replay:FILE"
+                )),
+            },
+        }
+    }
+}
+
+/// Why no sensor could be used: every attempt and its failure.
+#[derive(Debug)]
+pub struct SensorError {
+    pub attempts: Vec<(String, String)>,
+}
+
+impl fmt::Display for SensorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "no usable bandwidth sensor; tried:")?;
+        for (what, why) in &self.attempts {
+            writeln!(f, "  - {what}: {why}")?;
+        }
+        write!(
+            f,
+            "hint: on a machine without hardware counters use --sensor replay:FILE \
+             (CSV `t_us,core,read_bytes,write_bytes`)"
+        )
+    }
+}
+
+/// The opened sensor: one counter per core, plus what it is.
+pub struct Opened {
+    pub name: String,
+    pub sensors: Vec<BoxedSensor>,
+    /// The replayed trace, when replaying (its maximum is the `N%` base).
+    pub trace: Option<Arc<Trace>>,
+}
+
+/// Opens the sensor for these cores. `event` is `--event` (perf only).
+pub fn open(
+    spec: &SensorSpec,
+    cores: &[usize],
+    event: Option<&str>,
+    start: Instant,
+) -> Result<Opened, SensorError> {
+    let mut attempts = Vec::new();
+    let try_perf = matches!(spec, SensorSpec::Auto | SensorSpec::Perf);
+    let try_resctrl = matches!(spec, SensorSpec::Auto | SensorSpec::Resctrl);
+    if let SensorSpec::Replay(path) = spec {
+        return match Trace::load(path) {
+            Ok(trace) => {
+                let trace = Arc::new(trace);
+                Ok(Opened {
+                    name: format!("replay:{}", path.display()),
+                    sensors: cores
+                        .iter()
+                        .map(|&c| {
+                            Box::new(ReplaySensor::new(trace.clone(), c, start)) as BoxedSensor
+                        })
+                        .collect(),
+                    trace: Some(trace),
+                })
+            }
+            Err(e) => Err(SensorError {
+                attempts: vec![(format!("replay:{}", path.display()), e)],
+            }),
+        };
+    }
+    if try_perf {
+        match super::perf::open(cores, event) {
+            Ok((name, sensors)) => {
+                return Ok(Opened {
+                    name,
+                    sensors,
+                    trace: None,
+                })
+            }
+            Err(e) => attempts.push(("perf hardware events".to_string(), e)),
+        }
+    }
+    if try_resctrl {
+        match super::resctrl::open(cores) {
+            Ok(sensors) => {
+                return Ok(Opened {
+                    name: "resctrl MBM".into(),
+                    sensors,
+                    trace: None,
+                })
+            }
+            Err(e) => attempts.push(("resctrl memory-bandwidth monitoring".to_string(), e)),
+        }
+    }
+    Err(SensorError { attempts })
+}
