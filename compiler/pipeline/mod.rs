@@ -107,7 +107,12 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     let schedule = if given.thread_schedule.is_empty() {
         crate::schedule::schedule(&hsdfg, opts.scheduler, &opts.schedule)
     } else {
-        crate::schedule::given::from_lists(&hsdfg, &given.thread_schedule)?
+        let mut s = crate::schedule::given::from_lists(&hsdfg, &given.thread_schedule)?;
+        // A `barrier` in a runtime without programs (what `-ts barrier` or
+        // `-ab` print with `--no-threadexecution`) is the iteration barrier:
+        // every thread meets it at the end of each iteration.
+        s.iteration_barrier = !given.barriers.is_empty();
+        s
     };
     notes.extend(schedule.notes.iter().map(|n| format!("schedule: {n}")));
     let memory = crate::memory::allocate(&hsdfg, &schedule, opts.memory);
@@ -159,9 +164,10 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     }
     let mut printed = runtime.clone();
     if !opts.thread_execution {
+        // The barrier stays: reading the output back, it asks for the
+        // iteration barrier again (see above).
         printed.thread_executions.clear();
         printed.signals.clear();
-        printed.barriers.clear();
     }
     warnings.retain(|w| !w.is_error());
     Ok(Compiled {
