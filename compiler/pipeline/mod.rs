@@ -88,8 +88,16 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         let proof = crate::verify::verify(&hsdfg, &given, &placements)
             .map_err(|ces| counter_examples("E211", "the runtime section is not correct", ces))?;
         notes.push(format!("runtime as written: {proof}"));
+        let mut printed = given.clone();
+        if !opts.thread_execution {
+            printed.thread_executions.clear();
+            printed.signals.clear();
+        }
         return Ok(Compiled {
-            description,
+            description: Description {
+                runtime: Some(printed),
+                ..description
+            },
             hsdfg,
             runtime: given,
             schedule: None,
