@@ -243,14 +243,19 @@ fn info_json_fields() {
     assert_eq!(kinds, ["none", "naive", "reuse", "interference", "mesif"]);
     let bytes = |k: usize| mem[k]["bytes"].as_u64().unwrap();
     for l in mem {
-        let (b, lb) = (l["bytes"].as_u64().unwrap(), l["lower_bound"].as_u64().unwrap());
+        let (b, lb) = (
+            l["bytes"].as_u64().unwrap(),
+            l["lower_bound"].as_u64().unwrap(),
+        );
         assert!(lb > 0 && b >= lb, "{l}");
         let ratio = l["ratio"].as_f64().unwrap();
         assert!((ratio - b as f64 / lb as f64).abs() < 1e-9, "{l}");
         assert_eq!(l.as_object().unwrap().len(), 4, "{l}");
     }
     // One thread schedule, one lower bound; interference ≤ reuse ≤ naive.
-    assert!(mem.iter().all(|l| l["lower_bound"] == mem[0]["lower_bound"]));
+    assert!(mem
+        .iter()
+        .all(|l| l["lower_bound"] == mem[0]["lower_bound"]));
     assert!(bytes(3) <= bytes(2) && bytes(2) <= bytes(1));
     assert_eq!(bytes(0), bytes(1));
     assert!(v["proof"].as_str().unwrap().starts_with("runtime proved"));
@@ -269,5 +274,8 @@ fn info_json_fields() {
     ]);
     let t = text(&out.stdout);
     assert!(t.contains("makespan ") && t.contains("lower bound"), "{t}");
-    assert!(t.contains(&format!("  interference       {}", bytes(3))), "{t}");
+    assert!(
+        t.contains(&format!("  interference       {}", bytes(3))),
+        "{t}"
+    );
 }
