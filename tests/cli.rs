@@ -221,4 +221,95 @@ fn wrong_runtimes_are_refused_with_a_counter_example() {
         let out = ssc(&["build", &p, "-od", "target/never-built"]);
         assert_eq!(out.status.code(), Some(1), "{p}");
     }
+
+/// `-t info --json`: every field, bytes against the lower bound for each
+/// memory schedule, the predicted makespan against its lower bound.
+#[test]
+fn info_json_fields() {
+    let out = ssc(&[
+        "build",
+        "examples/xray.ssc",
+        "-ts",
+        "fixed",
+        "2",
+        "-cm",
+        "0,1",
+        "-ab",
+        "-t",
+        "info",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let o = v.as_object().unwrap();
+    for key in [
+        "functions",
+        "actors",
+        "dependencies",
+        "buffers",
+        "buffer_bytes",
+        "threads",
+        "signals",
+        "waits_per_iteration",
+        "barriers",
+        "scheduler",
+        "makespan_us",
+        "makespan_lower_bound_us",
+        "memory",
+        "proof",
+    ] {
+        assert!(o.contains_key(key), "no `{key}` in {v}");
+    }
+    assert_eq!(o.len(), 14, "{v}");
+    assert_eq!(v["scheduler"], "fixed(2)");
+    assert_eq!(v["threads"], 2);
+    assert_eq!(v["barriers"], 1, "-ab");
+    assert!(v["actors"].as_u64().unwrap() >= v["functions"].as_u64().unwrap());
+    assert!(v["waits_per_iteration"].as_u64().unwrap() >= v["signals"].as_u64().unwrap());
+    let m = v["makespan_us"].as_f64().unwrap();
+    let lb = v["makespan_lower_bound_us"].as_f64().unwrap();
+    assert!(lb > 0.0 && m >= lb, "makespan {m} against {lb}");
+    let mem = v["memory"].as_array().unwrap();
+    let kinds: Vec<&str> = mem
+        .iter()
+        .map(|l| l["memory_schedule"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["none", "naive", "reuse", "interference", "mesif"]);
+    let bytes = |k: usize| mem[k]["bytes"].as_u64().unwrap();
+    for l in mem {
+        let (b, lb) = (
+            l["bytes"].as_u64().unwrap(),
+            l["lower_bound"].as_u64().unwrap(),
+        );
+        assert!(lb > 0 && b >= lb, "{l}");
+        let ratio = l["ratio"].as_f64().unwrap();
+        assert!((ratio - b as f64 / lb as f64).abs() < 1e-9, "{l}");
+        assert_eq!(l.as_object().unwrap().len(), 4, "{l}");
+    }
+    // One thread schedule, one lower bound; interference ≤ reuse ≤ naive.
+    assert!(mem
+        .iter()
+        .all(|l| l["lower_bound"] == mem[0]["lower_bound"]));
+    assert!(bytes(3) <= bytes(2) && bytes(2) <= bytes(1));
+    assert_eq!(bytes(0), bytes(1));
+    assert!(v["proof"].as_str().unwrap().starts_with("runtime proved"));
+    // The text form says the same.
+    let out = ssc(&[
+        "build",
+        "examples/xray.ssc",
+        "-ts",
+        "fixed",
+        "2",
+        "-cm",
+        "0,1",
+        "-ab",
+        "-t",
+        "info",
+    ]);
+    let t = text(&out.stdout);
+    assert!(t.contains("makespan ") && t.contains("lower bound"), "{t}");
+    assert!(
+        t.contains(&format!("  interference       {}", bytes(3))),
+        "{t}"
+    );
 }

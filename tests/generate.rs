@@ -24,6 +24,11 @@ fn generated_chains_parse_check_and_are_deterministic() {
             .filter(|d| d.is_error())
             .collect();
         assert!(errors.is_empty(), "seed {seed}: {errors:?}");
+        // Checking clean is not enough: it must lower too (one C function,
+        // one port signature — conv5 and conv7 bind variants of func_conv).
+        if let Err(e) = ssc::lower::lower(&desc, &ssc::lower::LowerOptions::default()) {
+            panic!("seed {seed} does not lower: {e:?}");
+        }
         let comp = desc.composition.unwrap();
         let n = comp.compositions[0].instances.len();
         assert!((70..=140).contains(&n), "seed {seed}: {n} boxes");

@@ -165,7 +165,8 @@ fn check_all(seed: u64, n: usize, strips: u64, threads: usize) -> Result<(), Tes
     prop_assert!(inter.used_bytes() <= reuse.used_bytes());
     prop_assert!(reuse.used_bytes() <= naive.used_bytes());
     let lt = Lifetimes::new(&h, &s);
-    prop_assert!(bound::antichain(&lt) >= inter.lower_bound);
+    prop_assert_eq!(inter.lower_bound, bound::lower_bound(&lt));
+    prop_assert!(bound::antichain(&lt) >= bound::peak_live(&lt));
     prop_assert!(bound::antichain(&lt) <= inter.used_bytes());
     for (b, p) in mesif.placements.iter().enumerate() {
         prop_assert_eq!(p.offset % 64, 0);
@@ -190,18 +191,17 @@ proptest! {
     }
 }
 
-/// Interference on average against the plan's `lower_bound` (peak live
-/// bytes over the global order) and against the max-weight antichain bound.
+/// Interference on average against the plan's `lower_bound` (the max of the
+/// peak live bytes over the global order and the max-weight antichain
+/// bound), and against the peak alone.
 ///
-/// The 10 % target is asserted against the antichain bound: against the
-/// peak over the global order it cannot hold on these graphs for *any*
-/// safe allocator, because with concurrent threads many buffers that are
-/// never live at one position of the global order are still unordered (and
-/// so may not share bytes); the antichain bound, which every plan obeying
-/// the sharing rule must reach, is itself well above the peak then.
+/// Against the peak alone the 10 % target cannot hold on these graphs for
+/// *any* safe allocator: with concurrent threads many buffers that are never
+/// live at one position of the global order are still unordered (and so may
+/// not share bytes). That is why `lower_bound` takes the antichain bound.
 #[test]
 fn interference_close_to_lower_bound() {
-    let (mut sum, mut sum_ac, mut count) = (0.0, 0.0, 0);
+    let (mut sum, mut sum_peak, mut count) = (0.0, 0.0, 0);
     for seed in 0..400u64 {
         let mut rng = GenRng::new(seed);
         let n = rng.range(2, 20) as usize;
@@ -210,17 +210,20 @@ fn interference_close_to_lower_bound() {
         let h = memgen::random_graph(&mut rng, n, strips);
         let s = memgen::random_schedule(&h, &mut rng, threads);
         let p = allocate(&h, &s, MemoryKind::Interference);
-        let ac = bound::antichain(&Lifetimes::new(&h, &s));
+        let lt = Lifetimes::new(&h, &s);
+        assert_eq!(
+            p.lower_bound,
+            bound::antichain(&lt).max(bound::peak_live(&lt))
+        );
         sum += p.used_bytes() as f64 / p.lower_bound as f64;
-        sum_ac += p.used_bytes() as f64 / ac as f64;
+        sum_peak += p.used_bytes() as f64 / bound::peak_live(&lt) as f64;
         count += 1;
     }
-    let (avg, avg_ac) = (sum / count as f64, sum_ac / count as f64);
+    let (avg, avg_peak) = (sum / count as f64, sum_peak / count as f64);
     eprintln!(
-        "interference over {count} graphs: {avg:.4} × the lower bound (peak live over the global order), {avg_ac:.4} × the max-weight antichain bound, on average"
+        "interference over {count} graphs: {avg:.4} × the lower bound, {avg_peak:.4} × the peak live over the global order alone, on average"
     );
-    assert!(avg_ac <= 1.10, "{avg_ac}");
-    // Sanity: never below the peak (checked per plan in the proptest too).
+    assert!(avg <= 1.10, "{avg}");
     assert!(avg >= 1.0);
 }
 

@@ -103,13 +103,15 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         name: "conv5",
-        function: "func_conv",
+        // One C function has one port signature: a 5×5 window is a variant
+        // of the built-in (`ir::builtins`), not `func_conv` itself.
+        function: "func_conv_5x5",
         parallelism: Parallelism::Full,
         ports: &[("in", In, 1, 5), ("out", Out, 1, 1)],
     },
     Kind {
         name: "conv7",
-        function: "func_conv",
+        function: "func_conv_7x7",
         parallelism: Parallelism::Full,
         ports: &[("in", In, 1, 7), ("out", Out, 1, 1)],
     },

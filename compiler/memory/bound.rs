@@ -2,17 +2,30 @@
 //!
 //! * [`peak_live`]: the peak, over the positions of the global order (see
 //!   [`super::lifetime`]), of the bytes of the buffers live there — a buffer
-//!   is live from its first write to its last access, inclusive. This is
-//!   the plan's `lower_bound`: buffers live at one position pairwise
-//!   interfere, so no plan that obeys the sharing rule uses fewer bytes.
+//!   is live from its first write to its last access, inclusive. Buffers
+//!   live at one position pairwise interfere, so no plan that obeys the
+//!   sharing rule uses fewer bytes.
 //! * [`antichain`]: the heaviest set of pairwise interfering buffers (a
 //!   maximum-weight antichain of the "before" order, by weighted Dilworth /
-//!   a max flow). It is at least [`peak_live`] (the buffers live at one
-//!   position form such a set) and is also a lower bound; reported in the
-//!   notes, since it shows how much of the gap to `peak_live` is
-//!   concurrency in the schedule rather than the placement heuristic.
+//!   a max flow). Every safe placement keeps such a set disjoint in bytes,
+//!   so it is a lower bound too.
+//!
+//! The plan's `lower_bound` is [`lower_bound`], the larger of the two. On
+//! one thread they coincide. With concurrent threads the peak over one
+//! global order underestimates: buffers that are never live at one
+//! position of that order may still be unordered across threads (so they
+//! must not share bytes), and the antichain counts them. The antichain is
+//! in theory never below the peak (the buffers live at one position form
+//! such a set); the max keeps the bound valid whatever the order's
+//! bookkeeping.
 
 use super::lifetime::Lifetimes;
+
+/// The plan's lower bound: `max(peak_live, antichain)` (module
+/// documentation).
+pub fn lower_bound(lt: &Lifetimes) -> u64 {
+    peak_live(lt).max(antichain(lt))
+}
 
 /// Peak of simultaneously live bytes over the global order.
 pub fn peak_live(lt: &Lifetimes) -> u64 {

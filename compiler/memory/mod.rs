@@ -83,7 +83,9 @@ pub struct MemoryPlan {
     pub local_bytes: Vec<u64>,
     /// Orderings the synchronisation stage must enforce.
     pub extra_edges: Vec<OrderEdge>,
-    /// Peak of live bytes under the schedule (the lower bound).
+    /// No plan obeying the sharing rule uses fewer bytes: the larger of the
+    /// peak of live bytes over the global order and the heaviest set of
+    /// pairwise unordered buffers (see [`bound`]).
     pub lower_bound: u64,
     /// Lines for `-v`.
     pub notes: Vec<String>,
@@ -139,7 +141,8 @@ pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) 
         _ => lt.order_edges(&placements),
     };
     let (shared_bytes, local_bytes) = lifetime::arena_sizes(&placements, s.threads.len());
-    let lower_bound = bound::peak_live(lt);
+    let (peak, ac) = (bound::peak_live(lt), bound::antichain(lt));
+    let lower_bound = peak.max(ac);
     let plan = MemoryPlan {
         kind,
         placements,
@@ -151,11 +154,13 @@ pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) 
     };
     let used = plan.used_bytes();
     let mut head = vec![format!(
-        "memory {}: {} buffers, {} bytes used, lower bound {} bytes (peak live over the global order){}",
+        "memory {}: {} buffers, {} bytes used, lower bound {} bytes (max of the peak live over the global order, {}, and the heaviest set of pairwise unordered buffers, {}){}",
         kind.keyword(),
         h.buffers.len(),
         used,
         lower_bound,
+        peak,
+        ac,
         if lower_bound > 0 {
             format!(", {:+.1}%", (used as f64 / lower_bound as f64 - 1.0) * 100.0)
         } else {
@@ -187,12 +192,11 @@ pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) 
             plan.extra_edges.len()
         ));
     }
-    let ac = bound::antichain(lt);
-    if ac > lower_bound {
+    if ac > peak {
         head.push(format!(
-            "memory {}: heaviest set of pairwise unordered buffers {} bytes (no plan obeying the sharing rule uses fewer; above the peak live because threads run concurrently)",
+            "memory {}: the unordered buffers outweigh the peak live by {} bytes (threads run concurrently)",
             kind.keyword(),
-            ac
+            ac - peak
         ));
     }
     head.append(&mut notes);

@@ -190,8 +190,16 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
             )
         })?;
         notes.push(format!("runtime as written: {proof}"));
+        let mut printed = given.clone();
+        if !opts.thread_execution {
+            printed.thread_executions.clear();
+            printed.signals.clear();
+        }
         return Ok(Compiled {
-            description,
+            description: Description {
+                runtime: Some(printed),
+                ..description
+            },
             hsdfg,
             runtime: given,
             schedule: None,
@@ -209,7 +217,12 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     let schedule = if given.thread_schedule.is_empty() {
         crate::schedule::schedule(&hsdfg, opts.scheduler, &opts.schedule)
     } else {
-        crate::schedule::given::from_lists(&hsdfg, &given.thread_schedule)?
+        let mut s = crate::schedule::given::from_lists(&hsdfg, &given.thread_schedule)?;
+        // A `barrier` in a runtime without programs (what `-ts barrier` or
+        // `-ab` print with `--no-threadexecution`) is the iteration barrier:
+        // every thread meets it at the end of each iteration.
+        s.iteration_barrier = !given.barriers.is_empty();
+        s
     };
     notes.extend(schedule.notes.iter().map(|n| format!("schedule: {n}")));
     let memory = crate::memory::allocate(&hsdfg, &schedule, opts.memory);
@@ -261,9 +274,10 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     }
     let mut printed = runtime.clone();
     if !opts.thread_execution {
+        // The barrier stays: reading the output back, it asks for the
+        // iteration barrier again (see above).
         printed.thread_executions.clear();
         printed.signals.clear();
-        printed.barriers.clear();
     }
     warnings.retain(|w| !w.is_error());
     Ok(Compiled {

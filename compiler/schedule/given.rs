@@ -1,7 +1,8 @@
 //! A schedule written by hand: the `thread_schedule` of a runtime section
 //! that has no `thread_execution` programs (what `--no-threadexecution`
 //! prints). Its threads and orders are honoured as written; start times are
-//! simulated from the timing, as the list schedulers do.
+//! simulated from the timing with the list schedulers' model (communication
+//! costs included).
 
 use super::{list, Schedule, SchedulerKind, ThreadPlan};
 use crate::front::diagnostics::Diagnostic;
@@ -42,8 +43,19 @@ pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<D
             format!("`{sb}` is on no thread of the thread_schedule"),
         )]);
     }
-    // Simulate: an actor starts when its thread is free and its
-    // predecessors have finished; repeat until every actor is placed.
+    // Simulate with the list schedulers' model (`list`): an actor starts
+    // when its thread is free and its predecessors have finished, plus the
+    // cost of a signal and a wait for each predecessor on another thread;
+    // repeat until every actor is placed. The same model, so the thread
+    // lists a list scheduler printed read back with the same start times
+    // (and so the same memory schedule and programs).
+    let comm = list::comm_cost(h);
+    let mut thread_of = vec![usize::MAX; n];
+    for (ti, (_, actors)) in threads.iter().enumerate() {
+        for a in actors {
+            thread_of[a.index()] = ti;
+        }
+    }
     let mut finish = vec![f64::NAN; n];
     let mut next = vec![0usize; threads.len()];
     let mut free = vec![0.0f64; threads.len()];
@@ -59,7 +71,14 @@ pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<D
                 }
                 let ready = preds
                     .iter()
-                    .map(|p| finish[p.index()])
+                    .map(|p| {
+                        let c = if thread_of[p.index()] == ti {
+                            0.0
+                        } else {
+                            comm
+                        };
+                        finish[p.index()] + c
+                    })
                     .fold(free[ti], f64::max);
                 starts[ti].push(ready);
                 finish[a.index()] = ready + h.actor(a).time;
