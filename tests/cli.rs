@@ -221,6 +221,7 @@ fn wrong_runtimes_are_refused_with_a_counter_example() {
         let out = ssc(&["build", &p, "-od", "target/never-built"]);
         assert_eq!(out.status.code(), Some(1), "{p}");
     }
+}
 
 /// `-t info --json`: every field, bytes against the lower bound for each
 /// memory schedule, the predicted makespan against its lower bound.
