@@ -399,7 +399,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
             ),
         })
         .collect();
-    let barriers = r
+    let mut barriers: Vec<BarrierView> = r
         .barriers
         .iter()
         .map(|b| BarrierView {
@@ -413,6 +413,15 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                 .join(", "),
         })
         .collect();
+    // `-ks -ki N`: the runtime section cannot say "every N iterations", so
+    // this barrier is not among its barriers; it is declared here.
+    if let Some((name, every, threads)) = &o.periodic_barrier {
+        barriers.push(BarrierView {
+            name: format!("bar_{name}"),
+            count: threads.len(),
+            threads: format!("{}; -ks -ki {every}", threads.join(", ")),
+        });
+    }
 
     let threads = r
         .thread_executions
