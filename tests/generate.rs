@@ -24,6 +24,11 @@ fn generated_chains_parse_check_and_are_deterministic() {
             .filter(|d| d.is_error())
             .collect();
         assert!(errors.is_empty(), "seed {seed}: {errors:?}");
+        // Checked is not enough: composing must succeed too (two windows of
+        // one function name used to fail there with E108).
+        if let Err(e) = ssc::lower::lower(&desc, &Default::default()) {
+            panic!("seed {seed} does not lower: {e:?}");
+        }
         let comp = desc.composition.unwrap();
         let n = comp.compositions[0].instances.len();
         assert!((70..=140).contains(&n), "seed {seed}: {n} boxes");

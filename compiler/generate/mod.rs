@@ -97,19 +97,25 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         name: "conv3",
-        function: "func_conv",
+        // A function of its own per window (one C signature each): a
+        // variant of the built-in (SPEC §7, `ir::builtins`).
+        function: "func_conv_3x3",
         parallelism: Parallelism::Full,
         ports: &[("in", In, 1, 3), ("out", Out, 1, 1)],
     },
     Kind {
         name: "conv5",
-        function: "func_conv",
+        // A function of its own per window (one C signature each): a
+        // variant of the built-in (SPEC §7, `ir::builtins`).
+        function: "func_conv_5x5",
         parallelism: Parallelism::Full,
         ports: &[("in", In, 1, 5), ("out", Out, 1, 1)],
     },
     Kind {
         name: "conv7",
-        function: "func_conv",
+        // A function of its own per window (one C signature each): a
+        // variant of the built-in (SPEC §7, `ir::builtins`).
+        function: "func_conv_7x7",
         parallelism: Parallelism::Full,
         ports: &[("in", In, 1, 7), ("out", Out, 1, 1)],
     },
