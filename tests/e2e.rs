@@ -137,6 +137,7 @@ fn appendix_every_scheduler_memory_schedule_and_sync_option() {
         Case::new(&a.timed, "--no-threadexecution"),
         Case::new(&a.timed, "-ts reduced 2 -cm 0,1 -ca"),
         Case::new(&a.timed, "-ts fixed 2 -cm 1,0"),
+        Case::new(&a.timed, "-ts barrier -ms reuse -cm 1"),
     ];
     cases.extend(matrix(&a.timed));
     cases.extend(sync_cases(&a.timed));
