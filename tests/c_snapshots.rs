@@ -25,8 +25,8 @@ fn examples() -> Vec<PathBuf> {
 /// Builds `example` in a new directory `tag` and returns `NAME.c`.
 fn generated_c(example: &Path, options: &str, tag: &str) -> String {
     let stem = example.file_stem().unwrap().to_string_lossy().into_owned();
-    let dir = std::env::temp_dir()
-        .join(format!("ssc-c-snapshots-{}", std::process::id()))
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("c-snapshots-{}", std::process::id()))
         .join(format!("{stem}-{tag}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -51,6 +51,7 @@ fn generated_c(example: &Path, options: &str, tag: &str) -> String {
     );
     let c = std::fs::read_to_string(dir.join("out").join(format!("{stem}.c"))).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir(dir.parent().unwrap()); // once empty
     c
 }
 

@@ -141,7 +141,7 @@ fn appendix_every_scheduler_memory_schedule_and_sync_option() {
     ];
     cases.extend(matrix(&a.timed));
     cases.extend(sync_cases(&a.timed));
-    let threads = same_checksums(gcc(), "appendix", &cases, iterations(200));
+    let threads = same_checksums(gcc(), "appendix", &cases, iterations(100));
     // The premise of the matrix: the schedulers really use two threads here.
     for ts in ["fixed 2", "predictable 2", "reduced 2"] {
         let n = threads_of(&cases, &threads, &format!("-ts {ts} -ms interference"));
@@ -162,7 +162,7 @@ fn xray_every_scheduler_memory_schedule_and_sync_option() {
     ];
     cases.extend(matrix(&xray));
     cases.extend(sync_cases(&xray));
-    let threads = same_checksums(gcc(), "xray", &cases, iterations(40));
+    let threads = same_checksums(gcc(), "xray", &cases, iterations(25));
     for ts in ["fixed 2", "predictable 2", "reduced 2"] {
         let n = threads_of(&cases, &threads, &format!("-ts {ts} -ms mesif"));
         assert_eq!(n, 2, "xray -ts {ts}: {n} threads");
@@ -210,7 +210,7 @@ fn other_examples_and_inputs_on_the_diagonal() {
                 c.args.push(kernels.to_string_lossy().into_owned());
             }
         }
-        same_checksums(gcc(), &name, &cases, iterations(100));
+        same_checksums(gcc(), &name, &cases, iterations(50));
     }
 }
 

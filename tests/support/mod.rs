@@ -77,12 +77,32 @@ pub fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
 
 // ---- scratch directories ----------------------------------------------------
 
-/// A fresh, empty directory under the system's temp dir, unique to this
-/// process and `name`.
+/// This process's directory under cargo's `target/tmp`; directories of
+/// earlier runs more than an hour old are removed the first time.
+fn scratch_root() -> &'static Path {
+    static ROOT_DIR: OnceLock<PathBuf> = OnceLock::new();
+    ROOT_DIR.get_or_init(|| {
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        if let Ok(entries) = std::fs::read_dir(tmp) {
+            for e in entries.flatten() {
+                let old = e
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > Duration::from_secs(3600));
+                if old && e.file_name().to_string_lossy().starts_with("e2e-") {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        tmp.join(format!("e2e-{}", std::process::id()))
+    })
+}
+
+/// A fresh, empty directory unique to this process and `name`.
 pub fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir()
-        .join(format!("ssc-e2e-{}", std::process::id()))
-        .join(name);
+    let d = scratch_root().join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
