@@ -314,3 +314,24 @@ fn info_json_fields() {
         "{t}"
     );
 }
+
+#[test]
+fn a_resolution_override_that_breaks_explicit_resolutions_is_an_input_error() {
+    // xray.ssc gives some boxes explicit resolutions ([256, 256] under a
+    // [512, 512] top): -cr 128,128 makes those grids disagree. That is the
+    // input's fault (exit 1, E010), not an unprovable runtime (E299).
+    let dir = std::env::temp_dir().join(format!("ssc-cli-cr-{}", std::process::id()));
+    let out = ssc(&[
+        "build",
+        "examples/xray.ssc",
+        "-cr",
+        "128,128",
+        "-od",
+        dir.to_str().unwrap(),
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[E010]"), "{err}");
+    assert!(!err.contains("E299"), "{err}");
+    assert!(!dir.join("xray.c").exists(), "no code is generated");
+}

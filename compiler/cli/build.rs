@@ -273,12 +273,18 @@ fn linux(
     } else {
         None
     };
+    // `-cm` given but threads not pinned: the mask still confines them.
+    let core_mask = match (&cores, &a.core_mask) {
+        (None, Some(m)) => Some(m.0.clone()),
+        _ => None,
+    };
     let opts = back::c::COptions {
         name: name.to_string(),
         source: a.file.display().to_string(),
         options: std::env::args().skip(1).collect::<Vec<_>>().join(" "),
         iterations: config.iterations,
         cores,
+        core_mask,
         huge_pages: a.huge_tables,
         verbose: a.verbose_output,
         time_boxes: a.timers_all,

@@ -46,13 +46,40 @@ fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, V
             validate::validate_declaration(&composed, d)?;
             Ok(d.clone())
         }
-        (Some(c), None) => compose::compose(c, opts.resolution_override),
+        (Some(c), None) => {
+            let d = compose::compose(c, opts.resolution_override)?;
+            if opts.resolution_override.is_some() {
+                check_overridden(&d)?;
+            }
+            Ok(d)
+        }
         (None, Some(d)) => Ok(d.clone()),
         (None, None) => Err(vec![Diagnostic::error(
             "E134",
             "nothing to lower: the description has neither a composition nor a declaration",
         )
         .hint("start the file with `composition { ... }` or `declaration { ... }`")]),
+    }
+}
+
+/// `-cr w,h` changes the top resolution after the checker has seen the
+/// composition, so explicit inner resolutions (`down1 down [256, 256]`) may
+/// no longer fit: the composed declaration is checked again, as if written.
+fn check_overridden(d: &Declaration) -> Result<(), Vec<Diagnostic>> {
+    let errors: Vec<Diagnostic> = crate::front::check(&Description {
+        declaration: Some(d.clone()),
+        ..Description::default()
+    })
+    .into_iter()
+    .filter(|e| e.is_error())
+    .map(|e| {
+        e.hint("-cr overrides the composed resolution; the composition's explicit resolutions must fit it")
+    })
+    .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
     }
 }
 

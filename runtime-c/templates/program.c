@@ -101,7 +101,13 @@ int main(int argc, char **argv)
     static const int cores[N_THREADS] = { {{ list }} };
     int status = ssc_init(&opt, N_THREADS, cores);
 {%- when None %}
+{%- match mask %}
+{%- when Some with (list) %}
+    static const int mask[] = { {{ list }} };  /* -cm without pinning: any of these cores */
+    int status = ssc_init_mask(&opt, N_THREADS, mask, {{ n_mask }});
+{%- when None %}
     int status = ssc_init(&opt, N_THREADS, NULL);  /* threads not pinned: the OS schedules */
+{%- endmatch %}
 {%- endmatch %}
     if (status)
         return status;

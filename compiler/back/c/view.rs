@@ -21,6 +21,9 @@ pub struct COptions {
     pub iterations: u64,
     /// `-cm` with `-ca`: the cores, thread i on `cores[i % len]`; `None` = not pinned.
     pub cores: Option<Vec<usize>>,
+    /// `-cm` without pinning: every thread may run on any core of the mask
+    /// (`ssc_init_mask`); used when `cores` is `None`.
+    pub core_mask: Option<Vec<usize>>,
     /// `-ht`.
     pub huge_pages: bool,
     /// `-vo`.
@@ -69,6 +72,8 @@ struct ProgramView {
     iterations: u64,
     option_lines: Vec<String>,
     cores: Option<String>,
+    mask: Option<String>,
+    n_mask: usize,
 }
 
 struct LocalView {
@@ -399,7 +404,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
             ),
         })
         .collect();
-    let barriers = r
+    let mut barriers: Vec<BarrierView> = r
         .barriers
         .iter()
         .map(|b| BarrierView {
@@ -413,6 +418,15 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                 .join(", "),
         })
         .collect();
+    // `-ks -ki N`: the runtime section cannot say "every N iterations", so
+    // this barrier is not among its barriers; it is declared here.
+    if let Some((name, every, threads)) = &o.periodic_barrier {
+        barriers.push(BarrierView {
+            name: format!("bar_{name}"),
+            count: threads.len(),
+            threads: format!("{}; -ks -ki {every}", threads.join(", ")),
+        });
+    }
 
     let threads = r
         .thread_executions
@@ -489,6 +503,17 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
             .collect::<Vec<_>>()
             .join(", ")
     });
+    let mask_list = o
+        .core_mask
+        .as_ref()
+        .filter(|m| cores.is_none() && !m.is_empty());
+    let mask = mask_list.map(|m| {
+        m.iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    let n_mask = mask_list.map_or(0, Vec::len);
     let summary = format!(
         "{} function instances, {} sub-boxes, {} threads, {} signals, {} bytes of buffers.",
         h.functions.len(),
@@ -500,9 +525,9 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
     let view = ProgramView {
         name: o.name.clone(),
         version: env!("CARGO_PKG_VERSION"),
-        source: o.source.clone(),
+        source: comment(&o.source),
         summary,
-        options: o.options.clone(),
+        options: comment(&o.options),
         user_kernels: o.user_kernels.clone(),
         verbose: o.verbose,
         shared_bytes,
@@ -517,6 +542,8 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         iterations: o.iterations,
         option_lines,
         cores,
+        mask,
+        n_mask,
     };
     let main = view
         .render()
@@ -541,14 +568,49 @@ fn periodic_op(o: &COptions, thread: &str) -> Option<OpView> {
     })
 }
 
+/// Free text (a path, the command line) made safe inside a `/* */`
+/// comment on one line.
+fn comment(s: &str) -> String {
+    s.replace("*/", "* /")
+        .replace("??", "? ?")
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 /// A string as a C string literal's contents.
 fn c_string(s: &str) -> String {
     s.chars()
         .flat_map(|c| match c {
             '"' => "\\\"".chars().collect::<Vec<_>>(),
             '\\' => "\\\\".chars().collect(),
-            c if c.is_control() => format!("\\x{:02x}", c as u32).chars().collect(),
+            // `??/` and friends are trigraphs under -std=c11.
+            '?' => "\\?".chars().collect(),
+            // Octal, not `\x`: a hex escape would swallow following hex digits.
+            c if c.is_ascii_control() => format!("\\{:03o}", c as u32).chars().collect(),
             c => vec![c],
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{c_string, comment};
+
+    #[test]
+    fn c_strings_escape_quotes_backslashes_trigraphs_and_controls() {
+        assert_eq!(c_string(r#"a"b\c"#), r#"a\"b\\c"#);
+        assert_eq!(c_string("t??/x"), r"t\?\?/x");
+        // Octal escapes have at most three digits: `\012` then `a`, where
+        // `\x0a` would have read `\x0aa`.
+        assert_eq!(c_string("x\nab"), r"x\012ab");
+    }
+
+    #[test]
+    fn comments_cannot_be_closed_by_free_text() {
+        assert_eq!(
+            comment("build a*/b.ssc\n-o x??/"),
+            "build a* /b.ssc -o x? ?/"
+        );
+    }
 }

@@ -1,0 +1,29 @@
+//! `runtime-c/test.sh --quick` from cargo test: the runtime, the built-in
+//! kernels, Appendix A by hand against its one-thread reference, TSan of
+//! the hand-written program, SIGINT, dumps. `--quick` leaves out the unit
+//! tests under TSan (~20 s; run `runtime-c/test.sh` for everything).
+
+use std::process::Command;
+
+#[test]
+fn runtime_c_test_sh_passes() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/runtime-c/test.sh");
+    let t0 = std::time::Instant::now();
+    let out = Command::new("sh")
+        .args([script, "--quick"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!(
+        "runtime-c/test.sh: {:?} in {:.1?}",
+        out.status,
+        t0.elapsed()
+    );
+    assert!(
+        out.status.success(),
+        "runtime-c/test.sh failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(stdout.contains("runtime-c: all tests passed"), "{stdout}");
+}

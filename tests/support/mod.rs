@@ -1,0 +1,482 @@
+//! What the end-to-end tests share: building with `ssc build`, running the
+//! program with a deadline, comparing checksums, two jobs at a time.
+//!
+//! Speed: compiling `ssc_kernels.c` takes ~5 s and is the same for every
+//! program, so a [`Toolchain`] builds one real program first (all files
+//! compiled by ssc, warnings are errors), compiles the runtime's two files
+//! once into objects from that program directory, and then gives ssc a `CC`
+//! wrapper that links those objects instead of recompiling `ssc_rt.c` and
+//! `ssc_kernels.c`. The generated `NAME.c` is still compiled by the command
+//! ssc runs, with the same flags.
+
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+pub const SSC: &str = env!("CARGO_BIN_EXE_ssc");
+/// A program that has not finished by then is deadlocked (or far too slow).
+pub const RUN_DEADLINE: Duration = Duration::from_secs(90);
+
+pub fn root(rel: &str) -> PathBuf {
+    Path::new(ROOT).join(rel)
+}
+
+// ---- two jobs at a time, across the whole test binary ---------------------
+
+static BUSY: Mutex<usize> = Mutex::new(0);
+static FREED: Condvar = Condvar::new();
+const SLOTS: usize = 2;
+
+pub struct Slot;
+
+/// Waits until fewer than two builds or runs are under way in this binary.
+pub fn slot() -> Slot {
+    let mut busy = BUSY.lock().unwrap_or_else(|e| e.into_inner());
+    while *busy >= SLOTS {
+        busy = FREED.wait(busy).unwrap_or_else(|e| e.into_inner());
+    }
+    *busy += 1;
+    Slot
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut busy = BUSY.lock().unwrap_or_else(|e| e.into_inner());
+        *busy -= 1;
+        FREED.notify_one();
+    }
+}
+
+/// Runs `f` on every item, two at a time, keeping the order of the results.
+pub fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let queue = Mutex::new((0..items.len()).collect::<VecDeque<_>>());
+    let results = Mutex::new((0..items.len()).map(|_| None).collect::<Vec<Option<R>>>());
+    std::thread::scope(|s| {
+        for _ in 0..SLOTS {
+            s.spawn(|| loop {
+                let Some(i) = queue.lock().unwrap().pop_front() else {
+                    break;
+                };
+                let r = f(&items[i]);
+                results.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.expect("every item ran"))
+        .collect()
+}
+
+// ---- scratch directories ----------------------------------------------------
+
+/// This process's directory under cargo's `target/tmp`; directories of
+/// earlier runs more than an hour old are removed the first time.
+fn scratch_root() -> &'static Path {
+    static ROOT_DIR: OnceLock<PathBuf> = OnceLock::new();
+    ROOT_DIR.get_or_init(|| {
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        if let Ok(entries) = std::fs::read_dir(tmp) {
+            for e in entries.flatten() {
+                let old = e
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > Duration::from_secs(3600));
+                if old && e.file_name().to_string_lossy().starts_with("e2e-") {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        tmp.join(format!("e2e-{}", std::process::id()))
+    })
+}
+
+/// A fresh, empty directory unique to this process and `name`.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = scratch_root().join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+// ---- tools --------------------------------------------------------------------
+
+/// Whether `name` runs (`name --version` exits 0).
+pub fn on_path(name: &str) -> bool {
+    Command::new(name)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `setarch ARCH -R`: older TSan runtimes fail under high-entropy ASLR.
+pub fn no_aslr_prefix() -> Vec<String> {
+    let arch = std::env::consts::ARCH.to_string();
+    let ok = Command::new("setarch")
+        .args([arch.as_str(), "-R", "true"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        vec!["setarch".into(), arch, "-R".into()]
+    } else {
+        Vec::new()
+    }
+}
+
+/// A C compiler and flags, and the wrapper that reuses the runtime objects.
+pub struct Toolchain {
+    pub cc: String,
+    pub cflags: String,
+    wrapper: PathBuf,
+}
+
+impl Toolchain {
+    /// Builds `tests/in/chain.ssc` for real with `cc` and `cflags` (which
+    /// checks the runtime files compile cleanly with them), then compiles
+    /// the runtime's objects once. Err: why this toolchain cannot be used.
+    pub fn new(tag: &str, cc: &str, cflags: &str) -> Result<Toolchain, String> {
+        let dir = scratch(&format!("toolchain-{tag}"));
+        let out = Command::new(SSC)
+            .args(["build", &root("tests/in/chain.ssc").to_string_lossy()])
+            .args(["-ts", "fixed", "1", "-od"])
+            .arg(&dir)
+            .env("CC", cc)
+            .env("CFLAGS", cflags)
+            .output()
+            .map_err(|e| format!("cannot run ssc: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "`CC={cc} CFLAGS='{cflags}' ssc build tests/in/chain.ssc` failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let mut words = cc.split_whitespace();
+        let program = words.next().unwrap_or("cc");
+        for file in ["ssc_rt", "ssc_kernels"] {
+            let out = Command::new(program)
+                .args(words.clone())
+                .arg("-std=c11")
+                .args(cflags.split_whitespace())
+                .args(["-pthread", "-Wall", "-Wextra", "-c", "-o"])
+                .arg(dir.join(format!("{file}.o")))
+                .arg(dir.join(format!("{file}.c")))
+                .output()
+                .map_err(|e| format!("cannot run {cc}: {e}"))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "{cc} {file}.c: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+        let wrapper = dir.join("cc-with-runtime-objects");
+        let script = format!(
+            "#!/bin/sh\n\
+             # ssc's compile command, with the runtime's two sources replaced by\n\
+             # objects compiled once with the same compiler and flags.\n\
+             for a do\n\
+             \x20 shift\n\
+             \x20 case $a in\n\
+             \x20   ssc_rt.c) a='{rt}' ;;\n\
+             \x20   ssc_kernels.c) a='{k}' ;;\n\
+             \x20 esac\n\
+             \x20 set -- \"$@\" \"$a\"\n\
+             done\n\
+             exec {cc} \"$@\"\n",
+            rt = dir.join("ssc_rt.o").display(),
+            k = dir.join("ssc_kernels.o").display(),
+        );
+        std::fs::write(&wrapper, script).unwrap();
+        let chmod = Command::new("chmod").arg("+x").arg(&wrapper).status();
+        if !chmod.is_ok_and(|s| s.success()) {
+            return Err("cannot make the CC wrapper executable".into());
+        }
+        Ok(Toolchain {
+            cc: cc.to_string(),
+            cflags: cflags.to_string(),
+            wrapper,
+        })
+    }
+}
+
+static GCC: OnceLock<Toolchain> = OnceLock::new();
+
+/// `cc` with `-O2 -Werror`: the suite's main toolchain.
+pub fn gcc() -> &'static Toolchain {
+    GCC.get_or_init(|| {
+        let _s = slot();
+        Toolchain::new("cc", "cc", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
+// ---- building and running -----------------------------------------------------
+
+/// One program: a description, the `ssc build` options, extra files.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub label: String,
+    pub file: PathBuf,
+    pub args: Vec<String>,
+}
+
+impl Case {
+    pub fn new(file: impl AsRef<Path>, args: &str) -> Case {
+        let file = file.as_ref().to_path_buf();
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Case {
+            label: format!("{name} {args}").trim().to_string(),
+            file,
+            args: args.split_whitespace().map(String::from).collect(),
+        }
+    }
+}
+
+/// A sanitised directory name for a case.
+fn dir_name(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// `ssc build` the case into `dir` (program `dir/prog`); Err: ssc's output.
+pub fn build(tc: &Toolchain, case: &Case, dir: &Path) -> Result<PathBuf, String> {
+    let exe = dir.join("prog");
+    let out = {
+        let _s = slot();
+        Command::new(SSC)
+            .arg("build")
+            .arg(&case.file)
+            .args(&case.args)
+            .arg("-od")
+            .arg(dir)
+            .arg("-o")
+            .arg(&exe)
+            .env("CC", &tc.wrapper)
+            .env("CFLAGS", &tc.cflags)
+            .output()
+            .map_err(|e| format!("cannot run ssc: {e}"))?
+    };
+    if !out.status.success() {
+        return Err(format!(
+            "ssc build {} exited {:?}:\n{}{}",
+            case.label,
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(exe)
+}
+
+/// What a program printed.
+#[derive(Debug)]
+pub struct Ran {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl Ran {
+    pub fn checksum(&self) -> Option<&str> {
+        self.stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("checksum: "))
+            .map(str::trim)
+    }
+    /// `program: NAME, N threads`.
+    pub fn threads(&self) -> Option<usize> {
+        let l = self.stdout.lines().find(|l| l.starts_with("program: "))?;
+        l.rsplit(", ").next()?.split(' ').next()?.parse().ok()
+    }
+}
+
+/// Runs `prefix... exe args...` in `dir` with stdout/stderr to files, kills
+/// it after `deadline`.
+pub fn run_in(
+    prefix: &[String],
+    exe: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    dir: &Path,
+    deadline: Duration,
+) -> Result<Ran, String> {
+    let _s = slot();
+    let out_path = dir.join("stdout.txt");
+    let err_path = dir.join("stderr.txt");
+    let mut cmd = match prefix.split_first() {
+        Some((p, rest)) => {
+            let mut c = Command::new(p);
+            c.args(rest).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    };
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let t0 = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t0.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "{} did not finish within {deadline:?} (deadlock?); stdout so far:\n{}",
+                exe.display(),
+                std::fs::read_to_string(&out_path).unwrap_or_default()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Ok(Ran {
+        status,
+        stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
+        stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
+        elapsed: t0.elapsed(),
+    })
+}
+
+/// Builds and runs `iterations`; Ok((checksum, threads)) when it exits 0
+/// with a complete report.
+pub fn build_and_run(
+    tc: &Toolchain,
+    case: &Case,
+    iterations: u64,
+    parent: &Path,
+) -> Result<(String, usize), String> {
+    let dir = parent.join(dir_name(&case.label));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = build(tc, case, &dir)?;
+    let n = iterations.to_string();
+    let ran = run_in(&[], &exe, &["--iterations", &n], &[], &dir, RUN_DEADLINE)?;
+    if !ran.status.success() {
+        return Err(format!(
+            "{} exited with {}:\n{}{}",
+            case.label, ran.status, ran.stdout, ran.stderr
+        ));
+    }
+    let complete = format!("iterations: {iterations} of {iterations}");
+    if !ran.stdout.lines().any(|l| l == complete) {
+        return Err(format!(
+            "{}: no `{complete}` line:\n{}",
+            case.label, ran.stdout
+        ));
+    }
+    let checksum = ran
+        .checksum()
+        .ok_or_else(|| format!("{}: no checksum:\n{}", case.label, ran.stdout))?;
+    Ok((checksum.to_string(), ran.threads().unwrap_or(0)))
+}
+
+/// Builds and runs every case, two at a time; asserts each prints the same
+/// checksum as the first (the reference). Prints a table. Returns the
+/// thread count of each case.
+pub fn same_checksums(tc: &Toolchain, what: &str, cases: &[Case], iterations: u64) -> Vec<usize> {
+    let dir = scratch(&format!("{}-{what}", dir_name(&tc.cc)));
+    let t0 = Instant::now();
+    let results = parallel(cases, |c| build_and_run(tc, c, iterations, &dir));
+    let reference = match &results[0] {
+        Ok((sum, _)) => sum.clone(),
+        Err(e) => panic!("{what}: the reference {} failed: {e}", cases[0].label),
+    };
+    let mut failures = Vec::new();
+    eprintln!(
+        "{what}: {} programs, {iterations} iterations, CC={} CFLAGS='{}' ({:.1?})",
+        cases.len(),
+        tc.cc,
+        tc.cflags,
+        t0.elapsed()
+    );
+    for (c, r) in cases.iter().zip(&results) {
+        match r {
+            Ok((sum, threads)) => {
+                eprintln!("  {sum}  {threads:>2} threads  {}", c.label);
+                if *sum != reference {
+                    failures.push(format!(
+                        "{}: checksum {sum}, the reference {} gives {reference}",
+                        c.label, cases[0].label
+                    ));
+                }
+            }
+            Err(e) => failures.push(e.clone()),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{what}: {} of {} configurations wrong:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    results
+        .into_iter()
+        .map(|r| r.map(|x| x.1).unwrap_or(0))
+        .collect()
+}
+
+// ---- inputs ---------------------------------------------------------------------
+
+/// The sections of `text` before the line that starts with `keyword`
+/// (section keywords start a line in the examples).
+pub fn sections_before(text: &str, keyword: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with(keyword) {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write_input(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// `ssc generate` with these options, as text.
+pub fn generate(boxes: u32, seed: u64, resolution: &str) -> String {
+    let out = Command::new(SSC)
+        .args(["generate", "--boxes", &boxes.to_string()])
+        .args(["--seed", &seed.to_string(), "--resolution", resolution])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ssc generate --boxes {boxes} --seed {seed}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
