@@ -32,6 +32,8 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Run every scheduler × memory schedule on each file and tabulate latencies.
     Bench(BenchArgs),
+    /// Exact end-to-end latency distribution of a time-triggered chain (`.ptts`, SPEC §9).
+    Ptts(super::ptts::PttsArgs),
 }
 
 #[derive(Debug, Args)]

@@ -18,6 +18,7 @@ pub fn dispatch(command: Command) -> i32 {
         Command::Run(r) => super::build::run(&r.build, &r.program_args),
         Command::Generate(a) => generate(&a),
         Command::Bench(_) => not_yet("ssc bench"),
+        Command::Ptts(a) => super::ptts::run(&a),
     }
 }
 
