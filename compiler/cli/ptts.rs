@@ -116,7 +116,7 @@ pub fn run(args: &PttsArgs) -> i32 {
             return exit::INPUT;
         }
     };
-    let summary = report::Summary::new(&analysis);
+    let summary = report::Summary::new(&analysis, model.scale);
     let sim = args.simulate.map(|n| {
         ptts::simulate::simulate(&model, plan.trees, n, args.seed, &ptts::pmf_f64(&analysis))
     });

@@ -388,16 +388,16 @@ fn file_etp(name: &str, span: Span, base: &Path, errors: &mut Vec<Diagnostic>) -
         Ok(t) => t,
         Err(e) => {
             errors.push(
-                Diagnostic::error("E406", format!("cannot read the ETP file `{}`: {e}", path.display()))
-                    .label(span, "this file")
+                Diagnostic::error("E406", "cannot read the ETP file")
+                    .label(span, format!("{}: {e}", path.display()))
                     .hint("the name is relative to the folder of the `.ptts` file"),
             );
             return None;
         }
     };
     let bad = |msg: String| {
-        Diagnostic::error("E407", format!("`{}` is not an ETP file: {msg}", path.display()))
-            .label(span, "this file")
+        Diagnostic::error("E407", "not an ETP file")
+            .label(span, msg)
             .hint(r#"an ETP file reads {"function": "NAME", "unit": "us", "pmf": [[VALUE, PROBABILITY], …]} (docs/ptts.md)"#)
     };
     let json: EtpJson = match serde_json::from_str(&text) {
@@ -436,9 +436,9 @@ fn file_etp(name: &str, span: Span, base: &Path, errors: &mut Vec<Diagnostic>) -
         errors.push(
             Diagnostic::error(
                 "E408",
-                format!("the probabilities of `{}` sum to {total}, not 1", path.display()),
+                format!("the probabilities of an ETP file sum to {total}, not 1"),
             )
-            .label(span, "this file")
+            .label(span, format!("{}", path.display()))
             .hint(format!(
                 "a measured profile may be rounded, but its sum must be within {FILE_TOLERANCE} of 1"
             )),

@@ -49,8 +49,10 @@ const LEVELS: &[(&str, u32, u32)] = &[
 ];
 
 impl Summary {
-    pub fn new(a: &Analysis<BigUint>) -> Summary {
+    /// The statistics of an analysis of a model on a grid of `10^-scale`.
+    pub fn new(a: &Analysis<BigUint>, scale: u32) -> Summary {
         let den = &a.den;
+        let unit = BigUint::from(10u32).pow(scale);
         let mut cum = BigUint::zero();
         let mut s1 = BigUint::zero();
         let mut s2 = BigUint::zero();
@@ -88,9 +90,9 @@ impl Summary {
             min: a.pmf.first().map(|p| p.0).unwrap_or(0),
             max: a.pmf.last().map(|p| p.0).unwrap_or(0),
             mean: ratio(&s1, den),
-            mean_exact: fraction(&s1, den),
+            mean_exact: fraction(&s1, &(den * &unit)),
             sigma: ratio(&num_var, &den2).max(0.0).sqrt(),
-            variance_exact: fraction(&num_var, &den2),
+            variance_exact: fraction(&num_var, &(&den2 * &unit * &unit)),
             points,
             percentiles,
             loss,
@@ -170,7 +172,7 @@ pub fn body(
     );
     let _ = writeln!(
         out,
-        "  mean     {:.4}  (exactly {} grid steps)",
+        "  mean     {:.4}  (exactly {})",
         unit(model, s.mean),
         s.mean_exact
     );
@@ -191,12 +193,8 @@ pub fn body(
         } else {
             String::new()
         };
-        let _ = writeln!(
-            out,
-            "  {label:>17}  {:>10}  {:>8}  {bar}",
-            prob_text(*p),
-            prob_text(*cdf)
-        );
+        let row = format!("  {label:>17}  {:>10}  {:>8}  {bar}", prob_text(*p), prob_text(*cdf));
+        let _ = writeln!(out, "{}", row.trim_end());
     }
     if rows.len() < s.points.len() {
         let _ = writeln!(
