@@ -15,7 +15,9 @@ fn bench(c: &mut Criterion) {
         let text = std::fs::read_to_string(&path).unwrap();
         let model = ptts::load(&SourceFile::new(path, text), Path::new("examples"), None).unwrap();
         if name == "c" {
-            group.sample_size(10).measurement_time(Duration::from_secs(15));
+            group
+                .sample_size(10)
+                .measurement_time(Duration::from_secs(15));
         }
         group.bench_function(format!("config_{name}"), |b| {
             b.iter(|| ptts::analyse(&model, &Options::default()).unwrap())

@@ -182,8 +182,15 @@ fn u128_and_big_integers_agree() {
     let m = load(&std::fs::read_to_string("examples/ptts_section54.ptts").unwrap());
     let small = ptts::exact::analyse::<u128>(&m, &Options::default()).unwrap();
     let big = ptts::exact::analyse::<BigUint>(&m, &Options::default()).unwrap();
-    let widened: Vec<(i128, BigUint)> = small.pmf.iter().map(|(l, w)| (*l, BigUint::from(*w))).collect();
+    let widened: Vec<(i128, BigUint)> = small
+        .pmf
+        .iter()
+        .map(|(l, w)| (*l, BigUint::from(*w)))
+        .collect();
     assert_eq!(widened, big.pmf);
     let (ls, lb) = (small.loss.unwrap(), big.loss.unwrap());
-    assert_eq!(BigUint::from(ls.total) * &lb.den, lb.total * BigUint::from(ls.den));
+    assert_eq!(
+        BigUint::from(ls.total) * &lb.den,
+        lb.total * BigUint::from(ls.den)
+    );
 }

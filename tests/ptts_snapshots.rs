@@ -113,10 +113,7 @@ fn table_5_2_tree_counts() {
 #[test]
 fn simulation_reports_a_small_distance() {
     let out = report("ptts_section54", &["--simulate", "200000", "--seed", "7"]);
-    let line = out
-        .lines()
-        .find(|l| l.contains("total-variation"))
-        .unwrap();
+    let line = out.lines().find(|l| l.contains("total-variation")).unwrap();
     let tv: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
     assert!(tv < 0.02, "{line}");
 }

@@ -100,13 +100,22 @@ pub fn run(args: &PttsArgs) -> i32 {
                 plan.trees, args.max_trees
             ),
         )
-        .label(model.components[0].span, "the first component triggers this often in a hyper-period")
+        .label(
+            model.components[0].span,
+            "the first component triggers this often in a hyper-period",
+        )
         .hint(round_hint(&file, &base, &model, args.max_trees));
         eprint!("{}", render(&[d], &file));
         return exit::INPUT;
     }
     let opts = Options {
-        keep_trees: if args.json { TREES_JSON } else if args.verbose { TREES_TEXT } else { 0 },
+        keep_trees: if args.json {
+            TREES_JSON
+        } else if args.verbose {
+            TREES_TEXT
+        } else {
+            0
+        },
         loss: true,
     };
     let analysis = match ptts::analyse(&model, &opts) {
@@ -157,12 +166,14 @@ pub fn run(args: &PttsArgs) -> i32 {
 }
 
 /// "`--round 0.1` gives N trees": the coarsest decimal steps that fit.
-fn round_hint(file: &crate::front::diagnostics::SourceFile, base: &Path, model: &crate::ptts::Model, max: u128) -> String {
+fn round_hint(
+    file: &crate::front::diagnostics::SourceFile,
+    base: &Path,
+    model: &crate::ptts::Model,
+    max: u128,
+) -> String {
     for scale in (0..=model.scale).rev() {
-        let step = Decimal {
-            mantissa: 1,
-            scale,
-        };
+        let step = Decimal { mantissa: 1, scale };
         if let Ok(m) = ptts::load(file, base, Some(step)) {
             if let Ok(p) = ptts::exact::plan(&m) {
                 if p.trees <= max {

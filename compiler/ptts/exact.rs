@@ -169,7 +169,12 @@ impl<'m> Transitions<'m> {
         let etp = &self.model.components[i].etp;
         let (lo, hi) = (etp.min(), etp.max());
         // The first triggering at or after t + lo (production precedes consumption).
-        let first = (lo + phase).div_euclid(d) + if (lo + phase).rem_euclid(d) == 0 { 0 } else { 1 };
+        let first = (lo + phase).div_euclid(d)
+            + if (lo + phase).rem_euclid(d) == 0 {
+                0
+            } else {
+                1
+            };
         let mut out = Vec::new();
         let mut k = first;
         loop {
@@ -338,7 +343,15 @@ pub fn analyse<T: Weight>(model: &Model, opts: &Options) -> Result<Analysis<T>, 
     let kept = (0..opts.keep_trees.min(trees as usize))
         .map(|k| {
             let a = first.offset + k as i128 * first.period;
-            tree(&mut tr, 0, a, u128::MAX, u128::MAX, &mut budget, &mut truncated)
+            tree(
+                &mut tr,
+                0,
+                a,
+                u128::MAX,
+                u128::MAX,
+                &mut budget,
+                &mut truncated,
+            )
         })
         .collect();
     Ok(Analysis {

@@ -149,11 +149,7 @@ impl<T: Weight> LossAcc<T> {
     }
 
     fn pair(&mut self, tr: &mut Transitions, a: &Reach<T>, b: &Reach<T>) -> Result<(), Overflow> {
-        let intersect = a
-            .levels
-            .iter()
-            .zip(&b.levels)
-            .any(|(x, y)| shares(x, y));
+        let intersect = a.levels.iter().zip(&b.levels).any(|(x, y)| shares(x, y));
         if !intersect {
             return Ok(());
         }

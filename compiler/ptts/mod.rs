@@ -27,7 +27,11 @@ pub use model::Model;
 pub use syntax::Decimal;
 
 /// Parses and resolves a `.ptts` file; `base` is the folder of ETP files.
-pub fn load(file: &SourceFile, base: &Path, round: Option<Decimal>) -> Result<Model, Vec<Diagnostic>> {
+pub fn load(
+    file: &SourceFile,
+    base: &Path,
+    round: Option<Decimal>,
+) -> Result<Model, Vec<Diagnostic>> {
     let parsed = syntax::parse(&file.text)?;
     model::resolve(&parsed, base, round)
 }
@@ -47,7 +51,11 @@ pub fn analyse(model: &Model, opts: &Options) -> Result<Analysis<BigUint>, exact
 fn widen(a: Analysis<u128>) -> Analysis<BigUint> {
     Analysis {
         plan: a.plan,
-        pmf: a.pmf.into_iter().map(|(l, w)| (l, BigUint::from(w))).collect(),
+        pmf: a
+            .pmf
+            .into_iter()
+            .map(|(l, w)| (l, BigUint::from(w)))
+            .collect(),
         den: BigUint::from(a.den),
         trees: a.trees,
         trees_truncated: a.trees_truncated,
@@ -72,5 +80,8 @@ fn widen(a: Analysis<u128>) -> Analysis<BigUint> {
 
 /// The exact PMF as (latency in grid steps, probability).
 pub fn pmf_f64(a: &Analysis<BigUint>) -> Vec<(i128, f64)> {
-    a.pmf.iter().map(|(l, w)| (*l, num::ratio(w, &a.den))).collect()
+    a.pmf
+        .iter()
+        .map(|(l, w)| (*l, num::ratio(w, &a.den)))
+        .collect()
 }

@@ -236,10 +236,7 @@ pub fn round_to(d: Decimal, step: Decimal) -> Decimal {
     };
     let k = ((v + s / 2) / s).max(1);
     match k.checked_mul(s) {
-        Some(m) => Decimal {
-            mantissa: m,
-            scale,
-        },
+        Some(m) => Decimal { mantissa: m, scale },
         None => d,
     }
 }
@@ -284,9 +281,7 @@ fn fraction(p: &Probability) -> Option<(BigUint, BigUint)> {
 
 /// Exact weights of fractions over their common denominator.
 fn common(fracs: &[(BigUint, BigUint)]) -> (Vec<BigUint>, BigUint) {
-    let l = fracs
-        .iter()
-        .fold(BigUint::one(), |acc, (_, d)| acc.lcm(d));
+    let l = fracs.iter().fold(BigUint::one(), |acc, (_, d)| acc.lcm(d));
     let w = fracs.iter().map(|(n, d)| n * (&l / d)).collect();
     (w, l)
 }
@@ -336,9 +331,12 @@ fn raw_etp(c: &ComponentSpec, base: &Path, errors: &mut Vec<Diagnostic>) -> Opti
                     Some((n, d)) if !n.is_zero() && n <= d => fracs.push((n, d)),
                     _ => {
                         errors.push(
-                            Diagnostic::error("E404", "a probability must be above 0 and at most 1")
-                                .label(p.span, "not a probability")
-                                .hint("write a decimal such as `0.25` or a fraction such as `1/3`"),
+                            Diagnostic::error(
+                                "E404",
+                                "a probability must be above 0 and at most 1",
+                            )
+                            .label(p.span, "not a probability")
+                            .hint("write a decimal such as `0.25` or a fraction such as `1/3`"),
                         );
                         ok = false;
                     }
@@ -421,7 +419,10 @@ fn file_etp(name: &str, span: Span, base: &Path, errors: &mut Vec<Diagnostic>) -
             )));
             return None;
         };
-        if values.iter().any(|x| compare(*x, vd) == std::cmp::Ordering::Equal) {
+        if values
+            .iter()
+            .any(|x| compare(*x, vd) == std::cmp::Ordering::Equal)
+        {
             errors.push(bad(format!("the value {v} is given twice")));
             return None;
         }
@@ -482,7 +483,9 @@ fn etp_on_grid(c: &ComponentSpec, raw: RawEtp, scale: u32) -> Result<Etp, Diagno
                 format!("`uniform` spreads over {n} grid points, more than {MAX_UNIFORM_POINTS}"),
             )
             .label(c.etp_span, "here")
-            .hint("the grid is the finest decimal step of the file: fewer decimals make it coarser"));
+            .hint(
+                "the grid is the finest decimal step of the file: fewer decimals make it coarser",
+            ));
         }
         return Ok(Etp {
             points: (l..=h).map(|v| (v as i128, 1)).collect(),

@@ -193,7 +193,11 @@ pub fn body(
         } else {
             String::new()
         };
-        let row = format!("  {label:>17}  {:>10}  {:>8}  {bar}", prob_text(*p), prob_text(*cdf));
+        let row = format!(
+            "  {label:>17}  {:>10}  {:>8}  {bar}",
+            prob_text(*p),
+            prob_text(*cdf)
+        );
         let _ = writeln!(out, "{}", row.trim_end());
     }
     if rows.len() < s.points.len() {
@@ -213,7 +217,11 @@ pub fn body(
             s.loss_exact.clone().unwrap_or_default(),
             loss.pairs
         );
-        let shown = if verbose { loss.top.len() } else { loss.top.len().min(10) };
+        let shown = if verbose {
+            loss.top.len()
+        } else {
+            loss.top.len().min(10)
+        };
         for c in &loss.top[..shown] {
             let _ = writeln!(
                 out,
@@ -316,7 +324,8 @@ fn bins(model: &Model, s: &Summary) -> Vec<(String, f64, f64)> {
             cdf = Some(pt.cdf);
             it.next();
         }
-        let cdf = cdf.unwrap_or_else(|| rows.last().map(|r: &(String, f64, f64)| r.2).unwrap_or(0.0));
+        let cdf =
+            cdf.unwrap_or_else(|| rows.last().map(|r: &(String, f64, f64)| r.2).unwrap_or(0.0));
         rows.push((
             format!("[{}, {}]", model.time(lo), model.time(hi.min(s.max))),
             p,

@@ -56,7 +56,13 @@ pub fn next_trigger(period: i128, offset: i128, p: i128) -> i128 {
 
 /// Simulates `n` containers with this seed; `exact` is the exact PMF as
 /// (latency, probability) to compare with.
-pub fn simulate(model: &Model, trees: u128, n: u64, seed: u64, exact: &[(i128, f64)]) -> Simulation {
+pub fn simulate(
+    model: &Model,
+    trees: u128,
+    n: u64,
+    seed: u64,
+    exact: &[(i128, f64)],
+) -> Simulation {
     let mut rng = Rng::new(seed);
     let cums: Vec<Vec<u128>> = model
         .components

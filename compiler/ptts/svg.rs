@@ -32,7 +32,10 @@ pub fn render(model: &Model, s: &Summary, title: &str) -> Result<String, String>
             .draw()
             .map_err(|e| e.to_string())?;
         pmf.draw_series(s.points.iter().map(|p| {
-            PathElement::new(vec![(x(p.latency), 0.0), (x(p.latency), p.p)], BLUE.stroke_width(2))
+            PathElement::new(
+                vec![(x(p.latency), 0.0), (x(p.latency), p.p)],
+                BLUE.stroke_width(2),
+            )
         }))
         .map_err(|e| e.to_string())?;
 

@@ -77,7 +77,10 @@ impl Decimal {
 
 impl std::fmt::Display for Decimal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::ptts::num::grid_text(self.mantissa as i128, self.scale))
+        f.write_str(&crate::ptts::num::grid_text(
+            self.mantissa as i128,
+            self.scale,
+        ))
     }
 }
 
@@ -423,7 +426,9 @@ fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     } else if pos == 0 {
         d = d.hint("a `.ptts` file starts with `ptts {` (SPEC §9)");
     } else {
-        d = d.hint("a component reads `component NAME period D offset O etp uniform [A, B];` (SPEC §9)");
+        d = d.hint(
+            "a component reads `component NAME period D offset O etp uniform [A, B];` (SPEC §9)",
+        );
     }
     d
 }
