@@ -106,12 +106,15 @@ pub struct Analysis<T: Weight> {
     pub loss: Option<LossResult<T>>,
 }
 
+/// The children of a node: (time relative to the node, weight).
+pub type Step = Rc<[(i128, u128)]>;
+
 /// One-step transitions, memoised per (component, phase).
 pub struct Transitions<'m> {
     model: &'m Model,
     /// Per component: values and prefix sums of its ETP weights.
     prefix: Vec<(Vec<i128>, Vec<u128>)>,
-    memo: Vec<HashMap<i128, Rc<[(i128, u128)]>>>,
+    memo: Vec<HashMap<i128, Step>>,
 }
 
 /// Memo entries per component before the memo stops growing.
@@ -157,7 +160,7 @@ impl<'m> Transitions<'m> {
 
     /// The children of node (i, t), i < N − 1, as (time − t, weight over the
     /// total of ETP i): eqs. 5.7 and 5.8.
-    pub fn children(&mut self, i: usize, t: i128) -> Rc<[(i128, u128)]> {
+    pub fn children(&mut self, i: usize, t: i128) -> Step {
         let next = &self.model.components[i + 1];
         let (d, o) = (next.period, next.offset);
         let phase = (t - o).rem_euclid(d);
@@ -188,7 +191,7 @@ impl<'m> Transitions<'m> {
             }
             k += 1;
         }
-        let r: Rc<[(i128, u128)]> = out.into();
+        let r: Step = out.into();
         if self.memo[i].len() < MEMO_CAP {
             self.memo[i].insert(phase, r.clone());
         }
