@@ -13,6 +13,7 @@ pub mod ir;
 pub mod lower;
 pub mod memory;
 pub mod pipeline;
+pub mod ptts;
 pub mod schedule;
 pub mod sync;
 pub mod throttle;

@@ -34,6 +34,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// Duty-cycle best-effort work on cores whose measured bandwidth exceeds a threshold.
     Throttle(super::throttle::ThrottleArgs),
+    /// Exact end-to-end latency distribution of a time-triggered chain (`.ptts`, SPEC §9).
+    Ptts(super::ptts::PttsArgs),
 }
 
 #[derive(Debug, Args)]

@@ -19,6 +19,7 @@ pub fn dispatch(command: Command) -> i32 {
         Command::Generate(a) => generate(&a),
         Command::Bench(_) => not_yet("ssc bench"),
         Command::Throttle(a) => super::throttle::run(&a),
+        Command::Ptts(a) => super::ptts::run(&a),
     }
 }
 

@@ -7,6 +7,7 @@ pub mod args;
 mod build;
 mod commands;
 pub mod config;
+mod ptts;
 mod source;
 mod throttle;
 

@@ -1,0 +1,87 @@
+//! PTTS: exact end-to-end latency distributions of chains of time-triggered
+//! components (thesis Chapter 5, SPEC §9, `docs/ptts.md`).
+//!
+//! Independent of the compiler pipeline. Data flows one way:
+//!
+//! ```text
+//! text ──syntax──▶ PttsFile ──model──▶ Model ──exact (+ loss)──▶ Analysis
+//!      ──report / json / svg──▶ output;  Model ──simulate──▶ Simulation
+//! ```
+
+pub mod exact;
+pub mod json;
+pub mod loss;
+pub mod model;
+pub mod num;
+pub mod report;
+pub mod simulate;
+pub mod svg;
+pub mod syntax;
+
+use crate::front::diagnostics::{Diagnostic, SourceFile};
+use num_bigint::BigUint;
+use std::path::Path;
+
+pub use exact::{Analysis, Options, Plan};
+pub use model::Model;
+pub use syntax::Decimal;
+
+/// Parses and resolves a `.ptts` file; `base` is the folder of ETP files.
+pub fn load(
+    file: &SourceFile,
+    base: &Path,
+    round: Option<Decimal>,
+) -> Result<Model, Vec<Diagnostic>> {
+    let parsed = syntax::parse(&file.text)?;
+    model::resolve(&parsed, base, round)
+}
+
+/// The exact analysis: in `u128` when every number fits, else in big
+/// integers (see [`num`]). Fails only when the hyper-period overflows 128
+/// bits, which [`exact::plan`] reports first.
+pub fn analyse(model: &Model, opts: &Options) -> Result<Analysis<BigUint>, exact::PlanError> {
+    exact::plan(model)?;
+    match exact::analyse::<u128>(model, opts) {
+        Ok(a) => Ok(widen(a)),
+        Err(_) => exact::analyse::<BigUint>(model, opts)
+            .map_err(|_| exact::PlanError::HyperPeriodOverflow),
+    }
+}
+
+fn widen(a: Analysis<u128>) -> Analysis<BigUint> {
+    Analysis {
+        plan: a.plan,
+        pmf: a
+            .pmf
+            .into_iter()
+            .map(|(l, w)| (l, BigUint::from(w)))
+            .collect(),
+        den: BigUint::from(a.den),
+        trees: a.trees,
+        trees_truncated: a.trees_truncated,
+        loss: a.loss.map(|l| loss::LossResult {
+            total: BigUint::from(l.total),
+            den: BigUint::from(l.den),
+            top: l
+                .top
+                .into_iter()
+                .map(|c| loss::Contribution {
+                    a: c.a,
+                    b: c.b,
+                    component: c.component,
+                    time: c.time,
+                    weight: BigUint::from(c.weight),
+                })
+                .collect(),
+            pairs: l.pairs,
+        }),
+    }
+}
+
+/// The exact PMF as (latency in grid steps, probability).
+pub fn pmf_f64(a: &Analysis<BigUint>) -> Vec<(i128, f64)> {
+    a.pmf
+        .iter()
+        .map(|(l, w)| (*l, num::ratio(w, &a.den)))
+        .collect()
+}

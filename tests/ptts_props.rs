@@ -1,0 +1,196 @@
+//! Properties of the PTTS analysis (issue 7): distributions sum to exactly
+//! 1; the exact PMF equals brute-force enumeration of every execution-time
+//! combination; Monte-Carlo converges to it; shifting every offset by its
+//! period changes nothing; a one-component chain gives back its ETP; and
+//! the `.ptts` front end never panics on random bytes or token soups.
+
+use num_bigint::BigUint;
+use num_traits::Zero;
+use proptest::prelude::*;
+use ssc::front::diagnostics::SourceFile;
+use ssc::ptts::{self, simulate, Analysis, Model, Options};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Clone, Debug)]
+struct Comp {
+    period: u32,
+    offset: u32,
+    etp: Vec<(u32, u32)>, // value, weight (weights need not be reduced)
+}
+
+fn text(chain: &[Comp]) -> String {
+    let mut s = String::from("ptts {\n");
+    for (i, c) in chain.iter().enumerate() {
+        let total: u32 = c.etp.iter().map(|e| e.1).sum();
+        let entries: Vec<String> = c
+            .etp
+            .iter()
+            .map(|(v, w)| format!("{v}: {w}/{total}"))
+            .collect();
+        s += &format!(
+            "  component c{i} period {} offset {} etp table [{}];\n",
+            c.period,
+            c.offset,
+            entries.join(", ")
+        );
+    }
+    s + "}\n"
+}
+
+fn load(src: &str) -> Model {
+    ptts::load(&SourceFile::new("t.ptts", src), Path::new("."), None)
+        .unwrap_or_else(|d| panic!("{d:?}\n{src}"))
+}
+
+fn analyse(m: &Model) -> Analysis<BigUint> {
+    ptts::analyse(m, &Options::default()).unwrap()
+}
+
+fn comp() -> impl Strategy<Value = Comp> {
+    (
+        1u32..25,
+        0u32..40,
+        prop::collection::btree_map(0u32..30, 1u32..5, 1..5),
+    )
+        .prop_map(|(period, offset, etp)| Comp {
+            period,
+            offset,
+            etp: etp.into_iter().collect(),
+        })
+}
+
+fn chain() -> impl Strategy<Value = Vec<Comp>> {
+    prop::collection::vec(comp(), 1..4)
+}
+
+/// Every combination of execution times for every tree, as exact weights
+/// over trees × Π totals.
+fn brute_force(m: &Model, trees: u128) -> BTreeMap<i128, BigUint> {
+    fn walk(m: &Model, i: usize, t: i128, w: BigUint, a: i128, out: &mut BTreeMap<i128, BigUint>) {
+        let c = &m.components[i];
+        for (v, pw) in &c.etp.points {
+            let produced = t + v;
+            let w2 = &w * BigUint::from(*pw);
+            match m.components.get(i + 1) {
+                Some(n) => {
+                    let next = simulate::next_trigger(n.period, n.offset, produced);
+                    walk(m, i + 1, next, w2, a, out);
+                }
+                None => *out.entry(produced - a).or_insert_with(BigUint::zero) += w2,
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    let c0 = &m.components[0];
+    for k in 0..trees {
+        let a = c0.offset + k as i128 * c0.period;
+        walk(m, 0, a, BigUint::from(1u32), a, &mut out);
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn sums_to_one_and_matches_brute_force(chain in chain()) {
+        let m = load(&text(&chain));
+        let plan = ptts::exact::plan(&m).unwrap();
+        prop_assume!(plan.trees <= 2000);
+        let a = analyse(&m);
+        let sum: BigUint = a.pmf.iter().map(|p| &p.1).sum();
+        prop_assert_eq!(&sum, &a.den);
+        let brute = brute_force(&m, plan.trees);
+        let exact: BTreeMap<i128, BigUint> = a.pmf.iter().cloned().collect();
+        prop_assert_eq!(exact, brute);
+        if let Some(l) = &a.loss {
+            prop_assert!(l.total <= &l.den * BigUint::from(64u32));
+        }
+    }
+
+    #[test]
+    fn shifting_offsets_by_a_period_changes_nothing(chain in chain(), which in 0usize..3) {
+        let m = load(&text(&chain));
+        prop_assume!(ptts::exact::plan(&m).unwrap().trees <= 2000);
+        let mut shifted = chain.clone();
+        let i = which % shifted.len();
+        shifted[i].offset += shifted[i].period;
+        let all: Vec<Comp> = chain.iter().map(|c| Comp { offset: c.offset + c.period, ..c.clone() }).collect();
+        let a = analyse(&m);
+        for other in [shifted, all] {
+            let b = analyse(&load(&text(&other)));
+            prop_assert_eq!(&a.pmf, &b.pmf);
+            prop_assert_eq!(&a.den, &b.den);
+            match (&a.loss, &b.loss) {
+                (Some(la), Some(lb)) => prop_assert_eq!(&la.total * &lb.den, &lb.total * &la.den),
+                (la, lb) => prop_assert_eq!(la.is_none(), lb.is_none()),
+            }
+        }
+    }
+
+    #[test]
+    fn one_component_returns_its_etp(c in comp()) {
+        let m = load(&text(std::slice::from_ref(&c)));
+        let a = analyse(&m);
+        let total: u32 = c.etp.iter().map(|e| e.1).sum();
+        prop_assert_eq!(a.pmf.len(), c.etp.len());
+        for ((l, w), (v, cw)) in a.pmf.iter().zip(&c.etp) {
+            prop_assert_eq!(*l, *v as i128);
+            // w / den == cw / total
+            prop_assert_eq!(w * BigUint::from(total), &a.den * BigUint::from(*cw));
+        }
+    }
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let s = String::from_utf8_lossy(&bytes);
+        let _ = ptts::load(&SourceFile::new("x.ptts", s.as_ref()), Path::new("."), None);
+    }
+
+    #[test]
+    fn token_soups_never_panic(tokens in prop::collection::vec(prop::sample::select(vec![
+        "ptts", "{", "}", "component", "a", "b", "period", "offset", "etp", "uniform", "point",
+        "table", "file", "[", "]", ",", ":", ";", "/", "0", "1", "3", "0.5", "66.66", "1/3",
+        "\"x.json\"", "99999999999999999999999999999", "0.0000000000001", "//", "/*", "\n",
+    ]), 0..40)) {
+        let s = tokens.join(" ");
+        let _ = ptts::load(&SourceFile::new("x.ptts", s.as_str()), Path::new("."), None);
+        let s = format!("ptts {{ component a period {} }}", tokens.join(" "));
+        let _ = ptts::load(&SourceFile::new("x.ptts", s.as_str()), Path::new("."), None);
+    }
+}
+
+#[test]
+fn monte_carlo_converges_to_the_exact_pmf() {
+    for src in [
+        std::fs::read_to_string("examples/ptts_section54.ptts").unwrap(),
+        std::fs::read_to_string("examples/ptts_section54_f0prime.ptts").unwrap(),
+    ] {
+        let m = load(&src);
+        let a = analyse(&m);
+        let exact = ptts::pmf_f64(&a);
+        let small = simulate::simulate(&m, a.plan.trees, 1_000, 3, &exact).tv;
+        let large = simulate::simulate(&m, a.plan.trees, 400_000, 3, &exact).tv;
+        assert!(large < 0.01, "tv {large}");
+        assert!(large < small, "tv {large} ≥ {small}");
+    }
+}
+
+#[test]
+fn u128_and_big_integers_agree() {
+    let m = load(&std::fs::read_to_string("examples/ptts_section54.ptts").unwrap());
+    let small = ptts::exact::analyse::<u128>(&m, &Options::default()).unwrap();
+    let big = ptts::exact::analyse::<BigUint>(&m, &Options::default()).unwrap();
+    let widened: Vec<(i128, BigUint)> = small
+        .pmf
+        .iter()
+        .map(|(l, w)| (*l, BigUint::from(*w)))
+        .collect();
+    assert_eq!(widened, big.pmf);
+    let (ls, lb) = (small.loss.unwrap(), big.loss.unwrap());
+    assert_eq!(
+        BigUint::from(ls.total) * &lb.den,
+        lb.total * BigUint::from(ls.den)
+    );
+}
