@@ -131,7 +131,9 @@ pub struct BenchArgs {
     /// `perf` or `resctrl` on a machine with counters].
     #[arg(long)]
     pub sensor: Option<String>,
-    /// Do not make the measured thread SCHED_FIFO.
+    /// Do not make the measured thread and the hammers SCHED_FIFO (priority
+    /// 1, below the monitor's sampling threads; by default they are, when
+    /// permitted, so that other load on the machine does not decide who runs).
     #[arg(long)]
     pub no_fifo: bool,
 }
@@ -144,6 +146,8 @@ pub struct HammerArgs {
     pub bytes: f64,
     #[arg(long)]
     pub core: usize,
+    #[arg(long)]
+    pub fifo: bool,
 }
 
 /// A core list (`0-2,5`).
@@ -220,7 +224,7 @@ pub fn run(a: &ThrottleArgs) -> i32 {
     match &a.action {
         Some(ThrottleAction::Bench(b)) => return run_bench(b),
         Some(ThrottleAction::Hammer(h)) => {
-            return bench::hammer(h.kind, h.bytes as usize, h.core);
+            return bench::hammer(h.kind, h.bytes as usize, h.core, h.fifo);
         }
         None => {}
     }

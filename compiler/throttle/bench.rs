@@ -122,8 +122,13 @@ pub fn measure(kind: Kind, bytes: usize, core: usize, seconds: f64, fifo: bool) 
 /// `ssc throttle hammer`: pinned to `core`, `kind` over a `bytes` buffer
 /// until standard input closes (or 10 minutes pass); then prints
 /// `bytes wall_seconds` on standard output. Prints `ready` once the buffer
-/// is touched.
-pub fn hammer(kind: Kind, bytes: usize, core: usize) -> i32 {
+/// is touched. `fifo`: SCHED_FIFO priority 1, below the monitor's sampling
+/// threads, so that the hammer runs whenever it is not suspended whatever
+/// else loads the machine (and a SIGSTOP takes effect at once).
+pub fn hammer(kind: Kind, bytes: usize, core: usize, fifo: bool) -> i32 {
+    if fifo {
+        let _ = cpu::fifo(1);
+    }
     let _ = cpu::pin(core);
     let mut buf = buffer(bytes);
     pass(kind, &mut buf, 1);
@@ -277,6 +282,7 @@ impl Hammers {
             let mut c = Command::new(&p.exe)
                 .args(["throttle", "hammer", "--kind", kind.name()])
                 .args(["--bytes", &bytes.to_string(), "--core", &core.to_string()])
+                .args(p.fifo.then_some("--fifo"))
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .spawn()
