@@ -3,10 +3,10 @@
 
 use super::exit;
 use crate::throttle::actuator::{ActuatorKind, Target};
+use crate::throttle::bench;
 use crate::throttle::decide::Mode;
 use crate::throttle::sensor::SensorSpec;
 use crate::throttle::{cpu, parse, Config, Error, Threshold};
-use crate::throttle::bench;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 

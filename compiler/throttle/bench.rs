@@ -420,7 +420,14 @@ fn once(p: &Plan, kind: Kind, col: Column) -> Result<[f64; 6], String> {
     // "core N: … suspended X % of …": the mean over the hammer cores.
     let sus: Vec<f64> = text
         .lines()
-        .filter_map(|l| l.split_once("suspended ")?.1.split_once(" %")?.0.parse().ok())
+        .filter_map(|l| {
+            l.split_once("suspended ")?
+                .1
+                .split_once(" %")?
+                .0
+                .parse()
+                .ok()
+        })
         .collect();
     let suspended = sus.iter().sum::<f64>() / sus.len().max(1) as f64 / 100.0;
     Ok([
