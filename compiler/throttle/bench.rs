@@ -368,12 +368,14 @@ fn once(p: &Plan, kind: Kind, col: Column) -> Result<[f64; 6], String> {
     let hammer_rate = h.finish();
 
     let h = Hammers::start(p, kind, theirs)?;
+    let trace_file = p
+        .scratch
+        .join(format!("ssc-throttle-bench-{}.csv", std::process::id()));
     let sensor = match &p.sensor {
         Some(s) => s.clone(),
         None => {
-            let f = p.scratch.join(format!("trace-{}.csv", std::process::id()));
-            trace(&f, &p.hammer_cores, kind, hammer_rate.max(1e9))?;
-            format!("replay:{}", f.display())
+            trace(&trace_file, &p.hammer_cores, kind, hammer_rate.max(1e9))?;
+            format!("replay:{}", trace_file.display())
         }
     };
     let cores = |v: &[usize]| {
@@ -408,6 +410,7 @@ fn once(p: &Plan, kind: Kind, col: Column) -> Result<[f64; 6], String> {
         .wait_with_output()
         .map_err(|e| format!("ssc throttle: {e}"))?;
     let hammer_throttled = h.finish();
+    let _ = std::fs::remove_file(&trace_file);
     let text = String::from_utf8_lossy(&out.stdout);
     if out.status.code() != Some(0) {
         return Err(format!(
