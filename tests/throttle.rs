@@ -393,6 +393,16 @@ fn runnable(pid: i32) -> (f64, f64) {
     (r, r + w)
 }
 
+/// CPU seconds (utime + stime) of a process, from /proc/PID/stat.
+fn cpu_seconds(pid: i32) -> f64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let f: Vec<&str> = s[s.rfind(')').unwrap() + 2..].split(' ').collect();
+    // Fields 14 and 15 of stat(5); f[0] is field 3 (the state).
+    let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
+    // SAFETY: sysconf has no preconditions.
+    ticks / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+}
+
 #[test]
 fn signal_actuator_stops_and_continues_a_busy_process() {
     let _g = live();
@@ -429,6 +439,10 @@ fn signal_actuator_stops_and_continues_a_busy_process() {
     assert!(matches!(hog.state(), 'R' | 'S'), "left {}", hog.state());
 }
 
+/// Item 6 of the issue: a core above the threshold is suspended for
+/// `suspend/(interval+suspend)` of the time within 10 %, measured from the
+/// children's CPU time (/proc/PID/stat utime + stime); a core below it
+/// never is.
 #[test]
 fn a_hot_core_is_duty_cycled_and_a_cold_core_never_is() {
     let _g = live();
@@ -452,19 +466,21 @@ fn a_hot_core_is_duty_cycled_and_a_cold_core_never_is() {
             "--suspend-us",
             &suspend.to_string(),
             "--duration",
-            "2s",
+            "3s",
             "--log",
         ])
         .arg(&log)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    // (time, cold state, hot and cold schedstat) while the monitor runs;
-    // the shares are taken between 0.5 s and 1.5 s, clear of start and end.
-    let (seen, exited) = watch(&mut mon, Duration::from_secs(8), || {
+    // (time, cold state, hot CPU seconds, hot and cold schedstat) while the
+    // monitor runs; the shares are taken between 0.5 s and 2.5 s, clear of
+    // start and end (2 s: 200 clock ticks of CPU time at most).
+    let (seen, exited) = watch(&mut mon, Duration::from_secs(10), || {
         (
             t0.elapsed().as_secs_f64(),
             cold.state(),
+            cpu_seconds(hot.pid()),
             runnable(hot.pid()),
             runnable(cold.pid()),
         )
@@ -473,30 +489,33 @@ fn a_hot_core_is_duty_cycled_and_a_cold_core_never_is() {
     let out = mon.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let at = |t: f64| seen.iter().find(|s| s.0 >= t).unwrap();
-    let (a, b) = (at(0.5), at(1.5));
+    let (a, b) = (at(0.5), at(2.5));
     let wall = b.0 - a.0;
-    let (h0, h1, c0, c1) = (a.2, b.2, a.3, b.3);
     let cold_states: Vec<char> = seen.iter().map(|s| s.1).collect();
-    // Runnable = on a CPU or waiting for one: not suspended. With a
-    // SCHED_FIFO hog it is also its CPU share; with a normal one, other load
-    // on the machine delays each SIGSTOP until the hog next runs, so only
-    // an upper bound on its CPU share holds.
-    let hot_share = (h1.1 - h0.1) / wall;
-    let hot_cpu = (h1.0 - h0.0) / wall;
-    let cold_share = (c1.1 - c0.1) / wall;
-    let expect = interval as f64 / (interval + suspend) as f64;
+    // The suspended fraction from the child's CPU time: a SCHED_FIFO hog
+    // runs whenever it is not suspended, so 1 - its CPU share is the time
+    // it was held. A normal hog also waits for other load on the machine
+    // (and a SIGSTOP takes effect only when it next runs), so then only a
+    // lower bound holds. Runnable (schedstat) is reported beside it.
+    let suspended = 1.0 - (b.2 - a.2) / wall;
+    let hot_runnable = (b.3 .1 - a.3 .1) / wall;
+    let cold_share = (b.4 .1 - a.4 .1) / wall;
+    let expect = suspend as f64 / (interval + suspend) as f64;
     eprintln!(
-        "hot (SCHED_FIFO {fifo}): runnable {hot_share:.3}, CPU {hot_cpu:.3}, expected {expect:.3}; cold: runnable {cold_share:.3}, CPU {:.3}",
-        (c1.0 - c0.0) / wall
+        "hot (SCHED_FIFO {fifo}): suspended {suspended:.3} (from CPU time), runnable {hot_runnable:.3}, expected suspended {expect:.3}; cold: runnable {cold_share:.3}, CPU {:.3}",
+        (b.4 .0 - a.4 .0) / wall
     );
     if fifo {
         assert!(
-            (hot_share - expect).abs() <= 0.1 && (hot_cpu - expect).abs() <= 0.1,
-            "hot core runnable {hot_share:.3}, CPU {hot_cpu:.3}, expected {expect:.3} ± 0.1"
+            (suspended - expect).abs() <= 0.1 * expect,
+            "hot core suspended {suspended:.3} of the time (from its CPU time), expected {expect:.3} ± 10 %"
         );
     } else {
-        eprintln!("note: SCHED_FIFO not permitted; checking only that the CPU share is at most the duty cycle");
-        assert!(hot_cpu <= expect + 0.1, "hot CPU share {hot_cpu:.3}");
+        eprintln!("note: SCHED_FIFO not permitted; checking only that the hog was suspended at least the expected time");
+        assert!(
+            suspended >= 0.9 * expect,
+            "hot core suspended {suspended:.3}"
+        );
     }
     assert!(cold_share > 0.9, "cold core runnable {cold_share:.3}");
     assert!(!cold_states.contains(&'T'), "the cold process was stopped");
@@ -505,8 +524,8 @@ fn a_hot_core_is_duty_cycled_and_a_cold_core_never_is() {
     let cores = j["cores"].as_array().unwrap();
     let by = |c: u64| cores.iter().find(|x| x["core"] == c).unwrap().clone();
     assert_eq!(by(0)["suspensions"], 0);
-    assert!(by(1)["suspensions"].as_u64().unwrap() > 30);
-    assert!((by(1)["duty"].as_f64().unwrap() - expect).abs() < 0.05);
+    assert!(by(1)["suspensions"].as_u64().unwrap() > 50);
+    assert!((by(1)["duty"].as_f64().unwrap() - (1.0 - expect)).abs() < 0.05);
 }
 
 /// The cgroup v2 mount point, if any.
@@ -895,4 +914,41 @@ fn log_and_svg_are_written() {
     assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
     assert!(s.contains("<polyline") && s.contains("fill=\"#bbb\""));
     assert!(s.contains(&format!("core {cpu}:")));
+}
+
+#[test]
+fn the_bandwidth_bench_runs_and_says_what_needs_counters() {
+    let _g = live();
+    if ncpus() < 2 {
+        eprintln!("note: needs 2 CPUs; skipped");
+        return;
+    }
+    let out = ssc()
+        .args(["throttle", "bench", "--seconds", "0.05", "--reps", "1"])
+        .args(["--kinds", "write", "--columns", "a", "--nofit", "4Mi"])
+        .args(["--interval-us", "1000", "--suspend-us", "9000"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(t.contains("| write | a |"), "{t}");
+    assert!(t.contains("Needs counters: the throttle decision"), "{t}");
+    // The monitor really suspended the hammer (~90 % at 1000/9000 µs).
+    let row = t.lines().find(|l| l.starts_with("| write | a |")).unwrap();
+    let sus: f64 = row
+        .trim_end_matches(" |")
+        .rsplit("| ")
+        .next()
+        .unwrap()
+        .trim_end_matches(" %")
+        .parse()
+        .unwrap();
+    assert!(sus > 50.0, "{row}");
+    // Partitioned columns are a clear error.
+    let out = ssc()
+        .args(["throttle", "bench", "--columns", "b"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("partitioned cache"), "{}", text(&out));
 }

@@ -3,16 +3,20 @@
 
 use super::exit;
 use crate::throttle::actuator::{ActuatorKind, Target};
+use crate::throttle::bench;
 use crate::throttle::decide::Mode;
 use crate::throttle::sensor::SensorSpec;
 use crate::throttle::{cpu, parse, Config, Error, Threshold};
-use clap::Args;
+use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
 /// Suspend best-effort work on cores whose measured bandwidth exceeds a
 /// threshold (the thesis' Chapter 4 duty-cycling).
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct ThrottleArgs {
+    #[command(subcommand)]
+    pub action: Option<ThrottleAction>,
     /// Sampling interval in µs (thesis: 100 or 500).
     #[arg(long, default_value_t = 100)]
     pub interval_us: u64,
@@ -71,6 +75,79 @@ pub struct ThrottleArgs {
     /// SCHED_FIFO priority of the sampling threads.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(i32).range(1..=99))]
     pub priority: i32,
+}
+
+/// `ssc throttle bench` (and the hidden `hammer` it re-executes).
+#[derive(Debug, Subcommand)]
+pub enum ThrottleAction {
+    /// The thesis' Tables 4.1–4.3 on this machine: one measured core's
+    /// bandwidth alone, with the other cores hammering memory, and with the
+    /// hammers duty-cycled by `ssc throttle`.
+    Bench(BenchArgs),
+    /// One hammer process (used by `bench`): pinned, touches its buffer
+    /// until standard input closes, then prints `bytes seconds`.
+    #[command(hide = true)]
+    Hammer(HammerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The measured core.
+    #[arg(long, default_value_t = 0)]
+    pub measured_core: usize,
+    /// The hammer cores [default: every other online core].
+    #[arg(long, value_parser = cores, value_name = "LIST")]
+    pub hammer_cores: Option<Cores>,
+    /// Accesses: read, write, mixed (comma-separated).
+    #[arg(long, default_value = "read,write,mixed", value_delimiter = ',', value_parser = bench::Kind::parse)]
+    pub kinds: Vec<bench::Kind>,
+    /// The thesis' configurations: a (nothing fits in the cache), c (all
+    /// fits), e (only the measured core's data fits); b and d need a
+    /// partitioned cache.
+    #[arg(long, default_value = "a,c,e", value_delimiter = ',', value_parser = bench::Column::parse)]
+    pub columns: Vec<bench::Column>,
+    /// A buffer that fits in the cache (per core).
+    #[arg(long, default_value = "256Ki", value_parser = parse::bytes)]
+    pub fit: f64,
+    /// A buffer that does not fit in the cache.
+    #[arg(long, default_value = "64Mi", value_parser = parse::bytes)]
+    pub nofit: f64,
+    /// Seconds per measurement (each cell measures three times per repetition).
+    #[arg(long, default_value_t = 0.5)]
+    pub seconds: f64,
+    /// Repetitions per cell (the table shows medians).
+    #[arg(long, default_value_t = 3)]
+    pub reps: usize,
+    /// The monitor's sampling interval in µs (thesis: 100).
+    #[arg(long, default_value_t = 100)]
+    pub interval_us: u64,
+    /// The monitor's suspension in µs (thesis: 900).
+    #[arg(long, default_value_t = 900)]
+    pub suspend_us: u64,
+    /// The monitor's threshold (thesis: 25 % of the maximum).
+    #[arg(long, default_value = "25%")]
+    pub threshold: String,
+    /// The monitor's sensor [default: replay of the hammers' own byte counts;
+    /// `perf` or `resctrl` on a machine with counters].
+    #[arg(long)]
+    pub sensor: Option<String>,
+    /// Do not make the measured thread and the hammers SCHED_FIFO (priority
+    /// 1, below the monitor's sampling threads; by default they are, when
+    /// permitted, so that other load on the machine does not decide who runs).
+    #[arg(long)]
+    pub no_fifo: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HammerArgs {
+    #[arg(long, value_parser = bench::Kind::parse)]
+    pub kind: bench::Kind,
+    #[arg(long, value_parser = parse::bytes)]
+    pub bytes: f64,
+    #[arg(long)]
+    pub core: usize,
+    #[arg(long)]
+    pub fifo: bool,
 }
 
 /// A core list (`0-2,5`).
@@ -144,6 +221,13 @@ fn config(a: &ThrottleArgs) -> Result<Config, String> {
 
 /// Runs `ssc throttle`; prints the closing note and gives the exit code.
 pub fn run(a: &ThrottleArgs) -> i32 {
+    match &a.action {
+        Some(ThrottleAction::Bench(b)) => return run_bench(b),
+        Some(ThrottleAction::Hammer(h)) => {
+            return bench::hammer(h.kind, h.bytes as usize, h.core, h.fifo);
+        }
+        None => {}
+    }
     let cfg = match config(a) {
         Ok(c) => c,
         Err(e) => {
@@ -199,5 +283,115 @@ pub fn run(a: &ThrottleArgs) -> i32 {
         eprintln!("error: {f}; everything was resumed");
         return exit::EXTERNAL;
     }
+    exit::OK
+}
+
+/// `ssc throttle bench`: prints the table (Markdown) and what it could not measure.
+fn run_bench(b: &BenchArgs) -> i32 {
+    let online = cpu::online();
+    let hammer_cores = match &b.hammer_cores {
+        Some(c) => c.0.clone(),
+        None => online
+            .iter()
+            .copied()
+            .filter(|&c| c != b.measured_core)
+            .collect(),
+    };
+    let bad = |m: String| {
+        eprintln!("error: {m}");
+        exit::USAGE
+    };
+    if !online.contains(&b.measured_core) {
+        return bad(format!("core {} is not online", b.measured_core));
+    }
+    if let Some(c) = hammer_cores
+        .iter()
+        .find(|c| !online.contains(c) || **c == b.measured_core)
+    {
+        return bad(format!(
+            "hammer core {c} is not online or is the measured core"
+        ));
+    }
+    if hammer_cores.is_empty() {
+        return bad("no hammer core: needs at least two online cores".into());
+    }
+    if !(b.seconds > 0.0 && b.seconds <= 60.0) || b.reps == 0 || b.reps > 100 {
+        return bad("--seconds must be in (0, 60] and --reps in 1..=100".into());
+    }
+    if b.interval_us == 0 || b.suspend_us == 0 {
+        return bad("--interval-us and --suspend-us must be positive".into());
+    }
+    if let Err(e) = parse::threshold(&b.threshold) {
+        return bad(e);
+    }
+    if b.fit < 1024.0 || b.nofit < 1024.0 {
+        return bad("--fit and --nofit must be at least 1Ki".into());
+    }
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: cannot find the ssc executable: {e}");
+            return exit::EXTERNAL;
+        }
+    };
+    let plan = bench::Plan {
+        measured_core: b.measured_core,
+        hammer_cores,
+        kinds: b.kinds.clone(),
+        columns: b.columns.clone(),
+        fit: b.fit as usize,
+        nofit: b.nofit as usize,
+        seconds: b.seconds,
+        reps: b.reps,
+        interval_us: b.interval_us,
+        suspend_us: b.suspend_us,
+        threshold: b.threshold.clone(),
+        sensor: b.sensor.clone(),
+        fifo: !b.no_fifo,
+        exe,
+        scratch: std::env::temp_dir(),
+    };
+    let duty = b.interval_us as f64 / (b.interval_us + b.suspend_us) as f64;
+    println!(
+        "ssc throttle bench: measured core {}, hammer cores {:?}; fit {} KiB, nofit {} KiB; {} s × 3 × {} reps per cell (medians); monitor: sensor {}, threshold {}, interval {} us, suspend {} us (fixed duty {:.0} %)",
+        plan.measured_core,
+        plan.hammer_cores,
+        plan.fit / 1024,
+        plan.nofit / 1024,
+        plan.seconds,
+        plan.reps,
+        plan.sensor.as_deref().unwrap_or("replay of the hammers' own byte counts"),
+        plan.threshold,
+        plan.interval_us,
+        plan.suspend_us,
+        100.0 * duty
+    );
+    let cells = match bench::run(&plan, |c| {
+        eprintln!(
+            "  {} {}: alone {:.1}, hammered {:.1}, throttled {:.1} GB/s",
+            c.kind,
+            c.column,
+            c.alone / 1e9,
+            c.hammered / 1e9,
+            c.throttled / 1e9
+        )
+    }) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::EXTERNAL;
+        }
+    };
+    println!();
+    print!("{}", bench::table(&cells));
+    println!();
+    println!("Bandwidth: bytes the measured program read + wrote per second of its thread's CPU time (no counters needed).");
+    println!("degr. = 1 - bandwidth/alone; reduction = (degr. hammered - degr. throttled)/degr. hammered (the thesis' Table 4.3).");
+    if plan.sensor.is_none() {
+        println!("Needs counters: the throttle decision. Here the monitor replays a constant trace of the hammers' own byte counts,");
+        println!("so every interval is above the threshold and the hammers run interval/(interval+suspend) of the time (fixed duty);");
+        println!("with --sensor perf or resctrl the decision would come from the hammer cores' measured traffic.");
+    }
+    println!("Not measured: columns b and d (a partitioned cache: Intel CAT through resctrl).");
     exit::OK
 }

@@ -11,6 +11,7 @@
 //! See `docs/throttle.md`.
 
 pub mod actuator;
+pub mod bench;
 pub mod calibrate;
 pub mod cpu;
 pub mod cycle;
