@@ -275,6 +275,64 @@ void ssc_pool_destroy(ssc_pool *p)
     free(p);
 }
 
+/* -dm: see ssc_rt.h for the protocol and why the port writes do not race. */
+void ssc_dynbuf_init(ssc_dynbuf *d, size_t bytes, unsigned users, ssc_pool *pool,
+                     ssc_port *const *ports, int n_ports)
+{
+    atomic_init(&d->state, SSC_DYN_FREE);
+    atomic_init(&d->left, 0);
+    d->data = NULL;
+    d->users = users ? users : 1;
+    d->bytes = bytes;
+    d->pool = pool;
+    d->ports = ports;
+    d->n_ports = n_ports;
+    d->allocations = 0;
+}
+
+void ssc_dyn_write(ssc_dynbuf *d)
+{
+    unsigned expected = SSC_DYN_FREE;
+    if (atomic_compare_exchange_strong_explicit(&d->state, &expected, SSC_DYN_ALLOCATING,
+                                                memory_order_acquire, memory_order_acquire)) {
+        void *p = d->pool ? ssc_pool_get(d->pool) : ssc_dyn_alloc(d->bytes);
+        d->data = p;
+        d->allocations++;
+        for (int i = 0; i < d->n_ports; i++)
+            d->ports[i]->data = p;
+        atomic_store_explicit(&d->left, d->users, memory_order_relaxed);
+        atomic_store_explicit(&d->state, SSC_DYN_PUBLISHED, memory_order_release);
+        return;
+    }
+    /* Another writer of this iteration allocates: a short wait. */
+    unsigned spins = 0;
+    while (atomic_load_explicit(&d->state, memory_order_acquire) != SSC_DYN_PUBLISHED) {
+        if (++spins > 1000)
+            sched_yield();
+    }
+}
+
+void ssc_dyn_done(ssc_dynbuf *d)
+{
+    if (atomic_fetch_sub_explicit(&d->left, 1, memory_order_acq_rel) != 1)
+        return;
+    /* The last access of this iteration: every other one happened before. */
+    void *p = d->data;
+    d->data = NULL;
+    if (d->pool)
+        ssc_pool_put(d->pool, p);
+    else
+        ssc_dyn_free(p);
+    atomic_store_explicit(&d->state, SSC_DYN_FREE, memory_order_release);
+}
+
+void ssc_dynbuf_destroy(ssc_dynbuf *d)
+{
+    if (d->data && !d->pool)
+        ssc_dyn_free(d->data);
+    d->data = NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Ports and boxes                                                     */
 /* ------------------------------------------------------------------ */

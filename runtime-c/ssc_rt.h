@@ -167,6 +167,47 @@ void ssc_pool_put(ssc_pool *p, void *block);
 size_t ssc_pool_blocks(const ssc_pool *p);  /* blocks ever allocated */
 void ssc_pool_destroy(ssc_pool *p);
 
+/* -dm dynamic / reduced: one buffer allocated per iteration at run time.
+ *
+ * The code generator orders every access of a buffer's iteration i before
+ * every writer of its iteration i + 1 (coarse orderings: every reader and
+ * every writer sub-box before every writer sub-box, one token), so at most
+ * one instance of the buffer is live. Protocol, per iteration:
+ *   - before each writer sub-box's E: ssc_dyn_write. The first writer of the
+ *     iteration (CAS state FREE -> ALLOCATING) allocates, stores the pointer
+ *     into the `data` of every port that refers to the buffer (the producer's
+ *     OUT port, every reader's IN port), arms `left` and publishes (state
+ *     PUBLISHED, release). The other writers wait (acquire) until published.
+ *   - after each writer's and each reader's E: ssc_dyn_done. The last one
+ *     of the iteration frees the block (or returns it to the pool) and
+ *     resets the state to FREE (release).
+ * The port structs are written only by the allocating writer, while no
+ * sub-box of the previous iteration that reads them runs (the coarse
+ * orderings) and before any sub-box of this iteration reads them: writers
+ * after their acquire in ssc_dyn_write, readers after the signals of their
+ * read-after-write dependencies on a writer. */
+enum { SSC_DYN_FREE = 0, SSC_DYN_ALLOCATING = 1, SSC_DYN_PUBLISHED = 2 };
+
+typedef struct {
+    _Alignas(64) atomic_uint state;  /* SSC_DYN_* */
+    atomic_uint left;                /* E's still to finish this iteration */
+    void *data;                      /* the live block, NULL when FREE */
+    unsigned users;                  /* writer + reader sub-boxes per iteration */
+    size_t bytes;
+    ssc_pool *pool;                  /* -dm reduced; NULL: malloc / free */
+    ssc_port *const *ports;          /* every port whose data is this buffer */
+    int n_ports;
+    uint64_t allocations;            /* blocks taken (by the allocating writers) */
+} ssc_dynbuf;
+
+/* users: writer sub-boxes + reader sub-boxes of one iteration (> 0). */
+void ssc_dynbuf_init(ssc_dynbuf *d, size_t bytes, unsigned users, ssc_pool *pool,
+                     ssc_port *const *ports, int n_ports);
+void ssc_dyn_write(ssc_dynbuf *d);   /* before a writer sub-box's E */
+void ssc_dyn_done(ssc_dynbuf *d);    /* after a writer's or reader's E */
+/* At clean-up: frees a block still live (a stopped run), then nothing. */
+void ssc_dynbuf_destroy(ssc_dynbuf *d);
+
 /* ------------------------------------------------------------------ */
 /* Sub-boxes and threads                                               */
 /* ------------------------------------------------------------------ */

@@ -337,6 +337,40 @@ static void test_pool(void)
     ssc_dyn_free(d);
 }
 
+/* -dm: one writer allocates and fills every port, the last user frees. */
+static void test_dynbuf(void)
+{
+    for (int pooled = 0; pooled < 2; pooled++) {
+        ssc_pool *pool = pooled ? ssc_pool_create(256, 1) : NULL;
+        ssc_port a = { 0 }, b = { 0 };
+        ssc_port *const ports[] = { &a, &b };
+        ssc_dynbuf d;
+        ssc_dynbuf_init(&d, 256, 3, pool, ports, 2);  /* 2 writers, 1 reader */
+        void *first = NULL;
+        for (int it = 0; it < 3; it++) {
+            ssc_dyn_write(&d);
+            ssc_dyn_write(&d);
+            CHECK(a.data && a.data == b.data && ((uintptr_t)a.data % 64) == 0, "dyn ports");
+            if (pooled && it == 0)
+                first = a.data;
+            if (pooled)
+                CHECK(a.data == first, "dyn pool reuse");
+            memset(a.data, it, 256);
+            ssc_dyn_done(&d);
+            ssc_dyn_done(&d);
+            CHECK(atomic_load(&d.state) == SSC_DYN_PUBLISHED, "dyn live until last use");
+            ssc_dyn_done(&d);
+            CHECK(atomic_load(&d.state) == SSC_DYN_FREE && d.data == NULL, "dyn freed");
+        }
+        CHECK(d.allocations == 3, "dyn one allocation per iteration");
+        ssc_dynbuf_destroy(&d);
+        if (pool) {
+            CHECK(ssc_pool_blocks(pool) == 1, "dyn pool size");
+            ssc_pool_destroy(pool);
+        }
+    }
+}
+
 /* Ping-pong through two signals with a plain (non-atomic) counter: the
  * signals must order it (TSan checks). spin 0 forces the futex path. */
 enum { ROUNDS = 20000 };
@@ -405,6 +439,7 @@ int main(void)
     test_conv_split_bits();
     test_stats();
     test_pool();
+    test_dynbuf();
     test_sync(20000);   /* spinning */
     test_sync(0);       /* sleeping on the futex */
     if (failures) {
