@@ -101,6 +101,7 @@ fn options(
         memory: m,
         sync,
         thread_execution,
+        dynamic_memory: false,
     }
 }
 

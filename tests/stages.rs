@@ -260,5 +260,6 @@ fn library_options(extra: &[&str]) -> ssc::pipeline::Options {
             ..Default::default()
         },
         thread_execution: true,
+        dynamic_memory: false,
     }
 }

@@ -1,6 +1,8 @@
 //! `ssc build` and `ssc run`: the whole pipeline from the command line.
 
-use super::args::{BuildArgs, DataParallelism, MemorySchedule, Target, ThreadSchedule, TimerDump};
+use super::args::{
+    BuildArgs, DataParallelism, DynamicMemory, MemorySchedule, Target, ThreadSchedule, TimerDump,
+};
 use super::config::Config;
 use super::exit;
 use crate::back;
@@ -120,6 +122,7 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
             timing_system: Vec::new(),
         },
         thread_execution: !a.no_thread_execution,
+        dynamic_memory: a.dynamic_memory.is_some(),
     }
 }
 
@@ -130,9 +133,6 @@ fn refuse_unfinished(a: &BuildArgs, c: &Config) -> Option<i32> {
     }
     if a.sdf_runtime || a.sdf_log.is_some() {
         return Some(not_yet("-pr / -sl (dataflow analysis of the runtime)"));
-    }
-    if a.dynamic_memory.is_some() {
-        return Some(not_yet("-dm (run-time buffer allocation)"));
     }
     match c.target {
         Target::Wcet => Some(not_yet("-t wcet (the timing harness)")),
@@ -301,6 +301,10 @@ fn linux(
             .as_ref()
             .map(|p| (p.name.clone(), p.every, p.threads.clone())),
         signal_tokens: c.signal_tokens.clone(),
+        dynamic_memory: a.dynamic_memory.map(|d| match d {
+            DynamicMemory::Dynamic => back::c::DynamicMemory::Dynamic,
+            DynamicMemory::Reduced => back::c::DynamicMemory::Reduced,
+        }),
     };
     let program = back::c::emit(&c.hsdfg, &c.runtime, &opts).map_err(|d| {
         eprint!("{}", render(&d, file));

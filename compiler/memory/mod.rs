@@ -299,3 +299,70 @@ pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), Stri
     }
     Ok(())
 }
+
+/// The writer and reader sub-boxes of a buffer, for `-dm`: every sub-box
+/// of its producer, and every sub-box of each function reading it (a
+/// kernel sees all its ports, so a sub-box that reads no row of the buffer
+/// still reads the port that points at it). Sorted, without repeats.
+pub fn buffer_users(h: &Hsdfg, b: BufferId) -> (Vec<ActorId>, Vec<ActorId>) {
+    let buf = h.buffer(b);
+    let writers = h.function(buf.producer.0).subboxes.clone();
+    let mut readers: Vec<ActorId> = buf
+        .readers
+        .iter()
+        .flat_map(|(f, _)| h.function(*f).subboxes.iter().copied())
+        .filter(|a| !writers.contains(a))
+        .collect();
+    readers.sort();
+    readers.dedup();
+    (writers, readers)
+}
+
+/// `-dm dynamic|reduced`: the orderings that let a buffer be allocated by
+/// its first writer of an iteration and freed by its last user (see
+/// `runtime-c/ssc_rt.h`, `ssc_dynbuf`). With fine-grained dependencies a
+/// writer of iteration i + 1 may start while readers of iteration i still
+/// read other rows, so there is no single point where an instance is dead;
+/// these coarse edges make one:
+/// * every reader and every other writer of iteration i before every writer
+///   of iteration i + 1 (1 token): all users of i finish (and the last one
+///   frees) before the allocation of i + 1, so one instance is live;
+/// * a writer before each reader that depends on none (0 tokens): every use
+///   of an iteration comes after its allocation (the readers that depend on
+///   a writer already do).
+pub fn dynamic_edges(h: &Hsdfg) -> Vec<OrderEdge> {
+    let mut out = Vec::new();
+    for bi in 0..h.buffers.len() {
+        let b = BufferId(bi);
+        let (writers, readers) = buffer_users(h, b);
+        for &w in &writers {
+            for &u in readers.iter().chain(&writers) {
+                if u != w {
+                    out.push(OrderEdge {
+                        from: u,
+                        to: w,
+                        tokens: 1,
+                        buffer: b,
+                    });
+                }
+            }
+        }
+        for &r in &readers {
+            let fed = h
+                .predecessors(r)
+                .iter()
+                .any(|p| writers.contains(p));
+            if !fed {
+                if let Some(&w) = writers.first() {
+                    out.push(OrderEdge {
+                        from: w,
+                        to: r,
+                        tokens: 0,
+                        buffer: b,
+                    });
+                }
+            }
+        }
+    }
+    out
+}

@@ -31,6 +31,11 @@ pub struct Options {
     pub sync: SyncOptions,
     /// `-te`: keep `thread_execution` and `signal` in the printed runtime.
     pub thread_execution: bool,
+    /// `-dm dynamic|reduced`: buffers allocated at run time. Implies
+    /// `memory: None` (no arena, no memory section) and adds the coarse
+    /// orderings of [`crate::memory::dynamic_edges`], which sync enforces
+    /// and verify proves.
+    pub dynamic_memory: bool,
 }
 
 /// A description compiled down to a proven runtime.
@@ -225,7 +230,20 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         s
     };
     notes.extend(schedule.notes.iter().map(|n| format!("schedule: {n}")));
-    let memory = crate::memory::allocate(&hsdfg, &schedule, opts.memory);
+    let memory_kind = if opts.dynamic_memory {
+        MemoryKind::None
+    } else {
+        opts.memory
+    };
+    let mut memory = crate::memory::allocate(&hsdfg, &schedule, memory_kind);
+    if opts.dynamic_memory {
+        let edges = crate::memory::dynamic_edges(&hsdfg);
+        notes.push(format!(
+            "memory: -dm: {} coarse orderings so that one instance of each buffer is live",
+            edges.len()
+        ));
+        memory.extra_edges.extend(edges);
+    }
     notes.extend(memory.notes.iter().map(|n| format!("memory: {n}")));
     if let Err(e) = crate::memory::check_plan(&hsdfg, &schedule, &memory) {
         return Err(vec![Diagnostic::error(
@@ -239,6 +257,9 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     let plan = crate::sync::synchronise_plan(&hsdfg, &schedule, &memory, &sync_opts);
     notes.extend(plan.notes.iter().map(|n| format!("sync: {n}")));
     let mut extras: Extras = plan.extras();
+    if opts.dynamic_memory {
+        extras.orderings = crate::memory::dynamic_edges(&hsdfg);
+    }
     if let Some(p) = &plan.periodic_barrier {
         extras.periodic_barriers.insert(p.name.clone());
     }
@@ -266,7 +287,7 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         None
     };
     let mut runtime = plan.runtime;
-    if opts.memory == MemoryKind::None {
+    if memory_kind == MemoryKind::None {
         // Every buffer allocated on its own by the runtime: no memory section.
         runtime.memory_mappings.clear();
         runtime.memory_bindings.clear();

@@ -106,6 +106,7 @@ impl SyncPlan {
                 .map(|(k, v)| (k.clone(), *v))
                 .collect(),
             periodic_barriers: Default::default(),
+            orderings: Vec::new(),
         }
     }
 }

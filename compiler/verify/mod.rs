@@ -184,6 +184,10 @@ pub struct Extras {
     pub signal_tokens: HashMap<String, u32>,
     /// Barriers that do not run every iteration: left out of the ordering.
     pub periodic_barriers: HashSet<String>,
+    /// Orderings the runtime must enforce besides the dependencies (`-dm`:
+    /// the coarse orderings of run-time allocation, `memory::dynamic_edges`),
+    /// checked and counted like the dependencies.
+    pub orderings: Vec<crate::memory::OrderEdge>,
 }
 
 /// Placements of a hand-written runtime, from its `memory_mapping` and
@@ -595,6 +599,18 @@ pub fn verify_with(
             errors.push(CounterExample::Unenforced {
                 from: name(u),
                 to: name(v),
+                tokens: e.tokens,
+                buffer: h.buffer(e.buffer).name.clone(),
+            });
+        }
+    }
+    for e in &extras.orderings {
+        if dist[e.from.index()][e.to.index()] <= e.tokens {
+            deps += 1;
+        } else {
+            errors.push(CounterExample::Unenforced {
+                from: name(e.from),
+                to: name(e.to),
                 tokens: e.tokens,
                 buffer: h.buffer(e.buffer).name.clone(),
             });

@@ -42,6 +42,19 @@ static ssc_port out_{{ f.name }}[{{ f.n_out }}];
 {%- endif %}
 {%- endfor %}
 
+{%- if !dynbufs.is_empty() %}
+
+/* -dm: each buffer allocated per iteration by its first writer and freed
+ * after its last use; the ports that point at it (see ssc_dynbuf). */
+{%- for p in pools %}
+static ssc_pool *{{ p.name }};  /* blocks of {{ p.bytes }} bytes, {{ p.blocks }} buffers */
+{%- endfor %}
+{%- for d in dynbufs %}
+static ssc_dynbuf {{ d.name }};  /* {{ d.label }}: {{ d.bytes }} bytes, {{ d.users }} sub-boxes */
+static ssc_port *const ports_{{ d.name }}[{{ d.n_ports }}] = { {{ d.ports }} };
+{%- endfor %}
+{%- endif %}
+
 enum {
 {%- for b in boxes %}
     {{ b.id }},  /* {{ b.label }} {{ b.region }} */
@@ -122,8 +135,14 @@ int main(int argc, char **argv)
 {%- for b in own_buffers %}
     {{ b.name }} = ssc_dyn_alloc({{ b.bytes }});
 {%- endfor %}
+{%- for p in pools %}
+    {{ p.name }} = ssc_pool_create({{ p.bytes }}, {{ p.blocks }});
+{%- endfor %}
     init_signals();
     init_ports();
+{%- for d in dynbufs %}
+    ssc_dynbuf_init(&{{ d.name }}, {{ d.bytes }}, {{ d.users }}, {{ d.pool }}, ports_{{ d.name }}, {{ d.n_ports }});
+{%- endfor %}
     init_boxes();
 
     /* ---- 3. start ------------------------------------------------------- */
@@ -141,6 +160,12 @@ int main(int argc, char **argv)
 {%- endfor %}
 {%- for b in own_buffers %}
     ssc_dyn_free({{ b.name }});
+{%- endfor %}
+{%- for d in dynbufs %}
+    ssc_dynbuf_destroy(&{{ d.name }});
+{%- endfor %}
+{%- for p in pools %}
+    ssc_pool_destroy({{ p.name }});
 {%- endfor %}
     return status;
 }

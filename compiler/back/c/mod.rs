@@ -14,7 +14,7 @@ mod compile;
 mod view;
 
 pub use compile::{compile, write_files, CompileError};
-pub use view::{emit, COptions, Program};
+pub use view::{emit, COptions, DynamicMemory, Program};
 
 /// The C runtime and built-in kernels, embedded so an installed ssc needs no
 /// source tree.

@@ -41,6 +41,18 @@ pub struct COptions {
     pub periodic_barrier: Option<(String, u32, Vec<String>)>,
     /// Initial tokens of signals with more than one (`-kd N`).
     pub signal_tokens: BTreeMap<String, u32>,
+    /// `-dm`: every buffer allocated per iteration at run time (the runtime
+    /// section has no memory section and the pipeline added the coarse
+    /// orderings of `memory::dynamic_edges`).
+    pub dynamic_memory: Option<DynamicMemory>,
+}
+
+/// `-dm dynamic` (malloc / free) or `-dm reduced` (a pool of blocks per
+/// buffer size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DynamicMemory {
+    Dynamic,
+    Reduced,
 }
 
 /// The generated files: `(file name, contents)`.
@@ -63,6 +75,8 @@ struct ProgramView {
     shared_bytes: u64,
     locals: Vec<LocalView>,
     own_buffers: Vec<OwnBufferView>,
+    dynbufs: Vec<DynBufView>,
+    pools: Vec<PoolView>,
     signals: Vec<SignalView>,
     barriers: Vec<BarrierView>,
     functions: Vec<FunctionView>,
@@ -86,6 +100,24 @@ struct OwnBufferView {
     name: String,
     label: String,
     bytes: u64,
+}
+
+/// `-dm`: a buffer allocated per iteration, and the ports it fills in.
+struct DynBufView {
+    name: String,
+    label: String,
+    bytes: u64,
+    users: usize,
+    pool: String,
+    ports: String,
+    n_ports: usize,
+}
+
+/// `-dm reduced`: the pool of one block size.
+struct PoolView {
+    name: String,
+    bytes: u64,
+    blocks: usize,
 }
 
 struct SignalView {
@@ -223,6 +255,11 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         let mapping = mapping_of_port
             .get(&buf.name)
             .and_then(|m| mappings.get(m.as_str()));
+        if o.dynamic_memory.is_some() {
+            // Set by the allocating writer each iteration (ssc_dyn_write).
+            data_of_buffer.insert(id, "NULL".into());
+            continue;
+        }
         match mapping {
             None => {
                 let name = format!("buffer_{}", buf.name.replace('.', "_"));
@@ -279,6 +316,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
     // Ports and sub-boxes.
     let mut functions = Vec::new();
     let mut ports = Vec::new();
+    let mut ports_of_buffer: BTreeMap<BufferId, Vec<String>> = BTreeMap::new();
     for f in &h.functions {
         let (mut n_in, mut n_out) = (0, 0);
         for p in &f.ports {
@@ -292,6 +330,10 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                     ("out", n_out - 1)
                 }
             };
+            ports_of_buffer
+                .entry(p.buffer)
+                .or_default()
+                .push(format!("&{array}_{}[{index}]", f.name));
             ports.push(PortView {
                 name: format!("{array}_{}[{index}]", f.name),
                 data: data_of_buffer[&p.buffer].clone(),
@@ -428,6 +470,51 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         });
     }
 
+    // -dm: one ssc_dynbuf per buffer; what each sub-box allocates and ends.
+    let mut dynbufs = Vec::new();
+    let mut pools: Vec<PoolView> = Vec::new();
+    let mut writes_of: BTreeMap<crate::lower::hsdfg::ActorId, Vec<String>> = BTreeMap::new();
+    let mut uses_of: BTreeMap<crate::lower::hsdfg::ActorId, Vec<String>> = BTreeMap::new();
+    if let Some(mode) = o.dynamic_memory {
+        for (bi, buf) in h.buffers.iter().enumerate() {
+            let id = BufferId(bi);
+            let name = format!("dyn_{}", buf.name.replace('.', "_"));
+            let (writers, readers) = crate::memory::buffer_users(h, id);
+            for &w in &writers {
+                writes_of.entry(w).or_default().push(name.clone());
+            }
+            for &a in writers.iter().chain(&readers) {
+                uses_of.entry(a).or_default().push(name.clone());
+            }
+            let pool = match mode {
+                DynamicMemory::Dynamic => "NULL".to_string(),
+                DynamicMemory::Reduced => {
+                    let pname = format!("pool_{}", buf.bytes);
+                    match pools.iter_mut().find(|p| p.bytes == buf.bytes) {
+                        Some(p) => p.blocks += 1,
+                        None => pools.push(PoolView {
+                            name: pname.clone(),
+                            bytes: buf.bytes,
+                            blocks: 1,
+                        }),
+                    }
+                    pname
+                }
+            };
+            let list = ports_of_buffer.get(&id).cloned().unwrap_or_default();
+            dynbufs.push(DynBufView {
+                name,
+                label: buf.name.clone(),
+                bytes: buf.bytes,
+                users: writers.len() + readers.len(),
+                pool,
+                n_ports: list.len(),
+                ports: list.join(", "),
+            });
+        }
+    }
+    let dyn_op = |code: String, comment: String| OpView { code, comment };
+
     let threads = r
         .thread_executions
         .iter()
@@ -436,7 +523,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
             ops: t
                 .ops
                 .iter()
-                .map(|op| {
+                .flat_map(|op| {
                     let code = match &op.value {
                         Op::Wait(s) => format!("ssc_W(t, &sig_{s});"),
                         Op::Signal(s) => format!("ssc_S(t, &sig_{s});"),
@@ -473,7 +560,29 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                         ),
                         Op::Barrier(b) => format!("B {b}"),
                     };
-                    OpView { code, comment }
+                    let actor = match &op.value {
+                        Op::Exec(sb) => h.find(sb),
+                        _ => None,
+                    };
+                    let mut v = Vec::new();
+                    if let Some(a) = actor {
+                        for d in writes_of.get(&a).into_iter().flatten() {
+                            v.push(dyn_op(
+                                format!("ssc_dyn_write(&{d});"),
+                                format!("-dm: {d} allocated by the first writer"),
+                            ));
+                        }
+                    }
+                    v.push(OpView { code, comment });
+                    if let Some(a) = actor {
+                        for d in uses_of.get(&a).into_iter().flatten() {
+                            v.push(dyn_op(
+                                format!("ssc_dyn_done(&{d});"),
+                                format!("-dm: {d} freed after its last use"),
+                            ));
+                        }
+                    }
+                    v
                 })
                 .chain(periodic_op(o, &t.thread.name))
                 .collect(),
@@ -533,6 +642,8 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         shared_bytes,
         locals,
         own_buffers,
+        dynbufs,
+        pools,
         signals,
         barriers,
         functions,
