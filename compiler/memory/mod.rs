@@ -348,10 +348,7 @@ pub fn dynamic_edges(h: &Hsdfg) -> Vec<OrderEdge> {
             }
         }
         for &r in &readers {
-            let fed = h
-                .predecessors(r)
-                .iter()
-                .any(|p| writers.contains(p));
+            let fed = h.predecessors(r).iter().any(|p| writers.contains(p));
             if !fed {
                 if let Some(&w) = writers.first() {
                     out.push(OrderEdge {

@@ -1,0 +1,339 @@
+//! `-dm dynamic|reduced` (run-time buffer allocation, issue: `-dm`): the
+//! pipeline proves the coarse orderings it adds for every input, scheduler
+//! and runtime option; Appendix A and xray under both modes × every
+//! scheduler print the one-thread reference checksum; ThreadSanitizer finds
+//! nothing in a `-dm reduced` and a `-dm dynamic` program.
+
+mod support;
+
+use ssc::ir::Description;
+use ssc::lower::split::SplitOptions;
+use ssc::lower::LowerOptions;
+use ssc::memory::{dynamic_edges, MemoryKind};
+use ssc::pipeline::{compile, Options};
+use ssc::schedule::{ScheduleOptions, SchedulerKind};
+use ssc::sync::SyncOptions;
+use ssc::verify::{verify_with, Extras};
+use std::process::Command;
+use support::*;
+
+const SCHEDULERS: [SchedulerKind; 7] = [
+    SchedulerKind::Simple,
+    SchedulerKind::Barrier,
+    SchedulerKind::Fixed(2),
+    SchedulerKind::Predictable(2),
+    SchedulerKind::Predictable(3),
+    SchedulerKind::Reduced(2),
+    SchedulerKind::Reduced(3),
+];
+
+fn options(k: SchedulerKind, sync: SyncOptions, dynamic_memory: bool) -> Options {
+    Options {
+        lower: LowerOptions {
+            resolution_override: None,
+            split: SplitOptions::default(),
+        },
+        scheduler: k,
+        schedule: ScheduleOptions::default(),
+        memory: MemoryKind::Interference,
+        sync,
+        thread_execution: true,
+        dynamic_memory,
+    }
+}
+
+fn sync_sets() -> Vec<(&'static str, SyncOptions)> {
+    let d = SyncOptions::default;
+    vec![
+        ("", d()),
+        (
+            "-ab",
+            SyncOptions {
+                iteration_barrier: true,
+                ..d()
+            },
+        ),
+        (
+            "-st",
+            SyncOptions {
+                sort_signals: true,
+                sort_waits: true,
+                ..d()
+            },
+        ),
+        (
+            "-kd 2",
+            SyncOptions {
+                keep_distance: Some(2),
+                ..d()
+            },
+        ),
+    ]
+}
+
+fn parsed(path: &std::path::Path) -> Option<Description> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let desc = ssc::front::syntax::parse(&text).ok()?;
+    ssc::front::check(&desc)
+        .iter()
+        .all(|d| !d.is_error())
+        .then_some(desc)
+}
+
+/// Every input with a runtime to make (no hand-written programs), every
+/// scheduler, a few runtime options: `-dm` compiles, prints no memory
+/// section, and its runtime proves every coarse ordering (checked again
+/// here, apart from the pipeline).
+#[test]
+fn every_dm_runtime_is_proven() {
+    let mut files = Vec::new();
+    for dir in ["examples", "tests/in"] {
+        for e in std::fs::read_dir(root(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "ssc") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut proven = 0;
+    for f in &files {
+        let Some(desc) = parsed(f) else { continue };
+        for k in SCHEDULERS {
+            for (name, sync) in sync_sets() {
+                let what = format!("{} {k:?} {name} -dm", f.display());
+                let plain = compile(&desc, &options(k, sync.clone(), false));
+                let Ok(plain) = plain else { continue };
+                if plain.schedule.is_none() {
+                    continue; // a hand-written runtime is honoured as written
+                }
+                let c = compile(&desc, &options(k, sync, true)).unwrap_or_else(|e| {
+                    panic!(
+                        "{what}: {}",
+                        e.iter()
+                            .map(|d| format!("{}: {}", d.code, d.message))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    )
+                });
+                let printed = c.description.runtime.as_ref().unwrap();
+                assert!(
+                    printed.memory_mappings.is_empty() && printed.memory_bindings.is_empty(),
+                    "{what}: a memory section"
+                );
+                let edges = dynamic_edges(&c.hsdfg);
+                let m = c.memory.as_ref().unwrap();
+                assert_eq!(m.kind, MemoryKind::None, "{what}");
+                assert!(edges.iter().all(|e| m.extra_edges.contains(e)), "{what}");
+                let extras = Extras {
+                    signal_tokens: c
+                        .signal_tokens
+                        .iter()
+                        .map(|(k, v)| (k.clone(), *v))
+                        .collect(),
+                    periodic_barriers: Default::default(),
+                    orderings: edges,
+                };
+                verify_with(&c.hsdfg, &c.runtime, &m.placements, &extras)
+                    .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+                proven += 1;
+            }
+        }
+    }
+    assert!(proven > 50, "only {proven} runtimes proven");
+}
+
+/// The orderings matter: for some input and scheduler, the runtime made
+/// without `-dm` (`-ms none`: buffers apart, only the fine-grained
+/// dependencies) does not enforce them, and the checker says so.
+#[test]
+fn without_the_coarse_orderings_the_checker_refuses_dm() {
+    let mut refused = Vec::new();
+    for f in [
+        "examples/xray.ssc",
+        "examples/appendix.ssc",
+        "examples/pyramid.ssc",
+    ] {
+        let mut desc = parsed(&root(f)).unwrap();
+        if let Some(r) = desc.runtime.as_mut() {
+            r.thread_executions.clear();
+            r.thread_schedule.clear();
+            r.signals.clear();
+            r.barriers.clear();
+            r.memory_mappings.clear();
+            r.memory_bindings.clear();
+            r.memory_schedules.clear();
+        }
+        for k in SCHEDULERS {
+            let mut o = options(k, SyncOptions::default(), false);
+            o.memory = MemoryKind::None;
+            let Ok(c) = compile(&desc, &o) else { continue };
+            let m = c.memory.as_ref().unwrap();
+            let extras = Extras {
+                orderings: dynamic_edges(&c.hsdfg),
+                ..Extras::default()
+            };
+            if verify_with(&c.hsdfg, &c.runtime, &m.placements, &extras).is_err() {
+                refused.push(format!("{f} {k:?}"));
+            }
+        }
+    }
+    eprintln!("refused without -dm: {refused:?}");
+    assert!(!refused.is_empty());
+}
+
+/// `-t interpreter` under `-dm`: no memory section, and the coarse
+/// orderings are in the signals.
+#[test]
+fn dm_prints_no_memory_section() {
+    let out = Command::new(SSC)
+        .arg("build")
+        .arg(root("examples/xray.ssc"))
+        .args(["-ts", "reduced", "2", "-dm", "reduced", "-t", "interpreter"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("thread_execution"), "{text}");
+    assert!(!text.contains("memory_mapping"), "{text}");
+    assert!(!text.contains("memory_binding"), "{text}");
+}
+
+/// Appendix A without its hand-written schedule (with its timing table, so
+/// the schedulers use two threads).
+fn appendix_timed(tag: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(root("examples/appendix.ssc")).unwrap();
+    let mut timed = sections_before(&text, "thread_schedule");
+    timed.push_str("}\n");
+    write_input(
+        &scratch(&format!("dm-inputs-{tag}")),
+        "appendix_timed.ssc",
+        &timed,
+    )
+}
+
+const DM_SCHEDULERS: [&str; 5] = ["simple", "barrier", "fixed 2", "predictable 2", "reduced 2"];
+
+fn dm_cases(file: &std::path::Path, extra: &[&str]) -> Vec<Case> {
+    let mut v = vec![Case::new(file, "-dp none -ts fixed 1")];
+    for dm in ["dynamic", "reduced"] {
+        for ts in DM_SCHEDULERS {
+            v.push(Case::new(file, &format!("-ts {ts} -dm {dm}")));
+        }
+    }
+    for e in extra {
+        v.push(Case::new(file, e));
+    }
+    v
+}
+
+#[test]
+fn appendix_under_dm_gives_the_reference_checksum() {
+    let f = appendix_timed("appendix");
+    let cases = dm_cases(
+        &f,
+        &[
+            "-ts reduced 2 -dm reduced -st -kd 2",
+            "-ts fixed 2 -dm dynamic -ab -vo",
+        ],
+    );
+    same_checksums(gcc(), "appendix -dm", &cases, 100);
+}
+
+#[test]
+fn xray_under_dm_gives_the_reference_checksum() {
+    let f = root("examples/xray.ssc");
+    let cases = dm_cases(
+        &f,
+        &[
+            "-ts reduced 2 -dm reduced -ss -cm 0,1 -ca",
+            "-ts predictable 2 -dm dynamic -ks -ki 3",
+        ],
+    );
+    same_checksums(gcc(), "xray -dm", &cases, 25);
+}
+
+fn tsan_works(dir: &std::path::Path) -> bool {
+    let src = write_input(dir, "t.c", "int main(void) { return 0; }\n");
+    let exe = dir.join("t");
+    let built = Command::new("cc")
+        .args(["-fsanitize=thread", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    built && {
+        let mut c = Command::new(&exe);
+        if let Some((p, rest)) = no_aslr_prefix().split_first() {
+            c = Command::new(p);
+            c.args(rest).arg(&exe);
+        }
+        c.output().is_ok_and(|o| o.status.success())
+    }
+}
+
+#[test]
+fn thread_sanitizer_finds_nothing_under_dm() {
+    let dir = scratch("dm-tsan");
+    if !tsan_works(&dir) {
+        eprintln!("note: cc -fsanitize=thread does not work here (no TSan runtime?): skipped");
+        return;
+    }
+    let tsan = Toolchain::new("dm-tsan", "cc", "-O1 -g -fsanitize=thread")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let xray = std::fs::read_to_string(root("examples/xray.ssc"))
+        .unwrap()
+        .replace("[128, 128]", "[32, 32]")
+        .replace("[256, 256]", "[64, 64]")
+        .replace("[512, 512]", "[128, 128]");
+    let xray = write_input(&dir, "xray_small.ssc", &xray);
+    let appendix = appendix_timed("tsan");
+    let cases = [
+        Case::new(&xray, "-ts reduced 2 -dm reduced"),
+        Case::new(&appendix, "-ts predictable 2 -dm dynamic"),
+    ];
+    let prefix = no_aslr_prefix();
+    let results = parallel(&cases, |c| -> Result<String, String> {
+        let d = dir.join(c.label.replace(|ch: char| !ch.is_ascii_alphanumeric(), "_"));
+        std::fs::create_dir_all(&d).unwrap();
+        let (plain, _) = build_and_run(gcc(), c, 50, &d.join("plain"))?;
+        let exe = build(&tsan, c, &d)?;
+        let ran = run_in(
+            &prefix,
+            &exe,
+            &["--iterations", "50"],
+            &[("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")],
+            &d,
+            RUN_DEADLINE,
+        )?;
+        if !ran.status.success() || ran.stderr.contains("ThreadSanitizer") {
+            return Err(format!(
+                "{} under TSan: {}\n{}",
+                c.label, ran.status, ran.stderr
+            ));
+        }
+        if !ran.stdout.contains("iterations: 50 of 50") {
+            return Err(format!("{}: incomplete run:\n{}", c.label, ran.stdout));
+        }
+        match ran.checksum() {
+            Some(sum) if sum == plain => Ok(format!("{sum}  {}", c.label)),
+            other => Err(format!(
+                "{}: checksum {other:?} under TSan, {plain} without",
+                c.label
+            )),
+        }
+    });
+    let mut failures = Vec::new();
+    for r in results {
+        match r {
+            Ok(line) => eprintln!("  {line}"),
+            Err(e) => failures.push(e),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
