@@ -182,6 +182,41 @@ fn without_the_coarse_orderings_the_checker_refuses_dm() {
     assert!(!refused.is_empty());
 }
 
+/// A hand-written runtime under `-dm` is honoured only when it orders what
+/// run-time allocation needs: the pipeline's own `-ts simple -ms none`
+/// runtime of xray, read back, does not (see the test above), and `-dm`
+/// refuses it with the counter-example; Appendix A as written does.
+#[test]
+fn dm_checks_a_hand_written_runtime() {
+    let dir = scratch("dm-hand");
+    let out = Command::new(SSC)
+        .arg("build")
+        .arg(root("examples/xray.ssc"))
+        .args(["-ts", "simple", "-ms", "none", "-t", "interpreter"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let written = write_input(
+        &dir,
+        "xray_simple.ssc",
+        &String::from_utf8_lossy(&out.stdout),
+    );
+    let run = |file: &std::path::Path, dm: bool| {
+        let mut c = Command::new(SSC);
+        c.arg("build").arg(file).args(["-t", "interpreter"]);
+        if dm {
+            c.args(["-dm", "dynamic"]);
+        }
+        c.output().unwrap()
+    };
+    assert!(run(&written, false).status.success());
+    let refused = run(&written, true);
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("E211") && err.contains("-dm needs"), "{err}");
+    assert!(run(&root("examples/appendix.ssc"), true).status.success());
+}
+
 /// `-t interpreter` under `-dm`: no memory section, and the coarse
 /// orderings are in the signals.
 #[test]
@@ -234,13 +269,16 @@ fn dm_cases(file: &std::path::Path, extra: &[&str]) -> Vec<Case> {
 #[test]
 fn appendix_under_dm_gives_the_reference_checksum() {
     let f = appendix_timed("appendix");
-    let cases = dm_cases(
+    let mut cases = dm_cases(
         &f,
         &[
             "-ts reduced 2 -dm reduced -st -kd 2",
             "-ts fixed 2 -dm dynamic -ab -vo",
         ],
     );
+    // As written: the hand-made runtime orders the uses as -dm needs.
+    cases.push(Case::new(root("examples/appendix.ssc"), "-dm reduced"));
+    cases.push(Case::new(root("examples/appendix.ssc"), "-dm dynamic"));
     same_checksums(gcc(), "appendix -dm", &cases, 100);
 }
 

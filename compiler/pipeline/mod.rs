@@ -194,6 +194,24 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
                 Some(&given),
             )
         })?;
+        if opts.dynamic_memory {
+            // -dm on a hand-written runtime: honoured only when its
+            // programs already order what run-time allocation needs.
+            let extras = Extras {
+                orderings: crate::memory::dynamic_edges(&hsdfg),
+                ..Extras::default()
+            };
+            crate::verify::verify_with(&hsdfg, &given, &placements, &extras).map_err(|ces| {
+                let mut d = located(
+                    "E211",
+                    "the runtime section does not order its buffers' uses as -dm needs (every use of iteration i before every writer of i+1)",
+                    ces,
+                    Some(&given),
+                );
+                d.truncate(5);
+                d
+            })?;
+        }
         notes.push(format!("runtime as written: {proof}"));
         let mut printed = given.clone();
         if !opts.thread_execution {
