@@ -85,6 +85,9 @@ pub struct BenchArgs {
     pub iterations: Option<u64>,
     #[arg(long)]
     pub repeat: Option<u64>,
+    /// Where the builds, dumps, `bench.json` and the figures go [default: build/bench].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// `-dp`: data parallelism.

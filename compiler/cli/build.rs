@@ -139,7 +139,19 @@ fn refuse_unfinished(a: &BuildArgs, c: &Config) -> Option<i32> {
 /// Loads, checks and compiles; prints diagnostics. Ok(None) when the
 /// command is complete before code generation (-gd, -t interpreter, -t info).
 pub fn build(a: &BuildArgs) -> Result<Built, i32> {
-    let (file, desc) = super::commands::load(&a.file)?;
+    build_with(a, None)
+}
+
+/// [`build`], with `desc` in place of the file's description when given
+/// (`ssc bench` builds a measured description; diagnostics still name the file).
+pub(super) fn build_with(
+    a: &BuildArgs,
+    replacement: Option<&crate::ir::Description>,
+) -> Result<Built, i32> {
+    let (file, mut desc) = super::commands::load(&a.file)?;
+    if let Some(r) = replacement {
+        desc = r.clone();
+    }
     let diags = crate::front::check(&desc);
     if super::commands::report(&diags, &file) {
         return Err(exit::INPUT);
@@ -505,4 +517,30 @@ fn measure(
         );
     }
     Ok(back::wcet::with_timing(desc, &report.timing))
+}
+
+/// The compiled description of a build's arguments (for `ssc bench`'s
+/// analysis and Gantt chart), with diagnostics printed.
+pub(super) fn compiled(
+    a: &BuildArgs,
+    replacement: Option<&crate::ir::Description>,
+) -> Result<Compiled, i32> {
+    let (file, mut desc) = super::commands::load(&a.file)?;
+    if let Some(r) = replacement {
+        desc = r.clone();
+    }
+    let config = Config::resolve(a);
+    let opts = options_of(a, &config);
+    lower_or_report(pipeline::compile(&desc, &opts), &file)
+}
+
+/// `-gw` on its own: the description with the measured table (for `ssc bench`).
+pub(super) fn measured_description(a: &BuildArgs) -> Result<crate::ir::Description, i32> {
+    let (file, desc) = super::commands::load(&a.file)?;
+    if super::commands::report(&crate::front::check(&desc), &file) {
+        return Err(exit::INPUT);
+    }
+    let config = Config::resolve(a);
+    let opts = options_of(a, &config);
+    measure(a, &desc, &opts, &program_name(&a.file), &file)
 }
