@@ -227,7 +227,16 @@ fn run(a: &BenchArgs) -> Result<(), i32> {
         let name = stem(file);
         let dir = out.join(&name);
         bar.set_message(format!("{name}: measuring"));
-        let measured = measure(file, &dir)?;
+        let measured = match bar.suspend(|| measure(file, &dir)) {
+            Ok(m) => m,
+            Err(_) => {
+                bar.suspend(|| {
+                    eprintln!("warning: {} left out: it does not build", file.display())
+                });
+                bar.inc((1 + configs.len() * memories.len()) as u64);
+                continue;
+            }
+        };
         bar.inc(1);
         for &cfg in &configs {
             for &mem in &memories {
