@@ -295,3 +295,48 @@ fn a_measured_table_changes_the_schedule() {
     assert!(dir.join("etp/nr0.json").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_runs_interleaved_and_writes_its_table_json_and_figures() {
+    let dir = std::env::temp_dir().join(format!("ssc-bench-{}", std::process::id()));
+    let out = ssc(&[
+        "bench",
+        "examples/diamond.ssc",
+        "--configs",
+        "simple,reduced1",
+        "--memory",
+        "naive",
+        "--iterations",
+        "5",
+        "--repeat",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("simple") && table.contains("reduced1"),
+        "{table}"
+    );
+    assert!(
+        table.contains("(every configuration)"),
+        "one checksum: {table}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("bench.json")).unwrap()).unwrap();
+    let jobs = json["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    for j in jobs {
+        assert_eq!(j["latency"]["count"], 10, "5 iterations × 2 rounds");
+        assert!(j["predicted"]["period_us"].as_f64().unwrap() > 0.0);
+    }
+    let svg = std::fs::read_to_string(dir.join("boxplot.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("diamond"));
+    assert!(dir.join("diamond/gantt.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

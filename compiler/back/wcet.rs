@@ -472,7 +472,7 @@ const MAIN_BODY: &str = r#"    /* one pass in a topological order: every input h
         qsort(s, runs, sizeof(uint64_t), cmp_u64);
         double total = 0;
         for (uint64_t r = 0; r < runs; r++) total += (double)s[r];
-        uint64_t rank = (uint64_t)ceil(percentile / 100.0 * (double)runs);
+        uint64_t rank = (uint64_t)ceil(percentile * (double)runs / 100.0 - 1e-9);
         if (rank < 1) rank = 1;
         if (rank > runs) rank = runs;
         sum[i].mean = total / (double)runs / 1000.0;

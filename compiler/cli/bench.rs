@@ -51,7 +51,8 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    // p · n / 100, less a hair so 99.9 % of 1000 is rank 999, not 1000.
+    let rank = (p * sorted.len() as f64 / 100.0 - 1e-9).ceil() as usize;
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 

@@ -2,10 +2,11 @@
 //!
 //! * [`boxplot`]: one box per chain, sorted by median latency, like the
 //!   thesis' Figure 3.8 — box from p25 to p75, a line at the median,
-//!   whiskers from the minimum to p99.9, a cross at the maximum.
+//!   whiskers from the minimum to p99.9, a cross at the maximum, the
+//!   chain's name at the top.
 //! * [`gantt`]: the predicted schedule of one iteration, one row per
-//!   thread, one bar per sub-box from its predicted start for its predicted
-//!   time (colour by function instance).
+//!   thread (its name above the row), one bar per sub-box from its
+//!   predicted start for its predicted time (colour by function instance).
 
 use super::bench::Job;
 use crate::pipeline::Compiled;
@@ -28,19 +29,10 @@ pub fn boxplot(jobs: &[&Job], config: &str, path: &Path) -> Result<(), Failure> 
         .x_label_area_size(70)
         .y_label_area_size(70)
         .build_cartesian_2d(0f64..n as f64, 0f64..top)?;
-    let names: Vec<String> = jobs.iter().map(|j| j.file.clone()).collect();
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_labels(n + 1)
-        .x_label_formatter(&|x| {
-            let i = x.floor() as usize;
-            if (x - i as f64 - 0.5).abs() < 0.01 {
-                names.get(i).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .x_labels(0)
         .y_desc("latency (µs)")
         .x_desc("chain (sorted by median)")
         .draw()?;
@@ -65,6 +57,11 @@ pub fn boxplot(jobs: &[&Job], config: &str, path: &Path) -> Result<(), Failure> 
             chart.draw_series(LineSeries::new([(x - 0.15, y), (x + 0.15, y)], BLACK))?;
         }
         chart.draw_series(std::iter::once(Cross::new((x, l.max), 4, BLACK)))?;
+        chart.draw_series(std::iter::once(Text::new(
+            j.file.clone(),
+            (x - 0.4, top * 0.99),
+            ("sans-serif", 11),
+        )))?;
     }
     root.present()?;
     Ok(())
@@ -95,22 +92,18 @@ pub fn gantt(c: &Compiled, title: &str, path: &Path) -> Result<(), Failure> {
         .x_label_area_size(40)
         .y_label_area_size(80)
         .build_cartesian_2d(0f64..end * 1.02, 0f64..threads as f64)?;
-    let names: Vec<String> = s.threads.iter().map(|t| t.name.clone()).collect();
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .y_labels(threads + 1)
-        .y_label_formatter(&|y| {
-            let i = y.floor() as usize;
-            if (y - i as f64 - 0.5).abs() < 0.01 {
-                names.get(i).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .y_labels(0)
         .x_desc("predicted time within one iteration (µs)")
         .draw()?;
     for (ti, t) in s.threads.iter().enumerate() {
+        chart.draw_series(std::iter::once(Text::new(
+            t.name.clone(),
+            (0.0, ti as f64 + 0.95),
+            ("sans-serif", 11),
+        )))?;
         for (a, st) in t.actors.iter().zip(&t.start) {
             let actor = h.actor(*a);
             let colour = Palette99::pick(actor.function.0);
