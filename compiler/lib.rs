@@ -5,6 +5,7 @@
 //! printer, exports) → analysis. Each stage takes the IR of the stage before
 //! it and returns its own; see `ARCHITECTURE.md`.
 
+pub mod analysis;
 pub mod back;
 pub mod cli;
 pub mod front;

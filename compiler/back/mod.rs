@@ -6,3 +6,4 @@ pub mod dot;
 pub mod gxl;
 pub mod info;
 pub mod sdf3;
+pub mod wcet;

@@ -102,3 +102,130 @@ pub fn sdf3(g: &Hsdfg, name: &str) -> String {
     s.push_str("    </sdfProperties>\n  </applicationGraph>\n</sdf3>\n");
     s
 }
+
+/// The runtime HSDFG (`-xr` once a runtime exists) as SDF3 XML.
+///
+/// Exactly the graph that `-pr` analyses ([`crate::analysis::runtime_graph`]):
+/// every channel of it (program order, signals, barriers, self-loops) is an
+/// SDF3 channel with its own ports `o<n>`/`i<n>`, execution times are whole
+/// nanoseconds (the analysis' own unit, at least 0), so SDF3's
+/// `thr(g)` is 1 / (the period `-pr` reports, in ns). Actor types are the C
+/// function (or `barrier`/`thread`). Deterministic.
+pub fn sdf3_runtime(g: &crate::analysis::RuntimeGraph, name: &str) -> String {
+    let name = escape(name);
+    let mut s = String::new();
+    s.push_str("<?xml version=\"1.0\"?>\n");
+    s.push_str("<!-- the runtime HSDFG of ssc: execution times in ns -->\n");
+    s.push_str("<sdf3 type=\"sdf\" version=\"1.0\">\n");
+    let _ = writeln!(s, "  <applicationGraph name=\"{name}\">");
+    let _ = writeln!(s, "    <sdf name=\"{name}\" type=\"{name}\">");
+    let mut ports: Vec<String> = vec![String::new(); g.actors.len()];
+    for (n, c) in g.channels.iter().enumerate() {
+        let _ = write!(
+            ports[c.from],
+            "<port name=\"o{n}\" type=\"out\" rate=\"1\"/>"
+        );
+        let _ = write!(ports[c.to], "<port name=\"i{n}\" type=\"in\" rate=\"1\"/>");
+    }
+    for (a, p) in g.actors.iter().zip(&ports) {
+        let _ = writeln!(
+            s,
+            "      <actor name=\"{}\" type=\"{}\">{p}</actor>",
+            escape(&a.name),
+            escape(&a.kind_name)
+        );
+    }
+    for (n, c) in g.channels.iter().enumerate() {
+        let tokens = if c.tokens > 0 {
+            format!(" initialTokens=\"{}\"", c.tokens)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            s,
+            "      <channel name=\"c{n}\" srcActor=\"{}\" srcPort=\"o{n}\" dstActor=\"{}\" dstPort=\"i{n}\"{tokens}/>",
+            escape(&g.actors[c.from].name),
+            escape(&g.actors[c.to].name),
+        );
+    }
+    s.push_str("    </sdf>\n    <sdfProperties>\n");
+    for a in &g.actors {
+        let _ = writeln!(
+            s,
+            "      <actorProperties actor=\"{}\"><processor type=\"p\" default=\"true\"><executionTime time=\"{}\"/></processor></actorProperties>",
+            escape(&a.name),
+            a.time_ns
+        );
+    }
+    s.push_str("    </sdfProperties>\n  </applicationGraph>\n</sdf3>\n");
+    s
+}
+
+/// A homogeneous SDF3 graph read back: actor names with their execution
+/// time, channels as `(source, destination, initial tokens)` indices.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sdf3Graph {
+    pub actors: Vec<(String, u64)>,
+    pub channels: Vec<(usize, usize, u64)>,
+}
+
+fn attribute(tag: &str, key: &str) -> Option<String> {
+    let pat = format!(" {key}=\"");
+    let start = tag.find(&pat)? + pat.len();
+    let end = tag[start..].find('"')? + start;
+    Some(
+        tag[start..end]
+            .replace("&quot;", "\"")
+            .replace("&gt;", ">")
+            .replace("&lt;", "<")
+            .replace("&amp;", "&"),
+    )
+}
+
+/// Reads what [`sdf3`] and [`sdf3_runtime`] write (one element per tag,
+/// rates 1), to check an export against the analysis. Not a general SDF3
+/// reader: an error names the first tag it could not understand.
+pub fn read_hsdf(xml: &str) -> Result<Sdf3Graph, String> {
+    let mut g = Sdf3Graph::default();
+    let mut index: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut times: std::collections::BTreeMap<String, u64> = Default::default();
+    let mut current: Option<String> = None;
+    for tag in xml.split('<').skip(1) {
+        let tag = format!(" {}", tag.split('>').next().unwrap_or(""));
+        let kind = tag.split_whitespace().next().unwrap_or("");
+        let bad = || format!("cannot read `<{}>`", tag.trim());
+        match kind {
+            "actor" => {
+                let name = attribute(&tag, "name").ok_or_else(bad)?;
+                index.insert(name.clone(), g.actors.len());
+                g.actors.push((name, 0));
+            }
+            "channel" => {
+                let src = attribute(&tag, "srcActor").ok_or_else(bad)?;
+                let dst = attribute(&tag, "dstActor").ok_or_else(bad)?;
+                let tokens = attribute(&tag, "initialTokens")
+                    .map(|t| t.parse::<u64>().map_err(|_| bad()))
+                    .transpose()?
+                    .unwrap_or(0);
+                let (Some(&a), Some(&b)) = (index.get(&src), index.get(&dst)) else {
+                    return Err(bad());
+                };
+                g.channels.push((a, b, tokens));
+            }
+            "actorProperties" => current = attribute(&tag, "actor"),
+            "executionTime" => {
+                let t = attribute(&tag, "time")
+                    .and_then(|t| t.parse::<u64>().ok())
+                    .ok_or_else(bad)?;
+                if let Some(a) = &current {
+                    times.insert(a.clone(), t);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (name, t) in &mut g.actors {
+        *t = times.get(name.as_str()).copied().unwrap_or(0);
+    }
+    Ok(g)
+}

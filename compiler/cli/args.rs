@@ -89,6 +89,9 @@ pub struct BenchArgs {
     pub iterations: Option<u64>,
     #[arg(long)]
     pub repeat: Option<u64>,
+    /// Where the builds, dumps, `bench.json` and the figures go [default: build/bench].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// `-dp`: data parallelism.
@@ -318,6 +321,12 @@ pub struct BuildArgs {
     /// With `-t info`: JSON instead of text.
     #[arg(long = "json", help_heading = "Code generation")]
     pub json: bool,
+    /// With `-t wcet` / `-gw`: timed runs of every function [default: 100].
+    #[arg(long = "wcet-runs", value_name = "N", value_parser = parse_positive, help_heading = "Code generation")]
+    pub wcet_runs: Option<u64>,
+    /// With `-t wcet` / `-gw`: the percentile of the runs the timing table holds [default: 99].
+    #[arg(long = "wcet-percentile", value_name = "P", value_parser = parse_percentile, help_heading = "Code generation")]
+    pub wcet_percentile: Option<f64>,
 
     // --------------------------------------------------- PERFORMANCE MEASUREMENTS
     /// [-ta] Time every sub-box.
@@ -446,6 +455,13 @@ fn parse_pair(s: &str) -> Result<(u64, u64), String> {
     let a = parse_positive(a.trim())?;
     let b = parse_positive(b.trim())?;
     Ok((a, b))
+}
+
+fn parse_percentile(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        _ => Err(format!("expected a percentile in (0, 100], found `{s}`")),
+    }
 }
 
 fn parse_positive(s: &str) -> Result<u64, String> {

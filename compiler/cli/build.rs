@@ -26,10 +26,6 @@ fn fail_usage(msg: impl std::fmt::Display) -> i32 {
     exit::USAGE
 }
 
-fn not_yet(what: &str) -> i32 {
-    fail_usage(format!("{what} is not yet implemented"))
-}
-
 fn write(path: &Path, text: &str) -> Result<(), i32> {
     if path.as_os_str() == "-" {
         print!("{text}");
@@ -126,16 +122,9 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
     }
 }
 
-/// The options that are parsed but whose stage has not landed: refused.
-fn refuse_unfinished(a: &BuildArgs, c: &Config) -> Option<i32> {
-    if a.generate_wcet {
-        return Some(not_yet("-gw (measured timing tables)"));
-    }
-    if a.sdf_runtime || a.sdf_log.is_some() {
-        return Some(not_yet("-pr / -sl (dataflow analysis of the runtime)"));
-    }
+/// Targets ssc does not generate for: refused with a clear message.
+fn refuse_target(c: &Config) -> Option<i32> {
     match c.target {
-        Target::Wcet => Some(not_yet("-t wcet (the timing harness)")),
         Target::Helix => Some(fail_usage(
             "-t helix: the helix platform is not supported by this ssc; targets are linux, interpreter, info (and wcet)",
         )),
@@ -146,7 +135,19 @@ fn refuse_unfinished(a: &BuildArgs, c: &Config) -> Option<i32> {
 /// Loads, checks and compiles; prints diagnostics. Ok(None) when the
 /// command is complete before code generation (-gd, -t interpreter, -t info).
 pub fn build(a: &BuildArgs) -> Result<Built, i32> {
-    let (file, desc) = super::commands::load(&a.file)?;
+    build_with(a, None)
+}
+
+/// [`build`], with `desc` in place of the file's description when given
+/// (`ssc bench` builds a measured description; diagnostics still name the file).
+pub(super) fn build_with(
+    a: &BuildArgs,
+    replacement: Option<&crate::ir::Description>,
+) -> Result<Built, i32> {
+    let (file, mut desc) = super::commands::load(&a.file)?;
+    if let Some(r) = replacement {
+        desc = r.clone();
+    }
     let diags = crate::front::check(&desc);
     if super::commands::report(&diags, &file) {
         return Err(exit::INPUT);
@@ -157,7 +158,7 @@ pub fn build(a: &BuildArgs) -> Result<Built, i32> {
             eprintln!("default: {d}");
         }
     }
-    if let Some(code) = refuse_unfinished(a, &config) {
+    if let Some(code) = refuse_target(&config) {
         return Err(code);
     }
     if let Some(path) = &a.normalized_input {
@@ -165,12 +166,17 @@ pub fn build(a: &BuildArgs) -> Result<Built, i32> {
     }
     let opts = options_of(a, &config);
     let name = program_name(&a.file);
+    let measured;
+    let desc = if a.generate_wcet {
+        measured = measure(a, &desc, &opts, &name, &file)?;
+        &measured
+    } else {
+        &desc
+    };
 
     if a.generate_declaration || a.declaration_graph.is_some() {
-        let declared = lower_or_report(
-            crate::lower::lower_to_declaration(&desc, &opts.lower),
-            &file,
-        )?;
+        let declared =
+            lower_or_report(crate::lower::lower_to_declaration(desc, &opts.lower), &file)?;
         if let Some(path) = &a.declaration_graph {
             write(
                 path,
@@ -183,7 +189,14 @@ pub fn build(a: &BuildArgs) -> Result<Built, i32> {
         }
     }
 
-    let compiled = lower_or_report(pipeline::compile(&desc, &opts), &file)?;
+    if config.target == Target::Wcet {
+        let exe = wcet_harness(a, desc, &opts, &name, &file)?;
+        return Ok(Built {
+            executable: Some(exe),
+        });
+    }
+
+    let compiled = lower_or_report(pipeline::compile(desc, &opts), &file)?;
     if !compiled.warnings.is_empty() {
         eprint!("{}", render(&compiled.warnings, &file));
     }
@@ -193,6 +206,9 @@ pub fn build(a: &BuildArgs) -> Result<Built, i32> {
         }
     }
     exports(a, &compiled, &name)?;
+    if a.sdf_runtime || a.sdf_log.is_some() {
+        analysis(a, &compiled)?;
+    }
 
     match config.target {
         Target::Interpreter => {
@@ -249,7 +265,12 @@ fn exports(a: &BuildArgs, c: &Compiled, name: &str) -> Result<(), i32> {
             .xml_sdf_output
             .clone()
             .unwrap_or_else(|| output_dir(a, name).join(format!("{name}.sdf3.xml")));
-        write(&path, &back::sdf3::sdf3(&c.hsdfg, name))?;
+        let xml = if c.runtime.thread_executions.is_empty() {
+            back::sdf3::sdf3(&c.hsdfg, name)
+        } else {
+            back::sdf3::sdf3_runtime(&crate::analysis::runtime_graph(c), name)
+        };
+        write(&path, &xml)?;
         if path.as_os_str() != "-" {
             eprintln!("wrote {}", path.display());
         }
@@ -382,4 +403,150 @@ pub fn run(a: &BuildArgs, program_args: &[String]) -> i32 {
             exit::EXTERNAL
         }
     }
+}
+
+/// `-pr` / `-sl F`: the dataflow analysis of the runtime HSDFG.
+fn analysis(a: &BuildArgs, c: &Compiled) -> Result<(), i32> {
+    let report = crate::analysis::analyse(c).map_err(|d| {
+        eprintln!("error: {d}");
+        exit::EXTERNAL
+    })?;
+    let text = crate::analysis::text(&report);
+    if a.sdf_runtime {
+        print!("{text}");
+    }
+    if let Some(path) = &a.sdf_log {
+        write(path, &text)?;
+    }
+    Ok(())
+}
+
+fn wcet_options(a: &BuildArgs, name: &str) -> Result<back::wcet::WcetOptions, i32> {
+    Ok(back::wcet::WcetOptions {
+        name: name.to_string(),
+        runs: a.wcet_runs.unwrap_or(100),
+        warmup: 10,
+        percentile: a.wcet_percentile.unwrap_or(99.0),
+        user_kernels: user_kernel_names(&a.kernels)?,
+    })
+}
+
+/// Writes and compiles the `-t wcet` harness of a description into `dir`.
+fn compile_harness(
+    a: &BuildArgs,
+    desc: &crate::ir::Description,
+    opts: &pipeline::Options,
+    name: &str,
+    file: &SourceFile,
+    dir: &Path,
+    exe: &Path,
+) -> Result<(), i32> {
+    let (_, h) = lower_or_report(crate::lower::lower_to_hsdfg(desc, &opts.lower), file)?;
+    let program = back::wcet::emit(&h, &wcet_options(a, name)?).map_err(|d| {
+        eprint!("{}", render(&d, file));
+        exit::INPUT
+    })?;
+    back::c::write_files(&program, &a.kernels, dir).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::EXTERNAL
+    })?;
+    back::c::compile(&program, &a.kernels, dir, exe).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::EXTERNAL
+    })
+}
+
+/// `-t wcet`: the harness, built into `<outputdir>/<name>_wcet` (or `-o`).
+fn wcet_harness(
+    a: &BuildArgs,
+    desc: &crate::ir::Description,
+    opts: &pipeline::Options,
+    name: &str,
+    file: &SourceFile,
+) -> Result<PathBuf, i32> {
+    let hname = format!("{name}_wcet");
+    let dir = output_dir(a, name);
+    let exe = a.output.clone().unwrap_or_else(|| dir.join(&hname));
+    compile_harness(a, desc, opts, &hname, file, &dir, &exe)?;
+    eprintln!("built the timing harness {}", exe.display());
+    Ok(exe)
+}
+
+/// `-gw`: builds and runs the harness, and gives the description with the
+/// measured table in its runtime section (entries for functions it does not
+/// measure are kept). Profiles go to `<outputdir>/etp/F.json`.
+fn measure(
+    a: &BuildArgs,
+    desc: &crate::ir::Description,
+    opts: &pipeline::Options,
+    name: &str,
+    file: &SourceFile,
+) -> Result<crate::ir::Description, i32> {
+    let hname = format!("{name}_wcet");
+    let dir = output_dir(a, name).join("wcet");
+    let exe = std::path::absolute(dir.join(&hname)).unwrap_or_else(|_| dir.join(&hname));
+    compile_harness(a, desc, opts, &hname, file, &dir, &exe)?;
+    let etp = output_dir(a, name).join("etp");
+    let out = std::process::Command::new(&exe)
+        .arg("--json")
+        .arg("--etp-dir")
+        .arg(&etp)
+        .output()
+        .map_err(|e| {
+            eprintln!("error: cannot run `{}`: {e}", exe.display());
+            exit::EXTERNAL
+        })?;
+    if !out.status.success() {
+        eprintln!(
+            "error: the timing harness `{}` failed ({}): {}",
+            exe.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return Err(exit::EXTERNAL);
+    }
+    let report = back::wcet::parse_report(&String::from_utf8_lossy(&out.stdout)).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::EXTERNAL
+    })?;
+    if a.verbose {
+        eprintln!(
+            "-gw: measured p{} of {} runs per function: {}",
+            report.percentile,
+            report.runs,
+            report
+                .timing
+                .iter()
+                .map(|(f, t)| format!("{f} {t}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(back::wcet::with_timing(desc, &report.timing))
+}
+
+/// The compiled description of a build's arguments (for `ssc bench`'s
+/// analysis and Gantt chart), with diagnostics printed.
+pub(super) fn compiled(
+    a: &BuildArgs,
+    replacement: Option<&crate::ir::Description>,
+) -> Result<Compiled, i32> {
+    let (file, mut desc) = super::commands::load(&a.file)?;
+    if let Some(r) = replacement {
+        desc = r.clone();
+    }
+    let config = Config::resolve(a);
+    let opts = options_of(a, &config);
+    lower_or_report(pipeline::compile(&desc, &opts), &file)
+}
+
+/// `-gw` on its own: the description with the measured table (for `ssc bench`).
+pub(super) fn measured_description(a: &BuildArgs) -> Result<crate::ir::Description, i32> {
+    let (file, desc) = super::commands::load(&a.file)?;
+    if super::commands::report(&crate::front::check(&desc), &file) {
+        return Err(exit::INPUT);
+    }
+    let config = Config::resolve(a);
+    let opts = options_of(a, &config);
+    measure(a, &desc, &opts, &program_name(&a.file), &file)
 }

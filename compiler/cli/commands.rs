@@ -17,15 +17,10 @@ pub fn dispatch(command: Command) -> i32 {
         },
         Command::Run(r) => super::build::run(&r.build, &r.program_args),
         Command::Generate(a) => generate(&a),
-        Command::Bench(_) => not_yet("ssc bench"),
+        Command::Bench(a) => super::bench::bench(&a),
         Command::Throttle(a) => super::throttle::run(&a),
         Command::Ptts(a) => super::ptts::run(&a),
     }
-}
-
-fn not_yet(what: &str) -> i32 {
-    eprintln!("error: {what} is not yet implemented");
-    exit::USAGE
 }
 
 /// Reads and parses a file; on failure prints the diagnostics and gives the exit code.

@@ -4,9 +4,11 @@
 //! step failed).
 
 pub mod args;
+pub mod bench;
 mod build;
 mod commands;
 pub mod config;
+pub mod figures;
 mod ptts;
 mod source;
 mod throttle;

@@ -1,0 +1,481 @@
+//! Dataflow analysis of a runtime (`-pr`, `-sl F`; SPEC §3 analysis group).
+//!
+//! Takes a compiled description (its HSDFG for the sub-boxes' predicted
+//! times and the `timing_system` costs, its runtime for the thread programs,
+//! signals and barriers, and the `-kd` token counts); gives the *runtime
+//! HSDFG* ([`RuntimeGraph`]) and its [`Analysis`]: the period (maximum cycle
+//! mean, by Howard's policy iteration in [`mcm`]), the throughput and the
+//! latency of one iteration.
+//!
+//! # The runtime HSDFG
+//!
+//! * **Actors**: one per sub-box `E F.k`, taking its predicted time plus the
+//!   cost of the operations folded into it: every `W` before it (back to the
+//!   previous `E` of its thread) adds `wt`, every `S` after it (up to the
+//!   next `E`) adds `sg`. A `W` after a thread's last `E` belongs to its
+//!   first `E` of the next iteration, an `S` before its first `E` to its last
+//!   `E` of the previous one (the channel's tokens say so). One actor per
+//!   barrier (time 0), and one per thread that executes nothing (time 0).
+//! * **Channels**: thread program order (consecutive actors, 0 tokens; the
+//!   last → the first, 1 token); one per signal, from the actor that posts
+//!   it to the actor that waits for it, with the signal's initial tokens
+//!   (`!s` = 1, `-kd N` = N) adjusted by the iteration shift of the folding;
+//!   participant → barrier → participant for every `B`; and a self-loop with
+//!   1 token on every actor (it runs on one thread, never overlapping itself).
+//!
+//! All times are whole nanoseconds (the µs of the timing table × 1000,
+//! rounded), so the period is an exact ratio of whole numbers, and the
+//! SDF3 export ([`crate::back::sdf3::sdf3_runtime`]) writes exactly these
+//! numbers: SDF3's throughput of that file is 1 / the period in ns.
+//!
+//! What the graph leaves out: the `-ks -ki N` barrier that runs only every
+//! N iterations (not homogeneous; it can only lengthen a period), and the
+//! operating system: for `simple` and `barrier` (one unpinned thread per
+//! sub-box) the period assumes as many cores as threads.
+
+pub mod mcm;
+
+use crate::ir::Op;
+use crate::pipeline::Compiled;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// What an actor of the runtime HSDFG stands for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum ActorKind {
+    /// A sub-box `F.k`.
+    SubBox,
+    /// A barrier, met once per iteration by every participant.
+    Barrier,
+    /// A thread whose program executes no sub-box.
+    Thread,
+}
+
+/// An actor of the runtime HSDFG.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RtActor {
+    /// Unique; `F_k` for sub-box `F.k` (SDF3's actor name).
+    pub name: String,
+    /// What the description calls it: `F.k`, the barrier or the thread.
+    pub label: String,
+    /// The C function of a sub-box, else `barrier` / `thread` (SDF3's type).
+    pub kind_name: String,
+    pub kind: ActorKind,
+    /// Predicted time with the folded waits and signals, whole ns.
+    pub time_ns: u64,
+    /// The thread that runs it (none for a barrier).
+    pub thread: Option<String>,
+    /// A sub-box of a function with no input (starts the latency).
+    pub source: bool,
+    /// A sub-box of a function with no output (ends the latency).
+    pub sink: bool,
+}
+
+/// Why a channel exists.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum ChannelKind {
+    /// Consecutive actors of a thread (the wrap included).
+    Order,
+    /// A signal of the runtime.
+    Signal(String),
+    /// To or from a barrier actor.
+    Barrier(String),
+    /// An actor never overlaps itself.
+    SelfLoop,
+}
+
+/// A channel of the runtime HSDFG (rates 1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RtChannel {
+    pub from: usize,
+    pub to: usize,
+    pub tokens: u64,
+    pub kind: ChannelKind,
+}
+
+/// The runtime HSDFG of a compiled description.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RuntimeGraph {
+    pub actors: Vec<RtActor>,
+    pub channels: Vec<RtChannel>,
+}
+
+/// Whole ns of a time in µs (≥ 0).
+pub fn ns(us: f64) -> u64 {
+    if us.is_finite() && us > 0.0 {
+        (us * 1000.0).round() as u64
+    } else {
+        0
+    }
+}
+
+impl RuntimeGraph {
+    /// The channels as MCM edges: weight = the source actor's time.
+    pub fn mcm_edges(&self) -> Vec<mcm::Edge> {
+        self.channels
+            .iter()
+            .map(|c| (c.from, c.to, self.actors[c.from].time_ns, c.tokens))
+            .collect()
+    }
+}
+
+/// Where an op's cost and ordering go: its host actor, and the host's
+/// iteration minus the op's (`+1`: the next iteration's first actor; `-1`:
+/// the previous iteration's last one).
+#[derive(Clone, Copy)]
+struct Host {
+    actor: usize,
+    shift: i64,
+}
+
+/// Builds the runtime HSDFG of a compiled description.
+pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
+    let h = &c.hsdfg;
+    let r = &c.runtime;
+    let wt = ns(h.system.wait);
+    let sg = ns(h.system.signal);
+    let mut g = RuntimeGraph::default();
+    let mut names: BTreeMap<String, usize> = BTreeMap::new();
+    let mut unique = |base: String| -> String {
+        let mut name = base.clone();
+        let mut k = 1;
+        while names.contains_key(&name) {
+            name = format!("{base}_x{k}");
+            k += 1;
+        }
+        names.insert(name.clone(), 0);
+        name
+    };
+
+    // Signal ends and barrier meetings, collected per thread.
+    let mut posts: BTreeMap<String, Host> = BTreeMap::new();
+    let mut waits: BTreeMap<String, Host> = BTreeMap::new();
+    let mut meets: Vec<(String, Host, Host)> = Vec::new();
+    for t in &r.thread_executions {
+        let thread = t.thread.name.clone();
+        // One actor per E, in program order.
+        let mut hosts: Vec<usize> = Vec::new();
+        for op in &t.ops {
+            if let Op::Exec(sb) = &op.value {
+                let (time, function, source, sink) = match h.find(sb) {
+                    Some(a) => {
+                        let f = h.function_of(a);
+                        let ins = f
+                            .ports
+                            .iter()
+                            .filter(|p| p.direction == crate::ir::Direction::In)
+                            .count();
+                        (
+                            ns(h.actor(a).time),
+                            f.function.clone(),
+                            ins == 0,
+                            ins == f.ports.len(),
+                        )
+                    }
+                    None => (0, "unknown".to_string(), false, false),
+                };
+                let name = unique(format!("{}_{}", sb.function.name, sb.index));
+                hosts.push(g.actors.len());
+                g.actors.push(RtActor {
+                    name,
+                    label: sb.to_string(),
+                    kind_name: function,
+                    kind: ActorKind::SubBox,
+                    time_ns: time,
+                    thread: Some(thread.clone()),
+                    source,
+                    sink,
+                });
+            }
+        }
+        if hosts.is_empty() {
+            hosts.push(g.actors.len());
+            g.actors.push(RtActor {
+                name: unique(format!("thread_{thread}")),
+                label: thread.clone(),
+                kind_name: "thread".into(),
+                kind: ActorKind::Thread,
+                time_ns: 0,
+                thread: Some(thread.clone()),
+                source: false,
+                sink: false,
+            });
+        }
+        let first = hosts[0];
+        let last = *hosts.last().unwrap_or(&first);
+        let mut done = 0usize; // E ops seen so far
+        let exec_count = t
+            .ops
+            .iter()
+            .filter(|op| matches!(op.value, Op::Exec(_)))
+            .count();
+        let before = |done: usize| -> Host {
+            if done == 0 {
+                Host {
+                    actor: last,
+                    shift: if exec_count == 0 { 0 } else { -1 },
+                }
+            } else {
+                Host {
+                    actor: hosts[done - 1],
+                    shift: 0,
+                }
+            }
+        };
+        let after = |done: usize| -> Host {
+            if done < exec_count {
+                Host {
+                    actor: hosts[done],
+                    shift: 0,
+                }
+            } else {
+                Host {
+                    actor: first,
+                    shift: if exec_count == 0 { 0 } else { 1 },
+                }
+            }
+        };
+        for op in &t.ops {
+            match &op.value {
+                Op::Exec(_) => done += 1,
+                Op::Wait(s) => {
+                    let host = after(done);
+                    g.actors[host.actor].time_ns += wt;
+                    waits.insert(s.name.clone(), host);
+                }
+                Op::Signal(s) => {
+                    let host = before(done);
+                    g.actors[host.actor].time_ns += sg;
+                    posts.insert(s.name.clone(), host);
+                }
+                Op::Barrier(b) => meets.push((b.name.clone(), before(done), after(done))),
+            }
+        }
+        for w in hosts.windows(2) {
+            g.channels.push(RtChannel {
+                from: w[0],
+                to: w[1],
+                tokens: 0,
+                kind: ChannelKind::Order,
+            });
+        }
+        if hosts.len() > 1 {
+            g.channels.push(RtChannel {
+                from: last,
+                to: first,
+                tokens: 1,
+                kind: ChannelKind::Order,
+            });
+        }
+    }
+    // Signals: S(i) → W(i + t0); host iterations shift the count.
+    for s in &r.signals {
+        let name = &s.name.name;
+        let (Some(p), Some(w)) = (posts.get(name), waits.get(name)) else {
+            continue;
+        };
+        let t0 = c
+            .signal_tokens
+            .get(name)
+            .copied()
+            .unwrap_or(u32::from(s.initial_token)) as i64;
+        g.channels.push(RtChannel {
+            from: p.actor,
+            to: w.actor,
+            tokens: (t0 + w.shift - p.shift).max(0) as u64,
+            kind: ChannelKind::Signal(name.clone()),
+        });
+    }
+    // Barriers: every participant's actor before → the barrier → every
+    // participant's actor after.
+    let mut barrier_actor: BTreeMap<String, usize> = BTreeMap::new();
+    for (b, before, after) in &meets {
+        let id = *barrier_actor.entry(b.clone()).or_insert_with(|| {
+            g.actors.push(RtActor {
+                name: unique(format!("barrier_{b}")),
+                label: b.clone(),
+                kind_name: "barrier".into(),
+                kind: ActorKind::Barrier,
+                time_ns: 0,
+                thread: None,
+                source: false,
+                sink: false,
+            });
+            g.actors.len() - 1
+        });
+        g.channels.push(RtChannel {
+            from: before.actor,
+            to: id,
+            tokens: (-before.shift).max(0) as u64,
+            kind: ChannelKind::Barrier(b.clone()),
+        });
+        g.channels.push(RtChannel {
+            from: id,
+            to: after.actor,
+            tokens: after.shift.max(0) as u64,
+            kind: ChannelKind::Barrier(b.clone()),
+        });
+    }
+    for a in 0..g.actors.len() {
+        g.channels.push(RtChannel {
+            from: a,
+            to: a,
+            tokens: 1,
+            kind: ChannelKind::SelfLoop,
+        });
+    }
+    g
+}
+
+/// The analysis of a runtime HSDFG.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Analysis {
+    pub actors: usize,
+    pub channels: usize,
+    /// Maximum cycle mean, µs per iteration.
+    pub period_us: f64,
+    /// The exact period: `period_weight_ns / period_tokens` ns.
+    pub period_weight_ns: u64,
+    pub period_tokens: u64,
+    /// Iterations per second, `1e6 / period_us`.
+    pub throughput_per_s: f64,
+    /// One iteration alone (everything before it done): first source start
+    /// to last sink end, µs.
+    pub latency_us: f64,
+    /// The actors of the critical cycle, as the description names them.
+    pub critical_cycle: Vec<String>,
+    /// `timing_system` costs used, µs.
+    pub wait_us: f64,
+    pub signal_us: f64,
+}
+
+/// Why a runtime cannot be analysed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deadlock(pub Vec<String>);
+
+impl std::fmt::Display for Deadlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the runtime HSDFG has a cycle without tokens (it deadlocks): {}",
+            self.0.join(" -> ")
+        )
+    }
+}
+
+/// The latency of one iteration alone: longest path over the 0-token
+/// channels from the earliest source start to the latest sink end, ns.
+fn latency_ns(g: &RuntimeGraph) -> u64 {
+    let n = g.actors.len();
+    let mut indeg = vec![0usize; n];
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for c in g.channels.iter().filter(|c| c.tokens == 0) {
+        indeg[c.to] += 1;
+        out[c.from].push(c.to);
+    }
+    let mut start = vec![0u64; n];
+    let mut queue: std::collections::VecDeque<usize> = (0..n).filter(|&a| indeg[a] == 0).collect();
+    while let Some(u) = queue.pop_front() {
+        let end = start[u] + g.actors[u].time_ns;
+        for &v in &out[u] {
+            start[v] = start[v].max(end);
+            indeg[v] -= 1;
+            if indeg[v] == 0 {
+                queue.push_back(v);
+            }
+        }
+    }
+    let first = (0..n)
+        .filter(|&a| g.actors[a].source)
+        .map(|a| start[a])
+        .min()
+        .unwrap_or(0);
+    let last = (0..n)
+        .filter(|&a| g.actors[a].sink)
+        .map(|a| start[a] + g.actors[a].time_ns)
+        .max()
+        .unwrap_or_else(|| {
+            (0..n)
+                .map(|a| start[a] + g.actors[a].time_ns)
+                .max()
+                .unwrap_or(0)
+        });
+    last.saturating_sub(first)
+}
+
+/// Analyses a runtime HSDFG.
+pub fn analyse_graph(g: &RuntimeGraph, wait_us: f64, signal_us: f64) -> Result<Analysis, Deadlock> {
+    let edges = g.mcm_edges();
+    let cr = mcm::max_cycle_ratio(g.actors.len(), &edges).map_err(|e| match e {
+        mcm::McmError::ZeroTokenCycle(c) => Deadlock(
+            c.iter()
+                .map(|&e| g.actors[g.channels[e].from].label.clone())
+                .collect(),
+        ),
+    })?;
+    let (w, t, cycle) = match cr {
+        Some(c) => (
+            c.weight,
+            c.tokens,
+            c.edges
+                .iter()
+                .map(|&e| g.actors[g.channels[e].from].label.clone())
+                .collect(),
+        ),
+        None => (0, 1, Vec::new()),
+    };
+    let period_us = w as f64 / t as f64 / 1000.0;
+    Ok(Analysis {
+        actors: g.actors.len(),
+        channels: g.channels.len(),
+        period_us,
+        period_weight_ns: w,
+        period_tokens: t,
+        throughput_per_s: if period_us > 0.0 {
+            1e6 / period_us
+        } else {
+            f64::INFINITY
+        },
+        latency_us: latency_ns(g) as f64 / 1000.0,
+        critical_cycle: cycle,
+        wait_us,
+        signal_us,
+    })
+}
+
+/// Builds and analyses the runtime HSDFG of a compiled description.
+pub fn analyse(c: &Compiled) -> Result<Analysis, Deadlock> {
+    analyse_graph(
+        &runtime_graph(c),
+        c.hsdfg.system.wait,
+        c.hsdfg.system.signal,
+    )
+}
+
+/// The analysis as text (what `-pr` prints and `-sl` writes).
+pub fn text(a: &Analysis) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "runtime HSDFG      {} actors, {} channels (wait {} µs, signal {} µs folded in)",
+        a.actors, a.channels, a.wait_us, a.signal_us
+    );
+    let _ = writeln!(
+        s,
+        "period             {:.3} µs (maximum cycle mean = {} ns / {} tokens)",
+        a.period_us, a.period_weight_ns, a.period_tokens
+    );
+    let _ = writeln!(
+        s,
+        "throughput         {:.3} iterations/s",
+        a.throughput_per_s
+    );
+    let _ = writeln!(
+        s,
+        "latency            {:.3} µs (one iteration, first source start to last sink end)",
+        a.latency_us
+    );
+    let _ = writeln!(s, "critical cycle     {}", a.critical_cycle.join(" -> "));
+    s
+}

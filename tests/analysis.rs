@@ -1,0 +1,342 @@
+//! `-pr`, `-sl`, `-xr` (runtime), `-t wcet` and `-gw`: the runtime HSDFG's
+//! period equals the maximum cycle mean of the SDF3 file `-xr` writes, read
+//! back; the analysis on hand-built runtimes; the timing harness and a
+//! measured table changing a schedule.
+
+use ssc::analysis::{self, mcm};
+use ssc::back::sdf3;
+use ssc::lower::LowerOptions;
+use ssc::memory::MemoryKind;
+use ssc::pipeline::{self, Compiled};
+use ssc::schedule::{ScheduleOptions, SchedulerKind};
+use ssc::sync::SyncOptions;
+use std::process::Command;
+
+fn options(kind: SchedulerKind, sync: SyncOptions) -> pipeline::Options {
+    let mut lower = LowerOptions::default();
+    lower.split.max_parts = match kind {
+        SchedulerKind::Fixed(n) | SchedulerKind::Predictable(n) | SchedulerKind::Reduced(n) => {
+            n as u64
+        }
+        _ => 2,
+    };
+    pipeline::Options {
+        lower,
+        scheduler: kind,
+        schedule: ScheduleOptions {
+            cores: Some(vec![0, 1]),
+            ..ScheduleOptions::default()
+        },
+        memory: MemoryKind::Interference,
+        sync,
+        thread_execution: true,
+    }
+}
+
+fn compile(path: &str, kind: SchedulerKind, sync: SyncOptions) -> Compiled {
+    let text = std::fs::read_to_string(path).unwrap();
+    let desc = ssc::front::syntax::parse(&text).unwrap();
+    pipeline::compile(&desc, &options(kind, sync)).unwrap()
+}
+
+/// The MCM of an SDF3 file read back, as an exact (weight, tokens) ratio.
+fn mcm_of_xml(xml: &str) -> (u64, u64) {
+    let g = sdf3::read_hsdf(xml).unwrap();
+    let edges: Vec<mcm::Edge> = g
+        .channels
+        .iter()
+        .map(|&(a, b, t)| (a, b, g.actors[a].1, t))
+        .collect();
+    let c = mcm::max_cycle_ratio(g.actors.len(), &edges)
+        .unwrap()
+        .unwrap();
+    (c.weight, c.tokens)
+}
+
+#[test]
+fn the_exported_runtime_graph_has_the_period_of_the_analysis() {
+    let kinds = [
+        SchedulerKind::Simple,
+        SchedulerKind::Barrier,
+        SchedulerKind::Fixed(2),
+        SchedulerKind::Predictable(3),
+        SchedulerKind::Reduced(2),
+    ];
+    for path in [
+        "examples/appendix.ssc",
+        "examples/xray.ssc",
+        "examples/diamond.ssc",
+        "examples/pyramid.ssc",
+    ] {
+        for kind in kinds {
+            for sync in [
+                SyncOptions::default(),
+                SyncOptions {
+                    iteration_barrier: true,
+                    keep_distance: Some(3),
+                    ..SyncOptions::default()
+                },
+            ] {
+                let c = compile(path, kind, sync.clone());
+                let a = analysis::analyse(&c).unwrap();
+                let xml = sdf3::sdf3_runtime(&analysis::runtime_graph(&c), "g");
+                let (w, t) = mcm_of_xml(&xml);
+                // Equal as exact ratios: w / t == weight / tokens.
+                assert_eq!(
+                    w as u128 * a.period_tokens as u128,
+                    a.period_weight_ns as u128 * t as u128,
+                    "{path} {kind:?}: {w}/{t} vs {}",
+                    analysis::text(&a)
+                );
+                assert!(a.period_us > 0.0 && a.latency_us > 0.0, "{path} {kind:?}");
+                // A pipelined period never exceeds one iteration's latency
+                // plus the folded costs, and is at least the busiest thread.
+                assert!(
+                    a.period_us <= a.latency_us + 1e-9
+                        || kind == SchedulerKind::Barrier
+                        || sync.iteration_barrier,
+                    "{path} {kind:?}: {}",
+                    analysis::text(&a)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn one_thread_has_the_sum_of_its_work_as_period() {
+    // One thread: the period is the whole program (times + waits + signals).
+    let c = compile(
+        "examples/xray.ssc",
+        SchedulerKind::Fixed(1),
+        SyncOptions::default(),
+    );
+    assert_eq!(c.runtime.thread_executions.len(), 1);
+    let work: f64 = c.hsdfg.actors().map(|a| c.hsdfg.actor(a).time).sum();
+    let a = analysis::analyse(&c).unwrap();
+    assert!(
+        (a.period_us - work).abs() < 1e-6,
+        "{} vs {work}",
+        a.period_us
+    );
+    assert!((a.latency_us - work).abs() < 1e-6);
+}
+
+#[test]
+fn a_hand_written_runtime_is_analysed_as_written() {
+    // The printed runtime read back: the same graph, the same period.
+    let generated = compile(
+        "examples/appendix.ssc",
+        SchedulerKind::Fixed(2),
+        SyncOptions::default(),
+    );
+    let text = ssc::back::description::print(&generated.description);
+    let desc = ssc::front::syntax::parse(&text).unwrap();
+    let c = pipeline::compile(
+        &desc,
+        &options(SchedulerKind::Fixed(2), SyncOptions::default()),
+    )
+    .unwrap();
+    assert!(c.schedule.is_none(), "the runtime is honoured as written");
+    let g = analysis::runtime_graph(&c);
+    assert!(g.actors.len() >= c.hsdfg.actors().count());
+    let a = analysis::analyse(&c).unwrap();
+    let xml = sdf3::sdf3_runtime(&g, "g");
+    let (w, t) = mcm_of_xml(&xml);
+    assert_eq!(
+        w as u128 * a.period_tokens as u128,
+        a.period_weight_ns as u128 * t as u128
+    );
+    assert_eq!(a, analysis::analyse(&generated).unwrap());
+}
+
+fn ssc(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ssc"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn pr_prints_and_sl_writes_the_analysis() {
+    let dir = std::env::temp_dir().join(format!("ssc-pr-{}", std::process::id()));
+    let log = dir.join("analysis.txt");
+    let xml = dir.join("a.xml");
+    let out = ssc(&[
+        "build",
+        "examples/appendix.ssc",
+        "-ts",
+        "reduced",
+        "2",
+        "-pr",
+        "-sl",
+        log.to_str().unwrap(),
+        "-xr",
+        "--xr-output",
+        xml.to_str().unwrap(),
+        "-t",
+        "info",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("period "), "{stdout}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(stdout.contains(&logged));
+    // The printed period is the exported file's MCM (ns → µs).
+    let (w, t) = mcm_of_xml(&std::fs::read_to_string(&xml).unwrap());
+    let period = format!("period             {:.3} µs", w as f64 / t as f64 / 1000.0);
+    assert!(logged.contains(&period), "{logged} vs {period}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn thread_schedule(interpreted: &str) -> String {
+    let start = interpreted
+        .find("thread_schedule")
+        .expect("a thread schedule");
+    let end = interpreted[start..].find(';').unwrap() + start;
+    interpreted[start..end].to_string()
+}
+
+#[test]
+fn wcet_harness_prints_a_timing_section_and_profiles() {
+    let dir = std::env::temp_dir().join(format!("ssc-wcet-{}", std::process::id()));
+    let out = ssc(&[
+        "build",
+        "examples/appendix.ssc",
+        "-t",
+        "wcet",
+        "-od",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let exe = dir.join("appendix_wcet");
+    let run = Command::new(&exe).args(["--runs", "7"]).output().unwrap();
+    assert!(run.status.success());
+    let text = String::from_utf8_lossy(&run.stdout);
+    // The timing section is a valid runtime section naming every C function.
+    let section = &text[text.find("runtime {").expect("a runtime section")..];
+    for f in ["func_source", "func_gain", "func_conv", "func_sink"] {
+        assert!(section.contains(f), "{section}");
+    }
+    let etp = dir.join("etp");
+    let run = Command::new(&exe)
+        .args(["--runs", "9", "--percentile", "50", "--json", "--etp-dir"])
+        .arg(&etp)
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let report = ssc::back::wcet::parse_report(&String::from_utf8_lossy(&run.stdout)).unwrap();
+    assert_eq!(report.runs, 9);
+    assert_eq!(report.percentile, 50.0);
+    assert_eq!(report.profiles.len(), 4);
+    for p in &report.profiles {
+        let total: f64 = p.pmf.iter().map(|v| v[1]).sum();
+        assert!((total - 1.0).abs() < 1e-4, "{p:?}");
+        assert!(p.min <= p.percentile && p.percentile <= p.max);
+        assert!(p.pmf.windows(2).all(|w| w[0][0] < w[1][0]));
+        // One file per function, in the format PTTS reads.
+        let file = std::fs::read_to_string(etp.join(format!("{}.json", p.function))).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&file).unwrap();
+        assert_eq!(v["function"], p.function.as_str());
+        assert_eq!(v["unit"], "us");
+        assert_eq!(v["pmf"].as_array().unwrap().len(), p.pmf.len());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_measured_table_changes_the_schedule() {
+    // xray has no timing table: every function costs 1 µs, so sources,
+    // convolutions and sinks look alike. Measured, a 512×512 convolution
+    // costs hundreds of times a copy, and list scheduling balances the
+    // threads differently.
+    let dir = std::env::temp_dir().join(format!("ssc-gw-{}", std::process::id()));
+    let args = |gw: bool| {
+        let mut v = vec![
+            "build",
+            "examples/xray.ssc",
+            "-ts",
+            "fixed",
+            "2",
+            "-t",
+            "interpreter",
+            "-od",
+            dir.to_str().unwrap(),
+            "--wcet-runs",
+            "5",
+        ];
+        if gw {
+            v.push("-gw");
+        }
+        v
+    };
+    let default = ssc(&args(false));
+    let measured = ssc(&args(true));
+    assert!(
+        measured.status.success(),
+        "{}",
+        String::from_utf8_lossy(&measured.stderr)
+    );
+    let default = String::from_utf8_lossy(&default.stdout).into_owned();
+    let measured = String::from_utf8_lossy(&measured.stdout).into_owned();
+    assert!(
+        measured.contains("func_conv "),
+        "the measured table is printed"
+    );
+    assert_ne!(thread_schedule(&default), thread_schedule(&measured));
+    assert!(dir.join("etp/nr0.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_runs_interleaved_and_writes_its_table_json_and_figures() {
+    let dir = std::env::temp_dir().join(format!("ssc-bench-{}", std::process::id()));
+    let out = ssc(&[
+        "bench",
+        "examples/diamond.ssc",
+        "--configs",
+        "simple,reduced1",
+        "--memory",
+        "naive",
+        "--iterations",
+        "5",
+        "--repeat",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("simple") && table.contains("reduced1"),
+        "{table}"
+    );
+    assert!(
+        table.contains("(every configuration)"),
+        "one checksum: {table}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("bench.json")).unwrap()).unwrap();
+    let jobs = json["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    for j in jobs {
+        assert_eq!(j["latency"]["count"], 10, "5 iterations × 2 rounds");
+        assert!(j["predicted"]["period_us"].as_f64().unwrap() > 0.0);
+    }
+    let svg = std::fs::read_to_string(dir.join("boxplot.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("diamond"));
+    assert!(dir.join("diamond/gantt.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
