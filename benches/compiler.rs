@@ -39,6 +39,7 @@ fn options(kind: SchedulerKind) -> pipeline::Options {
         memory: MemoryKind::Interference,
         sync: SyncOptions::default(),
         thread_execution: true,
+        dynamic_memory: false,
     }
 }
 

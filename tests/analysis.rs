@@ -30,6 +30,7 @@ fn options(kind: SchedulerKind, sync: SyncOptions) -> pipeline::Options {
         memory: MemoryKind::Interference,
         sync,
         thread_execution: true,
+        dynamic_memory: false,
     }
 }
 
