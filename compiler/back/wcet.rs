@@ -28,9 +28,10 @@
 //! [`parse_report`] reads its JSON back ([`WcetReport`]).
 
 use super::c::{Program, RUNTIME_FILES};
+use crate::back::c::c_type;
 use crate::front::diagnostics::Diagnostic;
 use crate::ir::builtins::builtin_of;
-use crate::ir::{Direction, ElemType};
+use crate::ir::Direction;
 use crate::lower::hsdfg::Hsdfg;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -98,19 +99,6 @@ pub struct WcetReport {
 /// Reads the harness' `--json` output.
 pub fn parse_report(json: &str) -> Result<WcetReport, String> {
     serde_json::from_str(json).map_err(|e| format!("cannot read the wcet harness' report: {e}"))
-}
-
-fn c_type(t: ElemType) -> &'static str {
-    match t {
-        ElemType::Char => "SSC_CHAR",
-        ElemType::Uchar => "SSC_UCHAR",
-        ElemType::Short => "SSC_SHORT",
-        ElemType::Ushort => "SSC_USHORT",
-        ElemType::Int => "SSC_INT",
-        ElemType::Uint => "SSC_UINT",
-        ElemType::Float => "SSC_FLOAT",
-        ElemType::Double => "SSC_DOUBLE",
-    }
 }
 
 /// The functions in a topological order of their buffers (Kahn, smallest

@@ -336,14 +336,6 @@ fn token_at(text: &str, pos: usize) -> (String, usize) {
     }
 }
 
-fn is_noise_token(t: &str) -> bool {
-    t.trim().is_empty()
-        || t.contains("..")
-        || matches!(t, "BUILTIN_RULE" | "/*" | "//" | "_" | "\u{feff}" | "\"")
-        || (t.len() == 1 && t.chars().all(|c| c.is_ascii_alphanumeric()))
-        || t.chars().any(char::is_whitespace)
-}
-
 const KEYWORDS: &[&str] = &[
     "ptts",
     "component",
@@ -357,38 +349,7 @@ const KEYWORDS: &[&str] = &[
 ];
 
 fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
-    use pest::error::{ErrorVariant, InputLocation};
-    let rule_pos = match e.location {
-        InputLocation::Pos(p) => p,
-        InputLocation::Span((s, _)) => s,
-    }
-    .min(text.len());
-    let rules: Vec<String> = match &e.variant {
-        ErrorVariant::ParsingError { positives, .. } => {
-            positives.iter().map(|r| rule_name(r).to_string()).collect()
-        }
-        ErrorVariant::CustomError { .. } => Vec::new(),
-    };
-    let (pos, mut expected) = match e.parse_attempts() {
-        Some(a) if a.max_position >= rule_pos && a.max_position <= text.len() => {
-            let mut names: Vec<String> = a
-                .expected_tokens()
-                .into_iter()
-                .map(|t| t.to_string())
-                .filter(|t| !is_noise_token(t))
-                .map(|t| format!("`{t}`"))
-                .collect();
-            if names.is_empty() {
-                (rule_pos, rules)
-            } else {
-                if a.max_position == rule_pos {
-                    names.extend(rules);
-                }
-                (a.max_position, names)
-            }
-        }
-        _ => (rule_pos, rules),
-    };
+    let (pos, mut expected) = crate::front::syntax::expected_at(text, &e, rule_name);
     let pos = (0..=pos)
         .rev()
         .find(|&p| text.is_char_boundary(p))

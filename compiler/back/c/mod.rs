@@ -14,6 +14,7 @@ mod compile;
 mod view;
 
 pub use compile::{compile, write_files, CompileError};
+pub(crate) use view::c_type;
 pub use view::{emit, COptions, DynamicMemory, Program};
 
 /// The C runtime and built-in kernels, embedded so an installed ssc needs no

@@ -180,7 +180,8 @@ struct OpView {
     comment: String,
 }
 
-fn c_type(t: ElemType) -> &'static str {
+/// The runtime's `ssc_type` constant of an element type.
+pub(crate) fn c_type(t: ElemType) -> &'static str {
     match t {
         ElemType::Char => "SSC_CHAR",
         ElemType::Uchar => "SSC_UCHAR",

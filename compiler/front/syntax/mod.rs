@@ -8,4 +8,5 @@
 pub(crate) mod grammar;
 mod parse;
 
+pub(crate) use parse::expected_at;
 pub use parse::{parse, KEYWORDS};

@@ -748,18 +748,24 @@ pub const KEYWORDS: &[&str] = &[
     "FULL",
 ];
 
-fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
+/// Where a syntax error really is and what could stand there: the furthest
+/// position any alternative reached with the literal tokens it wanted (from
+/// pest's parse attempts), and the rules pest names when they are that far.
+/// Shared by the description and `.ptts` parsers (one grammar).
+pub(crate) fn expected_at(
+    text: &str,
+    e: &pest::error::Error<Rule>,
+    rule_name: impl Fn(&Rule) -> &'static str,
+) -> (usize, Vec<String>) {
     use pest::error::ErrorVariant;
-    let rule_pos = error_pos(&e).min(text.len());
+    let rule_pos = error_pos(e).min(text.len());
     let rules: Vec<String> = match &e.variant {
         ErrorVariant::ParsingError { positives, .. } => {
             positives.iter().map(|r| rule_name(r).to_string()).collect()
         }
         ErrorVariant::CustomError { .. } => Vec::new(),
     };
-    // The furthest position any alternative reached, and the literal tokens
-    // it wanted there; the rules pest names count when they are that far.
-    let (pos, mut expected) = match e.parse_attempts() {
+    match e.parse_attempts() {
         Some(a) if a.max_position >= rule_pos && a.max_position <= text.len() => {
             let mut names: Vec<String> = a
                 .expected_tokens()
@@ -779,7 +785,11 @@ fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
             }
         }
         _ => (rule_pos, rules),
-    };
+    }
+}
+
+fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
+    let (pos, mut expected) = expected_at(text, &e, rule_name);
     let (found, len) = token_at(text, pos);
     let mut expected: Vec<&str> = expected.iter_mut().map(|s| s.as_str()).collect();
     expected.sort();
