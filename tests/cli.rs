@@ -335,3 +335,23 @@ fn a_resolution_override_that_breaks_explicit_resolutions_is_an_input_error() {
     assert!(!err.contains("E299"), "{err}");
     assert!(!dir.join("xray.c").exists(), "no code is generated");
 }
+
+#[test]
+fn options_ignored_by_a_hand_written_runtime_are_warned_about() {
+    let out = ssc(&[
+        "build",
+        "examples/appendix.ssc",
+        "-ts",
+        "simple",
+        "-t",
+        "info",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("honoured as written") && err.contains("-ts and -ms are ignored"),
+        "{err}"
+    );
+    let out = ssc(&["build", "examples/appendix.ssc", "-t", "info"]);
+    assert!(!text(&out.stderr).contains("ignored"));
+}

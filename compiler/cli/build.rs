@@ -158,6 +158,16 @@ pub(super) fn build_with(
             eprintln!("default: {d}");
         }
     }
+    let hand_written = desc
+        .runtime
+        .as_ref()
+        .is_some_and(|r| !r.thread_executions.is_empty());
+    if hand_written && (a.thread_schedule.is_some() || a.memory_schedule.is_some()) {
+        eprintln!(
+            "warning: {} has a runtime section with thread programs: it is proven and honoured as written, so -ts and -ms are ignored (remove the runtime section to let ssc schedule)",
+            file.name
+        );
+    }
     if let Some(code) = refuse_target(&config) {
         return Err(code);
     }
