@@ -68,6 +68,17 @@ pub fn info(c: &Compiled) -> Info {
         .flat_map(|t| &t.ops)
         .filter(|op| matches!(op.value, crate::ir::Op::Wait(_)))
         .count();
+    // A hand-written runtime has no schedule of ssc's: its thread lists,
+    // simulated with the timing table, stand in for one.
+    let written = match &c.schedule {
+        Some(_) => None,
+        None => crate::schedule::given::from_lists(&c.hsdfg, &r.thread_schedule).ok(),
+    };
+    let (schedule, scheduler) = match (&c.schedule, &written) {
+        (Some(s), _) => (Some(s), Some(format!("{:?}", s.kind).to_lowercase())),
+        (None, Some(s)) => (Some(s), Some("as written".to_string())),
+        (None, None) => (None, None),
+    };
     Info {
         functions: c.hsdfg.functions.len(),
         actors: c.hsdfg.graph.node_count(),
@@ -78,15 +89,10 @@ pub fn info(c: &Compiled) -> Info {
         signals: r.signals.len(),
         waits_per_iteration: waits,
         barriers: r.barriers.len() + usize::from(c.periodic_barrier.is_some()),
-        scheduler: c
-            .schedule
-            .as_ref()
-            .map(|s| format!("{:?}", s.kind).to_lowercase()),
-        makespan_us: c.schedule.as_ref().map(|s| s.makespan),
-        makespan_lower_bound_us: c.schedule.as_ref().map(|s| s.lower_bound),
-        memory: c
-            .schedule
-            .as_ref()
+        scheduler,
+        makespan_us: schedule.map(|s| s.makespan),
+        makespan_lower_bound_us: schedule.map(|s| s.lower_bound),
+        memory: schedule
             .map(|s| memory_lines(&c.hsdfg, s))
             .unwrap_or_default(),
         proof: c.proof.to_string(),
