@@ -7,6 +7,8 @@
 
 mod support;
 
+#[path = "common/sync_sets.rs"]
+mod sync_sets;
 use ssc::ir::Description;
 use ssc::lower::split::SplitOptions;
 use ssc::lower::LowerOptions;
@@ -17,6 +19,7 @@ use ssc::sync::SyncOptions;
 use ssc::verify::{verify_with, Extras};
 use std::process::Command;
 use support::*;
+use sync_sets::sync_sets;
 
 const SCHEDULERS: [SchedulerKind; 7] = [
     SchedulerKind::Simple,
@@ -43,33 +46,8 @@ fn options(k: SchedulerKind, sync: SyncOptions, dynamic_memory: bool) -> Options
     }
 }
 
-fn sync_sets() -> Vec<(&'static str, SyncOptions)> {
-    let d = SyncOptions::default;
-    vec![
-        ("", d()),
-        (
-            "-ab",
-            SyncOptions {
-                iteration_barrier: true,
-                ..d()
-            },
-        ),
-        (
-            "-st",
-            SyncOptions {
-                sort_signals: true,
-                sort_waits: true,
-                ..d()
-            },
-        ),
-        (
-            "-kd 2",
-            SyncOptions {
-                keep_distance: Some(2),
-                ..d()
-            },
-        ),
-    ]
+fn named_sync_sets() -> Vec<(&'static str, SyncOptions)> {
+    sync_sets(&["", "-ab", "-st", "-kd 2"])
 }
 
 fn parsed(path: &std::path::Path) -> Option<Description> {
@@ -101,7 +79,7 @@ fn every_dm_runtime_is_proven() {
     for f in &files {
         let Some(desc) = parsed(f) else { continue };
         for k in SCHEDULERS {
-            for (name, sync) in sync_sets() {
+            for (name, sync) in named_sync_sets() {
                 let what = format!("{} {k:?} {name} -dm", f.display());
                 let plain = compile(&desc, &options(k, sync.clone(), false));
                 let Ok(plain) = plain else { continue };

@@ -3,6 +3,8 @@
 //! options, and random generated chains through random configurations.
 //! No C is compiled here.
 
+#[path = "common/sync_sets.rs"]
+mod sync_sets;
 use proptest::prelude::*;
 use ssc::generate::{generate, GenerateOptions};
 use ssc::ir::{Description, Op, Pair};
@@ -13,6 +15,7 @@ use ssc::pipeline::{compile, Compiled, Options};
 use ssc::schedule::{ScheduleOptions, SchedulerKind};
 use ssc::sync::SyncOptions;
 use std::path::{Path, PathBuf};
+use sync_sets::sync_sets;
 
 const SCHEDULERS: [SchedulerKind; 8] = [
     SchedulerKind::Simple,
@@ -27,54 +30,8 @@ const SCHEDULERS: [SchedulerKind; 8] = [
 
 /// The runtime option sets: nothing, `-ab`, `-ai`, `-ss`, `-st`,
 /// `-ks -ki 3`, `-kd 2` (as `cli::build` maps them).
-fn sync_sets() -> Vec<(&'static str, SyncOptions)> {
-    let d = SyncOptions::default;
-    vec![
-        ("", d()),
-        (
-            "-ab",
-            SyncOptions {
-                iteration_barrier: true,
-                ..d()
-            },
-        ),
-        (
-            "-ai",
-            SyncOptions {
-                iteration_sync: true,
-                ..d()
-            },
-        ),
-        (
-            "-ss",
-            SyncOptions {
-                sort_signals: true,
-                ..d()
-            },
-        ),
-        (
-            "-st",
-            SyncOptions {
-                sort_signals: true,
-                sort_waits: true,
-                ..d()
-            },
-        ),
-        (
-            "-ks -ki 3",
-            SyncOptions {
-                keep_barrier_every: Some(3),
-                ..d()
-            },
-        ),
-        (
-            "-kd 2",
-            SyncOptions {
-                keep_distance: Some(2),
-                ..d()
-            },
-        ),
-    ]
+fn named_sync_sets() -> Vec<(&'static str, SyncOptions)> {
+    sync_sets(&["", "-ab", "-ai", "-ss", "-st", "-ks -ki 3", "-kd 2"])
 }
 
 fn threads_of(k: SchedulerKind) -> usize {
@@ -219,7 +176,7 @@ fn every_example_every_configuration_is_proven() {
                 ..SplitOptions::default()
             };
             for m in MemoryKind::ALL {
-                for (flags, sync) in sync_sets() {
+                for (flags, sync) in named_sync_sets() {
                     let what = format!("{stem} -ts {k:?} -ms {} {flags}", m.keyword());
                     let c = compile_or_panic(&desc, &options(k, m, sync, split, true), &what);
                     check_compiled(&c, &what);
@@ -313,7 +270,7 @@ fn run(cfg: &Config) -> Compiled {
 
 fn run_with(cfg: &Config, timed: bool) -> Compiled {
     let desc = chain(cfg, timed);
-    let (flags, sync) = sync_sets().swap_remove(cfg.sync);
+    let (flags, sync) = named_sync_sets().swap_remove(cfg.sync);
     let what = format!("{cfg:?} {flags}");
     let c = compile_or_panic(
         &desc,

@@ -1,11 +1,14 @@
 //! Emitted runtimes verify, for every scheduler and runtime option.
 
+#[path = "common/sync_sets.rs"]
+mod sync_sets;
 use proptest::prelude::*;
 use ssc::lower::hsdfg::Hsdfg;
 use ssc::lower::testgen::{appendix_hsdfg, random_hsdfg, trivial_plan};
 use ssc::schedule::{schedule, ScheduleOptions, SchedulerKind};
 use ssc::sync::{synchronise_plan, SyncOptions};
 use ssc::verify::verify_with;
+use sync_sets::sync_sets;
 
 fn kinds() -> Vec<SchedulerKind> {
     vec![
@@ -18,54 +21,15 @@ fn kinds() -> Vec<SchedulerKind> {
 }
 
 fn option_sets() -> Vec<(&'static str, SyncOptions)> {
-    let d = SyncOptions::default;
-    vec![
-        ("none", d()),
-        (
-            "-ab",
-            SyncOptions {
-                iteration_barrier: true,
-                ..d()
-            },
-        ),
-        (
-            "-ai",
-            SyncOptions {
-                iteration_sync: true,
-                ..d()
-            },
-        ),
-        (
-            "-ss",
-            SyncOptions {
-                sort_signals: true,
-                ..d()
-            },
-        ),
-        (
-            "-st",
-            SyncOptions {
-                sort_signals: true,
-                sort_waits: true,
-                ..d()
-            },
-        ),
-        (
-            "-ks -ki 4 -kd 2",
-            SyncOptions {
-                keep_barrier_every: Some(4),
-                keep_distance: Some(2),
-                ..d()
-            },
-        ),
-        (
-            "-kd 1",
-            SyncOptions {
-                keep_distance: Some(1),
-                ..d()
-            },
-        ),
-    ]
+    sync_sets(&[
+        "",
+        "-ab",
+        "-ai",
+        "-ss",
+        "-st",
+        "-ks -ki 4 -kd 2",
+        "-kd 1",
+    ])
 }
 
 fn check(h: &Hsdfg) {
