@@ -21,15 +21,7 @@ fn kinds() -> Vec<SchedulerKind> {
 }
 
 fn option_sets() -> Vec<(&'static str, SyncOptions)> {
-    sync_sets(&[
-        "",
-        "-ab",
-        "-ai",
-        "-ss",
-        "-st",
-        "-ks -ki 4 -kd 2",
-        "-kd 1",
-    ])
+    sync_sets(&["", "-ab", "-ai", "-ss", "-st", "-ks -ki 4 -kd 2", "-kd 1"])
 }
 
 fn check(h: &Hsdfg) {
