@@ -15,6 +15,7 @@ pub mod lower;
 pub mod memory;
 pub mod pipeline;
 pub mod ptts;
+pub mod reach;
 pub mod schedule;
 pub mod sync;
 pub mod throttle;

@@ -63,9 +63,10 @@
 //! order is a lower bound on any plan that obeys the sharing rule.
 
 use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::reach::{OneEdges, Reach, TokenGraph};
 use crate::schedule::Schedule;
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 use super::{ArenaId, OrderEdge, Placement};
 
@@ -84,39 +85,16 @@ impl BitMatrix {
             bits: vec![0; words * n],
         }
     }
-    fn row(&self, r: usize) -> &[u64] {
-        &self.bits[r * self.words..(r + 1) * self.words]
-    }
     pub(crate) fn get(&self, r: usize, c: usize) -> bool {
         self.bits[r * self.words + c / 64] >> (c % 64) & 1 == 1
     }
     pub(crate) fn set(&mut self, r: usize, c: usize) {
         self.bits[r * self.words + c / 64] |= 1 << (c % 64);
     }
-    /// `row[dst] |= row[src]`.
-    fn or_row(&mut self, dst: usize, src: usize) {
-        let w = self.words;
-        if dst == src {
-            return;
-        }
-        let (d, s) = if dst < src {
-            let (a, b) = self.bits.split_at_mut(src * w);
-            (&mut a[dst * w..dst * w + w], &b[..w])
-        } else {
-            let (a, b) = self.bits.split_at_mut(dst * w);
-            (&mut b[..w], &a[src * w..src * w + w])
-        };
-        for (x, y) in d.iter_mut().zip(s) {
-            *x |= *y;
-        }
-    }
 }
 
 /// Two buffer indices.
 pub(crate) type Pair = (usize, usize);
-
-/// "No path with at most one token": distances are capped here.
-const FAR: u8 = 2;
 
 /// Orderings and lifetimes of one (HSDFG, schedule) pair.
 #[derive(Clone, Debug)]
@@ -140,13 +118,12 @@ pub struct Lifetimes {
     pub bytes: Vec<u64>,
     /// `iteration_barrier` of the schedule.
     pub barrier: bool,
-    /// 0-token strict reachability between actors.
-    reach: BitMatrix,
+    /// Reachability within 0 and 1 token of everything the runtime
+    /// enforces (dependencies, write-after-read partners, program order and
+    /// its wrap-around), extra edges excluded.
+    reach: Reach,
     /// `before` between buffers.
     before: BitMatrix,
-    /// Reverse adjacency with tokens (capped at [`FAR`]) of everything the
-    /// runtime enforces, extra edges excluded.
-    rev: Vec<Vec<(usize, u8)>>,
 }
 
 #[derive(PartialEq)]
@@ -181,32 +158,29 @@ impl Lifetimes {
                 start[a.index()] = th.start.get(k).copied().unwrap_or(0.0);
             }
         }
-        // Edges: 0-token successors, and reverse adjacency with tokens.
+        // Edges: 0-token successors, and everything the runtime enforces
+        // with its tokens (for `crate::reach`).
         let mut succ0: Vec<Vec<usize>> = vec![Vec::new(); n];
-        let mut rev: Vec<Vec<(usize, u8)>> = vec![Vec::new(); n];
+        let mut enforced: Vec<(usize, usize, u32, bool)> = Vec::new();
         for (_, a, b, e) in h.edges() {
             let (a, b) = (a.index(), b.index());
             if e.tokens == 0 {
                 succ0[a].push(b);
             }
-            rev[b].push((a, e.tokens.min(FAR as u32) as u8));
+            enforced.push((a, b, e.tokens, false));
         }
         for th in &s.threads {
             for w in th.actors.windows(2) {
                 succ0[w[0].index()].push(w[1].index());
-                rev[w[1].index()].push((w[0].index(), 0));
+                enforced.push((w[0].index(), w[1].index(), 0, true));
             }
             if let (Some(f), Some(l)) = (th.actors.first(), th.actors.last()) {
                 if f != l {
-                    rev[f.index()].push((l.index(), 1));
+                    enforced.push((l.index(), f.index(), 1, false));
                 }
             }
         }
         for v in succ0.iter_mut() {
-            v.sort_unstable();
-            v.dedup();
-        }
-        for v in rev.iter_mut() {
             v.sort_unstable();
             v.dedup();
         }
@@ -252,14 +226,25 @@ impl Lifetimes {
             pos[a] = p;
         }
 
-        // Reachability in reverse global order.
-        let mut reach = BitMatrix::new(n);
-        for &a in order_idx.iter().rev() {
-            for &b in &succ0[a] {
-                reach.set(a, b);
-                reach.or_row(a, b);
+        // Reachability within 0 and 1 token. A cyclic 0-token graph (not a
+        // valid schedule) keeps only the edges along the global order.
+        let tg = |keep_all: bool| {
+            let mut g = TokenGraph::new(n);
+            for &(a, b, t, program) in &enforced {
+                if t == 0 && !keep_all && pos[a] >= pos[b] {
+                    continue;
+                }
+                if program {
+                    g.add_program_order(a, b);
+                } else {
+                    g.add(a, b, t);
+                }
             }
-        }
+            g
+        };
+        let reach = Reach::new(&tg(true))
+            .or_else(|_| Reach::new(&tg(false)))
+            .expect("edges along a topological order are acyclic");
 
         // Accessors.
         let nb = h.buffers.len();
@@ -282,7 +267,7 @@ impl Lifetimes {
             .map(|acc| {
                 acc.iter()
                     .copied()
-                    .filter(|&x| !acc.iter().any(|&y| reach.get(x, y)))
+                    .filter(|&x| !acc.iter().any(|&y| x != y && reach.reach0(x, y)))
                     .collect()
             })
             .collect();
@@ -297,18 +282,46 @@ impl Lifetimes {
             })
             .collect();
 
-        // Buffer order: after(A) = ∩ reach[a], A before B iff acc(B) ⊆ after(A).
-        let mut before = BitMatrix::new(nb);
-        let words = reach.words;
-        for a in 0..nb {
-            let mut after = vec![!0u64; words];
-            for &x in &accessors[a] {
-                for (w, r) in after.iter_mut().zip(reach.row(x)) {
-                    *w &= *r;
+        // Buffer order. What an accessor x reaches strictly is, per chain
+        // of `reach`, a suffix; what every accessor of A reaches is the
+        // suffix from the largest of their thresholds, `after[A][c]`. A is
+        // before B iff every accessor of B lies in it.
+        let k = reach.chains();
+        let place: Vec<(usize, usize)> = (0..n).map(|x| reach.place(x)).collect();
+        let mut after = vec![0usize; nb * k];
+        for (a, acc) in accessors.iter().enumerate() {
+            let row = &mut after[a * k..][..k];
+            for &x in acc {
+                for (c, t) in row.iter_mut().enumerate() {
+                    let strict = if c == place[x].0 {
+                        place[x].1 + 1
+                    } else {
+                        reach.first0(x, c).unwrap_or(usize::MAX)
+                    };
+                    *t = (*t).max(strict);
                 }
             }
-            for (b, acc) in accessors.iter().enumerate() {
-                if a != b && acc.iter().all(|&y| after[y / 64] >> (y % 64) & 1 == 1) {
+        }
+        // Each B as (chain, first position) of its accessors.
+        let firsts: Vec<Vec<(usize, usize)>> = accessors
+            .iter()
+            .map(|acc| {
+                let mut f: Vec<(usize, usize)> = Vec::new();
+                for &y in acc {
+                    let (c, p) = place[y];
+                    match f.iter_mut().find(|e| e.0 == c) {
+                        Some(e) => e.1 = e.1.min(p),
+                        None => f.push((c, p)),
+                    }
+                }
+                f
+            })
+            .collect();
+        let mut before = BitMatrix::new(nb);
+        for a in 0..nb {
+            let row = &after[a * k..][..k];
+            for (b, f) in firsts.iter().enumerate() {
+                if a != b && f.iter().all(|&(c, p)| p >= row[c]) {
                     before.set(a, b);
                 }
             }
@@ -326,7 +339,6 @@ impl Lifetimes {
             barrier: s.iteration_barrier,
             reach,
             before,
-            rev,
         }
     }
 
@@ -337,7 +349,7 @@ impl Lifetimes {
 
     /// Actor `x` happens before actor `y` within an iteration (0-token path).
     pub fn reaches(&self, x: usize, y: usize) -> bool {
-        self.reach.get(x, y)
+        x != y && self.reach.reach0(x, y)
     }
 
     /// Every access of buffer `a` happens before every access of buffer `b`
@@ -365,33 +377,15 @@ impl Lifetimes {
         (t != usize::MAX && self.accessors[b].iter().all(|&a| self.thread[a] == t)).then_some(t)
     }
 
-    /// Fewest tokens (capped at 2 = "more than one") on a path from every
-    /// actor to `target`, through everything the runtime enforces plus
-    /// `extra` (edges `(from, to, tokens)`).
-    pub(crate) fn dist_to(&self, target: usize, extra_rev: &[Vec<(usize, u8)>]) -> Vec<u8> {
-        let n = self.pos.len();
-        let mut dist = vec![FAR; n];
-        let mut dq = VecDeque::new();
-        dist[target] = 0;
-        dq.push_back(target);
-        while let Some(v) = dq.pop_front() {
-            let d = dist[v];
-            let ins = self.rev[v]
-                .iter()
-                .chain(extra_rev.get(v).into_iter().flatten());
-            for &(u, t) in ins {
-                let nd = d.saturating_add(t).min(FAR);
-                if nd < dist[u] {
-                    dist[u] = nd;
-                    if t == 0 {
-                        dq.push_front(u);
-                    } else {
-                        dq.push_back(u);
-                    }
-                }
-            }
-        }
-        dist
+    /// A path with at most 1 token from actor `x` to actor `y` through
+    /// everything the runtime enforces plus the 1-token edges of `extra`.
+    pub(crate) fn within1(&self, x: usize, y: usize, extra: &OneEdges) -> bool {
+        self.reach.within1(x, y) || extra.gives(x, y)
+    }
+
+    /// An empty set of extra 1-token edges over these orderings.
+    pub(crate) fn extra_edges(&self) -> OneEdges<'_> {
+        OneEdges::new(&self.reach)
     }
 
     /// Pairs `(earlier, later)` of buffers whose byte ranges overlap in one
@@ -432,26 +426,24 @@ impl Lifetimes {
         if self.barrier {
             return out;
         }
-        let n = self.pos.len();
         let (pairs, _) = self.overlaps(placements);
         let nb = self.buffers();
         let mut later: Vec<Vec<usize>> = vec![Vec::new(); nb];
         for (a, b) in pairs {
             later[a].push(b);
         }
-        let mut extra_rev: Vec<Vec<(usize, u8)>> = vec![Vec::new(); n];
+        let mut extra = self.extra_edges();
         let mut earlier: Vec<usize> = (0..nb).filter(|&a| !later[a].is_empty()).collect();
         earlier.sort_by_key(|&a| (self.live[a].0, a));
         for a in earlier {
             let mut bs = std::mem::take(&mut later[a]);
             bs.sort_by_key(|&b| (std::cmp::Reverse(self.live[b].1), b));
             for &w in &self.writers[a] {
-                let mut dist = self.dist_to(w, &extra_rev);
                 for &b in &bs {
                     let mut ls = self.last[b].clone();
                     ls.sort_by_key(|&l| std::cmp::Reverse(self.pos[l]));
                     for l in ls {
-                        if dist[l] <= 1 {
+                        if self.within1(l, w, &extra) {
                             continue;
                         }
                         out.push(OrderEdge {
@@ -460,12 +452,7 @@ impl Lifetimes {
                             tokens: 1,
                             buffer: BufferId(b),
                         });
-                        extra_rev[w].push((l, 1));
-                        for (x, d) in dist.iter_mut().enumerate() {
-                            if x == l || self.reach.get(x, l) {
-                                *d = (*d).min(1);
-                            }
-                        }
+                        extra.insert(l, w);
                     }
                 }
             }

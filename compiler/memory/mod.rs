@@ -27,7 +27,6 @@ pub mod reuse;
 use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::schedule::Schedule;
 use lifetime::Lifetimes;
-use std::collections::HashMap;
 
 /// Which allocator (`-ms`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -278,17 +277,14 @@ pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), Stri
     if lt.barrier {
         return Ok(());
     }
-    let n = h.graph.node_count();
-    let mut extra_rev: Vec<Vec<(usize, u8)>> = vec![Vec::new(); n];
-    for e in &plan.extra_edges {
-        extra_rev[e.to.index()].push((e.from.index(), e.tokens.min(2) as u8));
+    let mut extra = lt.extra_edges();
+    for e in plan.extra_edges.iter().filter(|e| e.tokens == 1) {
+        extra.insert(e.from.index(), e.to.index());
     }
-    let mut cache: HashMap<usize, Vec<u8>> = HashMap::new();
     for &(a, b) in &pairs {
         for &x in &lt.accessors[a] {
-            let dist = cache.entry(x).or_insert_with(|| lt.dist_to(x, &extra_rev));
             for &y in &lt.accessors[b] {
-                if dist[y] > 1 {
+                if !lt.within1(y, x, &extra) {
                     return Err(format!(
                         "{} reuses the bytes of {}, but actor {y} (iteration i) is not ordered before actor {x} (iteration i+1)",
                         h.buffers[b].name, h.buffers[a].name

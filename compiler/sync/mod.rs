@@ -48,6 +48,7 @@ use crate::ir::{
 };
 use crate::lower::hsdfg::{ActorId, Hsdfg};
 use crate::memory::{ArenaId, MemoryPlan};
+use crate::reach::{OneEdges, Reach, TokenGraph};
 use crate::schedule::Schedule;
 use crate::verify::Extras;
 use std::cmp::Reverse;
@@ -159,6 +160,64 @@ impl Order {
     }
 }
 
+/// The sequential transitive reduction of the module documentation:
+/// candidates in order, each removed (`alive[i] = false`) when the graph
+/// still has a path with at most its tokens without it.
+///
+/// The candidates come sorted by tokens, most first. Those with 2 tokens or
+/// more (`-kd`) are few: a shortest-path search each. Those with 1 token are
+/// answered by [`crate::reach`]: the fixed graph (program order, its
+/// wrap-around, the barrier, every 0-token candidate — all still there
+/// when the 1-token ones are checked) gives `within1`, and the 1-token
+/// candidates still alive other than the one checked form a [`OneEdges`]
+/// set. The 0-token candidates come last; in a DAG, removing the edges one
+/// at a time that have another path leaves the unique transitive reduction
+/// whatever the order, so each is redundant iff another 0-token successor
+/// of its source reaches its target in the full graph (there are no
+/// parallel edges: candidates join two threads, program order one). When
+/// the 0-token graph has a cycle (a schedule against the dependencies; the
+/// proof reports it) every candidate takes the search.
+fn reduce(g: &Order, cands: &[Need], alive: &mut [bool], bnode: usize) {
+    let mut tg = TokenGraph::new(g.adj.len());
+    for (x, out) in g.adj.iter().enumerate() {
+        for &(y, t, cand) in out {
+            match cand {
+                None if t == 0 && x != bnode && y != bnode => tg.add_program_order(x, y),
+                None => tg.add(x, y, t),
+                Some(_) if t == 0 => tg.add(x, y, 0),
+                Some(_) => {}
+            }
+        }
+    }
+    let Ok(reach) = Reach::new(&tg) else {
+        for (i, c) in cands.iter().enumerate() {
+            if g.implied(c.from.index(), c.to.index(), c.tokens, i, alive) {
+                alive[i] = false;
+            }
+        }
+        return;
+    };
+    let mut ones = OneEdges::new(&reach);
+    for c in cands.iter().filter(|c| c.tokens == 1) {
+        ones.insert(c.from.index(), c.to.index());
+    }
+    for (i, c) in cands.iter().enumerate() {
+        let (u, v) = (c.from.index(), c.to.index());
+        alive[i] = match c.tokens {
+            0 => !tg.successors0(u).any(|w| w != v && reach.reach0(w, v)),
+            1 => {
+                ones.remove(u, v);
+                let implied = reach.within1(u, v) || ones.gives(u, v);
+                if !implied {
+                    ones.insert(u, v);
+                }
+                !implied
+            }
+            _ => !g.implied(u, v, c.tokens, i, alive),
+        };
+    }
+}
+
 /// [`synchronise`], with the [`SyncPlan`] extras.
 pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOptions) -> SyncPlan {
     let na = h.graph.node_count();
@@ -259,11 +318,7 @@ pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOpti
         g.adj[c.from.index()].push((c.to.index(), c.tokens, Some(i)));
     }
     let mut alive = vec![true; cands.len()];
-    for (i, c) in cands.iter().enumerate() {
-        if g.implied(c.from.index(), c.to.index(), c.tokens, i, &alive) {
-            alive[i] = false;
-        }
-    }
+    reduce(&g, &cands, &mut alive, bnode);
     let kept: Vec<Need> = cands
         .iter()
         .zip(&alive)

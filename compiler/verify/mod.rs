@@ -59,6 +59,7 @@
 use crate::ir::{Op, Runtime};
 use crate::lower::hsdfg::{ActorId, Hsdfg};
 use crate::memory::{ArenaId, Placement};
+use crate::reach::{Reach, TokenGraph};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 use std::fmt;
@@ -290,6 +291,8 @@ struct OpGraph {
     adj: Vec<Vec<(usize, u32)>>,
     /// The node of each actor's `E`.
     exec: Vec<usize>,
+    /// The next op of the same thread (program order), by node.
+    program_next: Vec<usize>,
 }
 
 impl OpGraph {
@@ -316,6 +319,22 @@ impl OpGraph {
             }
         }
         d
+    }
+
+    /// Reachability within 0 and 1 token over the operations, program order
+    /// marking the chains (call after [`OpGraph::zero_cycle`] found none).
+    fn reach(&self) -> Result<Reach, usize> {
+        let mut tg = TokenGraph::new(self.adj.len());
+        for (x, out) in self.adj.iter().enumerate() {
+            for &(y, t) in out {
+                if t == 0 && self.program_next.get(x) == Some(&y) {
+                    tg.add_program_order(x, y);
+                } else {
+                    tg.add(x, y, t);
+                }
+            }
+        }
+        Reach::new(&tg)
     }
 
     /// A cycle of zero-token edges, if any.
@@ -378,6 +397,7 @@ fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<Counter
         names: Vec::new(),
         adj: Vec::new(),
         exec: vec![usize::MAX; h.graph.node_count()],
+        program_next: Vec::new(),
     };
     // Nodes, program order.
     let mut nodes: Vec<Vec<usize>> = Vec::new();
@@ -402,8 +422,10 @@ fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<Counter
                 }
             }
         }
+        g.program_next.resize(g.names.len(), usize::MAX);
         for w in ids.windows(2) {
             g.add(w[0], w[1], 0);
+            g.program_next[w[0]] = w[1];
         }
         if let (Some(&f), Some(&l)) = (ids.first(), ids.last()) {
             g.add(l, f, 1);
@@ -581,19 +603,26 @@ pub fn verify_with(
         });
         return Err(errors);
     }
-    // Distances between the E ops.
-    let na = h.graph.node_count();
-    let dist: Vec<Vec<u32>> = (0..na)
-        .map(|a| {
-            let d = g.distances(g.exec[a]);
-            g.exec.iter().map(|&e| d[e]).collect()
-        })
-        .collect();
+    // Token distances between the E ops (0, at most 1), see `crate::reach`.
+    let reach = match g.reach() {
+        Ok(r) => r,
+        Err(x) => {
+            return Err(vec![CounterExample::Deadlock {
+                cycle: vec![g.names[x].clone()],
+            }])
+        }
+    };
+    let ex = |a: usize| g.exec[a];
+    let le = |a: usize, b: usize, t: u32| match t {
+        0 => reach.reach0(ex(a), ex(b)),
+        1 => reach.within1(ex(a), ex(b)),
+        _ => g.distances(ex(a))[ex(b)] <= t,
+    };
     let name = |a: ActorId| g.names[g.exec[a.index()]].clone();
     // (c) dependencies.
     let mut deps = 0;
     for (_, u, v, e) in h.edges() {
-        if dist[u.index()][v.index()] <= e.tokens {
+        if le(u.index(), v.index(), e.tokens) {
             deps += 1;
         } else {
             errors.push(CounterExample::Unenforced {
@@ -605,7 +634,7 @@ pub fn verify_with(
         }
     }
     for e in &extras.orderings {
-        if dist[e.from.index()][e.to.index()] <= e.tokens {
+        if le(e.from.index(), e.to.index(), e.tokens) {
             deps += 1;
         } else {
             errors.push(CounterExample::Unenforced {
@@ -665,14 +694,14 @@ pub fn verify_with(
                 }
             };
             // d = 0: different buffers only (same buffer: a dependency).
-            if x.buffer != y.buffer && (a == b || (dist[a][b] != 0 && dist[b][a] != 0)) {
+            if x.buffer != y.buffer && (a == b || (!le(a, b, 0) && !le(b, a, 0))) {
                 race(a, b, 0, &mut ok);
             }
             // d = 1, both orders.
-            if dist[a][b] > 1 {
+            if !le(a, b, 1) {
                 race(a, b, 1, &mut ok);
             }
-            if dist[b][a] > 1 {
+            if !le(b, a, 1) {
                 race(b, a, 1, &mut ok);
             }
             if ok {
