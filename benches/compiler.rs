@@ -4,9 +4,7 @@
 //! schedule (fixed, and reduced within its state budget), allocate
 //! (interference), emit (synchronise, prove, C) and the whole `compile`.
 //!
-//! `SSC_BENCH_SIZES=100,1000` limits the sizes. At 10 000 boxes only
-//! parse, lower, schedule and allocate are benched: the proof inside
-//! `compile` (needed to emit) takes minutes there. See BENCHMARKS.md.
+//! `SSC_BENCH_SIZES=100,1000` limits the sizes. See BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use ssc::back::description::print;
@@ -55,16 +53,7 @@ fn bench(c: &mut Criterion) {
             sinks: (boxes / 50).clamp(2, 16),
             ..GenerateOptions::default()
         });
-        // The generator binds conv3/5/7 all to func_conv, which the checker
-        // refuses (E108); bind each to its variant until the generator does.
-        let mut text = print(&desc);
-        for w in [3, 5, 7] {
-            text = text.replace(
-                &format!("conv{w} func_conv FULL"),
-                &format!("conv{w} func_conv_{w}x{w} FULL"),
-            );
-        }
-        let desc = ssc::front::syntax::parse(&text).unwrap();
+        let text = print(&desc);
         let opts = options(SchedulerKind::Fixed(2));
         g.bench_with_input(BenchmarkId::new("parse", boxes), &text, |b, t| {
             b.iter(|| ssc::front::syntax::parse(black_box(t)).unwrap())
@@ -87,12 +76,6 @@ fn bench(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("allocate", boxes), &s, |b, s| {
             b.iter(|| ssc::memory::allocate(&h, black_box(s), MemoryKind::Interference))
         });
-        if boxes > 1_000 {
-            // The race proof of `compile` is quadratic in the conflicting
-            // access pairs (~750 000 at 1 000 boxes, 2 s): at 10 000 boxes
-            // it takes minutes, so emit and compile are benched up to 1 000.
-            continue;
-        }
         let compiled = pipeline::compile(&desc, &opts).unwrap();
         let copts = ssc::back::c::COptions {
             name: "chain".into(),
