@@ -191,6 +191,148 @@ proptest! {
     }
 }
 
+/// Brute force: the heaviest subset of the kept buffers (those with an
+/// accessor) that are pairwise unordered under `before`.
+fn antichain_oracle(lt: &Lifetimes) -> u64 {
+    let kept: Vec<usize> = (0..lt.buffers())
+        .filter(|&b| !lt.accessors[b].is_empty())
+        .collect();
+    let k = kept.len();
+    assert!(k <= 16, "{k} buffers: too many to enumerate");
+    // ordered[i]: the kept buffers ordered with kept[i], either way.
+    let ordered: Vec<u32> = kept
+        .iter()
+        .map(|&a| {
+            (0..k)
+                .filter(|&j| lt.before(a, kept[j]) || lt.before(kept[j], a))
+                .fold(0, |m, j| m | 1 << j)
+        })
+        .collect();
+    (0u32..1 << k)
+        .filter(|&set| (0..k).all(|i| set >> i & 1 == 0 || set & ordered[i] == 0))
+        .map(|set| {
+            (0..k)
+                .filter(|&i| set >> i & 1 == 1)
+                .map(|i| lt.bytes[kept[i]])
+                .sum()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn check_antichain(
+    seed: u64,
+    n: usize,
+    strips: u64,
+    threads: usize,
+    sizes: u8,
+) -> Result<(), TestCaseError> {
+    let mut rng = GenRng::new(seed);
+    let h = memgen::random_graph(&mut rng, n, strips);
+    let s = memgen::random_schedule(&h, &mut rng, threads);
+    let mut lt = Lifetimes::new(&h, &s);
+    // Buffer sizes: the graph's own (a few multiples of one frame), small
+    // random ones with zeros and ties, or widely spread ones.
+    for b in 0..lt.buffers() {
+        match sizes {
+            0 => {}
+            1 => lt.bytes[b] = rng.range(0, 4),
+            _ => {
+                let bits = rng.range(1, 40);
+                lt.bytes[b] = rng.range(1, 1 << bits);
+            }
+        }
+    }
+    // Sometimes a buffer without accessors, which the bound leaves out
+    // (its `before` row and column stay as computed).
+    if rng.next().is_multiple_of(4) && lt.buffers() > 0 {
+        let b = rng.range(0, lt.buffers() as u64 - 1) as usize;
+        lt.accessors[b].clear();
+    }
+    prop_assert_eq!(bound::antichain(&lt), antichain_oracle(&lt));
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+    /// The max-flow antichain is the brute-force one, on up to 14 buffers,
+    /// one thread per actor (0), one thread (a chain of buffers) or several.
+    #[test]
+    fn antichain_is_the_heaviest_unordered_set(
+        seed in any::<u64>(), n in 2usize..=15, strips in 1u64..=4, threads in 0usize..=4,
+        sizes in 0u8..3,
+    ) {
+        check_antichain(seed, n, strips, threads, sizes)?;
+    }
+}
+
+/// The heaviest antichain by weighted Dilworth on the closure network (one
+/// edge per ordered pair), solved by Edmonds–Karp on a capacity matrix: an
+/// independent reference for graphs too big to enumerate.
+fn antichain_by_closure(lt: &Lifetimes) -> u64 {
+    let kept: Vec<usize> = (0..lt.buffers())
+        .filter(|&b| !lt.accessors[b].is_empty())
+        .collect();
+    let m = kept.len();
+    let (n, s, t) = (2 * m + 2, 2 * m, 2 * m + 1);
+    let mut cap = vec![0u64; n * n];
+    for (i, &a) in kept.iter().enumerate() {
+        cap[s * n + i] = lt.bytes[a];
+        cap[(m + i) * n + t] = lt.bytes[a];
+        for (j, &b) in kept.iter().enumerate() {
+            if lt.before(a, b) {
+                cap[i * n + m + j] = u64::MAX / 4;
+            }
+        }
+    }
+    let mut flow = 0;
+    loop {
+        let mut parent = vec![usize::MAX; n];
+        parent[s] = s;
+        let mut queue = std::collections::VecDeque::from([s]);
+        while let Some(v) = queue.pop_front() {
+            for u in 0..n {
+                if cap[v * n + u] > 0 && parent[u] == usize::MAX {
+                    parent[u] = v;
+                    queue.push_back(u);
+                }
+            }
+        }
+        if parent[t] == usize::MAX {
+            break;
+        }
+        let (mut d, mut v) = (u64::MAX, t);
+        while v != s {
+            d = d.min(cap[parent[v] * n + v]);
+            v = parent[v];
+        }
+        let mut v = t;
+        while v != s {
+            cap[parent[v] * n + v] -= d;
+            cap[v * n + parent[v]] += d;
+            v = parent[v];
+        }
+        flow += d;
+    }
+    kept.iter().map(|&b| lt.bytes[b]).sum::<u64>() - flow
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// On 60 to 200 buffers (bit rows of several words), the same value as
+    /// the closure network.
+    #[test]
+    fn antichain_matches_the_closure_network(
+        seed in any::<u64>(), n in 61usize..=201, strips in 1u64..=4, threads in 0usize..=4,
+    ) {
+        let mut rng = GenRng::new(seed);
+        let h = memgen::random_graph(&mut rng, n, strips);
+        let s = memgen::random_schedule(&h, &mut rng, threads);
+        let lt = Lifetimes::new(&h, &s);
+        prop_assert_eq!(bound::antichain(&lt), antichain_by_closure(&lt));
+    }
+}
+
 /// Interference on average against the plan's `lower_bound` (the max of the
 /// peak live bytes over the global order and the max-weight antichain
 /// bound), and against the peak alone.
