@@ -49,10 +49,29 @@ struct Problem {
 struct State {
     done: Vec<u64>,
     indeg: Vec<usize>,
+    /// The functions not run whose predecessors all ran (any order), and
+    /// the position of each there (`usize::MAX`: not ready).
+    ready: Vec<usize>,
+    slot: Vec<usize>,
     rem: Vec<usize>,
     live: u64,
     peak: u64,
     order: Vec<usize>,
+}
+
+impl State {
+    fn make_ready(&mut self, f: usize) {
+        self.slot[f] = self.ready.len();
+        self.ready.push(f);
+    }
+
+    fn unready(&mut self, f: usize) {
+        let i = std::mem::replace(&mut self.slot[f], usize::MAX);
+        self.ready.swap_remove(i);
+        if let Some(&g) = self.ready.get(i) {
+            self.slot[g] = i;
+        }
+    }
 }
 
 impl Problem {
@@ -90,14 +109,22 @@ impl Problem {
 
     fn start(&self) -> State {
         let nf = self.preds.len();
-        State {
+        let mut st = State {
             done: vec![0; nf.div_ceil(64)],
             indeg: self.preds.iter().map(|p| p.len()).collect(),
+            ready: Vec::new(),
+            slot: vec![usize::MAX; nf],
             rem: self.readers.clone(),
             live: 0,
             peak: 0,
             order: Vec::new(),
+        };
+        for f in 0..nf {
+            if st.indeg[f] == 0 {
+                st.make_ready(f);
+            }
         }
+        st
     }
 
     /// (live after, live during) if `f` runs next.
@@ -118,10 +145,13 @@ impl Problem {
         (after, during)
     }
 
+    /// The ready functions, the one leaving the least live data first (ties
+    /// by smaller peak, then index).
     fn ready(&self, s: &State) -> Vec<usize> {
-        let mut r: Vec<(u64, u64, usize)> = (0..self.preds.len())
-            .filter(|&f| s.done[f / 64] >> (f % 64) & 1 == 0 && s.indeg[f] == 0)
-            .map(|f| {
+        let mut r: Vec<(u64, u64, usize)> = s
+            .ready
+            .iter()
+            .map(|&f| {
                 let (a, d) = self.effect(s, f);
                 (a, d, f)
             })
@@ -139,8 +169,12 @@ impl Problem {
         for &b in &self.ins[f] {
             s.rem[b] -= 1;
         }
+        s.unready(f);
         for &g in &self.succs[f] {
             s.indeg[g] -= 1;
+            if s.indeg[g] == 0 {
+                s.make_ready(g);
+            }
         }
         s.done[f / 64] |= 1 << (f % 64);
         s.order.push(f);
@@ -151,8 +185,12 @@ impl Problem {
         s.order.pop();
         s.done[f / 64] &= !(1 << (f % 64));
         for &g in &self.succs[f] {
+            if s.indeg[g] == 0 {
+                s.unready(g);
+            }
             s.indeg[g] += 1;
         }
+        s.make_ready(f);
         let mut live = s.live;
         for &b in &self.ins[f] {
             if s.rem[b] == 0 {
