@@ -132,6 +132,7 @@ struct Host {
 /// Builds the runtime HSDFG of a compiled description.
 pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
     let h = &c.hsdfg;
+    let finder = h.finder();
     let r = &c.runtime;
     let wt = ns(h.system.wait);
     let sg = ns(h.system.signal);
@@ -158,7 +159,7 @@ pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
         let mut hosts: Vec<usize> = Vec::new();
         for op in &t.ops {
             if let Op::Exec(sb) = &op.value {
-                let (time, function, source, sink) = match h.find(sb) {
+                let (time, function, source, sink) = match finder.find(sb) {
                     Some(a) => {
                         let f = h.function_of(a);
                         let ins = f

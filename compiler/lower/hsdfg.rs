@@ -224,13 +224,45 @@ impl Hsdfg {
         self.graph.node_weights().map(|a| a.time).sum()
     }
 
-    /// The actor of a sub-box reference, if it exists.
+    /// The actor of a sub-box reference, if it exists (a linear search:
+    /// for many lookups, [`Hsdfg::finder`]).
     pub fn find(&self, sb: &SubBoxRef) -> Option<ActorId> {
         let f = self.functions.iter().find(|f| f.name == sb.function.name)?;
+        self.subbox_of(f, sb.index)
+    }
+
+    /// An index of the functions by name, for many [`Finder::find`]s.
+    pub fn finder(&self) -> Finder<'_> {
+        Finder {
+            h: self,
+            by_name: self
+                .functions
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.name.as_str(), i))
+                .collect(),
+        }
+    }
+
+    fn subbox_of(&self, f: &FunctionInfo, index: u64) -> Option<ActorId> {
         f.subboxes
             .iter()
             .copied()
-            .find(|&a| self.graph[a].subbox.index == sb.index)
+            .find(|&a| self.graph[a].subbox.index == index)
+    }
+}
+
+/// Sub-box references resolved through a name index (see [`Hsdfg::finder`]).
+pub struct Finder<'a> {
+    h: &'a Hsdfg,
+    by_name: std::collections::HashMap<&'a str, usize>,
+}
+
+impl Finder<'_> {
+    /// The actor of a sub-box reference, if it exists.
+    pub fn find(&self, sb: &SubBoxRef) -> Option<ActorId> {
+        let f = &self.h.functions[*self.by_name.get(sb.function.name.as_str())?];
+        self.h.subbox_of(f, sb.index)
     }
 }
 

@@ -12,13 +12,14 @@ use crate::lower::hsdfg::Hsdfg;
 /// The schedule of hand-written thread lists, or why they cannot be run
 /// (a sub-box missing or repeated, an order against the dependencies).
 pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<Diagnostic>> {
+    let finder = h.finder();
     let n = h.graph.node_count();
     let mut seen = vec![false; n];
     let mut threads = Vec::new();
     for t in lists {
         let mut actors = Vec::new();
         for sb in &t.subboxes {
-            let a = h.find(sb).ok_or_else(|| {
+            let a = finder.find(sb).ok_or_else(|| {
                 vec![Diagnostic::error(
                     "E200",
                     format!("`{sb}` is not a sub-box of the instantiation"),

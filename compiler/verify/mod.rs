@@ -392,6 +392,7 @@ fn op_text(op: &Op) -> String {
 }
 
 fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<CounterExample>> {
+    let finder = h.finder();
     let mut errors = Vec::new();
     let mut g = OpGraph {
         names: Vec::new(),
@@ -410,7 +411,7 @@ fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<Counter
             g.adj.push(Vec::new());
             ids.push(id);
             if let Op::Exec(sb) = &op.value {
-                match h.find(sb) {
+                match finder.find(sb) {
                     None => errors.push(CounterExample::Malformed(format!(
                         "thread {} executes {sb}, which is no sub-box of the instantiation",
                         te.thread

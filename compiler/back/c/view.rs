@@ -204,6 +204,7 @@ fn error(msg: String) -> Vec<Diagnostic> {
 
 /// Renders the program for an HSDFG and its runtime section.
 pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnostic>> {
+    let finder = h.finder();
     if r.thread_executions.is_empty() {
         return Err(error(
             "the runtime section has no thread_execution programs to generate code from".into(),
@@ -227,7 +228,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
     for (ti, t) in r.thread_executions.iter().enumerate() {
         for op in &t.ops {
             if let Op::Exec(sb) = &op.value {
-                let a = h.find(sb).ok_or_else(|| {
+                let a = finder.find(sb).ok_or_else(|| {
                     error(format!("`E {sb}` names no sub-box of the instantiation"))
                 })?;
                 thread_of_actor.insert(a, ti);
@@ -535,7 +536,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                     };
                     let comment = match &op.value {
                         Op::Exec(sb) => {
-                            let a = h.find(sb).expect("checked above");
+                            let a = finder.find(sb).expect("checked above");
                             let f = h.function_of(a);
                             format!(
                                 "{}: {} over {} of {}",
@@ -562,7 +563,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                         Op::Barrier(b) => format!("B {b}"),
                     };
                     let actor = match &op.value {
-                        Op::Exec(sb) => h.find(sb),
+                        Op::Exec(sb) => finder.find(sb),
                         _ => None,
                     };
                     let mut v = Vec::new();
