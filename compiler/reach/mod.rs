@@ -392,7 +392,7 @@ mod tests {
                 if t == 0 && a >= b {
                     continue;
                 }
-                if t == 0 && lcg(&mut seed) % 2 == 0 {
+                if t == 0 && lcg(&mut seed).is_multiple_of(2) {
                     g.add_program_order(a, b);
                 } else {
                     g.add(a, b, t);

@@ -61,40 +61,104 @@ enum {
 {%- endfor %}
 };
 static ssc_box boxes[N_BOXES];
+{%- for part in signal_parts %}
+
+/* Signals {{ part.range }}: long initialisations come in parts (C compilers are slow on huge functions). */
+__attribute__((noinline)) static void {{ part.name }}(void)
+{
+{%- for s in part.items %}
+    ssc_signal_init(&{{ s.name }}, {{ s.tokens }});{% if verbose %}  /* {{ s.comment }} */{% endif %}
+{%- endfor %}
+}
+{%- endfor %}
 
 static void init_signals(void)
 {
+{%- if signal_parts.is_empty() %}
 {%- for s in signals %}
     ssc_signal_init(&{{ s.name }}, {{ s.tokens }});{% if verbose %}  /* {{ s.comment }} */{% endif %}
 {%- endfor %}
+{%- else %}
+{%- for part in signal_parts %}
+    {{ part.name }}();
+{%- endfor %}
+{%- endif %}
 {%- for b in barriers %}
     ssc_barrier_init(&{{ b.name }}, {{ b.count }});
 {%- endfor %}
 }
+{%- for part in port_parts %}
 
-static void init_ports(void)
+/* Ports {{ part.range }}. */
+__attribute__((noinline)) static void {{ part.name }}(void)
 {
-{%- for p in ports %}
+{%- for p in part.items %}
     {{ p.name }} = ssc_port_make({{ p.data }}, {{ p.ty }}, {{ p.width }}, {{ p.height }}, {{ p.mul_x }}, {{ p.mul_y }}, {{ p.win_x }}, {{ p.win_y }});{% if verbose %}  /* {{ p.comment }} */{% endif %}
 {%- endfor %}
 }
+{%- endfor %}
+
+static void init_ports(void)
+{
+{%- if port_parts.is_empty() %}
+{%- for p in ports %}
+    {{ p.name }} = ssc_port_make({{ p.data }}, {{ p.ty }}, {{ p.width }}, {{ p.height }}, {{ p.mul_x }}, {{ p.mul_y }}, {{ p.win_x }}, {{ p.win_y }});{% if verbose %}  /* {{ p.comment }} */{% endif %}
+{%- endfor %}
+{%- else %}
+{%- for part in port_parts %}
+    {{ part.name }}();
+{%- endfor %}
+{%- endif %}
+}
+{%- for part in box_parts %}
+
+/* Sub-boxes {{ part.range }}. */
+__attribute__((noinline)) static void {{ part.name }}(void)
+{
+{%- for b in part.items %}
+    ssc_box_init(&boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }}, {{ b.function_id }}, (ssc_region){ {{ b.x0 }}, {{ b.y0 }}, {{ b.x1 }}, {{ b.y1 }} }, {{ b.width }}, {{ b.height }}, {{ b.inputs }}, {{ b.n_in }}, {{ b.outputs }}, {{ b.n_out }});
+{%- endfor %}
+}
+{%- endfor %}
 
 static void init_boxes(void)
 {
+{%- if box_parts.is_empty() %}
 {%- for b in boxes %}
     ssc_box_init(&boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }}, {{ b.function_id }}, (ssc_region){ {{ b.x0 }}, {{ b.y0 }}, {{ b.x1 }}, {{ b.y1 }} }, {{ b.width }}, {{ b.height }}, {{ b.inputs }}, {{ b.n_in }}, {{ b.outputs }}, {{ b.n_out }});
 {%- endfor %}
+{%- else %}
+{%- for part in box_parts %}
+    {{ part.name }}();
+{%- endfor %}
+{%- endif %}
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 {%- for t in threads %}
+{%- for part in t.parts %}
+
+/* {{ t.name }}, operations {{ part.range }} of one iteration. */
+__attribute__((noinline)) static void {{ part.name }}(ssc_thread *t)
+{
+{%- for op in part.items %}
+    {{ op.code }}{% if verbose %}  /* {{ op.comment }} */{% endif %}
+{%- endfor %}
+}
+{%- endfor %}
 
 static void {{ t.name }}(ssc_thread *t)
 {
     while (ssc_iteration_begin(t)) {
+{%- if t.parts.is_empty() %}
 {%- for op in t.ops %}
         {{ op.code }}{% if verbose %}  /* {{ op.comment }} */{% endif %}
 {%- endfor %}
+{%- else %}
+{%- for part in t.parts %}
+        {{ part.name }}(t);
+{%- endfor %}
+{%- endif %}
         ssc_iteration_end(t);
     }
 }

@@ -82,6 +82,10 @@ struct ProgramView {
     functions: Vec<FunctionView>,
     ports: Vec<PortView>,
     boxes: Vec<BoxView>,
+    /// Empty unless a list is longer than [`PART`] (see [`parts`]).
+    signal_parts: Vec<Part<SignalView>>,
+    port_parts: Vec<Part<PortView>>,
+    box_parts: Vec<Part<BoxView>>,
     threads: Vec<ThreadView>,
     iterations: u64,
     option_lines: Vec<String>,
@@ -120,6 +124,7 @@ struct PoolView {
     blocks: usize,
 }
 
+#[derive(Clone)]
 struct SignalView {
     name: String,
     tokens: u32,
@@ -138,6 +143,7 @@ struct FunctionView {
     n_out: usize,
 }
 
+#[derive(Clone)]
 struct PortView {
     name: String,
     data: String,
@@ -151,6 +157,7 @@ struct PortView {
     comment: String,
 }
 
+#[derive(Clone)]
 struct BoxView {
     id: String,
     label: String,
@@ -173,8 +180,42 @@ struct BoxView {
 struct ThreadView {
     name: String,
     ops: Vec<OpView>,
+    /// Empty unless the program is longer than [`PART`].
+    parts: Vec<Part<OpView>>,
 }
 
+/// Statements of one generated function split into parts of at most
+/// [`PART`]: C compilers take time superlinear in a function's length
+/// (gcc -O2 needed over 10 minutes for the 17 000-op threads and 20 000-box
+/// initialisation of a 10 000-box chain), so long lists become `noinline`
+/// functions the original one calls in order.
+struct Part<T> {
+    name: String,
+    /// `first–last` (1-based) of the whole list.
+    range: String,
+    items: Vec<T>,
+}
+
+/// Statements per generated function part.
+const PART: usize = 500;
+
+/// `items` in parts named `base_part0`, … — none when they fit in one.
+fn parts<T: Clone>(items: &[T], base: &str) -> Vec<Part<T>> {
+    if items.len() <= PART {
+        return Vec::new();
+    }
+    items
+        .chunks(PART)
+        .enumerate()
+        .map(|(i, c)| Part {
+            name: format!("{base}_part{i}"),
+            range: format!("{}–{} of {}", i * PART + 1, i * PART + c.len(), items.len()),
+            items: c.to_vec(),
+        })
+        .collect()
+}
+
+#[derive(Clone)]
 struct OpView {
     code: String,
     comment: String,
@@ -423,7 +464,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
             }
         }
     }
-    let signals = r
+    let signals: Vec<SignalView> = r
         .signals
         .iter()
         .map(|s| SignalView {
@@ -517,11 +558,13 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
     }
     let dyn_op = |code: String, comment: String| OpView { code, comment };
 
-    let threads = r
+    let threads: Vec<ThreadView> = r
         .thread_executions
         .iter()
-        .map(|t| ThreadView {
-            name: format!("thread_{}", t.thread),
+        .map(|t| (format!("thread_{}", t.thread), t))
+        .map(|(name, t)| ThreadView {
+            parts: Vec::new(),
+            name,
             ops: t
                 .ops
                 .iter()
@@ -633,7 +676,17 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         r.signals.len(),
         h.buffers.iter().map(|b| b.bytes).sum::<u64>()
     );
+    let threads: Vec<ThreadView> = threads
+        .into_iter()
+        .map(|t| ThreadView {
+            parts: parts(&t.ops, &t.name),
+            ..t
+        })
+        .collect();
     let view = ProgramView {
+        signal_parts: parts(&signals, "init_signals"),
+        port_parts: parts(&ports, "init_ports"),
+        box_parts: parts(&boxes, "init_boxes"),
         name: o.name.clone(),
         version: env!("CARGO_PKG_VERSION"),
         source: comment(&o.source),
