@@ -200,18 +200,19 @@ fn dm_checks_a_hand_written_runtime() {
 /// orderings are in the signals.
 #[test]
 fn dm_prints_no_memory_section() {
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(root("examples/xray.ssc"))
-        .args(["-ts", "reduced", "2", "-dm", "reduced", "-t", "interpreter"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let xray = root("examples/xray.ssc");
+    let xray = xray.to_str().unwrap();
+    let text = ssc_ok([
+        "build",
+        xray,
+        "-ts",
+        "reduced",
+        "2",
+        "-dm",
+        "reduced",
+        "-t",
+        "interpreter",
+    ]);
     assert!(text.contains("thread_execution"), "{text}");
     assert!(!text.contains("memory_mapping"), "{text}");
     assert!(!text.contains("memory_binding"), "{text}");

@@ -466,17 +466,32 @@ pub fn write_input(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// `ssc generate` with these options, as text.
-pub fn generate(boxes: u32, seed: u64, resolution: &str) -> String {
-    let out = Command::new(SSC)
-        .args(["generate", "--boxes", &boxes.to_string()])
-        .args(["--seed", &seed.to_string(), "--resolution", resolution])
-        .output()
-        .unwrap();
+/// Runs `ssc ARGS…`, asserts it succeeds, and returns its standard output.
+pub fn ssc_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(|a| a.as_ref().into()).collect();
+    let out = Command::new(SSC).args(&args).output().unwrap();
     assert!(
         out.status.success(),
-        "ssc generate --boxes {boxes} --seed {seed}: {}",
+        "ssc {}: {}",
+        args.iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" "),
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// `ssc generate` with these options, as text.
+pub fn generate(boxes: u32, seed: u64, resolution: &str) -> String {
+    let (boxes, seed) = (boxes.to_string(), seed.to_string());
+    ssc_ok([
+        "generate",
+        "--boxes",
+        &boxes,
+        "--seed",
+        &seed,
+        "--resolution",
+        resolution,
+    ])
 }
