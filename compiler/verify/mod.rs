@@ -23,7 +23,11 @@
 //! A path from op x to op y with `k` tokens in total proves that x of every
 //! iteration i happens before y of iteration i + k, hence of every iteration
 //! i + d with d ≥ k (y's own thread orders its iterations). Let `D(x, y)` be
-//! the least token count of a path (Dijkstra; tokens are non-negative).
+//! the least token count of a path. Only `D ≤ 0` and `D ≤ 1` are ever
+//! asked (below), and [`crate::reach`] answers both in O(1) after one pass
+//! over the graph with the threads' program order as its chains; a bound of
+//! 2 tokens or more (none today) falls back to Dijkstra (tokens are
+//! non-negative).
 //!
 //! (a) **Deadlock freedom**: the programs deadlock iff some cycle has zero
 //! tokens (an HSDF graph is live iff every cycle carries a token; barriers
