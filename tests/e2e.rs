@@ -599,6 +599,9 @@ fn a_function_without_an_implementation_is_e301_before_cc_runs() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("error[E301]"), "{err}");
     assert!(err.contains("func_invert"), "{err}");
+    // Labelled where the description binds it.
+    assert!(err.contains("examples/user_kernel.ssc:"), "{err}");
+    assert!(err.contains("bound here"), "{err}");
     assert!(
         err.contains("--kernels"),
         "the hint names the option: {err}"

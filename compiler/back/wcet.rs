@@ -139,17 +139,8 @@ fn c_str(s: &str) -> String {
 
 /// Renders the harness.
 pub fn emit(h: &Hsdfg, o: &WcetOptions) -> Result<Program, Vec<Diagnostic>> {
-    for f in &h.functions {
-        if builtin_of(&f.function).is_none() && !o.user_kernels.contains(&f.function) {
-            return Err(vec![Diagnostic::error(
-                "E301",
-                format!("function `{}` (used by `{}`) has no implementation", f.function, f.name),
-            )
-            .hint(format!(
-                "it is not a built-in (SPEC §7); write `void {}(const ssc_call *call)` in a C file and pass it with `--kernels FILE.c`",
-                f.function
-            ))]);
-        }
+    if let Some((_, d)) = super::c::unimplemented(h, &o.user_kernels) {
+        return Err(vec![d]);
     }
     let n = h.functions.len();
     // The C functions, and for each the instances with the largest space.

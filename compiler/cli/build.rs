@@ -291,6 +291,31 @@ fn exports(a: &BuildArgs, c: &Compiled, name: &str) -> Result<(), i32> {
     Ok(())
 }
 
+/// E301 before any file is written or `cc` runs, labelled where the
+/// description binds the C function (`container_bind` or `function`).
+fn kernels_or_report(
+    h: &crate::lower::hsdfg::Hsdfg,
+    desc: &crate::ir::Description,
+    user_kernels: &[String],
+    file: &SourceFile,
+) -> Result<(), i32> {
+    let Some((function, mut d)) = back::c::unimplemented(h, user_kernels) else {
+        return Ok(());
+    };
+    let binds = desc.composition.iter().flat_map(|c| &c.binds);
+    let uses = desc.declaration.iter().flat_map(|d| &d.functions);
+    let span = binds
+        .map(|b| &b.function)
+        .chain(uses.map(|f| &f.function))
+        .find(|f| f.name == function && !f.span.is_none())
+        .map(|f| f.span);
+    if let Some(span) = span {
+        d = d.label(span, "bound here");
+    }
+    eprint!("{}", render(&[d], file));
+    Err(exit::INPUT)
+}
+
 fn linux(
     a: &BuildArgs,
     config: &Config,
@@ -337,6 +362,7 @@ fn linux(
             DynamicMemory::Reduced => back::c::DynamicMemory::Reduced,
         }),
     };
+    kernels_or_report(&c.hsdfg, &c.description, &opts.user_kernels, file)?;
     let program = back::c::emit(&c.hsdfg, &c.runtime, &opts).map_err(|d| {
         eprint!("{}", render(&d, file));
         exit::INPUT
@@ -452,7 +478,9 @@ fn compile_harness(
     exe: &Path,
 ) -> Result<(), i32> {
     let (_, h) = lower_or_report(crate::lower::lower_to_hsdfg(desc, &opts.lower), file)?;
-    let program = back::wcet::emit(&h, &wcet_options(a, name)?).map_err(|d| {
+    let wopts = wcet_options(a, name)?;
+    kernels_or_report(&h, desc, &wopts.user_kernels, file)?;
+    let program = back::wcet::emit(&h, &wopts).map_err(|d| {
         eprint!("{}", render(&d, file));
         exit::INPUT
     })?;

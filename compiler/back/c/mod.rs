@@ -15,7 +15,7 @@ mod view;
 
 pub use compile::{compile, write_files, CompileError};
 pub(crate) use view::c_type;
-pub use view::{emit, COptions, DynamicMemory, Program};
+pub use view::{emit, unimplemented, COptions, DynamicMemory, Program};
 
 /// The C runtime and built-in kernels, embedded so an installed ssc needs no
 /// source tree.

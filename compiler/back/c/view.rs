@@ -235,6 +235,25 @@ pub(crate) fn c_type(t: ElemType) -> &'static str {
     }
 }
 
+/// The first C function of `h` that is neither a built-in nor among
+/// `user_kernels`, with its E301 (no position: the caller, who has the
+/// description, labels where the function is bound).
+pub fn unimplemented<'h>(h: &'h Hsdfg, user_kernels: &[String]) -> Option<(&'h str, Diagnostic)> {
+    let f = h
+        .functions
+        .iter()
+        .find(|f| builtin_of(&f.function).is_none() && !user_kernels.contains(&f.function))?;
+    let d = Diagnostic::error(
+        "E301",
+        format!("function `{}` (used by `{}`) has no implementation", f.function, f.name),
+    )
+    .hint(format!(
+        "it is not a built-in (SPEC §7); write `void {}(const ssc_call *call)` in a C file and pass it with `--kernels FILE.c`",
+        f.function
+    ));
+    Some((&f.function, d))
+}
+
 fn box_id(function: &str, k: u64) -> String {
     format!("BOX_{function}_{k}")
 }
@@ -251,17 +270,8 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
             "the runtime section has no thread_execution programs to generate code from".into(),
         ));
     }
-    for f in &h.functions {
-        if builtin_of(&f.function).is_none() && !o.user_kernels.contains(&f.function) {
-            return Err(vec![Diagnostic::error(
-                "E301",
-                format!("function `{}` (used by `{}`) has no implementation", f.function, f.name),
-            )
-            .hint(format!(
-                "it is not a built-in (SPEC §7); write `void {}(const ssc_call *call)` in a C file and pass it with `--kernels FILE.c`",
-                f.function
-            ))]);
-        }
+    if let Some((_, d)) = unimplemented(h, &o.user_kernels) {
+        return Err(vec![d]);
     }
 
     // The thread that runs each sub-box, and each thread's name.
