@@ -355,3 +355,60 @@ fn options_ignored_by_a_hand_written_runtime_are_warned_about() {
     let out = ssc(&["build", "examples/appendix.ssc", "-t", "info"]);
     assert!(!text(&out.stderr).contains("ignored"));
 }
+
+/// A runtime section with memory sections but no programs (what
+/// `--no-threadexecution` prints, or a hand placement): the placements are
+/// honoured as written whatever `-ms` says (with a warning), and a placement
+/// that shares bytes between unordered buffers is an input error, E210.
+#[test]
+fn written_memory_sections_are_honoured() {
+    let naive = ssc(&[
+        "build",
+        "examples/diamond.ssc",
+        "-t",
+        "interpreter",
+        "--no-threadexecution",
+        "-ms",
+        "naive",
+    ]);
+    assert_eq!(naive.status.code(), Some(0));
+    let naive = text(&naive.stdout);
+    let mappings = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.trim_start().starts_with('m') && l.contains(" shared "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert!(mappings(&naive).len() >= 7, "{naive}");
+    // Read back with another -ms: the written placements stay.
+    let back = ssc_stdin(
+        &["build", "-", "-t", "interpreter", "-ms", "interference"],
+        naive.as_bytes(),
+    );
+    assert_eq!(back.status.code(), Some(0), "{}", text(&back.stderr));
+    assert!(
+        text(&back.stderr).contains("-ms is ignored"),
+        "{}",
+        text(&back.stderr)
+    );
+    assert_eq!(mappings(&text(&back.stdout)), mappings(&naive));
+    // Without the written sections interference shares bytes.
+    let fresh = ssc(&["build", "examples/diamond.ssc", "-t", "interpreter"]);
+    assert_ne!(mappings(&text(&fresh.stdout)), mappings(&naive));
+    // split.out1 and split.out2 on the same bytes: both written by split.
+    let clash = naive.replace("m2 shared 524288 786432", "m2 shared 262144 524288");
+    assert_ne!(clash, naive);
+    let out = ssc_stdin(&["build", "-", "-t", "interpreter"], clash.as_bytes());
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[E210]"), "{err}");
+    assert!(
+        err.contains("split.out1") || err.contains("split.out2"),
+        "{err}"
+    );
+    assert!(
+        err.contains("placed here"),
+        "labelled at the bindings: {err}"
+    );
+    assert!(!err.contains("E299"), "{err}");
+}

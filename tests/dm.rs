@@ -102,7 +102,7 @@ fn every_dm_runtime_is_proven() {
                 );
                 let edges = dynamic_edges(&c.hsdfg);
                 let m = c.memory.as_ref().unwrap();
-                assert_eq!(m.kind, MemoryKind::None, "{what}");
+                assert_eq!(m.kind, Some(MemoryKind::None), "{what}");
                 assert!(edges.iter().all(|e| m.extra_edges.contains(e)), "{what}");
                 let extras = Extras {
                     signal_tokens: c

@@ -156,7 +156,7 @@ fn check_all(seed: u64, n: usize, strips: u64, threads: usize) -> Result<(), Tes
             "{:?} below the lower bound",
             p.kind
         );
-        prop_assert_eq!(p, &allocate(&h, &s, p.kind), "deterministic");
+        prop_assert_eq!(p, &allocate(&h, &s, p.kind.unwrap()), "deterministic");
     }
     let [none, naive, reuse, inter, mesif] = &plans[..] else {
         unreachable!()

@@ -162,6 +162,17 @@ pub(super) fn build_with(
         .runtime
         .as_ref()
         .is_some_and(|r| !r.thread_executions.is_empty());
+    let written_memory = desc
+        .runtime
+        .as_ref()
+        .is_some_and(|r| !(r.memory_mappings.is_empty() && r.memory_bindings.is_empty()));
+    if !hand_written && written_memory && a.memory_schedule.is_some() && a.dynamic_memory.is_none()
+    {
+        eprintln!(
+            "warning: {} places its buffers in its runtime section (memory_mapping, memory_binding): they are honoured as written, so -ms is ignored",
+            file.name
+        );
+    }
     if hand_written && (a.thread_schedule.is_some() || a.memory_schedule.is_some()) {
         eprintln!(
             "warning: {} has a runtime section with thread programs: it is proven and honoured as written, so -ts and -ms are ignored (remove the runtime section to let ssc schedule)",

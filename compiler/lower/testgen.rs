@@ -414,7 +414,7 @@ pub fn trivial_plan(h: &Hsdfg) -> crate::memory::MemoryPlan {
         })
         .collect();
     MemoryPlan {
-        kind: MemoryKind::Naive,
+        kind: Some(MemoryKind::Naive),
         placements,
         shared_bytes: offset,
         local_bytes: Vec::new(),

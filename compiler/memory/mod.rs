@@ -74,7 +74,9 @@ pub struct OrderEdge {
 /// The result of memory scheduling.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MemoryPlan {
-    pub kind: MemoryKind,
+    /// The allocator; `None` when the placements were written in the
+    /// description's runtime section ([`as_written`]).
+    pub kind: Option<MemoryKind>,
     /// Indexed by `BufferId.0`.
     pub placements: Vec<Placement>,
     /// Size in bytes of the shared arena and of each thread's local arena.
@@ -128,7 +130,7 @@ pub fn allocate(h: &Hsdfg, s: &Schedule, kind: MemoryKind) -> MemoryPlan {
 /// [`allocate`] with the orderings already computed (to run several
 /// allocators on one schedule).
 pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) -> MemoryPlan {
-    let (placements, mut notes) = match kind {
+    let (placements, notes) = match kind {
         MemoryKind::None => (none::place(lt), Vec::new()),
         MemoryKind::Naive => (naive::place(lt), Vec::new()),
         MemoryKind::Reuse => (reuse::place(lt), Vec::new()),
@@ -139,6 +141,30 @@ pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) 
         MemoryKind::None | MemoryKind::Naive => Vec::new(),
         _ => lt.order_edges(&placements),
     };
+    plan_of(h, s, lt, Some(kind), placements, extra_edges, notes)
+}
+
+/// The plan of placements written in a runtime section (`memory_mapping`,
+/// `memory_binding`, read by [`crate::verify::placements_from_runtime`]):
+/// honoured as they are, with the cross-iteration edges their byte sharing
+/// needs. Whether they are safe at all is [`check_plan`]'s to say.
+pub fn as_written(h: &Hsdfg, s: &Schedule, placements: Vec<Placement>) -> MemoryPlan {
+    let lt = Lifetimes::new(h, s);
+    let extra_edges = lt.order_edges(&placements);
+    plan_of(h, s, &lt, None, placements, extra_edges, Vec::new())
+}
+
+/// Sizes, bound and notes of a placement.
+fn plan_of(
+    h: &Hsdfg,
+    s: &Schedule,
+    lt: &Lifetimes,
+    kind: Option<MemoryKind>,
+    placements: Vec<Placement>,
+    extra_edges: Vec<OrderEdge>,
+    mut notes: Vec<String>,
+) -> MemoryPlan {
+    let name = kind.map_or("as written", MemoryKind::keyword);
     let (shared_bytes, local_bytes) = lifetime::arena_sizes(&placements, s.threads.len());
     let (peak, ac) = (bound::peak_live(lt), bound::antichain(lt));
     let lower_bound = peak.max(ac);
@@ -154,7 +180,7 @@ pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) 
     let used = plan.used_bytes();
     let mut head = vec![format!(
         "memory {}: {} buffers, {} bytes used, lower bound {} bytes (max of the peak live over the global order, {}, and the heaviest set of pairwise unordered buffers, {}){}",
-        kind.keyword(),
+        name,
         h.buffers.len(),
         used,
         lower_bound,
@@ -166,7 +192,7 @@ pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) 
             String::new()
         }
     )];
-    if kind == MemoryKind::None {
+    if kind == Some(MemoryKind::None) {
         head.push(format!(
             "memory none: each of the {} buffers is allocated on its own by the runtime",
             h.buffers.len()
@@ -180,21 +206,20 @@ pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) 
     if locals > 0 {
         head.push(format!(
             "memory {}: {} buffers in thread-local arenas",
-            kind.keyword(),
-            locals
+            name, locals
         ));
     }
     if !plan.extra_edges.is_empty() {
         head.push(format!(
             "memory {}: {} cross-iteration ordering edges for reused bytes",
-            kind.keyword(),
+            name,
             plan.extra_edges.len()
         ));
     }
     if ac > peak {
         head.push(format!(
             "memory {}: the unordered buffers outweigh the peak live by {} bytes (threads run concurrently)",
-            kind.keyword(),
+            name,
             ac - peak
         ));
     }

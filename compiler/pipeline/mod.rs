@@ -253,7 +253,18 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     } else {
         opts.memory
     };
-    let mut memory = crate::memory::allocate(&hsdfg, &schedule, memory_kind);
+    // Memory sections written in the runtime (what `--no-threadexecution`
+    // prints, or a hand placement): honoured as written, whatever `-ms`.
+    let written = !opts.dynamic_memory
+        && !(given.memory_mappings.is_empty() && given.memory_bindings.is_empty());
+    let mut memory = if written {
+        let placements = crate::verify::placements_from_runtime(&hsdfg, &given).map_err(|ces| {
+            counter_examples("E210", "the runtime section's memory is wrong", ces)
+        })?;
+        crate::memory::as_written(&hsdfg, &schedule, placements)
+    } else {
+        crate::memory::allocate(&hsdfg, &schedule, memory_kind)
+    };
     if opts.dynamic_memory {
         let edges = crate::memory::dynamic_edges(&hsdfg);
         notes.push(format!(
@@ -264,10 +275,29 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     }
     notes.extend(memory.notes.iter().map(|n| format!("memory: {n}")));
     if let Err(e) = crate::memory::check_plan(&hsdfg, &schedule, &memory) {
-        return Err(vec![Diagnostic::error(
-            "E299",
-            format!("internal error: the memory plan is inconsistent: {e}"),
-        )]);
+        return Err(vec![if written {
+            let mut d = Diagnostic::error(
+                "E210",
+                format!("the runtime section's memory is wrong: {e}"),
+            );
+            // Label the bindings of the buffers the message names.
+            for b in &given.memory_bindings {
+                let named = b.ports.iter().any(|p| {
+                    let name = format!("{}.{}", p.owner_name(), p.port.name);
+                    e.split(|c: char| c.is_whitespace() || c == ',')
+                        .any(|w| w == name)
+                });
+                if named {
+                    d = d.label(b.span, format!("{} placed here", b.mapping));
+                }
+            }
+            d.hint("buffers may share bytes only when every use of one is ordered before every use of the other; move one of them, or let ssc place them (remove memory_mapping and memory_binding)")
+        } else {
+            Diagnostic::error(
+                "E299",
+                format!("internal error: the memory plan is inconsistent: {e}"),
+            )
+        }]);
     }
     let mut sync_opts = opts.sync.clone();
     sync_opts.timing = given.timing.clone();
@@ -305,7 +335,7 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         None
     };
     let mut runtime = plan.runtime;
-    if memory_kind == MemoryKind::None {
+    if memory.kind == Some(MemoryKind::None) {
         // Every buffer allocated on its own by the runtime: no memory section.
         runtime.memory_mappings.clear();
         runtime.memory_bindings.clear();
