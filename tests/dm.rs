@@ -275,85 +275,16 @@ fn xray_under_dm_gives_the_reference_checksum() {
     same_checksums(gcc(), "xray -dm", &cases, 25);
 }
 
-fn tsan_works(dir: &std::path::Path) -> bool {
-    let src = write_input(dir, "t.c", "int main(void) { return 0; }\n");
-    let exe = dir.join("t");
-    let built = Command::new("cc")
-        .args(["-fsanitize=thread", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    built && {
-        let mut c = Command::new(&exe);
-        if let Some((p, rest)) = no_aslr_prefix().split_first() {
-            c = Command::new(p);
-            c.args(rest).arg(&exe);
-        }
-        c.output().is_ok_and(|o| o.status.success())
-    }
-}
-
 #[test]
 fn thread_sanitizer_finds_nothing_under_dm() {
     let dir = scratch("dm-tsan");
-    if !tsan_works(&dir) {
-        eprintln!("note: cc -fsanitize=thread does not work here (no TSan runtime?): skipped");
-        return;
-    }
-    let tsan = Toolchain::new("dm-tsan", "cc", "-O1 -g -fsanitize=thread")
-        .unwrap_or_else(|e| panic!("{e}"));
-    let xray = std::fs::read_to_string(root("examples/xray.ssc"))
-        .unwrap()
-        .replace("[128, 128]", "[32, 32]")
-        .replace("[256, 256]", "[64, 64]")
-        .replace("[512, 512]", "[128, 128]");
-    let xray = write_input(&dir, "xray_small.ssc", &xray);
+    let xray = small_xray("dm-tsan");
     let appendix = appendix_timed("tsan");
     let cases = [
         Case::new(&xray, "-ts reduced 2 -dm reduced"),
         Case::new(&appendix, "-ts predictable 2 -dm dynamic"),
     ];
-    let prefix = no_aslr_prefix();
-    let results = parallel(&cases, |c| -> Result<String, String> {
-        let d = dir.join(c.label.replace(|ch: char| !ch.is_ascii_alphanumeric(), "_"));
-        std::fs::create_dir_all(&d).unwrap();
-        let (plain, _) = build_and_run(gcc(), c, 50, &d.join("plain"))?;
-        let exe = build(&tsan, c, &d)?;
-        let ran = run_in(
-            &prefix,
-            &exe,
-            &["--iterations", "50"],
-            &[("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")],
-            &d,
-            RUN_DEADLINE,
-        )?;
-        if !ran.status.success() || ran.stderr.contains("ThreadSanitizer") {
-            return Err(format!(
-                "{} under TSan: {}\n{}",
-                c.label, ran.status, ran.stderr
-            ));
-        }
-        if !ran.stdout.contains("iterations: 50 of 50") {
-            return Err(format!("{}: incomplete run:\n{}", c.label, ran.stdout));
-        }
-        match ran.checksum() {
-            Some(sum) if sum == plain => Ok(format!("{sum}  {}", c.label)),
-            other => Err(format!(
-                "{}: checksum {other:?} under TSan, {plain} without",
-                c.label
-            )),
-        }
-    });
-    let mut failures = Vec::new();
-    for r in results {
-        match r {
-            Ok(line) => eprintln!("  {line}"),
-            Err(e) => failures.push(e),
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    let _ = std::fs::remove_dir_all(&dir);
+    under_tsan("dm-tsan", &dir, &cases);
 }
 
 /// `ssc generate` chains (splits, windows, fan-out) under both modes.

@@ -79,20 +79,6 @@ fn appendix_forms(tag: &str) -> Appendix {
     }
 }
 
-/// xray.ssc at a quarter of its resolution (same graph, same splits): for
-/// ThreadSanitizer, which makes every memory access ~10× slower.
-fn small_xray(tag: &str) -> std::path::PathBuf {
-    let text = read("examples/xray.ssc")
-        .replace("[128, 128]", "[32, 32]")
-        .replace("[256, 256]", "[64, 64]")
-        .replace("[512, 512]", "[128, 128]");
-    write_input(
-        &scratch(&format!("inputs-xray-{tag}")),
-        "xray_small.ssc",
-        &text,
-    )
-}
-
 fn matrix(file: &std::path::Path) -> Vec<Case> {
     let mut v = Vec::new();
     for ts in SCHEDULERS {
@@ -300,35 +286,9 @@ fn clang_builds_warning_free_and_agrees() {
     same_checksums(&tc, "xray (clang)", &cases, iterations(30));
 }
 
-/// Whether `cc -fsanitize=thread` links and runs a program here.
-fn tsan_works(dir: &std::path::Path) -> bool {
-    let src = write_input(dir, "t.c", "int main(void) { return 0; }\n");
-    let exe = dir.join("t");
-    let built = Command::new("cc")
-        .args(["-fsanitize=thread", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    built && {
-        let mut c = Command::new(&exe);
-        if let Some((p, rest)) = no_aslr_prefix().split_first() {
-            c = Command::new(p);
-            c.args(rest).arg(&exe);
-        }
-        c.output().is_ok_and(|o| o.status.success())
-    }
-}
-
 #[test]
 fn thread_sanitizer_finds_nothing() {
     let dir = scratch("tsan");
-    if !tsan_works(&dir) {
-        eprintln!("note: cc -fsanitize=thread does not work here (no TSan runtime?): skipped");
-        return;
-    }
-    let tsan =
-        Toolchain::new("tsan", "cc", "-O1 -g -fsanitize=thread").unwrap_or_else(|e| panic!("{e}"));
     let a = appendix_forms("tsan");
     let xray = small_xray("tsan");
     let generated = write_input(&dir, "gen3.ssc", &generate(20, 3, "32,32"));
@@ -338,49 +298,7 @@ fn thread_sanitizer_finds_nothing() {
         Case::new(&xray, "-ts predictable 2 -ms mesif -ab"),
         Case::new(&generated, "-ts reduced 2 -ms interference -st -kd 1"),
     ];
-    let prefix = no_aslr_prefix();
-    let t0 = Instant::now();
-    let results = parallel(&cases, |c| -> Result<String, String> {
-        let d = dir.join(c.label.replace(|ch: char| !ch.is_ascii_alphanumeric(), "_"));
-        std::fs::create_dir_all(&d).unwrap();
-        // The same program without TSan: its checksum is the reference.
-        let (plain, _) = build_and_run(gcc(), c, 50, &d.join("plain"))?;
-        let exe = build(&tsan, c, &d)?;
-        let ran = run_in(
-            &prefix,
-            &exe,
-            &["--iterations", "50"],
-            &[("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")],
-            &d,
-            RUN_DEADLINE,
-        )?;
-        if !ran.status.success() || ran.stderr.contains("ThreadSanitizer") {
-            return Err(format!(
-                "{} under TSan: {}\n{}",
-                c.label, ran.status, ran.stderr
-            ));
-        }
-        if !ran.stdout.contains("iterations: 50 of 50") {
-            return Err(format!("{}: incomplete run:\n{}", c.label, ran.stdout));
-        }
-        match ran.checksum() {
-            Some(sum) if sum == plain => Ok(format!("{sum}  {}", c.label)),
-            other => Err(format!(
-                "{}: checksum {other:?} under TSan, {plain} without",
-                c.label
-            )),
-        }
-    });
-    eprintln!("ThreadSanitizer, 50 iterations ({:.1?}):", t0.elapsed());
-    let mut failures = Vec::new();
-    for r in results {
-        match r {
-            Ok(line) => eprintln!("  {line}"),
-            Err(e) => failures.push(e),
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    let _ = std::fs::remove_dir_all(&dir);
+    under_tsan("tsan", &dir, &cases);
 }
 
 /// `iterations: N of M (stopped by signal)` → N.

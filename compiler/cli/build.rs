@@ -162,10 +162,7 @@ pub(super) fn build_with(
         .runtime
         .as_ref()
         .is_some_and(|r| !r.thread_executions.is_empty());
-    let written_memory = desc
-        .runtime
-        .as_ref()
-        .is_some_and(|r| !(r.memory_mappings.is_empty() && r.memory_bindings.is_empty()));
+    let written_memory = desc.runtime.as_ref().is_some_and(|r| r.places_buffers());
     if !hand_written && written_memory && a.memory_schedule.is_some() && a.dynamic_memory.is_none()
     {
         eprintln!(

@@ -17,6 +17,14 @@ pub struct Runtime {
     pub span: Span,
 }
 
+impl Runtime {
+    /// It places buffers itself (`memory_mapping` or `memory_binding`);
+    /// without either, every buffer has its own allocation.
+    pub fn places_buffers(&self) -> bool {
+        !self.memory_mappings.is_empty() || !self.memory_bindings.is_empty()
+    }
+}
+
 /// `FUNC T` in `timing` (µs for the full resolution), or `wt T` / `sg T` in
 /// `timing_system`. Times are non-negative decimals.
 #[derive(Clone, Debug, PartialEq)]

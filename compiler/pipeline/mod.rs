@@ -255,8 +255,7 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     };
     // Memory sections written in the runtime (what `--no-threadexecution`
     // prints, or a hand placement): honoured as written, whatever `-ms`.
-    let placed = !given.memory_mappings.is_empty() || !given.memory_bindings.is_empty();
-    let written = placed && !opts.dynamic_memory;
+    let written = given.places_buffers() && !opts.dynamic_memory;
     let mut memory = if written {
         let placements = crate::verify::placements_from_runtime(&hsdfg, &given).map_err(|ces| {
             counter_examples("E210", "the runtime section's memory is wrong", ces)

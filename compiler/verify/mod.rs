@@ -217,7 +217,7 @@ pub fn placements_from_runtime(
     }
     // No memory section at all (`-ms none`): the runtime allocates every
     // buffer on its own, so no two buffers share a byte.
-    if r.memory_bindings.is_empty() && r.memory_mappings.is_empty() {
+    if !r.places_buffers() {
         let mut offset = 0;
         return Ok(h
             .buffers

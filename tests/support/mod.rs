@@ -482,6 +482,21 @@ pub fn ssc_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> S
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// xray.ssc at a quarter of its resolution (same graph, same splits): for
+/// ThreadSanitizer, which makes every memory access ~10× slower.
+pub fn small_xray(tag: &str) -> PathBuf {
+    let text = std::fs::read_to_string(root("examples/xray.ssc"))
+        .unwrap()
+        .replace("[128, 128]", "[32, 32]")
+        .replace("[256, 256]", "[64, 64]")
+        .replace("[512, 512]", "[128, 128]");
+    write_input(
+        &scratch(&format!("inputs-xray-{tag}")),
+        "xray_small.ssc",
+        &text,
+    )
+}
+
 /// `ssc generate` with these options, as text.
 pub fn generate(boxes: u32, seed: u64, resolution: &str) -> String {
     let (boxes, seed) = (boxes.to_string(), seed.to_string());
@@ -494,4 +509,82 @@ pub fn generate(boxes: u32, seed: u64, resolution: &str) -> String {
         "--resolution",
         resolution,
     ])
+}
+
+// ---- ThreadSanitizer -----------------------------------------------------------
+
+/// Whether `cc -fsanitize=thread` links and runs a program here.
+pub fn tsan_works(dir: &Path) -> bool {
+    let src = write_input(dir, "t.c", "int main(void) { return 0; }\n");
+    let exe = dir.join("t");
+    let built = Command::new("cc")
+        .args(["-fsanitize=thread", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    built && {
+        let mut c = Command::new(&exe);
+        if let Some((p, rest)) = no_aslr_prefix().split_first() {
+            c = Command::new(p);
+            c.args(rest).arg(&exe);
+        }
+        c.output().is_ok_and(|o| o.status.success())
+    }
+}
+
+/// Builds every case with `-fsanitize=thread` (toolchain `tag`) and runs 50
+/// iterations: no report, a complete run, and the checksum of the same
+/// program built without TSan. Skips with a note when TSan does not work
+/// here; asserts otherwise, and removes `dir`.
+pub fn under_tsan(tag: &str, dir: &Path, cases: &[Case]) {
+    if !tsan_works(dir) {
+        eprintln!("note: cc -fsanitize=thread does not work here (no TSan runtime?): skipped");
+        return;
+    }
+    let tsan =
+        Toolchain::new(tag, "cc", "-O1 -g -fsanitize=thread").unwrap_or_else(|e| panic!("{e}"));
+    let prefix = no_aslr_prefix();
+    let t0 = Instant::now();
+    let results = parallel(cases, |c| -> Result<String, String> {
+        let d = dir.join(c.label.replace(|ch: char| !ch.is_ascii_alphanumeric(), "_"));
+        std::fs::create_dir_all(&d).unwrap();
+        // The same program without TSan: its checksum is the reference.
+        let (plain, _) = build_and_run(gcc(), c, 50, &d.join("plain"))?;
+        let exe = build(&tsan, c, &d)?;
+        let ran = run_in(
+            &prefix,
+            &exe,
+            &["--iterations", "50"],
+            &[("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")],
+            &d,
+            RUN_DEADLINE,
+        )?;
+        if !ran.status.success() || ran.stderr.contains("ThreadSanitizer") {
+            return Err(format!(
+                "{} under TSan: {}\n{}",
+                c.label, ran.status, ran.stderr
+            ));
+        }
+        if !ran.stdout.contains("iterations: 50 of 50") {
+            return Err(format!("{}: incomplete run:\n{}", c.label, ran.stdout));
+        }
+        match ran.checksum() {
+            Some(sum) if sum == plain => Ok(format!("{sum}  {}", c.label)),
+            other => Err(format!(
+                "{}: checksum {other:?} under TSan, {plain} without",
+                c.label
+            )),
+        }
+    });
+    eprintln!("ThreadSanitizer, 50 iterations ({:.1?}):", t0.elapsed());
+    let mut failures = Vec::new();
+    for r in results {
+        match r {
+            Ok(line) => eprintln!("  {line}"),
+            Err(e) => failures.push(e),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let _ = std::fs::remove_dir_all(dir);
 }

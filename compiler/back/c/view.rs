@@ -184,6 +184,16 @@ struct ThreadView {
     parts: Vec<Part<OpView>>,
 }
 
+impl ThreadView {
+    fn new(name: String, ops: Vec<OpView>) -> ThreadView {
+        ThreadView {
+            parts: parts(&ops, &name),
+            name,
+            ops,
+        }
+    }
+}
+
 /// Statements of one generated function split into parts of at most
 /// [`PART`]: C compilers take time superlinear in a function's length
 /// (gcc -O2 needed over 10 minutes for the 17 000-op threads and 20 000-box
@@ -571,76 +581,78 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
     let threads: Vec<ThreadView> = r
         .thread_executions
         .iter()
-        .map(|t| (format!("thread_{}", t.thread), t))
-        .map(|(name, t)| ThreadView {
-            parts: Vec::new(),
-            name,
-            ops: t
-                .ops
-                .iter()
-                .flat_map(|op| {
-                    let code = match &op.value {
-                        Op::Wait(s) => format!("ssc_W(t, &sig_{s});"),
-                        Op::Signal(s) => format!("ssc_S(t, &sig_{s});"),
-                        Op::Exec(sb) => {
-                            format!("ssc_E(t, &boxes[{}]);", box_id(&sb.function.name, sb.index))
+        .map(|t| {
+            ThreadView::new(
+                format!("thread_{}", t.thread),
+                t.ops
+                    .iter()
+                    .flat_map(|op| {
+                        let code = match &op.value {
+                            Op::Wait(s) => format!("ssc_W(t, &sig_{s});"),
+                            Op::Signal(s) => format!("ssc_S(t, &sig_{s});"),
+                            Op::Exec(sb) => {
+                                format!(
+                                    "ssc_E(t, &boxes[{}]);",
+                                    box_id(&sb.function.name, sb.index)
+                                )
+                            }
+                            Op::Barrier(b) => format!("ssc_B(t, &bar_{b});"),
+                        };
+                        let comment = match &op.value {
+                            Op::Exec(sb) => {
+                                let a = finder.find(sb).expect("checked above");
+                                let f = h.function_of(a);
+                                format!(
+                                    "{}: {} over {} of {}",
+                                    op_text(&op.value),
+                                    f.function,
+                                    h.actor(a).region,
+                                    f.name
+                                )
+                            }
+                            Op::Wait(s) => format!(
+                                "W {s}: after {}",
+                                posted_after
+                                    .get(s.name.as_str())
+                                    .map(String::as_str)
+                                    .unwrap_or("?")
+                            ),
+                            Op::Signal(s) => format!(
+                                "S {s}: before {}",
+                                waited_before
+                                    .get(s.name.as_str())
+                                    .map(String::as_str)
+                                    .unwrap_or("?")
+                            ),
+                            Op::Barrier(b) => format!("B {b}"),
+                        };
+                        let actor = match &op.value {
+                            Op::Exec(sb) => finder.find(sb),
+                            _ => None,
+                        };
+                        let mut v = Vec::new();
+                        if let Some(a) = actor {
+                            for d in writes_of.get(&a).into_iter().flatten() {
+                                v.push(dyn_op(
+                                    format!("ssc_dyn_write(&{d});"),
+                                    format!("-dm: {d} allocated by the first writer"),
+                                ));
+                            }
                         }
-                        Op::Barrier(b) => format!("ssc_B(t, &bar_{b});"),
-                    };
-                    let comment = match &op.value {
-                        Op::Exec(sb) => {
-                            let a = finder.find(sb).expect("checked above");
-                            let f = h.function_of(a);
-                            format!(
-                                "{}: {} over {} of {}",
-                                op_text(&op.value),
-                                f.function,
-                                h.actor(a).region,
-                                f.name
-                            )
+                        v.push(OpView { code, comment });
+                        if let Some(a) = actor {
+                            for d in uses_of.get(&a).into_iter().flatten() {
+                                v.push(dyn_op(
+                                    format!("ssc_dyn_done(&{d});"),
+                                    format!("-dm: {d} freed after its last use"),
+                                ));
+                            }
                         }
-                        Op::Wait(s) => format!(
-                            "W {s}: after {}",
-                            posted_after
-                                .get(s.name.as_str())
-                                .map(String::as_str)
-                                .unwrap_or("?")
-                        ),
-                        Op::Signal(s) => format!(
-                            "S {s}: before {}",
-                            waited_before
-                                .get(s.name.as_str())
-                                .map(String::as_str)
-                                .unwrap_or("?")
-                        ),
-                        Op::Barrier(b) => format!("B {b}"),
-                    };
-                    let actor = match &op.value {
-                        Op::Exec(sb) => finder.find(sb),
-                        _ => None,
-                    };
-                    let mut v = Vec::new();
-                    if let Some(a) = actor {
-                        for d in writes_of.get(&a).into_iter().flatten() {
-                            v.push(dyn_op(
-                                format!("ssc_dyn_write(&{d});"),
-                                format!("-dm: {d} allocated by the first writer"),
-                            ));
-                        }
-                    }
-                    v.push(OpView { code, comment });
-                    if let Some(a) = actor {
-                        for d in uses_of.get(&a).into_iter().flatten() {
-                            v.push(dyn_op(
-                                format!("ssc_dyn_done(&{d});"),
-                                format!("-dm: {d} freed after its last use"),
-                            ));
-                        }
-                    }
-                    v
-                })
-                .chain(periodic_op(o, &t.thread.name))
-                .collect(),
+                        v
+                    })
+                    .chain(periodic_op(o, &t.thread.name))
+                    .collect(),
+            )
         })
         .collect();
 
@@ -686,13 +698,6 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         r.signals.len(),
         h.buffers.iter().map(|b| b.bytes).sum::<u64>()
     );
-    let threads: Vec<ThreadView> = threads
-        .into_iter()
-        .map(|t| ThreadView {
-            parts: parts(&t.ops, &t.name),
-            ..t
-        })
-        .collect();
     let view = ProgramView {
         signal_parts: parts(&signals, "init_signals"),
         port_parts: parts(&ports, "init_ports"),
