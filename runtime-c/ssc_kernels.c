@@ -86,7 +86,7 @@ static span elements(const ssc_region *r, const ssc_port *p)
     return s;
 }
 
-#define ROW(T, port, y) ((T *)(port)->data + (y) * (port)->stride)
+#define ROW(T, port, y) SSC_ROW(T, port, y)
 
 /* for (x = x0; x < x1; x++) STMT, as blocks of a constant 32 iterations and
  * a tail: gcc -O2 (its "very cheap" cost model) vectorises only loops with

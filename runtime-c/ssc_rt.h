@@ -37,7 +37,17 @@ typedef struct {
     int32_t mul_x, mul_y;     /* block of elements per point */
     int32_t win_x, win_y;     /* input window, 1x1 when none */
     ssc_type type;
+    int64_t fold;             /* rows held: row ey lives at row ey % fold of
+                                 data (a ring, storage folding); 0: the whole
+                                 grid, row ey at row ey */
 } ssc_port;
+
+/* Element row ey of a port: every built-in addresses its rows through this.
+ * A kernel that ignores `fold` is correct only on ports whose fold is 0,
+ * and ssc never folds a buffer that a user kernel (--kernels) reads or
+ * writes (runtime-c/README.md, "Storage folding"). */
+#define SSC_ROW(T, port, ey)                                                  \
+    ((T *)(port)->data + ((port)->fold ? (int64_t)(ey) % (port)->fold : (int64_t)(ey)) * (port)->stride)
 
 typedef struct {
     ssc_region region;        /* the sub-box: the points to compute */

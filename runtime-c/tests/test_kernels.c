@@ -108,6 +108,56 @@ static void fill_source(const ssc_port *p, uint64_t it)
     run(func_source, all, all.x1, all.y1, 1, it, NULL, 0, p, 1);
 }
 
+/* ---- storage folding: rings of rows give the unfolded results -------- */
+
+/* source -> conv (3x3) -> down -> up, run strip by strip (2 rows of the
+ * full-resolution grid at a time) with every intermediate buffer a ring of
+ * `ring` rows (port.fold), against the same chain on whole grids. */
+static void test_fold(ssc_type t, int64_t w, int64_t h, int64_t ring)
+{
+    enum { S = 2 };
+    ssc_port src = grid(t, w, h, 1, 3), conv = grid(t, w, h, 1, 1);
+    ssc_port small = grid(t, w / 2, h / 2, 1, 1), up = grid(t, w, h, 2, 1);
+    ssc_port fsrc = grid(t, w, ring, 1, 3), fconv = grid(t, w, ring, 1, 1);
+    ssc_port fsmall = grid(t, w / 2, ring, 1, 1), fup = grid(t, w, h, 2, 1);
+    fsrc.height = h; fsrc.fold = ring;
+    fconv.height = h; fconv.fold = ring;
+    fsmall.height = h / 2; fsmall.fold = ring;
+    ssc_port conv_in_down = conv, fconv_in_down = fconv;
+    conv_in_down.mul_x = conv_in_down.mul_y = 2;
+    fconv_in_down.mul_x = fconv_in_down.mul_y = 2;
+    ssc_region all = { 0, 0, w, h }, half = { 0, 0, w / 2, h / 2 };
+    run(func_source, all, w, h, 1, 3, NULL, 0, &src, 1);
+    run(func_conv, all, w, h, 2, 3, &src, 1, &conv, 1);
+    run(func_down, half, w / 2, h / 2, 3, 3, &conv_in_down, 1, &small, 1);
+    run(func_up, half, w / 2, h / 2, 4, 3, &small, 1, &up, 1);
+    /* streamed: the source runs one strip ahead of the conv (its window) */
+    for (int64_t k = 0; k * S < h + S; k++) {
+        int64_t y0 = k * S, y1 = y0 + S > h ? h : y0 + S;
+        if (y0 < h) {
+            ssc_region r = { 0, y0, w, y1 };
+            run(func_source, r, w, h, 1, 3, NULL, 0, &fsrc, 1);
+        }
+        if (k >= 1 && (k - 1) * S < h) {
+            int64_t c0 = (k - 1) * S, c1 = c0 + S > h ? h : c0 + S;
+            ssc_region r = { 0, c0, w, c1 }, d = { 0, c0 / 2, w / 2, c1 / 2 };
+            run(func_conv, r, w, h, 2, 3, &fsrc, 1, &fconv, 1);
+            run(func_down, d, w / 2, h / 2, 3, 3, &fconv_in_down, 1, &fsmall, 1);
+            run(func_up, d, w / 2, h / 2, 4, 3, &fsmall, 1, &fup, 1);
+            for (int64_t y = c0; y < c1; y++)
+                for (int64_t x = 0; x < w; x++)
+                    CHECK(get(&conv, x, y) == get(&fconv, x, y % ring),
+                          "fold %s conv at (%lld,%lld)", type_names[t], (long long)x, (long long)y);
+        }
+    }
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++)
+            CHECK(get(&up, x, y) == get(&fup, x, y), "fold %s up at (%lld,%lld)",
+                  type_names[t], (long long)x, (long long)y);
+    free(src.data); free(conv.data); free(small.data); free(up.data);
+    free(fsrc.data); free(fconv.data); free(fsmall.data); free(fup.data);
+}
+
 /* ---- every kernel x every type against a double reference ------------ */
 
 enum { GW = 37, GH = 11 };   /* odd sizes: tails of the vector loops, borders */
@@ -434,6 +484,8 @@ int main(void)
         test_scaling(t);
         test_region_only(t);
         test_sink_split(t);
+        test_fold(t, 40, 20, 6);
+        test_fold(t, 37, 22, 5);   /* a ring that does not divide the rows */
     }
     test_known_values();
     test_conv_split_bits();
