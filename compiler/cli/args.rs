@@ -6,6 +6,7 @@
 //! rewrites each known thesis spelling to its `--` alias before clap sees
 //! the command line. Both spellings are documented in `--help`.
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -102,15 +103,8 @@ pub enum DataParallelism {
     Full,
 }
 
-/// `-ms`: memory schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum MemorySchedule {
-    None,
-    Naive,
-    Reuse,
-    Mesif,
-    Interference,
-}
+/// `-ms`: memory schedule (the memory stage's own kinds and keywords).
+pub use crate::memory::MemoryKind as MemorySchedule;
 
 /// `-dm`: run-time memory allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -119,15 +113,8 @@ pub enum DynamicMemory {
     Reduced,
 }
 
-/// `-ts`: thread schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ThreadSchedule {
-    Simple,
-    Barrier,
-    Fixed(usize),
-    Predictable(usize),
-    Reduced(usize),
-}
+/// `-ts`: thread schedule (the schedule stage's own kinds and keywords).
+pub use crate::schedule::SchedulerKind as ThreadSchedule;
 
 /// `-t`: target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -180,16 +167,33 @@ pub struct BuildArgs {
     pub precise_data_parallelism: bool,
 
     // ---------------------------------------------------------- INSTANTIATION
-    /// [-ts] Thread schedule: simple | barrier | fixed N | predictable N | reduced N
+    /// [-ts] Thread schedule: simple | barrier | fixed N | predictable N | reduced N | fused N
+    /// (fused: strips of rows streamed depth first through the chain, in cache)
     /// [default: reduced <online CPUs>].
     #[arg(long = "threadschedule", value_name = "KIND [N]", value_parser = parse_thread_schedule, help_heading = "Instantiation")]
     pub thread_schedule: Option<ThreadSchedule>,
     /// [-wt] Weight sub-box time by its share of the function [default: true].
     #[arg(long = "weightedtokens", value_name = "BOOL", action = clap::ArgAction::Set, help_heading = "Instantiation")]
     pub weighted_tokens: Option<bool>,
-    /// [-ms] Memory schedule [default: interference].
-    #[arg(long = "memoryschedule", value_enum, help_heading = "Instantiation")]
+    /// [-ms] Memory schedule: none | naive | reuse | interference | mesif | fold
+    /// (fold: each buffer a ring of the rows live at once)
+    /// [default: interference; fold with -ts fused].
+    #[arg(
+        long = "memoryschedule",
+        value_name = "KIND",
+        value_parser = clap::builder::PossibleValuesParser::new(MemorySchedule::KEYWORDS)
+            .map(|s| s.parse::<MemorySchedule>().expect("a listed keyword")),
+        help_heading = "Instantiation"
+    )]
     pub memory_schedule: Option<MemorySchedule>,
+    /// Strip height of -ts fused, in rows of the tallest function
+    /// [default: from --cache-bytes].
+    #[arg(long = "strip-rows", value_name = "N", value_parser = parse_positive, help_heading = "Instantiation")]
+    pub strip_rows: Option<u64>,
+    /// Cache budget of -ts fused: one strip of every buffer, twice, fits in
+    /// it (bytes; K, M suffixes) [default: the per-core L2 from sysfs, else 1M].
+    #[arg(long = "cache-bytes", value_name = "BYTES", value_parser = parse_bytes, help_heading = "Instantiation")]
+    pub cache_bytes: Option<u64>,
     /// [-te] Emit explicit thread_execution programs and signals (the default).
     #[arg(long = "threadexecution", help_heading = "Instantiation")]
     pub thread_execution: bool,
@@ -420,7 +424,7 @@ pub fn normalise(args: impl IntoIterator<Item = String>) -> Vec<String> {
                 out.push("--threadschedule".to_string());
                 continue;
             };
-            let counted = matches!(kind.as_str(), "fixed" | "predictable" | "reduced");
+            let counted = ThreadSchedule::counted(&kind);
             let count = match args.peek() {
                 Some(n) if counted && n.parse::<i64>().is_ok() => args.next(),
                 _ => None,
@@ -464,6 +468,28 @@ fn parse_percentile(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `512K`, `1M`, `65536`: a positive byte count.
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (num, shift) = match s.strip_suffix(['K', 'k']) {
+        Some(n) => (n, 10),
+        None => match s.strip_suffix(['M', 'm']) {
+            Some(n) => (n, 20),
+            None => (s, 0),
+        },
+    };
+    match num
+        .parse::<u64>()
+        .ok()
+        .and_then(|v| v.checked_mul(1u64 << shift))
+    {
+        Some(0) => Err("must be at least 1 byte".to_string()),
+        Some(v) => Ok(v),
+        None => Err(format!(
+            "expected a byte count such as 65536, 512K or 1M, found `{s}`"
+        )),
+    }
+}
+
 fn parse_positive(s: &str) -> Result<u64, String> {
     match s.parse::<u64>() {
         Ok(0) => Err("must be at least 1".to_string()),
@@ -498,30 +524,5 @@ fn parse_thread_schedule(s: &str) -> Result<ThreadSchedule, String> {
     if words.next().is_some() {
         return Err(format!("expected `KIND [N]`, found `{s}`"));
     }
-    let threads = |count: Option<&str>| -> Result<usize, String> {
-        match count {
-            None => Ok(0),
-            Some(n) => match n.parse::<usize>() {
-                Ok(0) => Err(format!("`{kind}` needs at least 1 thread, found 0")),
-                Ok(v) if v <= 4096 => Ok(v),
-                _ => Err(format!(
-                    "expected a thread count from 1 to 4096, found `{n}`"
-                )),
-            },
-        }
-    };
-    match kind {
-        "simple" | "barrier" if count.is_some() => {
-            Err(format!("`{kind}` takes no thread count: it runs one thread per sub-box"))
-        }
-        "simple" => Ok(ThreadSchedule::Simple),
-        "barrier" => Ok(ThreadSchedule::Barrier),
-        // A count of 0 here means "the online CPUs"; resolved with the defaults.
-        "fixed" => Ok(ThreadSchedule::Fixed(threads(count)?)),
-        "predictable" => Ok(ThreadSchedule::Predictable(threads(count)?)),
-        "reduced" => Ok(ThreadSchedule::Reduced(threads(count)?)),
-        _ => Err(format!(
-            "unknown thread schedule `{kind}`: expected simple, barrier, fixed N, predictable N or reduced N"
-        )),
-    }
+    ThreadSchedule::parse(kind, count)
 }

@@ -112,16 +112,15 @@ pub struct Job {
 }
 
 fn scheduler_name(t: ThreadSchedule) -> String {
-    match t {
-        ThreadSchedule::Simple => "simple".into(),
-        ThreadSchedule::Barrier => "barrier".into(),
-        ThreadSchedule::Fixed(n) => format!("fixed{n}"),
-        ThreadSchedule::Predictable(n) => format!("predictable{n}"),
-        ThreadSchedule::Reduced(n) => format!("reduced{n}"),
-    }
+    format!(
+        "{}{}",
+        t.keyword(),
+        t.threads().map(|n| n.to_string()).unwrap_or_default()
+    )
 }
 
-/// `simple`, `barrier`, `fixed`, `fixed4`, `reduced:2`…
+/// `simple`, `barrier`, `fixed`, `fixed4`, `reduced:2`… (a counted kind
+/// without N: the online CPUs).
 fn parse_config(s: &str) -> Result<ThreadSchedule, String> {
     let s = s.trim();
     let split = s
@@ -129,30 +128,20 @@ fn parse_config(s: &str) -> Result<ThreadSchedule, String> {
         .unwrap_or(s.len());
     let (kind, n) = s.split_at(split);
     let n = n.trim_start_matches(':');
-    let count = if n.is_empty() {
-        online_cpus()
-    } else {
-        n.parse::<usize>()
-            .ok()
-            .filter(|&n| (1..=4096).contains(&n))
-            .ok_or_else(|| format!("bad thread count in `{s}`"))?
-    };
-    match kind {
-        "simple" if n.is_empty() => Ok(ThreadSchedule::Simple),
-        "barrier" if n.is_empty() => Ok(ThreadSchedule::Barrier),
-        "fixed" => Ok(ThreadSchedule::Fixed(count)),
-        "predictable" => Ok(ThreadSchedule::Predictable(count)),
-        "reduced" => Ok(ThreadSchedule::Reduced(count)),
-        _ => Err(format!(
-            "unknown configuration `{s}`: expected simple, barrier, fixed[N], predictable[N] or reduced[N]"
-        )),
-    }
+    let k = ThreadSchedule::parse(kind, (!n.is_empty()).then_some(n)).map_err(|e| {
+        format!(
+            "bad configuration `{s}`: {e} (expected {}, with [N] for the counted ones)",
+            ThreadSchedule::KEYWORDS.join(", ")
+        )
+    })?;
+    Ok(match k.threads() {
+        Some(0) => k.with_threads(online_cpus()),
+        _ => k,
+    })
 }
 
 fn parse_memory(s: &str) -> Result<MemorySchedule, String> {
-    <MemorySchedule as clap::ValueEnum>::from_str(s.trim(), true).map_err(|_| {
-        format!("unknown memory schedule `{s}`: expected none, naive, reuse, mesif or interference")
-    })
+    s.trim().to_ascii_lowercase().parse()
 }
 
 fn stem(path: &Path) -> String {
@@ -350,13 +339,7 @@ fn run(a: &BenchArgs) -> Result<(), i32> {
 }
 
 fn mem_name(m: MemorySchedule) -> &'static str {
-    match m {
-        MemorySchedule::None => "none",
-        MemorySchedule::Naive => "naive",
-        MemorySchedule::Reuse => "reuse",
-        MemorySchedule::Mesif => "mesif",
-        MemorySchedule::Interference => "interference",
-    }
+    m.keyword()
 }
 
 /// reduced + interference when it ran, else the last configuration.

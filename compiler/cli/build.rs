@@ -1,8 +1,6 @@
 //! `ssc build` and `ssc run`: the whole pipeline from the command line.
 
-use super::args::{
-    BuildArgs, DataParallelism, DynamicMemory, MemorySchedule, Target, ThreadSchedule, TimerDump,
-};
+use super::args::{BuildArgs, DataParallelism, DynamicMemory, Target, TimerDump};
 use super::config::Config;
 use super::exit;
 use crate::back;
@@ -10,9 +8,8 @@ use crate::front::diagnostics::{render, SourceFile};
 use crate::ir::Pair;
 use crate::lower::split::{self, SplitOptions};
 use crate::lower::LowerOptions;
-use crate::memory::MemoryKind;
 use crate::pipeline::{self, Compiled};
-use crate::schedule::{ScheduleOptions, SchedulerKind};
+use crate::schedule::ScheduleOptions;
 use crate::sync::SyncOptions;
 use std::path::{Path, PathBuf};
 
@@ -74,21 +71,16 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
         precise: a.precise_data_parallelism,
         coarse: a.coarse_dependencies,
         weighted: c.weighted,
+        strips: matches!(c.threads, crate::schedule::SchedulerKind::Fused(_)).then(|| {
+            split::Strips {
+                cache_bytes: a
+                    .cache_bytes
+                    .unwrap_or_else(split::Strips::default_cache_bytes),
+                rows: a.strip_rows,
+            }
+        }),
     };
-    let scheduler = match c.threads {
-        ThreadSchedule::Simple => SchedulerKind::Simple,
-        ThreadSchedule::Barrier => SchedulerKind::Barrier,
-        ThreadSchedule::Fixed(n) => SchedulerKind::Fixed(n),
-        ThreadSchedule::Predictable(n) => SchedulerKind::Predictable(n),
-        ThreadSchedule::Reduced(n) => SchedulerKind::Reduced(n),
-    };
-    let memory = match c.memory {
-        MemorySchedule::None => MemoryKind::None,
-        MemorySchedule::Naive => MemoryKind::Naive,
-        MemorySchedule::Reuse => MemoryKind::Reuse,
-        MemorySchedule::Interference => MemoryKind::Interference,
-        MemorySchedule::Mesif => MemoryKind::Mesif,
-    };
+    let (scheduler, memory) = (c.threads, c.memory);
     pipeline::Options {
         lower: LowerOptions {
             resolution_override: a.compose_resolution.map(|(w, h)| Pair::new(w, h)),
@@ -153,6 +145,13 @@ pub(super) fn build_with(
         return Err(exit::INPUT);
     }
     let config = Config::resolve(a);
+    if (a.strip_rows.is_some() || a.cache_bytes.is_some())
+        && !matches!(config.threads, crate::schedule::SchedulerKind::Fused(_))
+    {
+        return Err(fail_usage(
+            "--strip-rows and --cache-bytes size the strips of -ts fused; add -ts fused N",
+        ));
+    }
     if a.verbose {
         for d in &config.defaults {
             eprintln!("default: {d}");

@@ -38,29 +38,24 @@ impl Config {
                 defaults.push(format!("-ts reduced {cpus} (the online CPUs)"));
                 ThreadSchedule::Reduced(cpus)
             }
-            Some(ThreadSchedule::Fixed(0)) => {
-                defaults.push(format!("-ts fixed {cpus} (the online CPUs)"));
-                ThreadSchedule::Fixed(cpus)
-            }
-            Some(ThreadSchedule::Predictable(0)) => {
-                defaults.push(format!("-ts predictable {cpus} (the online CPUs)"));
-                ThreadSchedule::Predictable(cpus)
-            }
-            Some(ThreadSchedule::Reduced(0)) => {
-                defaults.push(format!("-ts reduced {cpus} (the online CPUs)"));
-                ThreadSchedule::Reduced(cpus)
+            Some(t) if t.threads() == Some(0) => {
+                defaults.push(format!("-ts {} {cpus} (the online CPUs)", t.keyword()));
+                t.with_threads(cpus)
             }
             Some(t) => t,
         };
-        let (thread_count, mapped) = match threads {
-            ThreadSchedule::Simple | ThreadSchedule::Barrier => (cpus, false),
-            ThreadSchedule::Fixed(n)
-            | ThreadSchedule::Predictable(n)
-            | ThreadSchedule::Reduced(n) => (n, true),
+        let (thread_count, mapped) = match threads.threads() {
+            None => (cpus, false),
+            Some(n) => (n, true),
         };
         let memory = a.memory_schedule.unwrap_or_else(|| {
-            defaults.push("-ms interference".into());
-            MemorySchedule::Interference
+            if matches!(threads, ThreadSchedule::Fused(_)) {
+                defaults.push("-ms fold (the default of -ts fused)".into());
+                MemorySchedule::Fold
+            } else {
+                defaults.push("-ms interference".into());
+                MemorySchedule::Interference
+            }
         });
         let data_parallelism = a.data_parallelism.unwrap_or_else(|| {
             defaults.push("-dp full".into());

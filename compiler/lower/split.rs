@@ -17,6 +17,16 @@
 //!   `clamp(round(t/g), 1, P)` parts, so each of its sub-boxes takes about
 //!   `g` (less only when capped by P or by its rows).
 //!
+//! * **strips** (`-ts fused`, overrides all of the above but `-dp none`):
+//!   every `FULL` function gets the same count `S = ceil(H / rows)`, with
+//!   `H` the most rows of any function and `rows` the strip height: given
+//!   (`--strip-rows`), or the most rows such that one strip of every
+//!   buffer, twice over (a strip being written and the one being read),
+//!   fits the cache budget (`--cache-bytes`, default the per-core L2):
+//!   `rows = budget / (2 · Σ buffer bytes / H)`, at least 1. The same count
+//!   everywhere aligns the strips across scales: strip k of every function
+//!   covers the same share of the frame.
+//!
 //! Guarantees: never more parts than rows; the parts are near-equal row
 //! strips `[0, y0]:[w, y1]` with `y_k = floor(k·h/n)`, which tile the
 //! function's space exactly; sub-boxes `F.0`, `F.1`, … in row order,
@@ -49,6 +59,82 @@ pub struct SplitOptions {
     pub coarse: bool,
     /// `-wt`: weight a sub-box's time by its share (used by the HSDFG).
     pub weighted: bool,
+    /// `-ts fused`: row strips sized to a cache budget.
+    pub strips: Option<Strips>,
+}
+
+/// How tall the strips of `-ts fused` are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strips {
+    /// The cache budget of one strip of every buffer, twice (bytes).
+    pub cache_bytes: u64,
+    /// The strip height, rows of the tallest function (overrides the budget).
+    pub rows: Option<u64>,
+}
+
+impl Strips {
+    /// The budget by default: the per-core (level 2) cache of CPU 0 as
+    /// sysfs gives it, else 1 MiB.
+    pub fn default_cache_bytes() -> u64 {
+        l2_cache_bytes().unwrap_or(1 << 20)
+    }
+}
+
+/// The size of CPU 0's level-2 cache from sysfs
+/// (`/sys/devices/system/cpu/cpu0/cache/index*/{level,size}`).
+pub fn l2_cache_bytes() -> Option<u64> {
+    let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let mut entries: Vec<_> = std::fs::read_dir(dir).ok()?.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    entries.into_iter().find_map(|e| {
+        let level = std::fs::read_to_string(e.path().join("level")).ok()?;
+        if level.trim() != "2" {
+            return None;
+        }
+        let size = std::fs::read_to_string(e.path().join("size")).ok()?;
+        let size = size.trim();
+        let (num, unit) = size.split_at(
+            size.find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(size.len()),
+        );
+        let n: u64 = num.parse().ok()?;
+        Some(match unit {
+            "K" => n << 10,
+            "M" => n << 20,
+            "G" => n << 30,
+            _ => n,
+        })
+    })
+}
+
+/// The strip count of `-ts fused` (see the module documentation).
+pub fn strip_count(d: &Declaration, st: &Strips) -> u64 {
+    let tallest = d
+        .functions
+        .iter()
+        .map(|f| f.resolution.value.y)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let rows = st.rows.unwrap_or_else(|| {
+        let bytes: u128 = d
+            .functions
+            .iter()
+            .filter_map(|f| Some((f, d.function_decl(f.function.as_str())?)))
+            .flat_map(|(f, fd)| {
+                fd.ports
+                    .iter()
+                    .filter(|p| p.direction == crate::ir::Direction::Out)
+                    .filter_map(move |p| {
+                        let g = p.grid(f.resolution.value)?;
+                        Some(g.x as u128 * g.y as u128 * p.ty.size() as u128)
+                    })
+            })
+            .sum();
+        let per_row = (bytes / tallest as u128).max(1);
+        ((st.cache_bytes as u128 / (2 * per_row)).max(1)).min(u64::MAX as u128) as u64
+    });
+    tallest.div_ceil(rows.max(1))
 }
 
 impl Default for SplitOptions {
@@ -59,6 +145,7 @@ impl Default for SplitOptions {
             precise: false,
             coarse: false,
             weighted: true,
+            strips: None,
         }
     }
 }
@@ -75,6 +162,14 @@ pub fn part_counts(d: &Declaration, timing: &Timing, opts: &SplitOptions) -> Vec
     let t = |f: &crate::ir::Function| timing.get(f.function.as_str()).max(0.0);
     if opts.dp == DataParallelism::None {
         return vec![1; d.functions.len()];
+    }
+    if let Some(st) = &opts.strips {
+        let n = strip_count(d, st);
+        return d
+            .functions
+            .iter()
+            .map(|f| if full(f) { n } else { 1 })
+            .collect();
     }
     if opts.precise {
         let w: f64 = d.functions.iter().map(t).sum();

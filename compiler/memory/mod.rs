@@ -17,6 +17,7 @@
 //! [`check_plan`] re-checks a plan against the rule above.
 
 pub mod bound;
+pub mod fold;
 pub mod interference;
 pub mod lifetime;
 pub mod mesif;
@@ -41,6 +42,8 @@ pub enum MemoryKind {
     Interference,
     /// Interference plus cache-coherence awareness.
     Mesif,
+    /// Each buffer a ring of the rows live at once ([`fold`]).
+    Fold,
 }
 
 /// Where a buffer lives.
@@ -58,6 +61,18 @@ pub struct Placement {
     /// Byte offset within the arena.
     pub offset: u64,
     pub bytes: u64,
+}
+
+impl Placement {
+    /// The rows of `b` this placement holds when it is a ring (storage
+    /// folding: row `y` at row `y mod R`), or `None` when it holds the
+    /// whole grid. A placement smaller than its buffer is a ring of as many
+    /// whole rows as fit; this is the one reading of it, for the checker and
+    /// every back end.
+    pub fn fold(&self, b: &crate::lower::hsdfg::Buffer) -> Option<u64> {
+        let row = b.grid.x * b.ty.size();
+        (self.bytes < b.bytes && row > 0).then(|| self.bytes / row)
+    }
 }
 
 /// An ordering the placement relies on: `from` (of iteration i) happens
@@ -108,16 +123,39 @@ impl MemoryKind {
             MemoryKind::Reuse => "reuse",
             MemoryKind::Interference => "interference",
             MemoryKind::Mesif => "mesif",
+            MemoryKind::Fold => "fold",
         }
     }
 
-    pub const ALL: [MemoryKind; 5] = [
+    pub const ALL: [MemoryKind; 6] = [
         MemoryKind::None,
         MemoryKind::Naive,
         MemoryKind::Reuse,
         MemoryKind::Interference,
         MemoryKind::Mesif,
+        MemoryKind::Fold,
     ];
+
+    /// Every `-ms` keyword.
+    pub const KEYWORDS: [&'static str; 6] =
+        ["none", "naive", "reuse", "interference", "mesif", "fold"];
+}
+
+impl std::str::FromStr for MemoryKind {
+    type Err = String;
+
+    /// The `-ms` keyword.
+    fn from_str(s: &str) -> Result<MemoryKind, String> {
+        MemoryKind::ALL
+            .into_iter()
+            .find(|k| k.keyword() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown memory schedule `{s}`: expected {}",
+                    MemoryKind::KEYWORDS.join(", ")
+                )
+            })
+    }
 }
 
 /// Place every buffer of `h` under schedule `s` with allocator `kind`.
@@ -130,7 +168,12 @@ pub fn allocate(h: &Hsdfg, s: &Schedule, kind: MemoryKind) -> MemoryPlan {
 /// [`allocate`] with the orderings already computed (to run several
 /// allocators on one schedule).
 pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) -> MemoryPlan {
+    if kind == MemoryKind::Fold {
+        let (placements, extra_edges, notes) = fold::place(h, s);
+        return plan_of(h, s, lt, Some(kind), placements, extra_edges, notes);
+    }
     let (placements, notes) = match kind {
+        MemoryKind::Fold => unreachable!("handled above"),
         MemoryKind::None => (none::place(lt), Vec::new()),
         MemoryKind::Naive => (naive::place(lt), Vec::new()),
         MemoryKind::Reuse => (reuse::place(lt), Vec::new()),
@@ -251,7 +294,10 @@ pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), Stri
     }
     for (b, p) in plan.placements.iter().enumerate() {
         let name = &h.buffers[b].name;
-        if p.bytes < h.buffers[b].bytes {
+        if p.fold(&h.buffers[b]) == Some(0) {
+            return Err(format!("{name}: a ring of 0 rows"));
+        }
+        if p.bytes < h.buffers[b].bytes && plan.kind != Some(MemoryKind::Fold) {
             return Err(format!(
                 "{name}: {} bytes placed for {}",
                 p.bytes, h.buffers[b].bytes
@@ -274,8 +320,10 @@ pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), Stri
             ));
         }
     }
+    // A ring's 0-token orderings were checked acyclic by `fold`, and the
+    // runtime checker proves them; every other plan orders across iterations only.
     for e in &plan.extra_edges {
-        if e.tokens == 0 {
+        if e.tokens == 0 && plan.kind != Some(MemoryKind::Fold) {
             return Err(format!("extra edge {:?} has no token (may deadlock)", e));
         }
     }

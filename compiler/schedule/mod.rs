@@ -12,6 +12,7 @@ use std::time::Duration;
 
 pub mod barrier;
 pub mod fixed;
+pub mod fused;
 pub mod given;
 pub mod list;
 pub mod predictable;
@@ -50,6 +51,7 @@ pub fn schedule(h: &Hsdfg, kind: SchedulerKind, opts: &ScheduleOptions) -> Sched
         SchedulerKind::Fixed(n) => fixed::schedule(h, n, opts),
         SchedulerKind::Predictable(n) => predictable::schedule(h, n, opts),
         SchedulerKind::Reduced(n) => reduced::schedule(h, n, opts),
+        SchedulerKind::Fused(n) => fused::schedule(h, n, opts),
     }
 }
 
@@ -114,6 +116,107 @@ pub enum SchedulerKind {
     Predictable(usize),
     /// A static order minimising peak live bytes, mapped as predictable.
     Reduced(usize),
+    /// Strips of rows depth first through the chain, strip k on thread
+    /// k mod N (cache-resident streaming, see [`fused`]).
+    Fused(usize),
+}
+
+impl SchedulerKind {
+    /// Every `-ts` keyword, in the order `--help` lists them.
+    pub const KEYWORDS: [&'static str; 6] = [
+        "simple",
+        "barrier",
+        "fixed",
+        "predictable",
+        "reduced",
+        "fused",
+    ];
+
+    /// The `-ts` keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            SchedulerKind::Simple => "simple",
+            SchedulerKind::Barrier => "barrier",
+            SchedulerKind::Fixed(_) => "fixed",
+            SchedulerKind::Predictable(_) => "predictable",
+            SchedulerKind::Reduced(_) => "reduced",
+            SchedulerKind::Fused(_) => "fused",
+        }
+    }
+
+    /// Whether the keyword takes a thread count (`fixed N`).
+    pub fn counted(keyword: &str) -> bool {
+        matches!(keyword, "fixed" | "predictable" | "reduced" | "fused")
+    }
+
+    /// The thread count of a counted kind (0: not yet resolved to the
+    /// online CPUs); `None` for simple and barrier (a thread per sub-box).
+    pub fn threads(self) -> Option<usize> {
+        match self {
+            SchedulerKind::Simple | SchedulerKind::Barrier => None,
+            SchedulerKind::Fixed(n)
+            | SchedulerKind::Predictable(n)
+            | SchedulerKind::Reduced(n)
+            | SchedulerKind::Fused(n) => Some(n),
+        }
+    }
+
+    /// The same kind with `n` threads (simple and barrier unchanged).
+    pub fn with_threads(self, n: usize) -> SchedulerKind {
+        match self {
+            SchedulerKind::Simple | SchedulerKind::Barrier => self,
+            SchedulerKind::Fixed(_) => SchedulerKind::Fixed(n),
+            SchedulerKind::Predictable(_) => SchedulerKind::Predictable(n),
+            SchedulerKind::Reduced(_) => SchedulerKind::Reduced(n),
+            SchedulerKind::Fused(_) => SchedulerKind::Fused(n),
+        }
+    }
+
+    /// `KIND [N]` as the command line spells it; a counted kind without N
+    /// gets 0 (resolved to the online CPUs by the caller).
+    pub fn parse(kind: &str, count: Option<&str>) -> Result<SchedulerKind, String> {
+        let threads = match count {
+            None => 0,
+            Some(n) => match n.parse::<usize>() {
+                Ok(0) => return Err(format!("`{kind}` needs at least 1 thread, found 0")),
+                Ok(v) if v <= 4096 => v,
+                _ => {
+                    return Err(format!(
+                        "expected a thread count from 1 to 4096, found `{n}`"
+                    ))
+                }
+            },
+        };
+        let k = match kind {
+            "simple" | "barrier" if count.is_some() => {
+                return Err(format!(
+                    "`{kind}` takes no thread count: it runs one thread per sub-box"
+                ))
+            }
+            "simple" => SchedulerKind::Simple,
+            "barrier" => SchedulerKind::Barrier,
+            "fixed" => SchedulerKind::Fixed(threads),
+            "predictable" => SchedulerKind::Predictable(threads),
+            "reduced" => SchedulerKind::Reduced(threads),
+            "fused" => SchedulerKind::Fused(threads),
+            _ => {
+                return Err(format!(
+                    "unknown thread schedule `{kind}`: expected simple, barrier, fixed N, predictable N, reduced N or fused N"
+                ))
+            }
+        };
+        Ok(k)
+    }
+}
+
+impl std::fmt::Display for SchedulerKind {
+    /// `reduced 2`, `simple`: as `-ts` takes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.threads() {
+            Some(n) => write!(f, "{} {n}", self.keyword()),
+            None => f.write_str(self.keyword()),
+        }
+    }
 }
 
 /// One thread of a schedule.

@@ -46,7 +46,13 @@
 //! *all* iteration distances conflict; monotonicity in d is what makes two
 //! distances enough.) The pair is checked in both orders, so x(i) against
 //! y(i + 1) and y(i) against x(i + 1). Same buffer and same iteration is a
-//! dependency, checked by (c).
+//! dependency, checked by (c). A buffer whose placement is smaller than it
+//! is a ring (storage folding, [`Placement::fold`]): row y lives at row
+//! y mod R, so an access covers one byte range per run of slots, each
+//! tagged with the rows it holds; two ranges of one buffer at the same
+//! bytes but with different rows (a turn of the ring apart) are checked at
+//! d = 0 like different buffers, and an access wider than its ring races
+//! with itself.
 //!
 //! (c) **Dependencies**: for every HSDFG edge u → v with t tokens (the
 //! dependency with 0, its write-after-read partner with 1),
@@ -576,6 +582,44 @@ struct Placed {
     hi: u64,
     write: bool,
     buffer: usize,
+    /// Which rows of the buffer these bytes hold: the first row minus its
+    /// ring slot (a multiple of the ring's rows; 0 when not folded). Two
+    /// byte ranges of one buffer with the same epoch hold the same rows.
+    epoch: u64,
+}
+
+/// The byte ranges (offset within the arena, epoch) an access covers: one
+/// range, or for a ring (storage folding, row y at slot y mod R) one range
+/// per run of slots, split where the rows wrap around the ring.
+fn placed_ranges(
+    x: &crate::lower::hsdfg::Access,
+    buf: &crate::lower::hsdfg::Buffer,
+    p: &Placement,
+) -> Vec<(u64, u64, u64)> {
+    let row = buf.grid.x * buf.ty.size();
+    let (y0, y1) = (x.elements.y0, x.elements.y1);
+    match p.fold(buf) {
+        None => {
+            let (lo, hi) = x.byte_range(buf);
+            vec![(p.offset + lo, p.offset + hi, 0)]
+        }
+        Some(r) => {
+            let r = r.max(1);
+            let mut out = Vec::new();
+            let mut y = y0;
+            while y < y1 {
+                let slot = y % r;
+                let end = y1.min(y - slot + r);
+                out.push((
+                    p.offset + slot * row,
+                    p.offset + (slot + end - y) * row,
+                    y - slot,
+                ));
+                y = end;
+            }
+            out
+        }
+    }
 }
 
 fn arena_name(a: ArenaId) -> String {
@@ -655,19 +699,21 @@ pub fn verify_with(
     for a in h.actors() {
         for x in &h.actor(a).accesses {
             let buf = h.buffer(x.buffer);
-            let (lo, hi) = x.byte_range(buf);
-            if lo >= hi {
-                continue;
-            }
             let p = placements[x.buffer.0];
-            acc.push(Placed {
-                actor: a,
-                arena: p.arena,
-                lo: p.offset + lo,
-                hi: p.offset + hi,
-                write: x.write,
-                buffer: x.buffer.0,
-            });
+            for (lo, hi, epoch) in placed_ranges(x, buf, &p) {
+                if lo >= hi {
+                    continue;
+                }
+                acc.push(Placed {
+                    actor: a,
+                    arena: p.arena,
+                    lo,
+                    hi,
+                    write: x.write,
+                    buffer: x.buffer.0,
+                    epoch,
+                });
+            }
         }
     }
     acc.sort_by_key(|p| (p.arena, p.lo, p.hi));
@@ -682,6 +728,10 @@ pub fn verify_with(
             if !(x.write || y.write) || (i == j) {
                 continue;
             }
+            // The same rows of one buffer: a dependency within an iteration,
+            // checked by (c); other rows at the same bytes (a ring's rows
+            // one turn apart) must be ordered like different buffers.
+            let same_rows = x.buffer == y.buffer && x.epoch == y.epoch;
             let (a, b) = (x.actor.index(), y.actor.index());
             let bytes = (x.lo.max(y.lo), x.hi.min(y.hi));
             let mut ok = true;
@@ -698,8 +748,8 @@ pub fn verify_with(
                     });
                 }
             };
-            // d = 0: different buffers only (same buffer: a dependency).
-            if x.buffer != y.buffer && (a == b || (!le(a, b, 0) && !le(b, a, 0))) {
+            // d = 0: different rows only (same rows: a dependency).
+            if !same_rows && (a == b || (!le(a, b, 0) && !le(b, a, 0))) {
                 race(a, b, 0, &mut ok);
             }
             // d = 1, both orders.

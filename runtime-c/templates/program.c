@@ -4,6 +4,7 @@ ssc_signal_init(&{{ s.name }}, {{ s.tokens }});{% if verbose %}  /* {{ s.comment
 {%- endmacro -%}
 {%- macro port_line(p, verbose) -%}
 {{ p.name }} = ssc_port_make({{ p.data }}, {{ p.ty }}, {{ p.width }}, {{ p.height }}, {{ p.mul_x }}, {{ p.mul_y }}, {{ p.win_x }}, {{ p.win_y }});{% if verbose %}  /* {{ p.comment }} */{% endif %}
+{%- if let Some(rows) = p.fold %} {{ p.name }}.fold = {{ rows }};{% endif %}
 {%- endmacro -%}
 {%- macro box_line(b) -%}
 ssc_box_init(&boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }}, {{ b.function_id }}, (ssc_region){ {{ b.x0 }}, {{ b.y0 }}, {{ b.x1 }}, {{ b.y1 }} }, {{ b.width }}, {{ b.height }}, {{ b.inputs }}, {{ b.n_in }}, {{ b.outputs }}, {{ b.n_out }});

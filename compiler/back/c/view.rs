@@ -3,8 +3,9 @@
 use crate::back::description::op_text;
 use crate::front::diagnostics::Diagnostic;
 use crate::ir::builtins::builtin_of;
-use crate::ir::{Arena, Direction, ElemType, Op, Runtime};
+use crate::ir::{Direction, ElemType, Op, Runtime};
 use crate::lower::hsdfg::{BufferId, Hsdfg};
+use crate::memory::ArenaId;
 use askama::Template;
 use std::collections::BTreeMap;
 
@@ -154,6 +155,8 @@ struct PortView {
     mul_y: u64,
     win_x: u64,
     win_y: u64,
+    /// Rows of the ring when the buffer is folded.
+    fold: Option<u64>,
     comment: String,
 }
 
@@ -297,75 +300,71 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         }
     }
 
-    // Memory: where each buffer lives.
-    let mut mapping_of_port = BTreeMap::new();
-    for b in &r.memory_bindings {
-        for p in &b.ports {
-            mapping_of_port.insert(p.to_string(), b.mapping.name.clone());
-        }
-    }
-    let mappings: BTreeMap<&str, _> = r
-        .memory_mappings
-        .iter()
-        .map(|m| (m.name.name.as_str(), m))
-        .collect();
+    // Memory: where each buffer lives, as the checker reads it
+    // (`verify::placements_from_runtime`: one reading of the memory sections
+    // for the proof and the program, rings included).
+    let placements = if r.places_buffers() && o.dynamic_memory.is_none() {
+        Some(crate::verify::placements_from_runtime(h, r).map_err(|ces| {
+            error(
+                ces.iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?)
+    } else {
+        None
+    };
     let mut shared_bytes = 0u64;
     let mut local_bytes: BTreeMap<usize, u64> = BTreeMap::new();
     let mut own_buffers = Vec::new();
     let mut data_of_buffer: BTreeMap<BufferId, String> = BTreeMap::new();
+    let mut fold_of_buffer: BTreeMap<BufferId, u64> = BTreeMap::new();
     for (bi, buf) in h.buffers.iter().enumerate() {
         let id = BufferId(bi);
-        let mapping = mapping_of_port
-            .get(&buf.name)
-            .and_then(|m| mappings.get(m.as_str()));
         if o.dynamic_memory.is_some() {
             // Set by the allocating writer each iteration (ssc_dyn_write).
             data_of_buffer.insert(id, "NULL".into());
             continue;
         }
-        match mapping {
-            None => {
-                let name = format!("buffer_{}", buf.name.replace('.', "_"));
-                data_of_buffer.insert(id, name.clone());
-                own_buffers.push(OwnBufferView {
-                    name,
-                    label: buf.name.clone(),
-                    bytes: buf.bytes,
-                });
+        let Some(p) = placements.as_ref().map(|ps| ps[bi]) else {
+            let name = format!("buffer_{}", buf.name.replace('.', "_"));
+            data_of_buffer.insert(id, name.clone());
+            own_buffers.push(OwnBufferView {
+                name,
+                label: buf.name.clone(),
+                bytes: buf.bytes,
+            });
+            continue;
+        };
+        if let Some(rows) = p.fold(buf) {
+            fold_of_buffer.insert(id, rows);
+        }
+        let (start, end) = (p.offset, p.offset + p.bytes);
+        match p.arena {
+            ArenaId::Shared => {
+                shared_bytes = shared_bytes.max(end);
+                data_of_buffer.insert(id, format!("shared_arena.base + {start}"));
             }
-            Some(m) => {
-                let start = m.start.value;
-                if m.end.value.saturating_sub(start) < buf.bytes {
-                    return Err(error(format!(
-                        "mapping `{}` holds {} bytes but buffer `{}` needs {}",
-                        m.name,
-                        m.end.value.saturating_sub(start),
-                        buf.name,
-                        buf.bytes
-                    )));
-                }
-                match m.arena {
-                    Arena::Shared => {
-                        shared_bytes = shared_bytes.max(m.end.value);
-                        data_of_buffer.insert(id, format!("shared_arena.base + {start}"));
-                    }
-                    Arena::Local => {
-                        let producer = &h.functions[buf.producer.0 .0];
-                        let thread = producer
-                            .subboxes
-                            .first()
-                            .and_then(|a| thread_of_actor.get(a))
-                            .copied()
-                            .ok_or_else(|| {
-                                error(format!("no thread runs the producer of `{}`", buf.name))
-                            })?;
-                        let e = local_bytes.entry(thread).or_insert(0);
-                        *e = (*e).max(m.end.value);
-                        data_of_buffer.insert(id, format!("local_arena_{thread}.base + {start}"));
-                    }
-                }
+            ArenaId::Local(thread) => {
+                let e = local_bytes.entry(thread).or_insert(0);
+                *e = (*e).max(end);
+                data_of_buffer.insert(id, format!("local_arena_{thread}.base + {start}"));
             }
         }
+    }
+    // A user kernel may address rows without `ssc_port.fold`: never give
+    // it a ring (runtime-c/README.md, "Storage folding").
+    if let Some(f) = h.functions.iter().find(|f| {
+        o.user_kernels.contains(&f.function)
+            && f.ports
+                .iter()
+                .any(|p| fold_of_buffer.contains_key(&p.buffer))
+    }) {
+        return Err(error(format!(
+            "`{}` runs the user kernel `{}` on a buffer folded into a ring of rows, which user kernels do not support: build with another memory schedule (`-ms interference`) or give the buffer a whole frame",
+            f.name, f.function
+        )));
     }
     let locals = local_bytes
         .iter()
@@ -407,7 +406,16 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                 mul_y: p.mul.y,
                 win_x: p.window.x,
                 win_y: p.window.y,
-                comment: format!("{}.{}: buffer {}", f.name, p.name, h.buffer(p.buffer).name),
+                fold: fold_of_buffer.get(&p.buffer).copied(),
+                comment: match fold_of_buffer.get(&p.buffer) {
+                    Some(rows) => format!(
+                        "{}.{}: buffer {}, a ring of {rows} rows",
+                        f.name,
+                        p.name,
+                        h.buffer(p.buffer).name
+                    ),
+                    None => format!("{}.{}: buffer {}", f.name, p.name, h.buffer(p.buffer).name),
+                },
             });
         }
         functions.push(FunctionView {

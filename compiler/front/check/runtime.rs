@@ -498,18 +498,22 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
             if let Some(p) = port_of(f, buf.1) {
                 if let Some((grid, bytes)) = ports::buffer(p, f.resolution.value) {
                     let have = m.end.value.saturating_sub(m.start.value) as u128;
-                    if m.start.value < m.end.value && have < bytes {
+                    // Smaller than the buffer: a ring of whole rows (storage
+                    // folding, row y at row y mod R); at least one row.
+                    let row = grid.x as u128 * p.ty.size() as u128;
+                    let ring_ok = row > 0 && have >= row && have % row == 0;
+                    if m.start.value < m.end.value && have < bytes && !ring_ok {
                         out.push(
                             Diagnostic::error(
                                 codes::MAPPING_TOO_SMALL,
                                 format!(
-                                    "mapping `{}` has {have} bytes but the buffer of `{}.{}` needs {bytes} (grid {grid} × {} bytes)",
+                                    "mapping `{}` has {have} bytes but the buffer of `{}.{}` needs {bytes} (grid {grid} × {} bytes), or whole rows of {row} bytes for a ring",
                                     b.mapping, buf.0, buf.1, p.ty.size()
                                 ),
                             )
                             .label(b.mapping.span, format!("bound to `{}.{}`", buf.0, buf.1))
                             .label(m.span, format!("{have} bytes"))
-                            .hint(format!("make the range at least {bytes} bytes long")),
+                            .hint(format!("make the range {bytes} bytes long, or a multiple of {row} bytes to hold a ring of rows")),
                         );
                     }
                 }

@@ -1,0 +1,276 @@
+//! Storage folding (`-ms fold`, the default of `-ts fused`): each buffer a
+//! ring of the rows that are live at once, not a whole frame.
+//!
+//! Takes the HSDFG and the schedule; gives every buffer a placement of
+//! `R` rows (row `y` of the grid at row `y mod R` of the ring: a placement
+//! smaller than its buffer *is* a ring, see [`super::Placement::fold`]),
+//! the rings side by side in the shared arena, and the orderings the
+//! reuse of ring rows relies on.
+//!
+//! For a ring of `R` rows, two accesses (one of them a write) conflict when
+//! they touch rows `r ≠ r'` with `r ≡ r' (mod R)`. Each conflict is
+//! ordered row-wise, lower rows first, within an iteration and iteration
+//! after iteration:
+//! * **within an iteration** (0 tokens): every access of rows `r` before
+//!   the writer of rows `r + R` (`k = 1`; larger distances follow by
+//!   transitivity through the writers of `r + R, r + 2R, …`, and a write
+//!   of `r` before a read of `r + R` through the writer of `r + R`, which
+//!   the reader depends on);
+//! * **across iterations** (1 token): every access of the last `R` rows of
+//!   iteration i before the writer of the conflicting rows among the first
+//!   `R` of iteration i + 1 (an earlier access of the same slot reaches it
+//!   through the in-iteration chain; same rows are the HSDFG's own
+//!   write-after-read edges).
+//!
+//! `R` is the smallest number of rows, from the widest access up, for
+//! which the 0-token orderings, with the dependencies, the threads' program
+//! order and the orderings of the buffers folded before, stay acyclic —
+//! i.e. the smallest ring this schedule can run without deadlock. With a
+//! box-at-a-time schedule that is the whole frame (no fold); with
+//! [`crate::schedule::fused`] a few strips. A buffer touched by a function
+//! that is not a built-in is never folded (a user kernel may ignore
+//! `ssc_port.fold`, see `runtime-c/README.md`).
+//!
+//! Guarantees: every access fits its ring (`R` ≥ its rows); the orderings
+//! plus dependencies and program order are acyclic (no deadlock); the
+//! runtime checker proves the result race-free on the folded addresses.
+
+use super::{ArenaId, OrderEdge, Placement};
+use crate::ir::builtins::builtin_of;
+use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::schedule::Schedule;
+
+/// Rings start at multiples of this (a cache line).
+const ALIGN: u64 = 64;
+
+/// One access of a buffer by a sub-box: rows `[y0, y1)`.
+#[derive(Clone, Copy, Debug)]
+struct Rows {
+    actor: ActorId,
+    y0: u64,
+    y1: u64,
+    write: bool,
+}
+
+/// Do rows `[a0, a1)` and `[b0, b1)` share a slot of a ring of `r` rows
+/// (rows taken mod `r`)? Both shorter than `r`.
+fn slots_meet(a0: u64, a1: u64, b0: u64, b1: u64, r: u64) -> bool {
+    // [a0, a1) meets [b0 + j·r, b1 + j·r) for some integer j, i.e. some
+    // multiple of r lies in [a0 − b1 + 1, a1 − b0 − 1].
+    let (lo, hi, r) = (
+        a0 as i128 - b1 as i128 + 1,
+        a1 as i128 - b0 as i128 - 1,
+        r as i128,
+    );
+    let j = lo.div_euclid(r) + i128::from(lo.rem_euclid(r) != 0);
+    j * r <= hi
+}
+
+/// Do rows `[a0, a1)` and rows `[b0 + r, b1 + r)` meet (`a` conflicts
+/// with `b` one ring above)?
+fn one_ring_apart(a0: u64, a1: u64, b0: u64, b1: u64, r: u64) -> bool {
+    a0 < b1 + r && b0 + r < a1
+}
+
+/// The 0-token graph (dependencies, program order, orderings so far) with
+/// an acyclicity test.
+struct Order {
+    succ: Vec<Vec<u32>>,
+}
+
+impl Order {
+    fn new(h: &Hsdfg, s: &Schedule) -> Order {
+        let mut succ = vec![Vec::new(); h.graph.node_count()];
+        for (u, v, _) in h.dependencies() {
+            succ[u.index()].push(v.index() as u32);
+        }
+        for t in &s.threads {
+            for w in t.actors.windows(2) {
+                succ[w[0].index()].push(w[1].index() as u32);
+            }
+        }
+        Order { succ }
+    }
+
+    /// Acyclic with `extra` added?
+    fn acyclic_with(&self, extra: &[(usize, usize)]) -> bool {
+        let n = self.succ.len();
+        let mut indeg = vec![0u32; n];
+        for v in self.succ.iter().flatten() {
+            indeg[*v as usize] += 1;
+        }
+        let mut more: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &(u, v) in extra {
+            indeg[v] += 1;
+            more[u].push(v);
+        }
+        let mut stack: Vec<usize> = (0..n).filter(|&x| indeg[x] == 0).collect();
+        let mut seen = 0;
+        while let Some(x) = stack.pop() {
+            seen += 1;
+            let next = self.succ[x]
+                .iter()
+                .map(|&v| v as usize)
+                .chain(more[x].iter().copied());
+            for v in next {
+                indeg[v] -= 1;
+                if indeg[v] == 0 {
+                    stack.push(v);
+                }
+            }
+        }
+        seen == n
+    }
+}
+
+/// The accesses of every buffer, rows only (empty ones left out).
+fn accesses(h: &Hsdfg) -> Vec<Vec<Rows>> {
+    let mut out = vec![Vec::new(); h.buffers.len()];
+    for a in h.actors() {
+        for x in &h.actor(a).accesses {
+            if x.elements.y0 < x.elements.y1 {
+                out[x.buffer.0].push(Rows {
+                    actor: a,
+                    y0: x.elements.y0,
+                    y1: x.elements.y1,
+                    write: x.write,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// May this buffer be folded: every function touching it is a built-in.
+fn foldable(h: &Hsdfg, b: BufferId) -> bool {
+    let buf = h.buffer(b);
+    std::iter::once(buf.producer.0)
+        .chain(buf.readers.iter().map(|r| r.0))
+        .all(|f| builtin_of(&h.function(f).function).is_some())
+}
+
+/// The orderings a ring of `r` rows needs (see the module documentation):
+/// (0-token, 1-token) pairs of actors.
+fn ring_edges(
+    acc: &[Rows],
+    r: u64,
+    rows: u64,
+) -> (Vec<(ActorId, ActorId)>, Vec<(ActorId, ActorId)>) {
+    let (mut zero, mut one) = (Vec::new(), Vec::new());
+    for w in acc.iter().filter(|w| w.write) {
+        for x in acc {
+            if x.actor == w.actor {
+                continue;
+            }
+            // x of rows r0 before the writer of rows r0 + r.
+            if one_ring_apart(w.y0, w.y1, x.y0, x.y1, r) {
+                zero.push((x.actor, w.actor));
+            }
+            // x among the last r rows (iteration i) before the writer among
+            // the first r rows (iteration i + 1) of the same slots.
+            let (xa, xb) = (x.y0.max(rows.saturating_sub(r)), x.y1);
+            let (wa, wb) = (w.y0, w.y1.min(r));
+            if xa < xb && wa < wb && slots_meet(xa, xb, wa, wb, r) {
+                one.push((x.actor, w.actor));
+            }
+        }
+    }
+    zero.sort();
+    zero.dedup();
+    one.sort();
+    one.dedup();
+    (zero, one)
+}
+
+/// Folds every buffer it can; see the module documentation.
+pub fn place(h: &Hsdfg, s: &Schedule) -> (Vec<Placement>, Vec<OrderEdge>, Vec<String>) {
+    let acc = accesses(h);
+    let order = Order::new(h, s);
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    let mut edges = Vec::new();
+    let mut placements = Vec::new();
+    let mut offset = 0u64;
+    let (mut folded, mut whole_bytes) = (0usize, 0u64);
+    for (bi, buf) in h.buffers.iter().enumerate() {
+        let b = BufferId(bi);
+        let rows = buf.grid.y.max(1);
+        let row_bytes = buf.grid.x * buf.ty.size();
+        let widest = acc[bi].iter().map(|x| x.y1 - x.y0).max().unwrap_or(rows);
+        let mut ring = rows;
+        if foldable(h, b) {
+            for r in widest.max(1)..rows {
+                let (zero, _) = ring_edges(&acc[bi], r, rows);
+                let mut trial = kept.clone();
+                trial.extend(zero.iter().map(|&(u, v)| (u.index(), v.index())));
+                if order.acyclic_with(&trial) {
+                    ring = r;
+                    break;
+                }
+            }
+        }
+        if ring < rows {
+            folded += 1;
+            let (zero, one) = ring_edges(&acc[bi], ring, rows);
+            kept.extend(zero.iter().map(|&(u, v)| (u.index(), v.index())));
+            let edge = |(from, to): (ActorId, ActorId), tokens| OrderEdge {
+                from,
+                to,
+                tokens,
+                buffer: b,
+            };
+            edges.extend(zero.into_iter().map(|e| edge(e, 0)));
+            edges.extend(one.into_iter().map(|e| edge(e, 1)));
+        }
+        whole_bytes += buf.bytes;
+        let bytes = if ring < rows {
+            ring * row_bytes
+        } else {
+            buf.bytes
+        };
+        placements.push(Placement {
+            arena: ArenaId::Shared,
+            offset,
+            bytes,
+        });
+        offset += bytes.div_ceil(ALIGN) * ALIGN;
+    }
+    edges.sort();
+    edges.dedup();
+    let notes = vec![format!(
+        "memory fold: {folded} of {} buffers folded into rings of rows, {} bytes instead of {} ({:.1}%)",
+        h.buffers.len(),
+        placements.iter().map(|p| p.bytes).sum::<u64>(),
+        whole_bytes,
+        100.0 * placements.iter().map(|p| p.bytes).sum::<u64>() as f64 / whole_bytes.max(1) as f64
+    )];
+    (placements, edges, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brute force: some r in a, r' in b with r ≡ r' (mod ring).
+    fn meet_brute(a0: u64, a1: u64, b0: u64, b1: u64, ring: u64) -> bool {
+        (a0..a1).any(|r| (b0..b1).any(|q| r % ring == q % ring))
+    }
+
+    #[test]
+    fn slots_meet_agrees_with_brute_force() {
+        for ring in 1..9 {
+            for a0 in 0..20 {
+                for a1 in a0 + 1..(a0 + ring + 1).min(21) {
+                    for b0 in 0..20 {
+                        for b1 in b0 + 1..(b0 + ring + 1).min(21) {
+                            assert_eq!(
+                                slots_meet(a0, a1, b0, b1, ring),
+                                meet_brute(a0, a1, b0, b1, ring),
+                                "[{a0},{a1}) [{b0},{b1}) ring {ring}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
