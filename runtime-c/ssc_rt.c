@@ -346,7 +346,7 @@ size_t ssc_type_size(ssc_type t)
 ssc_port ssc_port_make(void *data, ssc_type type, int64_t width, int64_t height,
                        int32_t mul_x, int32_t mul_y, int32_t win_x, int32_t win_y)
 {
-    ssc_port p = { data, width, height, width, mul_x, mul_y, win_x, win_y, type, 0 };
+    ssc_port p = { data, width, height, width, mul_x, mul_y, win_x, win_y, type, 0, NULL, 0 };
     return p;
 }
 

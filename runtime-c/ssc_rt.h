@@ -30,6 +30,10 @@ typedef enum {
 /* Half-open box of points of a function's iteration space. */
 typedef struct { int64_t x0, y0, x1, y1; } ssc_region;
 
+/* One band of a folded buffer: rows [lo, hi) of the grid, in a ring of its
+ * own; `up`: counted from row hi - 1 (the thread runs the band bottom-up). */
+typedef struct { int64_t lo, hi; int64_t up; } ssc_band;
+
 typedef struct {
     void *data;               /* element (0,0) of the port's grid */
     int64_t width, height;    /* the grid, in elements: resolution x mul */
@@ -37,17 +41,34 @@ typedef struct {
     int32_t mul_x, mul_y;     /* block of elements per point */
     int32_t win_x, win_y;     /* input window, 1x1 when none */
     ssc_type type;
-    int64_t fold;             /* rows held: row ey lives at row ey % fold of
-                                 data (a ring, storage folding); 0: the whole
-                                 grid, row ey at row ey */
+    int64_t fold;             /* rows of each ring (storage folding); 0: the
+                                 whole grid, row ey at row ey of data */
+    const ssc_band *bands;    /* with fold: n_bands bands, band b in rows
+                                 [b*fold, (b+1)*fold) of data; NULL: one */
+    int32_t n_bands;
 } ssc_port;
+
+/* The row of data that holds grid row ey (see runtime-c/README.md,
+ * "Storage folding"). */
+static inline int64_t ssc_row_slot(const ssc_port *p, int64_t ey)
+{
+    if (!p->fold)
+        return ey;
+    if (!p->bands)
+        return ey % p->fold;
+    int32_t b = 0;
+    while (b + 1 < p->n_bands && ey >= p->bands[b].hi)
+        b++;
+    const ssc_band *B = &p->bands[b];
+    int64_t off = B->up ? B->hi - 1 - ey : ey - B->lo;
+    return (int64_t)b * p->fold + off % p->fold;
+}
 
 /* Element row ey of a port: every built-in addresses its rows through this.
  * A kernel that ignores `fold` is correct only on ports whose fold is 0,
  * and ssc never folds a buffer that a user kernel (--kernels) reads or
  * writes (runtime-c/README.md, "Storage folding"). */
-#define SSC_ROW(T, port, ey)                                                  \
-    ((T *)(port)->data + ((port)->fold ? (int64_t)(ey) % (port)->fold : (int64_t)(ey)) * (port)->stride)
+#define SSC_ROW(T, port, ey) ((T *)(port)->data + ssc_row_slot((port), (ey)) * (port)->stride)
 
 typedef struct {
     ssc_region region;        /* the sub-box: the points to compute */

@@ -17,7 +17,7 @@ use ssc::sync::SyncOptions;
 use std::path::{Path, PathBuf};
 use sync_sets::sync_sets;
 
-const SCHEDULERS: [SchedulerKind; 8] = [
+const SCHEDULERS: [SchedulerKind; 10] = [
     SchedulerKind::Simple,
     SchedulerKind::Barrier,
     SchedulerKind::Fixed(2),
@@ -26,6 +26,8 @@ const SCHEDULERS: [SchedulerKind; 8] = [
     SchedulerKind::Predictable(3),
     SchedulerKind::Reduced(2),
     SchedulerKind::Reduced(3),
+    SchedulerKind::Fused(2),
+    SchedulerKind::Fused(3),
 ];
 
 /// The runtime option sets: nothing, `-ab`, `-ai`, `-ss`, `-st`,
@@ -37,7 +39,10 @@ fn named_sync_sets() -> Vec<(&'static str, SyncOptions)> {
 fn threads_of(k: SchedulerKind) -> usize {
     match k {
         SchedulerKind::Simple | SchedulerKind::Barrier => 2,
-        SchedulerKind::Fixed(n) | SchedulerKind::Predictable(n) | SchedulerKind::Reduced(n) => n,
+        SchedulerKind::Fixed(n)
+        | SchedulerKind::Predictable(n)
+        | SchedulerKind::Reduced(n)
+        | SchedulerKind::Fused(n) => n,
     }
 }
 
@@ -173,6 +178,11 @@ fn every_example_every_configuration_is_proven() {
         for k in SCHEDULERS {
             let split = SplitOptions {
                 max_parts: threads_of(k) as u64,
+                // Fused: strips of 16 rows (the examples are small).
+                strips: matches!(k, SchedulerKind::Fused(_)).then_some(ssc::lower::split::Strips {
+                    cache_bytes: 1 << 20,
+                    rows: Some(16),
+                }),
                 ..SplitOptions::default()
             };
             for m in MemoryKind::ALL {

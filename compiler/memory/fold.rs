@@ -35,6 +35,7 @@
 //! plus dependencies and program order are acyclic (no deadlock); the
 //! runtime checker proves the result race-free on the folded addresses.
 
+use super::ring::{self, bands, Ring};
 use super::{ArenaId, OrderEdge, Placement};
 use crate::ir::builtins::builtin_of;
 use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
@@ -149,29 +150,37 @@ fn foldable(h: &Hsdfg, b: BufferId) -> bool {
         .all(|f| builtin_of(&h.function(f).function).is_some())
 }
 
-/// The orderings a ring of `r` rows needs (see the module documentation):
-/// (0-token, 1-token) pairs of actors.
-fn ring_edges(
-    acc: &[Rows],
-    r: u64,
-    rows: u64,
-) -> (Vec<(ActorId, ActorId)>, Vec<(ActorId, ActorId)>) {
+/// The orderings a ring needs (see the module documentation), band by
+/// band on the rows' offsets from the band's start: (0-token, 1-token)
+/// pairs of actors.
+fn ring_edges(acc: &[Rows], ring: &Ring) -> (Vec<(ActorId, ActorId)>, Vec<(ActorId, ActorId)>) {
     let (mut zero, mut one) = (Vec::new(), Vec::new());
-    for w in acc.iter().filter(|w| w.write) {
-        for x in acc {
-            if x.actor == w.actor {
-                continue;
-            }
-            // x of rows r0 before the writer of rows r0 + r.
-            if one_ring_apart(w.y0, w.y1, x.y0, x.y1, r) {
-                zero.push((x.actor, w.actor));
-            }
-            // x among the last r rows (iteration i) before the writer among
-            // the first r rows (iteration i + 1) of the same slots.
-            let (xa, xb) = (x.y0.max(rows.saturating_sub(r)), x.y1);
-            let (wa, wb) = (w.y0, w.y1.min(r));
-            if xa < xb && wa < wb && slots_meet(xa, xb, wa, wb, r) {
-                one.push((x.actor, w.actor));
+    let r = ring.rows;
+    for (bi, band) in ring.bands.iter().enumerate() {
+        let len = band.hi - band.lo;
+        let within: Vec<(Rows, u64, u64)> = acc
+            .iter()
+            .filter_map(|x| {
+                let (o0, o1) = ring.offsets(bi, x.y0, x.y1)?;
+                Some((*x, o0, o1))
+            })
+            .collect();
+        for &(w, w0, w1) in within.iter().filter(|(w, _, _)| w.write) {
+            for &(x, x0, x1) in &within {
+                if x.actor == w.actor {
+                    continue;
+                }
+                // x of offsets o before the writer of offsets o + R.
+                if one_ring_apart(w0, w1, x0, x1, r) {
+                    zero.push((x.actor, w.actor));
+                }
+                // x among the last R offsets (iteration i) before the
+                // writer among the first R (iteration i + 1) of its slots.
+                let (xa, xb) = (x0.max(len.saturating_sub(r)), x1);
+                let (wa, wb) = (w0, w1.min(r));
+                if xa < xb && wa < wb && slots_meet(xa, xb, wa, wb, r) {
+                    one.push((x.actor, w.actor));
+                }
             }
         }
     }
@@ -182,51 +191,84 @@ fn ring_edges(
     (zero, one)
 }
 
+/// Each actor's thread and position in its thread's program.
+fn threads_of(h: &Hsdfg, s: &Schedule) -> (Vec<usize>, Vec<usize>) {
+    let n = h.graph.node_count();
+    let (mut thread, mut pos) = (vec![0; n], vec![0; n]);
+    for (t, th) in s.threads.iter().enumerate() {
+        for (i, a) in th.actors.iter().enumerate() {
+            thread[a.index()] = t;
+            pos[a.index()] = i;
+        }
+    }
+    (thread, pos)
+}
+
 /// Folds every buffer it can; see the module documentation.
-pub fn place(h: &Hsdfg, s: &Schedule) -> (Vec<Placement>, Vec<OrderEdge>, Vec<String>) {
+pub fn place(h: &Hsdfg, s: &Schedule) -> Folded {
     let acc = accesses(h);
     let order = Order::new(h, s);
+    let (thread, pos) = threads_of(h, s);
     let mut kept: Vec<(usize, usize)> = Vec::new();
     let mut edges = Vec::new();
     let mut placements = Vec::new();
     let mut offset = 0u64;
-    let (mut folded, mut whole_bytes) = (0usize, 0u64);
+    let (mut folded, mut whole_bytes, mut least) = (0usize, 0u64, 0u64);
     for (bi, buf) in h.buffers.iter().enumerate() {
         let b = BufferId(bi);
-        let rows = buf.grid.y.max(1);
         let row_bytes = buf.grid.x * buf.ty.size();
-        let widest = acc[bi].iter().map(|x| x.y1 - x.y0).max().unwrap_or(rows);
-        let mut ring = rows;
+        let bands = bands(h, b, &thread, &pos);
+        let tallest = bands.iter().map(|x| x.hi - x.lo).max().unwrap_or(1);
+        let trial = |r: u64| Ring {
+            rows: r,
+            bands: bands.clone(),
+        };
+        // The widest access within one band: a ring holds at least that.
+        let widest = acc[bi]
+            .iter()
+            .flat_map(|x| (0..bands.len()).filter_map(|k| trial(1).offsets(k, x.y0, x.y1)))
+            .map(|(o0, o1)| o1 - o0)
+            .max()
+            .unwrap_or(tallest);
+        let mut chosen = None;
+        let fits = |r: u64| r * bands.len() as u64 * row_bytes < buf.bytes;
+        least += if foldable(h, b) && fits(widest.max(1)) {
+            widest.max(1) * bands.len() as u64 * row_bytes
+        } else {
+            buf.bytes
+        };
         if foldable(h, b) {
-            for r in widest.max(1)..rows {
-                let (zero, _) = ring_edges(&acc[bi], r, rows);
-                let mut trial = kept.clone();
-                trial.extend(zero.iter().map(|&(u, v)| (u.index(), v.index())));
-                if order.acyclic_with(&trial) {
-                    ring = r;
+            for r in widest.max(1)..tallest {
+                if !fits(r) {
+                    break;
+                }
+                let (zero, _) = ring_edges(&acc[bi], &trial(r));
+                let mut t = kept.clone();
+                t.extend(zero.iter().map(|&(u, v)| (u.index(), v.index())));
+                if order.acyclic_with(&t) {
+                    chosen = Some(r);
                     break;
                 }
             }
         }
-        if ring < rows {
-            folded += 1;
-            let (zero, one) = ring_edges(&acc[bi], ring, rows);
-            kept.extend(zero.iter().map(|&(u, v)| (u.index(), v.index())));
-            let edge = |(from, to): (ActorId, ActorId), tokens| OrderEdge {
-                from,
-                to,
-                tokens,
-                buffer: b,
-            };
-            edges.extend(zero.into_iter().map(|e| edge(e, 0)));
-            edges.extend(one.into_iter().map(|e| edge(e, 1)));
-        }
-        whole_bytes += buf.bytes;
-        let bytes = if ring < rows {
-            ring * row_bytes
-        } else {
-            buf.bytes
+        let bytes = match chosen {
+            Some(r) => {
+                folded += 1;
+                let (zero, one) = ring_edges(&acc[bi], &trial(r));
+                kept.extend(zero.iter().map(|&(u, v)| (u.index(), v.index())));
+                let edge = |(from, to): (ActorId, ActorId), tokens| OrderEdge {
+                    from,
+                    to,
+                    tokens,
+                    buffer: b,
+                };
+                edges.extend(zero.into_iter().map(|e| edge(e, 0)));
+                edges.extend(one.into_iter().map(|e| edge(e, 1)));
+                r * bands.len() as u64 * row_bytes
+            }
+            None => buf.bytes,
         };
+        whole_bytes += buf.bytes;
         placements.push(Placement {
             arena: ArenaId::Shared,
             offset,
@@ -236,14 +278,58 @@ pub fn place(h: &Hsdfg, s: &Schedule) -> (Vec<Placement>, Vec<OrderEdge>, Vec<St
     }
     edges.sort();
     edges.dedup();
+    let used: u64 = placements.iter().map(|p| p.bytes).sum();
     let notes = vec![format!(
-        "memory fold: {folded} of {} buffers folded into rings of rows, {} bytes instead of {} ({:.1}%)",
+        "memory fold: {folded} of {} buffers folded into rings of rows, {used} bytes instead of {whole_bytes} ({:.1}%)",
         h.buffers.len(),
-        placements.iter().map(|p| p.bytes).sum::<u64>(),
-        whole_bytes,
-        100.0 * placements.iter().map(|p| p.bytes).sum::<u64>() as f64 / whole_bytes.max(1) as f64
+        100.0 * used as f64 / whole_bytes.max(1) as f64
     )];
-    (placements, edges, notes)
+    Folded {
+        placements,
+        edges,
+        least,
+        notes,
+    }
+}
+
+/// What [`place`] gives.
+pub struct Folded {
+    pub placements: Vec<Placement>,
+    /// The orderings the rings rely on.
+    pub edges: Vec<OrderEdge>,
+    /// The least bytes any ring placement of these bands can use: each
+    /// ring holds its widest access (a buffer that cannot fold: whole).
+    pub least: u64,
+    pub notes: Vec<String>,
+}
+
+/// The orderings that the rings of `placements` need under schedule `s`
+/// (for placements written in a runtime section: `super::as_written`).
+pub fn ring_orderings(h: &Hsdfg, s: &Schedule, placements: &[Placement]) -> Vec<OrderEdge> {
+    let acc = accesses(h);
+    let (thread, pos) = threads_of(h, s);
+    let mut out = Vec::new();
+    for (bi, buf) in h.buffers.iter().enumerate() {
+        let b = BufferId(bi);
+        let Some(ring) = ring::ring(buf, placements[bi].bytes, bands(h, b, &thread, &pos)) else {
+            continue;
+        };
+        if ring.rows == 0 {
+            continue;
+        }
+        let (zero, one) = ring_edges(&acc[bi], &ring);
+        let edge = |(from, to): (ActorId, ActorId), tokens| OrderEdge {
+            from,
+            to,
+            tokens,
+            buffer: b,
+        };
+        out.extend(zero.into_iter().map(|e| edge(e, 0)));
+        out.extend(one.into_iter().map(|e| edge(e, 1)));
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod mesif;
 pub mod naive;
 pub mod none;
 pub mod reuse;
+pub mod ring;
 
 use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::schedule::Schedule;
@@ -169,8 +170,21 @@ pub fn allocate(h: &Hsdfg, s: &Schedule, kind: MemoryKind) -> MemoryPlan {
 /// allocators on one schedule).
 pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) -> MemoryPlan {
     if kind == MemoryKind::Fold {
-        let (placements, extra_edges, notes) = fold::place(h, s);
-        return plan_of(h, s, lt, Some(kind), placements, extra_edges, notes);
+        let f = fold::place(h, s);
+        let mut plan = plan_of(h, s, lt, Some(kind), f.placements, f.edges, f.notes);
+        // The whole-buffer bound does not hold for rings: the least a ring
+        // placement of these bands can use instead.
+        plan.lower_bound = f.least;
+        let used = plan.used_bytes();
+        if let Some(head) = plan.notes.first_mut() {
+            *head = format!(
+                "memory fold: {} buffers, {} bytes used, lower bound {} bytes (every ring holds its widest access)",
+                h.buffers.len(),
+                used,
+                f.least
+            );
+        }
+        return plan;
     }
     let (placements, notes) = match kind {
         MemoryKind::Fold => unreachable!("handled above"),
@@ -193,7 +207,8 @@ pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) 
 /// needs. Whether they are safe at all is [`check_plan`]'s to say.
 pub fn as_written(h: &Hsdfg, s: &Schedule, placements: Vec<Placement>) -> MemoryPlan {
     let lt = Lifetimes::new(h, s);
-    let extra_edges = lt.order_edges(&placements);
+    let mut extra_edges = lt.order_edges(&placements);
+    extra_edges.extend(fold::ring_orderings(h, s, &placements));
     plan_of(h, s, &lt, None, placements, extra_edges, Vec::new())
 }
 
@@ -297,7 +312,7 @@ pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), Stri
         if p.fold(&h.buffers[b]) == Some(0) {
             return Err(format!("{name}: a ring of 0 rows"));
         }
-        if p.bytes < h.buffers[b].bytes && plan.kind != Some(MemoryKind::Fold) {
+        if p.bytes < h.buffers[b].bytes && p.bytes < h.buffers[b].grid.x * h.buffers[b].ty.size() {
             return Err(format!(
                 "{name}: {} bytes placed for {}",
                 p.bytes, h.buffers[b].bytes
@@ -323,7 +338,10 @@ pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), Stri
     // A ring's 0-token orderings were checked acyclic by `fold`, and the
     // runtime checker proves them; every other plan orders across iterations only.
     for e in &plan.extra_edges {
-        if e.tokens == 0 && plan.kind != Some(MemoryKind::Fold) {
+        let ring = plan.placements[e.buffer.0]
+            .fold(h.buffer(e.buffer))
+            .is_some();
+        if e.tokens == 0 && !ring && plan.kind != Some(MemoryKind::None) {
             return Err(format!("extra edge {:?} has no token (may deadlock)", e));
         }
     }

@@ -167,7 +167,15 @@ pub fn check(desc: &Description) -> Result<(Vec<String>, Vec<Diagnostic>), Vec<D
 
 /// Runs every stage after the front end.
 pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
-    let lowered = crate::lower::lower(desc, &opts.lower)?;
+    // `-ts fused` streams strips: split into strips sized to the cache.
+    let mut lower_opts = opts.lower.clone();
+    if matches!(opts.scheduler, SchedulerKind::Fused(_)) && lower_opts.split.strips.is_none() {
+        lower_opts.split.strips = Some(crate::lower::split::Strips {
+            cache_bytes: crate::lower::split::Strips::default_cache_bytes(),
+            rows: None,
+        });
+    }
+    let lowered = crate::lower::lower(desc, &lower_opts)?;
     let mut warnings = lowered.warnings;
     let description = lowered.description;
     let timing = Timing::from_runtime(description.runtime.as_ref());

@@ -67,7 +67,8 @@
 //! as its last op, which is how they are emitted).
 
 use crate::ir::{Op, Runtime};
-use crate::lower::hsdfg::{ActorId, Hsdfg};
+use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::memory::ring::Ring;
 use crate::memory::{ArenaId, Placement};
 use crate::reach::{Reach, TokenGraph};
 use std::cmp::Reverse;
@@ -582,43 +583,69 @@ struct Placed {
     hi: u64,
     write: bool,
     buffer: usize,
-    /// Which rows of the buffer these bytes hold: the first row minus its
-    /// ring slot (a multiple of the ring's rows; 0 when not folded). Two
-    /// byte ranges of one buffer with the same epoch hold the same rows.
-    epoch: u64,
+    /// Which rows of the buffer these bytes hold ((0, 0) when not folded):
+    /// two byte ranges of one buffer with the same epoch hold the same rows.
+    epoch: (usize, u64),
 }
 
-/// The byte ranges (offset within the arena, epoch) an access covers: one
-/// range, or for a ring (storage folding, row y at slot y mod R) one range
-/// per run of slots, split where the rows wrap around the ring.
+/// The rings of the folded buffers of `placements` under runtime `r`
+/// (`None` for a buffer placed whole): the bands follow the threads that
+/// run each producer's sub-boxes, see [`crate::memory::ring`]. With the
+/// placements, the one reading of a runtime's memory that the checker and
+/// every back end share.
+pub fn rings(h: &Hsdfg, r: &Runtime, placements: &[Placement]) -> Vec<Option<Ring>> {
+    let n = h.graph.node_count();
+    let (mut thread, mut pos) = (vec![0usize; n], vec![0usize; n]);
+    let finder = h.finder();
+    for (t, te) in r.thread_executions.iter().enumerate() {
+        let mut k = 0;
+        for op in &te.ops {
+            if let Op::Exec(sb) = &op.value {
+                if let Some(a) = finder.find(sb) {
+                    thread[a.index()] = t;
+                    pos[a.index()] = k;
+                    k += 1;
+                }
+            }
+        }
+    }
+    h.buffers
+        .iter()
+        .enumerate()
+        .map(|(bi, buf)| {
+            let p = placements.get(bi)?;
+            p.fold(buf)?;
+            let bands = crate::memory::ring::bands(h, BufferId(bi), &thread, &pos);
+            crate::memory::ring::ring(buf, p.bytes, bands)
+        })
+        .collect()
+}
+
+/// The byte ranges (start, end, which rows) an access covers: one range,
+/// or for a ring one range per run of ring rows.
 fn placed_ranges(
     x: &crate::lower::hsdfg::Access,
     buf: &crate::lower::hsdfg::Buffer,
     p: &Placement,
-) -> Vec<(u64, u64, u64)> {
+    ring: Option<&Ring>,
+) -> Vec<(u64, u64, (usize, u64))> {
     let row = buf.grid.x * buf.ty.size();
-    let (y0, y1) = (x.elements.y0, x.elements.y1);
-    match p.fold(buf) {
+    match ring {
         None => {
             let (lo, hi) = x.byte_range(buf);
-            vec![(p.offset + lo, p.offset + hi, 0)]
+            vec![(p.offset + lo, p.offset + hi, (0, 0))]
         }
-        Some(r) => {
-            let r = r.max(1);
-            let mut out = Vec::new();
-            let mut y = y0;
-            while y < y1 {
-                let slot = y % r;
-                let end = y1.min(y - slot + r);
-                out.push((
-                    p.offset + slot * row,
-                    p.offset + (slot + end - y) * row,
-                    y - slot,
-                ));
-                y = end;
-            }
-            out
-        }
+        Some(ring) => ring
+            .runs(x.elements.y0, x.elements.y1)
+            .into_iter()
+            .map(|run| {
+                (
+                    p.offset + run.slot * row,
+                    p.offset + (run.slot + run.len) * row,
+                    run.tag,
+                )
+            })
+            .collect(),
     }
 }
 
@@ -695,12 +722,13 @@ pub fn verify_with(
         }
     }
     // (b) races.
+    let rings = rings(h, r, placements);
     let mut acc: Vec<Placed> = Vec::new();
     for a in h.actors() {
         for x in &h.actor(a).accesses {
             let buf = h.buffer(x.buffer);
             let p = placements[x.buffer.0];
-            for (lo, hi, epoch) in placed_ranges(x, buf, &p) {
+            for (lo, hi, epoch) in placed_ranges(x, buf, &p, rings[x.buffer.0].as_ref()) {
                 if lo >= hi {
                     continue;
                 }

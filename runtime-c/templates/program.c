@@ -5,6 +5,7 @@ ssc_signal_init(&{{ s.name }}, {{ s.tokens }});{% if verbose %}  /* {{ s.comment
 {%- macro port_line(p, verbose) -%}
 {{ p.name }} = ssc_port_make({{ p.data }}, {{ p.ty }}, {{ p.width }}, {{ p.height }}, {{ p.mul_x }}, {{ p.mul_y }}, {{ p.win_x }}, {{ p.win_y }});{% if verbose %}  /* {{ p.comment }} */{% endif %}
 {%- if let Some(rows) = p.fold %} {{ p.name }}.fold = {{ rows }};{% endif %}
+{%- if let Some((table, n)) = p.bands %} {{ p.name }}.bands = {{ table }}; {{ p.name }}.n_bands = {{ n }};{% endif %}
 {%- endmacro -%}
 {%- macro box_line(b) -%}
 ssc_box_init(&boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }}, {{ b.function_id }}, (ssc_region){ {{ b.x0 }}, {{ b.y0 }}, {{ b.x1 }}, {{ b.y1 }} }, {{ b.width }}, {{ b.height }}, {{ b.inputs }}, {{ b.n_in }}, {{ b.outputs }}, {{ b.n_out }});
@@ -45,6 +46,15 @@ static ssc_signal {% for s in signals %}{{ s.name }}{% if !loop.last %}, {% endi
 {%- for b in barriers %}
 static ssc_barrier {{ b.name }};  /* {{ b.threads }} */
 {%- endfor %}
+
+{%- if !band_tables.is_empty() %}
+
+/* Buffers folded into one ring of rows per band (rows lo..hi, up: counted
+ * from the band's last row), see ssc_row_slot. */
+{%- for t in band_tables %}
+static const ssc_band {{ t.name }}[{{ t.n }}] = { {{ t.bands }} };  /* {{ t.label }} */
+{%- endfor %}
+{%- endif %}
 
 /* The ports of each function instance: where its buffers are, their grids. */
 {%- for f in functions %}

@@ -158,6 +158,45 @@ static void test_fold(ssc_type t, int64_t w, int64_t h, int64_t ring)
     free(fsrc.data); free(fconv.data); free(fsmall.data); free(fup.data);
 }
 
+/* Two bands of one buffer, each in a ring of its own: the top band run top
+ * down, the bottom band bottom up (as two threads of -ts fused run them),
+ * the conv of the border rows reading both rings. */
+static void test_fold_bands(ssc_type t, int64_t w, int64_t h, int64_t ring)
+{
+    enum { S = 2 };
+    int64_t mid = h / 2;
+    ssc_band bands[2] = { { 0, mid, 0 }, { mid, h, 1 } };
+    ssc_port src = grid(t, w, h, 1, 3), conv = grid(t, w, h, 1, 1);
+    ssc_port fsrc = grid(t, w, 2 * ring, 1, 3), fconv = grid(t, w, h, 1, 1);
+    fsrc.height = h; fsrc.fold = ring; fsrc.bands = bands; fsrc.n_bands = 2;
+    ssc_region all = { 0, 0, w, h };
+    run(func_source, all, w, h, 1, 3, NULL, 0, &src, 1);
+    run(func_conv, all, w, h, 2, 3, &src, 1, &conv, 1);
+    /* both bands stream towards the border; the conv runs one strip behind */
+    int64_t steps = mid / S;
+    for (int64_t k = 0; k <= steps; k++) {
+        if (k < steps) {
+            ssc_region top = { 0, k * S, w, k * S + S }, bot = { 0, h - k * S - S, w, h - k * S };
+            run(func_source, top, w, h, 1, 3, NULL, 0, &fsrc, 1);
+            run(func_source, bot, w, h, 1, 3, NULL, 0, &fsrc, 1);
+        }
+        if (k >= 1) {
+            ssc_region top = { 0, (k - 1) * S, w, k * S }, bot = { 0, h - k * S, w, h - (k - 1) * S };
+            run(func_conv, top, w, h, 2, 3, &fsrc, 1, &fconv, 1);
+            run(func_conv, bot, w, h, 2, 3, &fsrc, 1, &fconv, 1);
+        }
+    }
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++)
+            CHECK(get(&conv, x, y) == get(&fconv, x, y), "bands %s conv at (%lld,%lld)",
+                  type_names[t], (long long)x, (long long)y);
+    for (int64_t y = 0; y < h; y++) {   /* where each row lives */
+        int64_t want = y < mid ? y % ring : ring + (h - 1 - y) % ring;
+        CHECK(ssc_row_slot(&fsrc, y) == want, "slot of row %lld", (long long)y);
+    }
+    free(src.data); free(conv.data); free(fsrc.data); free(fconv.data);
+}
+
 /* ---- every kernel x every type against a double reference ------------ */
 
 enum { GW = 37, GH = 11 };   /* odd sizes: tails of the vector loops, borders */
@@ -486,6 +525,7 @@ int main(void)
         test_sink_split(t);
         test_fold(t, 40, 20, 6);
         test_fold(t, 37, 22, 5);   /* a ring that does not divide the rows */
+        test_fold_bands(t, 40, 24, 6);
     }
     test_known_values();
     test_conv_split_bits();

@@ -76,6 +76,7 @@ struct ProgramView {
     shared_bytes: u64,
     locals: Vec<LocalView>,
     own_buffers: Vec<OwnBufferView>,
+    band_tables: Vec<BandTableView>,
     dynbufs: Vec<DynBufView>,
     pools: Vec<PoolView>,
     signals: Vec<SignalView>,
@@ -155,9 +156,20 @@ struct PortView {
     mul_y: u64,
     win_x: u64,
     win_y: u64,
-    /// Rows of the ring when the buffer is folded.
+    /// Rows of each ring when the buffer is folded.
     fold: Option<u64>,
+    /// Its band table and band count, when it has several rings.
+    bands: Option<(String, usize)>,
     comment: String,
+}
+
+/// The bands of a buffer folded into one ring per band.
+#[derive(Clone)]
+struct BandTableView {
+    name: String,
+    label: String,
+    bands: String,
+    n: usize,
 }
 
 #[derive(Clone)]
@@ -319,7 +331,32 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
     let mut local_bytes: BTreeMap<usize, u64> = BTreeMap::new();
     let mut own_buffers = Vec::new();
     let mut data_of_buffer: BTreeMap<BufferId, String> = BTreeMap::new();
-    let mut fold_of_buffer: BTreeMap<BufferId, u64> = BTreeMap::new();
+    let rings = placements
+        .as_ref()
+        .map(|ps| crate::verify::rings(h, r, ps))
+        .unwrap_or_default();
+    // Folded buffers: their rings, and a band table when there are several.
+    let mut fold_of_buffer: BTreeMap<BufferId, (u64, Option<(String, usize)>)> = BTreeMap::new();
+    let mut band_tables = Vec::new();
+    for (bi, ring) in rings.iter().enumerate() {
+        let Some(ring) = ring else { continue };
+        let table = (ring.bands.len() > 1).then(|| {
+            let name = format!("bands_{}", h.buffers[bi].name.replace('.', "_"));
+            band_tables.push(BandTableView {
+                name: name.clone(),
+                label: h.buffers[bi].name.clone(),
+                bands: ring
+                    .bands
+                    .iter()
+                    .map(|b| format!("{{ {}, {}, {} }}", b.lo, b.hi, u8::from(b.up)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                n: ring.bands.len(),
+            });
+            (name, ring.bands.len())
+        });
+        fold_of_buffer.insert(BufferId(bi), (ring.rows, table));
+    }
     for (bi, buf) in h.buffers.iter().enumerate() {
         let id = BufferId(bi);
         if o.dynamic_memory.is_some() {
@@ -337,9 +374,6 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
             });
             continue;
         };
-        if let Some(rows) = p.fold(buf) {
-            fold_of_buffer.insert(id, rows);
-        }
         let (start, end) = (p.offset, p.offset + p.bytes);
         match p.arena {
             ArenaId::Shared => {
@@ -406,13 +440,21 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                 mul_y: p.mul.y,
                 win_x: p.window.x,
                 win_y: p.window.y,
-                fold: fold_of_buffer.get(&p.buffer).copied(),
+                fold: fold_of_buffer.get(&p.buffer).map(|(rows, _)| *rows),
+                bands: fold_of_buffer
+                    .get(&p.buffer)
+                    .and_then(|(_, t)| t.clone())
+                    .map(|(name, n)| (name, n)),
                 comment: match fold_of_buffer.get(&p.buffer) {
-                    Some(rows) => format!(
-                        "{}.{}: buffer {}, a ring of {rows} rows",
+                    Some((rows, t)) => format!(
+                        "{}.{}: buffer {}, {} of {rows} rows",
                         f.name,
                         p.name,
-                        h.buffer(p.buffer).name
+                        h.buffer(p.buffer).name,
+                        match t {
+                            Some((_, n)) => format!("{n} rings"),
+                            None => "a ring".into(),
+                        }
                     ),
                     None => format!("{}.{}: buffer {}", f.name, p.name, h.buffer(p.buffer).name),
                 },
@@ -720,6 +762,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         shared_bytes,
         locals,
         own_buffers,
+        band_tables,
         dynbufs,
         pools,
         signals,
