@@ -159,6 +159,10 @@ def run_once(prog, resolution, iterations, env):
     return report
 
 
+def fmt_load(load):
+    return "unknown" if load is None else " ".join(f"{v:.2f}" for v in load)
+
+
 def pooled(runs):
     """Mean, σ (exact over all frames), the highest p99.9 and max."""
     n = [r["latency_us"]["count"] for r in runs]
@@ -210,12 +214,18 @@ def main():
     except OSError:
         load = None
     print(f"{len(progs)} programs at {R}x{R}, {a.repeat} rounds of {a.iterations} frames, "
-          f"interleaved; load average before: {load}", file=log)
+          f"interleaved; load average before: {fmt_load(load)}", file=log)
     runs = {p["name"]: [] for p in progs}
     for k in range(a.repeat):
         for p in progs:
             runs[p["name"]].append(run_once(p, R, a.iterations, env))
         print(f"  round {k + 1}/{a.repeat} done", file=log)
+
+    try:
+        load_after = os.getloadavg()
+    except OSError:
+        load_after = None
+    print(f"load average after: {fmt_load(load_after)}", file=log)
 
     sums = {(p["name"], r["checksum"]) for p in progs for r in runs[p["name"]]}
     if len({c for _, c in sums}) != 1:
@@ -235,7 +245,8 @@ def main():
 
     if a.json:
         print(json.dumps({"resolution": R, "iterations": a.iterations, "repeat": a.repeat,
-                          "checksum": checksum, "load_before": load, "rows": rows}, indent=1))
+                          "checksum": checksum, "load_before": load, "load_after": load_after,
+                          "rows": rows}, indent=1))
         return
     print(f"\nevery run printed checksum {checksum}\n")
     print("| program | mean µs | σ µs | p99.9 µs | max µs | memory bytes | mean / best |")
