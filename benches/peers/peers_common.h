@@ -1,0 +1,223 @@
+/* peers_common.h — what the hand-written peers of ssc's X-ray chain share:
+ * the command line, the clock, ssc's checksum formula (runtime-c/README.md,
+ * "Checksum") and ssc's latency report (same statistics, same format).
+ *
+ * Header-only (static functions), C11, no dependency but libc and libm. */
+#ifndef PEERS_COMMON_H
+#define PEERS_COMMON_H
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- the chain's constants, taken from the generated xray.c ------------
+ * Function ids are the instances' stable ids (`ssc_box_init`'s id): the
+ * sources raw, offset, gainmap are 0, 1, 2; the sinks display 16, store 18,
+ * monitor 20. The chain composes at R x R (default 512); its explicit
+ * sub-resolutions are R/2 (down1, nr1, merge1, up1's input, preview) and
+ * R/4 (down2, nr2, up2's input). */
+enum { PEER_ID_DISPLAY = 16, PEER_ID_STORE = 18, PEER_ID_MONITOR = 20 };
+
+/* ---- checksum: exactly ssc_rt.c / ssc_rt.h ----------------------------- */
+
+static inline uint64_t peer_splitmix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* key(id, i) = splitmix64((id << 32) ^ splitmix64(i)) | 1 */
+static inline uint64_t peer_key(uint32_t id, uint64_t iteration)
+{
+    return peer_splitmix64(((uint64_t)id << 32) ^ peer_splitmix64(iteration)) | 1u;
+}
+
+/* mix(p, b): ssc_mix_element */
+static inline uint64_t peer_mix(uint64_t position, uint64_t bits)
+{
+    uint64_t z = bits ^ (position * 0x9E3779B97F4A7C15ull);
+    z ^= z >> 31;
+    z *= 0xBF58476D1CE4E5B9ull;
+    z ^= z >> 29;
+    return z;
+}
+
+static inline uint64_t peer_float_bits(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* Σ over rows [y0, y1) of a dense w-wide float grid of mix(y·w + x, bits):
+ * a sink's inner sum; the caller multiplies by peer_key(id, i). */
+static inline uint64_t peer_sink_rows(const float *grid, int64_t w, int64_t y0, int64_t y1)
+{
+    uint64_t sum = 0;
+    for (int64_t y = y0; y < y1; y++) {
+        const float *row = grid + y * w;
+        uint64_t pos = (uint64_t)y * (uint64_t)w;
+        for (int64_t x = 0; x < w; x++)
+            sum += peer_mix(pos + (uint64_t)x, peer_float_bits(row[x]));
+    }
+    return sum;
+}
+
+/* ---- the source pattern: exactly ssc_kernels.c's func_source for float ---
+ * element (x, y) of iteration i: p = (7x + 13y + 31i) mod 251, value
+ * (p - 125) / 8 computed in double and rounded to float (exact anyway). */
+static inline uint64_t peer_source_pattern(int64_t x, int64_t y, uint64_t iteration)
+{
+    return ((uint64_t)x * 7 + (uint64_t)y * 13 + iteration * 31) % 251;
+}
+
+static inline float peer_source_value(uint64_t p)
+{
+    return (float)(((double)p - 125.0) / 8.0);
+}
+
+/* ---- clock ------------------------------------------------------------- */
+
+static inline uint64_t peer_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- command line ------------------------------------------------------ */
+
+typedef struct {
+    const char *program;
+    uint64_t iterations;   /* --iterations N (default 1000, as ssc's -ic) */
+    int64_t resolution;    /* --resolution R or a bare R (default 512) */
+    int json;              /* --json */
+} peer_options;
+
+static void peer_usage(const char *program, FILE *f)
+{
+    fprintf(f,
+            "usage: %s [RESOLUTION] [--resolution R] [--iterations N] [--json]\n"
+            "  the X-ray chain at R x R (default 512; R a multiple of 4),\n"
+            "  N frames one after the other (default 1000); prints ssc's latency\n"
+            "  report (us), the checksum and the bytes of buffers allocated\n",
+            program);
+}
+
+static int64_t peer_parse_int(const char *program, const char *what, const char *s)
+{
+    char *end = NULL;
+    long long v = strtoll(s, &end, 10);
+    if (!s[0] || *end || v < 1) {
+        fprintf(stderr, "%s: %s: `%s` is not a positive integer\n", program, what, s);
+        exit(2);
+    }
+    return (int64_t)v;
+}
+
+static void peer_parse_args(peer_options *o, const char *program, int argc, char **argv)
+{
+    o->program = program;
+    o->iterations = 1000;
+    o->resolution = 512;
+    o->json = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            peer_usage(program, stdout);
+            exit(0);
+        } else if (!strcmp(a, "--json")) {
+            o->json = 1;
+        } else if (!strcmp(a, "--iterations") && i + 1 < argc) {
+            o->iterations = (uint64_t)peer_parse_int(program, a, argv[++i]);
+        } else if (!strcmp(a, "--resolution") && i + 1 < argc) {
+            o->resolution = peer_parse_int(program, a, argv[++i]);
+        } else if (a[0] >= '0' && a[0] <= '9') {
+            o->resolution = peer_parse_int(program, "resolution", a);
+        } else {
+            fprintf(stderr, "%s: unknown option `%s`\n", program, a);
+            peer_usage(program, stderr);
+            exit(2);
+        }
+    }
+    if (o->resolution % 4 != 0) {
+        fprintf(stderr, "%s: the resolution %" PRId64 " is not a multiple of 4\n", program,
+                o->resolution);
+        exit(2);
+    }
+}
+
+/* ---- report: ssc_rt.c's statistics and format ---------------------------- */
+
+static int peer_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest rank, as ssc_rt.c. */
+static uint64_t peer_nearest_rank(const uint64_t *sorted, uint64_t n, double pct)
+{
+    double r = pct / 100.0 * (double)n - 1e-9;
+    uint64_t rank = (uint64_t)r;
+    if ((double)rank < r)
+        rank++;
+    return sorted[rank ? rank - 1 : 0];
+}
+
+/* Sorts `ns` (latencies in ns) and prints the report. */
+static void peer_report(const peer_options *o, int threads, uint64_t *ns, uint64_t n,
+                        uint64_t checksum, uint64_t bytes)
+{
+    qsort(ns, (size_t)n, sizeof *ns, peer_cmp_u64);
+    double sum = 0, sq = 0;
+    for (uint64_t i = 0; i < n; i++)
+        sum += (double)ns[i];
+    double mean = n ? sum / (double)n : 0.0;
+    for (uint64_t i = 0; i < n; i++)
+        sq += ((double)ns[i] - mean) * ((double)ns[i] - mean);
+    double sd = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
+    double mn = n ? (double)ns[0] : 0, mx = n ? (double)ns[n - 1] : 0;
+    double p50 = n ? (double)peer_nearest_rank(ns, n, 50) : 0;
+    double p99 = n ? (double)peer_nearest_rank(ns, n, 99) : 0;
+    double p999 = n ? (double)peer_nearest_rank(ns, n, 99.9) : 0;
+    if (o->json) {
+        printf("{\"program\": \"%s\", \"threads\": %d, \"iterations\": %" PRIu64
+               ", \"requested\": %" PRIu64 ", \"stopped_by_signal\": false,\n"
+               " \"resolution\": %" PRId64 ", \"memory_bytes\": %" PRIu64 ",\n"
+               " \"latency_us\": {\"count\": %" PRIu64 ", \"mean\": %.3f, \"stddev\": %.3f, "
+               "\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"p99_9\": %.3f, \"max\": %.3f},\n"
+               " \"checksum\": \"0x%016" PRIx64 "\"}\n",
+               o->program, threads, n, o->iterations, o->resolution, bytes, n, mean / 1e3,
+               sd / 1e3, mn / 1e3, p50 / 1e3, p99 / 1e3, p999 / 1e3, mx / 1e3, checksum);
+        return;
+    }
+    printf("program: %s, %d threads\n", o->program, threads);
+    printf("iterations: %" PRIu64 " of %" PRIu64 "\n", n, o->iterations);
+    printf("resolution: %" PRId64 "x%" PRId64 "\n", o->resolution, o->resolution);
+    printf("memory (bytes): %" PRIu64 "\n", bytes);
+    printf("latency (us): count %" PRIu64 "  mean %.3f  sd %.3f  min %.3f  p50 %.3f  "
+           "p99 %.3f  p99.9 %.3f  max %.3f\n",
+           n, mean / 1e3, sd / 1e3, mn / 1e3, p50 / 1e3, p99 / 1e3, p999 / 1e3, mx / 1e3);
+    printf("checksum: 0x%016llx\n", (unsigned long long)checksum);
+}
+
+/* The latency array, or exit 3. */
+static uint64_t *peer_latencies(const peer_options *o)
+{
+    uint64_t *ns = malloc((size_t)o->iterations * sizeof *ns);
+    if (!ns) {
+        fprintf(stderr, "%s: cannot allocate timers for %" PRIu64 " iterations\n", o->program,
+                o->iterations);
+        exit(3);
+    }
+    return ns;
+}
+
+#endif

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""run.py — ssc's X-ray chain beside what users would write instead.
+
+Builds the ssc configurations (each a string of `ssc build` flags), the
+OpenMP peer (xray_omp.c) and, when the Halide venv exists, the two Halide
+peers (Mullapudi2016 autoscheduler, compute_root); runs everything
+interleaved (round robin over the programs, --repeat rounds of --iterations
+frames each); checks that every run printed the same checksum (exit 1 if
+not); prints one Markdown table.
+
+    python3 benches/peers/run.py                       # 512, the 3 default configs
+    python3 benches/peers/run.py --resolution 1024 --repeat 5 --iterations 500
+    python3 benches/peers/run.py --configs "-ts reduced 2 -ms reuse" "-ts simple -ms naive"
+
+Resolution: examples/xray.ssc composes at [512, 512] with explicit
+sub-resolutions [256, 256] and [128, 128], which `-cr` does not scale (ssc
+rejects `-cr 1024,1024` on it with E010). So at a resolution R other than
+512 the description is copied into the build directory with every
+resolution scaled by R/512 (as tests/support's small_xray does), and ssc
+also gets `-cr R,R`. The peers take R and use R/2 and R/4.
+
+Columns: mean and σ over all frames of all rounds (σ pooled exactly from
+the rounds' means and σs), p99.9 and max the highest over the rounds (with
+fewer than 1000 frames a round, a round's p99.9 is its max), memory the
+bytes of buffers: ssc the arenas of the generated program (its memory
+schedule), the peers the bytes they report (OpenMP: its 18 frame buffers;
+Halide: its 3 output buffers + the peak of halide_malloc).
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+DEFAULT_CONFIGS = ["-ts simple -ms naive", "-ts reduced 2 -ms interference",
+                   "-ts fixed 2 -ms interference"]
+OMP_FLAGS = ["-O3", "-march=native", "-fopenmp"]
+THREADS = "2"
+
+
+def die(msg):
+    print(f"run.py: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def sh(cmd, **kw):
+    """Runs cmd; on failure prints it with its output and exits."""
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        die(f"`{shlex.join(str(c) for c in cmd)}` exited {r.returncode}:\n{r.stdout}{r.stderr}")
+    return r
+
+
+def scaled_description(resolution, build):
+    """examples/xray.ssc, or a copy with every resolution scaled by R/512."""
+    src = ROOT / "examples" / "xray.ssc"
+    if resolution == 512:
+        return src
+    text = src.read_text()
+    instance = re.compile(r"\[(\d+), (\d+)\]")
+
+    def scale(m):
+        w, h = int(m.group(1)), int(m.group(2))
+        return f"[{w * resolution // 512}, {h * resolution // 512}]"
+
+    # Only the resolutions: instances (`NAME TYPE [w, h]`) and `compose`,
+    # not `mul [2, 2]` or the window `[3, 3]` of the declarations.
+    out = []
+    for line in text.splitlines(keepends=True):
+        if "container_declaration" in line or "mul [" in line:
+            out.append(line)
+        else:
+            out.append(instance.sub(scale, line))
+    path = build / "xray.ssc"
+    path.write_text("".join(out))
+    return path
+
+
+def ssc_binary():
+    exe = ROOT / "target" / "release" / "ssc"
+    if not exe.exists():
+        print("run.py: target/release/ssc missing: cargo build --release", file=sys.stderr)
+        sh(["cargo", "build", "--release"], cwd=ROOT)
+    return exe
+
+
+def arena_bytes(cfile):
+    """Bytes of every arena the generated program maps."""
+    return sum(int(n) for n in
+               re.findall(r"ssc_arena_init\(&\w+,\s*(\d+)", cfile.read_text()))
+
+
+def build_ssc(ssc, desc, flags, resolution, build, index, cflags):
+    d = build / f"ssc{index}"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir(parents=True)
+    exe = d / "xray"
+    args = shlex.split(flags) + ["-cr", f"{resolution},{resolution}"]
+    env = dict(os.environ)
+    if cflags is not None:
+        env["CFLAGS"] = cflags
+    sh([ssc, "build", desc, *args, "-od", d, "-o", exe], env=env)
+    cfiles = [c for c in d.glob("*.c") if not c.name.startswith("ssc_")]
+    memory = sum(arena_bytes(c) for c in cfiles)
+    return {"name": f"ssc {flags}", "cmd": [str(exe)], "memory": memory}
+
+
+def build_omp(build):
+    exe = build / "xray_omp"
+    r = subprocess.run(["gcc", *OMP_FLAGS, "-Wall", "-Wextra", "-o", exe,
+                        HERE / "xray_omp.c", "-lm"], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"run.py: OpenMP peer skipped: gcc -fopenmp failed:\n{r.stderr}", file=sys.stderr)
+        return None
+    return {"name": "OpenMP (gcc " + " ".join(OMP_FLAGS) + ")", "cmd": [str(exe)]}
+
+
+def build_halide(python, resolution, build):
+    if not Path(python).exists():
+        print(f"run.py: Halide skipped: no venv python at {python} (see README.md)")
+        return []
+    r = subprocess.run([python, "-c", "import halide, os; print(os.path.dirname(halide.__file__))"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"run.py: Halide skipped: {python} cannot import halide:\n{r.stderr}")
+        return []
+    include = Path(r.stdout.strip()) / "include"
+    progs = []
+    for schedule, label in (("auto", "Halide Mullapudi2016"), ("root", "Halide compute_root")):
+        name = f"xray_halide_{schedule}"
+        sh([python, HERE / "xray_halide.py", "--schedule", schedule,
+            "--resolution", str(resolution), "--out", build])
+        exe = build / name
+        sh(["gcc", "-O3", "-march=native", "-Wall", "-Wextra", "-I", include, "-I", build,
+            f"-DPIPELINE={name}", f'-DPIPELINE_HEADER="{name}.h"', "-o", exe,
+            HERE / "xray_halide_driver.c", build / f"{name}.a", "-lm", "-lpthread", "-ldl"])
+        progs.append({"name": label, "cmd": [str(exe)]})
+    return progs
+
+
+def run_once(prog, resolution, iterations, env):
+    cmd = prog["cmd"] + ["--iterations", str(iterations), "--json"]
+    if not prog["name"].startswith("ssc"):
+        cmd += ["--resolution", str(resolution)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        die(f"{prog['name']}: `{shlex.join(cmd)}` exited {r.returncode}:\n{r.stdout}{r.stderr}")
+    report = json.loads(r.stdout)
+    if report["iterations"] != iterations:
+        die(f"{prog['name']}: {report['iterations']} of {iterations} iterations")
+    return report
+
+
+def fmt_load(load):
+    return "unknown" if load is None else " ".join(f"{v:.2f}" for v in load)
+
+
+def pooled(runs):
+    """Mean, σ (exact over all frames), the highest p99.9 and max."""
+    n = [r["latency_us"]["count"] for r in runs]
+    m = [r["latency_us"]["mean"] for r in runs]
+    s = [r["latency_us"]["stddev"] for r in runs]
+    total = sum(n)
+    mean = sum(ni * mi for ni, mi in zip(n, m)) / total
+    ss = sum((ni - 1) * si * si + ni * (mi - mean) ** 2 for ni, mi, si in zip(n, m, s))
+    sd = math.sqrt(ss / (total - 1)) if total > 1 else 0.0
+    return {"frames": total, "mean": mean, "sd": sd,
+            "p99_9": max(r["latency_us"]["p99_9"] for r in runs),
+            "max": max(r["latency_us"]["max"] for r in runs)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description="ssc's X-ray chain beside OpenMP and Halide peers")
+    ap.add_argument("configs_pos", nargs="*", metavar="CONFIG",
+                    help="ssc configurations (strings of `ssc build` flags)")
+    ap.add_argument("--configs", nargs="+", default=None, help="as CONFIG")
+    ap.add_argument("--resolution", type=int, default=512, help="512 or 1024 (any multiple of 4)")
+    ap.add_argument("--iterations", type=int, default=200)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", action="store_true", help="the results as JSON instead")
+    ap.add_argument("--ssc-cflags", default=None,
+                    help="CFLAGS for ssc's C compile (default: ssc's own, -O2)")
+    ap.add_argument("--halide-python", default=os.environ.get(
+        "HALIDE_PYTHON", "/work/venv-halide/bin/python"))
+    ap.add_argument("--build-dir", default=None, help="default target/peers/R")
+    a = ap.parse_args()
+    configs = (a.configs or []) + a.configs_pos or DEFAULT_CONFIGS
+    R = a.resolution
+    if R < 8 or R % 4:
+        die("the resolution must be a multiple of 4")
+    build = Path(a.build_dir or ROOT / "target" / "peers" / str(R)).resolve()
+    build.mkdir(parents=True, exist_ok=True)
+
+    log = sys.stderr if a.json else sys.stdout
+    ssc = ssc_binary()
+    desc = scaled_description(R, build)
+    progs = [build_ssc(ssc, desc, c, R, build, i, a.ssc_cflags) for i, c in enumerate(configs)]
+    omp = build_omp(build)
+    if omp:
+        progs.append(omp)
+    progs += build_halide(a.halide_python, R, build)
+
+    env = dict(os.environ, OMP_NUM_THREADS=THREADS, HL_NUM_THREADS=THREADS)
+    try:
+        load = os.getloadavg()
+    except OSError:
+        load = None
+    print(f"{len(progs)} programs at {R}x{R}, {a.repeat} rounds of {a.iterations} frames, "
+          f"interleaved; load average before: {fmt_load(load)}", file=log)
+    runs = {p["name"]: [] for p in progs}
+    for k in range(a.repeat):
+        for p in progs:
+            runs[p["name"]].append(run_once(p, R, a.iterations, env))
+        print(f"  round {k + 1}/{a.repeat} done", file=log)
+
+    try:
+        load_after = os.getloadavg()
+    except OSError:
+        load_after = None
+    print(f"load average after: {fmt_load(load_after)}", file=log)
+
+    sums = {(p["name"], r["checksum"]) for p in progs for r in runs[p["name"]]}
+    if len({c for _, c in sums}) != 1:
+        lines = "\n".join(f"  {c}  {n}" for n, c in sorted(sums))
+        die(f"CHECKSUMS DIFFER:\n{lines}")
+    checksum = next(iter(sums))[1]
+
+    rows = []
+    for p in progs:
+        st = pooled(runs[p["name"]])
+        mem = p.get("memory", runs[p["name"]][0].get("memory_bytes"))
+        rows.append({"program": p["name"], **st, "memory_bytes": mem,
+                     "threads": runs[p["name"]][0].get("threads")})
+    best = min(r["mean"] for r in rows)
+    for r in rows:
+        r["ratio"] = r["mean"] / best
+
+    if a.json:
+        print(json.dumps({"resolution": R, "iterations": a.iterations, "repeat": a.repeat,
+                          "checksum": checksum, "load_before": load, "load_after": load_after,
+                          "rows": rows}, indent=1))
+        return
+    print(f"\nevery run printed checksum {checksum}\n")
+    print("| program | mean µs | σ µs | p99.9 µs | max µs | memory bytes | mean / best |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['program']} | {r['mean']:.1f} | {r['sd']:.1f} | {r['p99_9']:.1f} | "
+              f"{r['max']:.1f} | {r['memory_bytes']} | {r['ratio']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
