@@ -126,19 +126,27 @@ static void bad_type(const char *kernel, ssc_type t)
 /* ---- source and sink ----------------------------------------------- */
 
 /* Depends on the iteration and the element's grid position only, so any
- * split of the source writes the same image. */
+ * split of the source writes the same image. Along a row the pattern has
+ * period 251: the first 251 elements are computed (a vectorisable modulo
+ * of 32-bit values), the rest copied from them. */
+#define SOURCE_PERIOD 251
 #define DEF_SOURCE(S, T, W, E, K, LO, HI)                                    \
     static void source_##S(const ssc_call *c)                                \
     {                                                                        \
         const ssc_port *op = &c->out[0];                                     \
         span e = elements(&c->region, op);                                   \
+        int64_t n = e.x1 - e.x0;                                             \
+        int64_t m = n < SOURCE_PERIOD ? n : SOURCE_PERIOD;                   \
         for (int64_t y = e.y0; y < e.y1; y++) {                              \
-            T *restrict out = ROW(T, op, y);                                 \
-            uint64_t p = source_pattern(e.x0, y, c->iteration);              \
-            for (int64_t x = e.x0; x < e.x1; x++) {                          \
-                out[x] = SRC_##K(T, p);                                      \
-                p = p + 7 >= 251 ? p + 7 - 251 : p + 7;  /* next x, no % */ \
+            T *restrict out = ROW(T, op, y) + e.x0;                          \
+            uint32_t p0 = (uint32_t)source_pattern(e.x0, y, c->iteration);   \
+            for (int64_t j = 0; j < m; j++) {                                \
+                uint32_t p = (p0 + 7u * (uint32_t)j) % SOURCE_PERIOD;        \
+                out[j] = SRC_##K(T, p);                                      \
             }                                                                \
+            for (int64_t j = m; j < n; j += SOURCE_PERIOD)                   \
+                memcpy(out + j, out,                                         \
+                       sizeof(T) * (size_t)(n - j < SOURCE_PERIOD ? n - j : SOURCE_PERIOD)); \
         }                                                                    \
     }
 SSC_TYPES(DEF_SOURCE)

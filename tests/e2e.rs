@@ -13,8 +13,15 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use support::*;
 
-const SCHEDULERS: [&str; 5] = ["simple", "barrier", "fixed 2", "predictable 2", "reduced 2"];
-const MEMORY: [&str; 5] = ["none", "naive", "reuse", "interference", "mesif"];
+const SCHEDULERS: [&str; 6] = [
+    "simple",
+    "barrier",
+    "fixed 2",
+    "predictable 2",
+    "reduced 2",
+    "fused 2",
+];
+const MEMORY: [&str; 6] = ["none", "naive", "reuse", "interference", "mesif", "fold"];
 /// The synchronisation options, each on a pinned and an OS-scheduled program.
 const SYNC: [&str; 9] = [
     "-ab",
@@ -29,12 +36,15 @@ const SYNC: [&str; 9] = [
 ];
 /// One configuration per scheduler, each with another memory schedule and
 /// sync option: the diagonal for the other inputs.
-const DIAGONAL: [&str; 5] = [
+const DIAGONAL: [&str; 8] = [
     "-ts simple -ms none",
     "-ts barrier -ms naive -ab",
     "-ts fixed 2 -ms reuse -st",
     "-ts predictable 2 -ms interference -ss -kd 2",
     "-ts reduced 2 -ms mesif -cm 0,1 -ca -vo",
+    "-ts fused 2 --strip-rows 4 -vo",
+    "-ts fused 3 -ms fold --strip-rows 8 -ab",
+    "-ts reduced 2 -ms fold",
 ];
 
 fn iterations(default: u64) -> u64 {
@@ -145,11 +155,14 @@ fn xray_every_scheduler_memory_schedule_and_sync_option() {
         Case::new(&xray, "-ts reduced 2 -dp some -mdp 3"),
         Case::new(&xray, "-ts predictable 2 -gpp"),
         Case::new(&xray, "-ts fixed 2 -wt false"),
+        Case::new(&xray, "-ts fused 2 --strip-rows 3"),
+        Case::new(&xray, "-ts fused 3 --cache-bytes 64K"),
+        Case::new(&xray, "-ts fused 2 -ms fold --no-threadexecution"),
     ];
     cases.extend(matrix(&xray));
     cases.extend(sync_cases(&xray));
     let threads = same_checksums(gcc(), "xray", &cases, iterations(25));
-    for ts in ["fixed 2", "predictable 2", "reduced 2"] {
+    for ts in ["fixed 2", "predictable 2", "reduced 2", "fused 2"] {
         let n = threads_of(&cases, &threads, &format!("-ts {ts} -ms mesif"));
         assert_eq!(n, 2, "xray -ts {ts}: {n} threads");
     }
@@ -217,6 +230,8 @@ fn generated_chains_give_the_reference_checksum() {
             "-ts reduced 2 -ms interference",
             "-ts predictable 2 -ms mesif -ab",
             "-ts fixed 2 -ms reuse -st -kd 1",
+            "-ts fused 2 --strip-rows 2",
+            "-ts fused 3 --strip-rows 5 -ms fold -st",
         ]
         .map(|a| Case::new(&file, a));
         same_checksums(
@@ -297,6 +312,8 @@ fn thread_sanitizer_finds_nothing() {
         Case::new(&xray, "-ts simple -ms naive"),
         Case::new(&xray, "-ts predictable 2 -ms mesif -ab"),
         Case::new(&generated, "-ts reduced 2 -ms interference -st -kd 1"),
+        Case::new(&xray, "-ts fused 2 --strip-rows 4"),
+        Case::new(&generated, "-ts fused 2 --strip-rows 3"),
     ];
     under_tsan("tsan", &dir, &cases);
 }

@@ -41,7 +41,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 DEFAULT_CONFIGS = ["-ts simple -ms naive", "-ts reduced 2 -ms interference",
-                   "-ts fixed 2 -ms interference"]
+                   "-ts fixed 2 -ms interference", "-ts fused 2"]
 OMP_FLAGS = ["-O3", "-march=native", "-fopenmp"]
 THREADS = "2"
 
@@ -187,7 +187,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true", help="the results as JSON instead")
     ap.add_argument("--ssc-cflags", default=None,
-                    help="CFLAGS for ssc's C compile (default: ssc's own, -O2)")
+                    help="CFLAGS for ssc's C compile (default: ssc's own, -O3 -march=native)")
     ap.add_argument("--halide-python", default=os.environ.get(
         "HALIDE_PYTHON", "/work/venv-halide/bin/python"))
     ap.add_argument("--build-dir", default=None, help="default target/peers/R")

@@ -36,7 +36,34 @@ pub struct Info {
     pub makespan_us: Option<f64>,
     pub makespan_lower_bound_us: Option<f64>,
     pub memory: Vec<MemoryLine>,
+    /// Under `-ts fused`: the bytes of the box-at-a-time reference and the
+    /// share of them the chosen memory schedule uses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Reference>,
     pub proof: String,
+}
+
+/// A reference configuration's memory, against this build's.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Reference {
+    pub configuration: String,
+    pub bytes: u64,
+    /// This build's memory schedule bytes.
+    pub used_bytes: u64,
+    /// `used_bytes / bytes`.
+    pub fraction: f64,
+}
+
+impl Info {
+    /// Records the reference configuration's bytes.
+    pub fn set_reference(&mut self, configuration: &str, bytes: u64, used_bytes: u64) {
+        self.reference = Some(Reference {
+            configuration: configuration.to_string(),
+            bytes,
+            used_bytes,
+            fraction: used_bytes as f64 / bytes.max(1) as f64,
+        });
+    }
 }
 
 fn memory_lines(h: &Hsdfg, s: &Schedule) -> Vec<MemoryLine> {
@@ -95,6 +122,7 @@ pub fn info(c: &Compiled) -> Info {
         memory: schedule
             .map(|s| memory_lines(&c.hsdfg, s))
             .unwrap_or_default(),
+        reference: None,
         proof: c.proof.to_string(),
     }
 }
@@ -130,6 +158,16 @@ pub fn text(i: &Info) -> String {
                 m.memory_schedule, m.bytes, m.lower_bound, m.ratio
             );
         }
+    }
+    if let Some(r) = &i.reference {
+        let _ = writeln!(
+            s,
+            "memory used          {} bytes, {:.1}% of {} bytes under {}",
+            r.used_bytes,
+            100.0 * r.fraction,
+            r.bytes,
+            r.configuration
+        );
     }
     let _ = writeln!(s, "proof                {}", i.proof);
     s

@@ -186,6 +186,10 @@ pub struct BuildArgs {
         help_heading = "Instantiation"
     )]
     pub memory_schedule: Option<MemorySchedule>,
+    /// Compile the program for any machine of this architecture (-O2)
+    /// instead of this one (-O3 -march=native); $CFLAGS, when set, wins.
+    #[arg(long = "portable", help_heading = "Runtime")]
+    pub portable: bool,
     /// Strip height of -ts fused, in rows of the tallest function
     /// [default: from --cache-bytes].
     #[arg(long = "strip-rows", value_name = "N", value_parser = parse_positive, help_heading = "Instantiation")]

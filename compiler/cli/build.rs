@@ -233,7 +233,22 @@ pub(super) fn build_with(
             Ok(Built { executable: None })
         }
         Target::Info => {
-            let info = back::info::info(&compiled);
+            let mut info = back::info::info(&compiled);
+            if let crate::schedule::SchedulerKind::Fused(n) = opts.scheduler {
+                // What streaming saves: the box-at-a-time reference.
+                let mut reference = opts.clone();
+                reference.scheduler = crate::schedule::SchedulerKind::Reduced(n);
+                reference.memory = crate::memory::MemoryKind::Interference;
+                reference.lower.split.strips = None;
+                reference.lower.split.max_parts = n as u64;
+                if let Ok(r) = pipeline::compile(desc, &reference) {
+                    info.set_reference(
+                        &format!("-ts reduced {n} -ms interference"),
+                        r.memory.map_or(0, |m| m.used_bytes()),
+                        compiled.memory.as_ref().map_or(0, |m| m.used_bytes()),
+                    );
+                }
+            }
             if a.json {
                 println!(
                     "{}",
@@ -376,11 +391,11 @@ fn linux(
     })?;
     let dir = output_dir(a, name);
     let exe = a.output.clone().unwrap_or_else(|| dir.join(name));
-    back::c::write_files(&program, &a.kernels, &dir).map_err(|e| {
+    back::c::write_files(&program, &a.kernels, &dir, a.portable).map_err(|e| {
         eprintln!("error: {e}");
         exit::EXTERNAL
     })?;
-    back::c::compile(&program, &a.kernels, &dir, &exe).map_err(|e| {
+    back::c::compile(&program, &a.kernels, &dir, &exe, a.portable).map_err(|e| {
         eprintln!("error: {e}");
         exit::EXTERNAL
     })?;
@@ -491,11 +506,11 @@ fn compile_harness(
         eprint!("{}", render(&d, file));
         exit::INPUT
     })?;
-    back::c::write_files(&program, &a.kernels, dir).map_err(|e| {
+    back::c::write_files(&program, &a.kernels, dir, a.portable).map_err(|e| {
         eprintln!("error: {e}");
         exit::EXTERNAL
     })?;
-    back::c::compile(&program, &a.kernels, dir, exe).map_err(|e| {
+    back::c::compile(&program, &a.kernels, dir, exe, a.portable).map_err(|e| {
         eprintln!("error: {e}");
         exit::EXTERNAL
     })
