@@ -1,7 +1,8 @@
 //! SDF3 XML of an HSDFG (`-xr`, SPEC §8).
 //!
-//! Takes the HSDFG (before a runtime exists: the instantiation's
-//! dependencies, their write-after-read partners) and a graph name; gives an
+//! [`sdf3`] takes the instantiation's HSDFG (dependencies, their
+//! write-after-read partners; `--xr-graph instantiation`) and a graph name,
+//! [`sdf3_runtime`] the runtime HSDFG (the default); each gives an
 //! SDF3 `applicationGraph` that `sdf3analysis-sdf --algo throughput` reads,
 //! shaped like `formats/sdf3-minimal.xml`.
 //!

@@ -268,7 +268,7 @@ pub struct BuildArgs {
     /// [-rg] Graphviz DOT of the runtime.
     #[arg(long = "runtimegraph", value_name = "FILE", help_heading = "Export")]
     pub runtime_graph: Option<PathBuf>,
-    /// [-xr] SDF3 XML of the runtime HSDFG, to <outputdir>/<name>.sdf3.xml or --xr-output.
+    /// [-xr] SDF3 XML of an HSDFG (--xr-graph), to <outputdir>/<name>.sdf3.xml or --xr-output.
     #[arg(long = "xmlsdfruntime", help_heading = "Export")]
     pub xml_sdf_runtime: bool,
     /// Where -xr writes (`-` for standard output).
@@ -279,7 +279,18 @@ pub struct BuildArgs {
         help_heading = "Export"
     )]
     pub xml_sdf_output: Option<PathBuf>,
-    /// [-gg] GXL of the runtime graph for GROOVE.
+    /// Which HSDFG -xr writes: runtime (what -pr analyses, times in whole ns; the
+    /// default, as a build always has programs) or instantiation (sub-box
+    /// dependencies, no programs, times in whole µs).
+    #[arg(
+        long = "xr-graph",
+        value_enum,
+        value_name = "GRAPH",
+        requires = "xml_sdf_runtime",
+        help_heading = "Export"
+    )]
+    pub xr_graph: Option<XrGraph>,
+    /// [-gg] GXL of the instantiation HSDFG (sub-box dependencies, no programs) for GROOVE.
     #[arg(long = "groovegraph", value_name = "FILE", help_heading = "Export")]
     pub groove_graph: Option<PathBuf>,
     /// [-ni] The normalised input.
@@ -529,4 +540,11 @@ fn parse_thread_schedule(s: &str) -> Result<ThreadSchedule, String> {
         return Err(format!("expected `KIND [N]`, found `{s}`"));
     }
     ThreadSchedule::parse(kind, count)
+}
+
+/// `--xr-graph`: which HSDFG `-xr` exports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum XrGraph {
+    Instantiation,
+    Runtime,
 }

@@ -297,10 +297,21 @@ fn exports(a: &BuildArgs, c: &Compiled, name: &str) -> Result<(), i32> {
             .xml_sdf_output
             .clone()
             .unwrap_or_else(|| output_dir(a, name).join(format!("{name}.sdf3.xml")));
-        let xml = if c.runtime.thread_executions.is_empty() {
-            back::sdf3::sdf3(&c.hsdfg, name)
-        } else {
-            back::sdf3::sdf3_runtime(&crate::analysis::runtime_graph(c), name)
+        // The runtime HSDFG whenever there are programs (always, for a
+        // build), unless `--xr-graph instantiation` asks for the HSDFG of
+        // the sub-boxes alone.
+        let graph = a
+            .xr_graph
+            .unwrap_or(if c.runtime.thread_executions.is_empty() {
+                super::args::XrGraph::Instantiation
+            } else {
+                super::args::XrGraph::Runtime
+            });
+        let xml = match graph {
+            super::args::XrGraph::Instantiation => back::sdf3::sdf3(&c.hsdfg, name),
+            super::args::XrGraph::Runtime => {
+                back::sdf3::sdf3_runtime(&crate::analysis::runtime_graph(c), name)
+            }
         };
         write(&path, &xml)?;
         if path.as_os_str() != "-" {
