@@ -48,6 +48,13 @@ pub struct CheckArgs {
 pub struct FmtArgs {
     /// The description (`-` for standard input).
     pub file: PathBuf,
+    /// Print nothing but a unified diff when the file is not in normal
+    /// form, and exit 1; exit 0 when it is.
+    #[arg(long, conflicts_with = "write")]
+    pub check: bool,
+    /// Write the normal form back to the file instead of printing it.
+    #[arg(long)]
+    pub write: bool,
 }
 
 #[derive(Debug, Args)]
