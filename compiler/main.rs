@@ -1,5 +1,5 @@
 //! The `ssc` binary: see [`ssc::cli`].
 
 fn main() {
-    std::process::exit(ssc::cli::run(std::env::args().collect()));
+    ssc::cli::main()
 }

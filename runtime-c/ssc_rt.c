@@ -439,9 +439,14 @@ static uint64_t parse_u64(const char *argv0, const char *opt, const char *s)
     return v;
 }
 
+/* The program's own name (argv[0]), for messages written after the
+ * arguments are parsed. */
+static const char *prog_name = "ssc-program";
+
 void ssc_parse_args(ssc_options *o, int argc, char **argv)
 {
     const char *argv0 = argc > 0 ? argv[0] : "ssc-program";
+    prog_name = argv0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1085,7 +1090,8 @@ static int write_dump(void)
 {
     FILE *f = fopen(rt.opt.dump_path, rt.opt.dump_format == SSC_DUMP_BINARY ? "wb" : "w");
     if (!f) {
-        fprintf(stderr, "ssc: cannot write the dump %s: %s\n", rt.opt.dump_path, strerror(errno));
+        fprintf(stderr, "%s: cannot write the dump %s: %s\n", prog_name, rt.opt.dump_path,
+                strerror(errno));
         return 3;
     }
     switch (rt.opt.dump_format) {
@@ -1094,7 +1100,7 @@ static int write_dump(void)
     case SSC_DUMP_BINARY: dump_binary(f); break;
     }
     if (fclose(f) != 0) {
-        fprintf(stderr, "ssc: cannot write the dump %s\n", rt.opt.dump_path);
+        fprintf(stderr, "%s: cannot write the dump %s\n", prog_name, rt.opt.dump_path);
         return 3;
     }
     return 0;

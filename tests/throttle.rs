@@ -952,3 +952,56 @@ fn the_bandwidth_bench_runs_and_says_what_needs_counters() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("partitioned cache"), "{}", text(&out));
 }
+
+#[test]
+fn a_trace_may_start_at_zero_or_late() {
+    // A row at 0 marks the start: the first interval is 0..100.
+    let zero =
+        Trace::parse("t_us,core,read_bytes,write_bytes\n0,1,0,0\n100,1,1000,0\n200,1,3000,0\n")
+            .unwrap();
+    assert_eq!(zero.cumulative(1, 100).read_bytes, 1000);
+    assert_eq!(zero.cumulative(1, 150).read_bytes, 2500);
+    assert_eq!(zero.cumulative(1, 250).read_bytes, 4500); // repeats
+    assert_eq!(zero.max_bps(), 3000.0 / 100e-6);
+    // Absolute times: the trace starts one sampling interval before its
+    // first row, not at 0 (no 5 s of silence first).
+    let late =
+        Trace::parse("t_us,core,read_bytes,write_bytes\n5000000,1,1000,0\n5000100,1,3000,0\n")
+            .unwrap();
+    assert_eq!(late.cumulative(1, 50).read_bytes, 500);
+    assert_eq!(late.cumulative(1, 100).read_bytes, 1000);
+    assert_eq!(late.cumulative(1, 200).read_bytes, 4000);
+    assert_eq!(late.max_bps(), 3000.0 / 100e-6);
+    // Still an error: a core's time that does not increase.
+    assert!(Trace::parse("t_us,core,read_bytes,write_bytes\n0,1,0,0\n0,1,5,0\n").is_err());
+}
+
+#[test]
+fn a_live_replay_of_a_late_trace_throttles_and_prints_the_mode_keyword() {
+    let _g = live();
+    if ncpus() < 2 {
+        return;
+    }
+    let hog = Hog::on(1);
+    let trace = trace_file(
+        "late.csv",
+        "t_us,core,read_bytes,write_bytes\n5000000,1,1000000,0\n5000100,1,1000000,0\n",
+    );
+    let out = ssc()
+        .args([
+            "throttle",
+            "--be-pid",
+            &hog.pid().to_string(),
+            "--be-cores",
+            "1",
+        ])
+        .arg("--sensor")
+        .arg(format!("replay:{}", trace.display()))
+        .args(["--duration", "200ms"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(t.contains("; mode fixed;"), "{t}");
+    assert!(!t.contains(" 0 suspensions"), "{t}");
+}

@@ -49,6 +49,13 @@ pub struct CheckArgs {
 pub struct FmtArgs {
     /// The description (`-` for standard input).
     pub file: PathBuf,
+    /// Print nothing but a unified diff when the file is not in normal
+    /// form, and exit 1; exit 0 when it is.
+    #[arg(long, conflicts_with = "write")]
+    pub check: bool,
+    /// Write the normal form back to the file instead of printing it.
+    #[arg(long)]
+    pub write: bool,
 }
 
 #[derive(Debug, Args)]
@@ -81,14 +88,23 @@ pub struct GenerateArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    /// The descriptions to benchmark.
     pub files: Vec<PathBuf>,
-    #[arg(long, value_delimiter = ',')]
+    /// Thread schedules, comma-separated: simple, barrier, fixed[N],
+    /// predictable[N], reduced[N] (N: threads, default the online CPUs)
+    /// [default: simple,barrier,fixed,predictable,reduced].
+    #[arg(long, value_delimiter = ',', value_name = "KIND[N],…")]
     pub configs: Vec<String>,
-    #[arg(long, value_delimiter = ',')]
+    /// Memory schedules, comma-separated: none, naive, reuse, interference,
+    /// mesif [default: naive,interference].
+    #[arg(long, value_delimiter = ',', value_name = "KIND,…")]
     pub memory: Vec<String>,
-    #[arg(long)]
+    /// Iterations of each executable per run (at least 2) [default: 1000].
+    #[arg(long, value_name = "N")]
     pub iterations: Option<u64>,
-    #[arg(long)]
+    /// Rounds: each runs every configuration of every file once, interleaved
+    /// [default: 3].
+    #[arg(long, value_name = "R")]
     pub repeat: Option<u64>,
     /// Where the builds, dumps, `bench.json` and the figures go [default: build/bench].
     #[arg(long, value_name = "DIR")]
@@ -337,7 +353,8 @@ pub struct BuildArgs {
         help_heading = "Code generation"
     )]
     pub kernels: Vec<PathBuf>,
-    /// With `-t info`: JSON instead of text.
+    /// With `-t info`: JSON instead of text; with `ssc run`: the program's
+    /// report as JSON (passed on to it, as `-- --json`).
     #[arg(long = "json", help_heading = "Code generation")]
     pub json: bool,
     /// With `-t wcet` / `-gw`: timed runs of every function [default: 100].

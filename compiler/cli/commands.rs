@@ -1,6 +1,6 @@
 //! One function per subcommand.
 
-use super::args::{Command, GenerateArgs};
+use super::args::{Command, FmtArgs, GenerateArgs};
 use super::exit;
 use super::source::{self, ReadError};
 use crate::front::diagnostics::{render, Diagnostic, SourceFile};
@@ -10,7 +10,7 @@ use std::path::Path;
 pub fn dispatch(command: Command) -> i32 {
     match command {
         Command::Check(a) => check(&a.file),
-        Command::Fmt(a) => fmt(&a.file),
+        Command::Fmt(a) => fmt(&a),
         Command::Build(a) => match super::build::build(&a) {
             Ok(_) => exit::OK,
             Err(code) => code,
@@ -79,16 +79,41 @@ fn check(path: &Path) -> i32 {
     }
 }
 
-fn fmt(path: &Path) -> i32 {
+/// `ssc fmt`: the normal form, comments kept. Only the syntax must be
+/// right: a description with checker errors is formatted too.
+fn fmt(a: &FmtArgs) -> i32 {
+    let path = a.file.as_path();
+    if a.write && path == Path::new("-") {
+        eprintln!("error: `--write` needs a file: standard input cannot be written back");
+        return exit::USAGE;
+    }
     let (file, desc) = match load(path) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let diags = crate::front::check(&desc);
-    if report(&diags, &file) {
+    let formatted = crate::back::description::print_with_comments(&desc, &file.text);
+    if a.check {
+        if formatted == file.text {
+            return exit::OK;
+        }
+        let diff = similar::TextDiff::from_lines(&file.text, &formatted);
+        print!(
+            "{}",
+            diff.unified_diff()
+                .header(&file.name, &format!("{} (formatted)", file.name))
+        );
         return exit::INPUT;
     }
-    print!("{}", crate::back::description::print(&desc));
+    if a.write {
+        if formatted != file.text {
+            if let Err(e) = std::fs::write(path, &formatted) {
+                eprintln!("error: cannot write `{}`: {e}", file.name);
+                return exit::USAGE;
+            }
+        }
+        return exit::OK;
+    }
+    print!("{formatted}");
     exit::OK
 }
 

@@ -41,3 +41,44 @@ pub fn run(argv: Vec<String>) -> i32 {
     };
     commands::dispatch(cli.command)
 }
+
+/// The `ssc` binary's entry point: [`run`], with a closed standard output
+/// (`ssc generate | head -1`) ending the process quietly, as Unix tools do:
+/// the printing code's panic is caught (so clean-ups such as resuming
+/// throttled tasks still run) and ssc dies of `SIGPIPE` without a message.
+pub fn main() -> ! {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !is_broken_pipe(info.payload()) {
+            default_hook(info);
+        }
+    }));
+    let argv: Vec<String> = std::env::args().collect();
+    match std::panic::catch_unwind(move || run(argv)) {
+        Ok(code) => std::process::exit(code),
+        Err(payload) if is_broken_pipe(&*payload) => {
+            // SAFETY: restoring the default action of SIGPIPE and raising
+            // it: the process ends as if it had not ignored the signal.
+            unsafe {
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                libc::raise(libc::SIGPIPE);
+            }
+            std::process::exit(128 + libc::SIGPIPE)
+        }
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
+/// Whether a panic is `print!`'s on a closed pipe (EPIPE).
+fn is_broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
+    let msg = match (
+        payload.downcast_ref::<String>(),
+        payload.downcast_ref::<&str>(),
+    ) {
+        (Some(s), _) => s.as_str(),
+        (None, Some(s)) => s,
+        (None, None) => return false,
+    };
+    msg.starts_with("failed printing to std")
+        && msg.contains(&format!("(os error {})", libc::EPIPE))
+}

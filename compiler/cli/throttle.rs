@@ -31,7 +31,7 @@ pub struct ThrottleArgs {
     #[arg(long, value_name = "PATH", conflicts_with = "be_pid")]
     pub be_cgroup: Option<PathBuf>,
     /// The best-effort processes (several, or comma-separated).
-    #[arg(long, value_name = "PID", num_args = 1.., value_delimiter = ',')]
+    #[arg(long, value_name = "PID", num_args = 1.., value_delimiter = ',', value_parser = pid)]
     pub be_pid: Vec<i32>,
     /// Cores of the real-time work (never throttled), e.g. `0-1`.
     #[arg(long, value_parser = cores, value_name = "LIST")]
@@ -61,7 +61,7 @@ pub struct ThrottleArgs {
     #[arg(long, default_value_t = 8.0)]
     pub max_factor: f64,
     /// msr: the duty cycle while throttled, in eighths (1..7).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=7))]
     pub duty: u8,
     /// Stop after this long (`2s`, `500ms`); default: until SIGINT/SIGTERM.
     #[arg(long, value_parser = parse::duration_us, value_name = "T")]
@@ -158,6 +158,16 @@ fn cores(s: &str) -> Result<Cores, String> {
     cpu::parse_list(s).map(Cores)
 }
 
+/// `--be-pid`: a process id, checked before anything runs.
+fn pid(s: &str) -> Result<i32, String> {
+    match s.trim().parse::<i32>() {
+        Ok(p) if p > 0 => Ok(p),
+        _ => Err(format!(
+            "`{s}` is not a process id (a whole number of at least 1)"
+        )),
+    }
+}
+
 /// `--mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ModeArg {
@@ -184,6 +194,17 @@ fn config(a: &ThrottleArgs) -> Result<Config, String> {
         Target::Cgroup(_) => ActuatorKind::Freeze,
         _ => ActuatorKind::Signal,
     });
+    // Checked here, before any sensor is probed: a command-line error.
+    match (actuator, &target) {
+        (ActuatorKind::Freeze, Target::Cgroup(_)) | (ActuatorKind::Msr, _) => {}
+        (ActuatorKind::Signal, Target::Pids(_)) => {}
+        (ActuatorKind::Freeze, _) => {
+            return Err("--actuator freeze needs --be-cgroup PATH (it freezes a cgroup)".into())
+        }
+        (ActuatorKind::Signal, _) => {
+            return Err("--actuator signal needs --be-pid PID… (it stops processes)".into())
+        }
+    }
     let budget = match (mode, a.budget) {
         (Mode::Memguard, None) => return Err("--mode memguard needs --budget BYTES".into()),
         (_, b) => b.unwrap_or(0.0) as u64,
@@ -247,10 +268,14 @@ pub fn run(a: &ThrottleArgs) -> i32 {
     };
     let p = &out.policy;
     println!(
-        "ssc throttle: sensor {}; actuator {}; mode {:?}; interval {} us; threshold {:.3} GB/s; suspend {} us",
+        "ssc throttle: sensor {}; actuator {}; mode {}; interval {} us; threshold {:.3} GB/s; suspend {} us",
         out.sensor,
         out.actuator,
-        p.mode,
+        match p.mode {
+            Mode::Fixed => "fixed",
+            Mode::Proportional => "proportional",
+            Mode::Memguard => "memguard",
+        },
         p.interval_us,
         p.threshold_bps / 1e9,
         p.suspend_us

@@ -127,9 +127,12 @@ pub fn header(model: &Model, name: &str, plan: &Plan) -> String {
             Some(d) => format!(" (rounded from {d})"),
             None => String::new(),
         };
+        // Padded by hand: a `{:width$}` width must stay below 65 536, and
+        // a name may be longer.
+        let pad = " ".repeat(width - c.name.len());
         let _ = writeln!(
             out,
-            "  C{i} {:width$}  period {}{rounded}  offset {}  etp {}",
+            "  C{i} {}{pad}  period {}{rounded}  offset {}  etp {}",
             c.name,
             model.time(c.period),
             model.time(c.offset),

@@ -326,7 +326,7 @@ pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOpti
         .map(|(c, _)| *c)
         .collect();
     notes.push(format!(
-        "sync: {} orderings needed, {} across threads, {} kept as signals, {} implied",
+        "{} orderings needed, {} across threads, {} kept as signals, {} implied",
         needs.len(),
         cands.len(),
         kept.len(),

@@ -2,11 +2,19 @@
 //!
 //! The file is CSV with the header `t_us,core,read_bytes,write_bytes`; each
 //! row says that `core` read and wrote that many bytes in the interval that
-//! ends at `t_us` and starts at the core's previous row (or at 0). Within an
-//! interval traffic is spread evenly, so the cumulative traffic of a core
-//! is piecewise linear in time. After the core's last row the trace repeats
-//! from 0 (a short trace describes a periodic pattern); a core that has no
-//! rows has no traffic. Blank lines and lines starting with `#` are skipped.
+//! ends at `t_us` and starts at the core's previous row (or at the start of
+//! the trace). Within an interval traffic is spread evenly, so the
+//! cumulative traffic of a core is piecewise linear in time. After the
+//! core's last row the trace repeats from its start (a short trace describes
+//! a periodic pattern); a core that has no rows has no traffic. Blank lines
+//! and lines starting with `#` are skipped.
+//!
+//! The trace starts one sampling interval (the smallest gap between two rows
+//! of one core) before its first row, or at 0 if that is earlier — so a
+//! trace recorded with absolute times (`5000000,…`) replays from its first
+//! row, and a trace that starts at `t_us` 0 works: a row at 0 only marks the
+//! start (its interval is empty, its bytes belong to none). Without two rows
+//! of one core the trace starts at 0.
 
 use super::sensor::{CoreSensor, Traffic};
 use std::collections::BTreeMap;
@@ -30,6 +38,11 @@ impl Trace {
     pub fn parse(text: &str) -> Result<Trace, String> {
         let mut trace = Trace::default();
         let mut header = false;
+        // (t_us, core, read, write) in file order; the smallest gap between
+        // two rows of one core.
+        let mut rows: Vec<(u64, usize, u64, u64)> = Vec::new();
+        let mut gap = u64::MAX;
+        let mut last: BTreeMap<usize, u64> = BTreeMap::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -66,20 +79,37 @@ impl Trace {
                 num(2, "read_bytes")?,
                 num(3, "write_bytes")?,
             );
-            let track = trace.tracks.entry(core).or_default();
-            let (pt, pr, pw) = track.points.last().copied().unwrap_or((0, 0, 0));
-            if t <= pt {
-                return Err(format!(
-                    "line {}: t_us {t} of core {core} does not increase (previous {pt})",
-                    i + 1
-                ));
+            if let Some(pt) = last.insert(core, t) {
+                if t <= pt {
+                    return Err(format!(
+                        "line {}: t_us {t} of core {core} does not increase (previous {pt})",
+                        i + 1
+                    ));
+                }
+                gap = gap.min(t - pt);
             }
-            track.points.push((t, pr + r, pw + w));
+            rows.push((t, core, r, w));
         }
         if !header {
             return Err(
                 "empty trace: expected the header `t_us,core,read_bytes,write_bytes`".into(),
             );
+        }
+        let first = rows.iter().map(|row| row.0).min().unwrap_or(0);
+        let origin = if gap == u64::MAX {
+            0
+        } else {
+            first.saturating_sub(gap)
+        };
+        for (t, core, r, w) in rows {
+            let track = trace.tracks.entry(core).or_default();
+            let t = t - origin;
+            if t == 0 {
+                // A row at the start of the trace: an empty interval.
+                continue;
+            }
+            let (_, pr, pw) = track.points.last().copied().unwrap_or((0, 0, 0));
+            track.points.push((t, pr + r, pw + w));
         }
         Ok(trace)
     }

@@ -90,16 +90,21 @@ pub struct Proof {
 
 impl fmt::Display for Proof {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         write!(
             f,
-            "runtime proved: {} threads, {} operations, {} signals, {} barriers; \
-             deadlock-free; {} conflicting access pairs ordered; {} dependencies enforced",
-            self.threads,
-            self.operations,
-            self.signals,
-            self.barriers,
-            self.access_pairs,
-            self.dependencies
+            "runtime proved: {}, {}, {}, {}; deadlock-free; {} ordered; {} enforced",
+            n(self.threads, "thread", "threads"),
+            n(self.operations, "operation", "operations"),
+            n(self.signals, "signal", "signals"),
+            n(self.barriers, "barrier", "barriers"),
+            n(
+                self.access_pairs,
+                "conflicting access pair",
+                "conflicting access pairs"
+            ),
+            n(self.dependencies, "dependency", "dependencies")
         )
     }
 }

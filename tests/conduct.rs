@@ -1,0 +1,269 @@
+//! How `ssc` behaves as a command-line tool (issue 16): a closed pipe,
+//! `ssc run --json`, signals to `ssc run`, throttle's argument checks,
+//! `ssc bench --help`, the `-v` report's wording, long `.ptts` names, and
+//! the generated program's messages.
+
+use std::io::Read;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn ssc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ssc"))
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("conduct");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Runs `ssc args`, reads a few bytes of its output and closes the pipe:
+/// ssc must end quietly (no panic, no 101), by SIGPIPE or with 0.
+fn assert_quiet_on_closed_pipe(args: &[&str]) {
+    let mut child = ssc()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    out.read_exact(&mut first).unwrap();
+    drop(out);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(
+        status.code() == Some(0) || status.signal() == Some(libc::SIGPIPE),
+        "{args:?}: {status} {err}"
+    );
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    // (`ptts --json` writes its summary on stderr; nothing else may come.)
+    assert!(!err.contains("Broken pipe"), "{args:?}: {err}");
+    assert!(!err.contains("error"), "{args:?}: {err}");
+}
+
+#[test]
+fn a_closed_pipe_ends_ssc_quietly() {
+    assert_quiet_on_closed_pipe(&["generate", "--boxes", "3000"]);
+    assert_quiet_on_closed_pipe(&["ptts", "examples/ptts_config_c.ptts", "--json"]);
+    assert_quiet_on_closed_pipe(&["ptts", "examples/ptts_config_c.ptts"]);
+}
+
+#[test]
+fn bench_help_documents_every_option_and_its_default() {
+    let out = ssc().args(["bench", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out);
+    for (option, default) in [
+        (
+            "--configs",
+            "[default: simple,barrier,fixed,predictable,reduced]",
+        ),
+        ("--memory", "[default: naive,interference]"),
+        ("--iterations", "[default: 1000]"),
+        ("--repeat", "[default: 3]"),
+    ] {
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with(option))
+            .unwrap_or_else(|| panic!("{option} missing: {help}"));
+        assert!(line.contains(default), "{option}: {line}");
+        let described = line.split('>').nth(1).unwrap_or("").trim();
+        assert!(
+            described.len() > default.len(),
+            "{option} has no text: {line}"
+        );
+    }
+}
+
+#[test]
+fn throttle_command_line_errors_exit_2_before_any_sensor_is_probed() {
+    let pid = std::process::id().to_string();
+    for (args, needle) in [
+        (vec!["--duty", "0", "--be-pid", &pid], "--duty"),
+        (vec!["--duty", "9", "--actuator", "msr"], "--duty"),
+        (
+            vec!["--actuator", "freeze", "--be-pid", &pid],
+            "--actuator freeze needs --be-cgroup",
+        ),
+        (
+            vec!["--actuator", "signal", "--be-cgroup", "/tmp"],
+            "--actuator signal needs --be-pid",
+        ),
+        (vec!["--be-pid", "0"], "not a process id"),
+    ] {
+        // The default sensor (auto): probing it first would fail here (exit 3).
+        let out = ssc()
+            .arg("throttle")
+            .args(&args)
+            .args(["--duration", "100ms"])
+            .output()
+            .unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {t}");
+        assert!(t.contains(needle), "{args:?}: {t}");
+        assert!(!t.contains("sensor"), "{args:?}: probed a sensor: {t}");
+    }
+}
+
+#[test]
+fn verbose_report_says_1_thread_and_sync_once() {
+    let out = ssc()
+        .args([
+            "build",
+            "tests/in/chain.ssc",
+            "-t",
+            "interpreter",
+            "-v",
+            "-ts",
+            "reduced",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(t.contains("runtime proved: 1 thread, "), "{t}");
+    assert!(!t.contains("1 threads"), "{t}");
+    assert!(t.contains("\nsync: "), "{t}");
+    assert!(!t.contains("sync: sync:"), "{t}");
+}
+
+#[test]
+fn ptts_takes_a_component_name_of_any_length() {
+    let name = "a".repeat(70_000);
+    let path = scratch("long.ptts");
+    std::fs::write(
+        &path,
+        format!("ptts {{\n  component {name} period 10 etp point 1;\n}}\n"),
+    )
+    .unwrap();
+    let out = ssc()
+        .args(["ptts", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", &t[..t.len().min(500)]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("C0 {name}  period 10")));
+}
+
+/// Builds `tests/in/chain.ssc` into a directory of its own.
+fn built_chain(tag: &str) -> (PathBuf, PathBuf) {
+    let dir = scratch(tag);
+    let out = ssc()
+        .args(["build", "tests/in/chain.ssc", "-od"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    (dir.clone(), dir.join("chain"))
+}
+
+#[test]
+fn run_passes_json_to_the_program() {
+    let dir = scratch("run_json");
+    let out = ssc()
+        .args(["run", "tests/in/chain.ssc", "--json", "-od"])
+        .arg(&dir)
+        .args(["--", "--iterations", "3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: serde_json::Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
+    assert_eq!(report["iterations"], 3, "{stdout}");
+    // `-t info --json` keeps its meaning.
+    let out = ssc()
+        .args(["run", "tests/in/chain.ssc", "-t", "info", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(info.get("proof").is_some(), "{info}");
+}
+
+#[test]
+fn a_dump_error_names_the_program_not_ssc() {
+    let (_, exe) = built_chain("dump");
+    let out = Command::new(&exe)
+        .args(["--iterations", "2", "--dump", "/nonexistent/dir/x.csv"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.starts_with(&format!("{}: cannot write the dump", exe.display())),
+        "{err}"
+    );
+}
+
+/// The children of `pid` (Linux: /proc/PID/task/PID/children).
+fn children(pid: u32) -> Vec<i32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+#[test]
+fn sigint_to_ssc_run_alone_stops_the_program_and_ssc_ends_as_it_did() {
+    let dir = scratch("sigint");
+    let child = ssc()
+        .args(["run", "tests/in/chain.ssc", "-od"])
+        .arg(&dir)
+        .args(["--", "--iterations", "100000000", "--period-us", "1000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ssc_pid = child.id();
+    // Wait for the program (a child of ssc that is not `cc` or `make`).
+    let exe = dir.join("chain");
+    let t0 = Instant::now();
+    let program = loop {
+        let found = children(ssc_pid)
+            .into_iter()
+            .find(|&p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == exe));
+        if let Some(p) = found {
+            break p;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "the program never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: a signal to our own child, ssc, alone (not its group).
+    unsafe { libc::kill(ssc_pid as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let t = text(&out);
+    // The program stopped on the forwarded signal and printed its report;
+    // ssc exited with its status.
+    assert!(
+        !std::path::Path::new(&format!("/proc/{program}")).exists()
+            || std::fs::read_to_string(format!("/proc/{program}/stat"))
+                .is_ok_and(|s| s.contains(") Z")),
+        "the program still runs: {t}"
+    );
+    assert!(t.contains("stopped by signal"), "{t}");
+    assert_eq!(out.status.code(), Some(0), "{t}");
+}
