@@ -158,9 +158,11 @@ fn check_all(seed: u64, n: usize, strips: u64, threads: usize) -> Result<(), Tes
         );
         prop_assert_eq!(p, &allocate(&h, &s, p.kind.unwrap()), "deterministic");
     }
-    let [none, naive, reuse, inter, mesif] = &plans[..] else {
+    let [none, naive, reuse, inter, mesif, fold] = &plans[..] else {
         unreachable!()
     };
+    // Rings never need more than the whole buffers side by side.
+    prop_assert!(fold.used_bytes() <= naive.used_bytes() + 64 * h.buffers.len() as u64);
     prop_assert_eq!(none.used_bytes(), naive.used_bytes());
     prop_assert!(inter.used_bytes() <= reuse.used_bytes());
     prop_assert!(reuse.used_bytes() <= naive.used_bytes());

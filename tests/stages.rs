@@ -166,6 +166,28 @@ fn every_stage_snapshot_and_normal_form() {
             assert!(renders(&runtime_dot), "{stem}: runtime DOT does not render");
         }
 
+        // Fused with rings: the printed runtime (rings are memory mappings
+        // smaller than their buffers, bands follow the programs) read back
+        // is proven and prints the same.
+        if !written {
+            let fused_args = [
+                "-ts",
+                "fused",
+                "2",
+                "-ms",
+                "fold",
+                "--strip-rows",
+                "8",
+                "-t",
+                "interpreter",
+            ];
+            let fused = build(file, &fused_args, None);
+            parses_and_checks_clean(&fused, &format!("{stem} fused"));
+            let again = build("-", &["-t", "interpreter"], Some(&fused));
+            assert_eq!(again, fused, "{stem}: the fused runtime read back");
+            insta::assert_snapshot!(format!("{stem}.fused.interpreter"), fused);
+        }
+
         insta::assert_snapshot!(format!("{stem}.interpreter"), lowered);
         insta::assert_snapshot!(format!("{stem}.info"), info);
         insta::assert_snapshot!(format!("{stem}.info.json"), json);

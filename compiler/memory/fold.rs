@@ -153,7 +153,10 @@ fn foldable(h: &Hsdfg, b: BufferId) -> bool {
 /// The orderings a ring needs (see the module documentation), band by
 /// band on the rows' offsets from the band's start: (0-token, 1-token)
 /// pairs of actors.
-fn ring_edges(acc: &[Rows], ring: &Ring) -> (Vec<(ActorId, ActorId)>, Vec<(ActorId, ActorId)>) {
+/// Pairs of actors: `from` before `to`.
+type Pairs = Vec<(ActorId, ActorId)>;
+
+fn ring_edges(acc: &[Rows], ring: &Ring) -> (Pairs, Pairs) {
     let (mut zero, mut one) = (Vec::new(), Vec::new());
     let r = ring.rows;
     for (bi, band) in ring.bands.iter().enumerate() {

@@ -168,7 +168,7 @@ pub fn check(desc: &Description) -> Result<(Vec<String>, Vec<Diagnostic>), Vec<D
 /// Runs every stage after the front end.
 pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
     // `-ts fused` streams strips: split into strips sized to the cache.
-    let mut lower_opts = opts.lower.clone();
+    let mut lower_opts = opts.lower;
     if matches!(opts.scheduler, SchedulerKind::Fused(_)) && lower_opts.split.strips.is_none() {
         lower_opts.split.strips = Some(crate::lower::split::Strips {
             cache_bytes: crate::lower::split::Strips::default_cache_bytes(),

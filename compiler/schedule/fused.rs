@@ -66,7 +66,7 @@ fn band_of(strip: u64, strips: u64, n: usize) -> (usize, u64) {
     let n = n as u64;
     let t = (strip * n / strips).min(n - 1);
     let (lo, hi) = ((t * strips).div_ceil(n), ((t + 1) * strips).div_ceil(n));
-    let dist = if t % 2 == 0 {
+    let dist = if t.is_multiple_of(2) {
         strip - lo
     } else {
         (hi - 1).saturating_sub(strip)

@@ -441,10 +441,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                 win_x: p.window.x,
                 win_y: p.window.y,
                 fold: fold_of_buffer.get(&p.buffer).map(|(rows, _)| *rows),
-                bands: fold_of_buffer
-                    .get(&p.buffer)
-                    .and_then(|(_, t)| t.clone())
-                    .map(|(name, n)| (name, n)),
+                bands: fold_of_buffer.get(&p.buffer).and_then(|(_, t)| t.clone()),
                 comment: match fold_of_buffer.get(&p.buffer) {
                     Some((rows, t)) => format!(
                         "{}.{}: buffer {}, {} of {rows} rows",

@@ -501,7 +501,7 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
                     // Smaller than the buffer: a ring of whole rows (storage
                     // folding, row y at row y mod R); at least one row.
                     let row = grid.x as u128 * p.ty.size() as u128;
-                    let ring_ok = row > 0 && have >= row && have % row == 0;
+                    let ring_ok = row > 0 && have >= row && have.is_multiple_of(row);
                     if m.start.value < m.end.value && have < bytes && !ring_ok {
                         out.push(
                             Diagnostic::error(
