@@ -308,6 +308,19 @@ static int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 
         int64_t bx = (ip->win_x - 1) / 2, ax = ip->win_x - 1 - bx;           \
         int64_t by = (ip->win_y - 1) / 2, ay = ip->win_y - 1 - by;           \
         acc_t col[CONV_COLS];                                                \
+        if (ip->win_x == 3 && ip->win_y == 3 && cx - 1 >= 0                  \
+            && cx + n + 1 <= ip->width) {                                    \
+            /* 3x3 inside the row: the same sums in the same order, each in  \
+             * one pass (no zeroing, no intermediate column passes). */      \
+            const T *restrict r0 = ROW(const T, ip, clamp64(y - 1, 0, ip->height - 1)) + cx - 1; \
+            const T *restrict r1 = ROW(const T, ip, y) + cx - 1;             \
+            const T *restrict r2 = ROW(const T, ip, clamp64(y + 1, 0, ip->height - 1)) + cx - 1; \
+            for (int64_t j = 0; j < n + 2; j++)                              \
+                col[j] = (((acc_t)0 + r0[j]) + r1[j]) + r2[j];               \
+            for (int64_t k = 0; k < n; k++)                                  \
+                acc[k] = (((acc_t)0 + col[k]) + col[k + 1]) + col[k + 2];    \
+            return;                                                          \
+        }                                                                    \
         memset(acc, 0, sizeof(acc_t) * CONV_CHUNK);                          \
         if (ip->win_x <= CONV_MAX_SEP) {                                     \
             if (n == CONV_CHUNK) {                                           \
@@ -372,19 +385,37 @@ DISPATCH(func_conv, conv, c->out[0].type)
 SSC_TYPES(DEF_DOWN)
 DISPATCH(func_down, down, c->out[0].type)
 
-/* Output element (x, y) = input element (x/2, y/2). */
+/* Output element (x, y) = input element (x/2, y/2): each input element
+ * stored twice (a loop over input elements, which vectorises as an
+ * interleave), and an odd output row copied from the even row above it
+ * when the sub-box computed that row too (the same input row). */
 #define DEF_UP(S, T, W, E, K, LO, HI)                                        \
     static void up_row_##S(T *restrict out, const T *restrict in,            \
                            int64_t x0, int64_t x1)                           \
     {                                                                        \
-        FOR_X(x, x0, x1, out[x] = in[x / 2]);                                \
+        if (x0 < x1 && (x0 & 1)) {                                           \
+            out[x0] = in[x0 >> 1];                                           \
+            x0++;                                                            \
+        }                                                                    \
+        int64_t i0 = x0 >> 1, i1 = x1 >> 1;                                 \
+        for (int64_t i = i0; i < i1; i++) {                                  \
+            out[2 * i] = in[i];                                              \
+            out[2 * i + 1] = in[i];                                          \
+        }                                                                    \
+        if (x0 < x1 && (x1 & 1))                                             \
+            out[x1 - 1] = in[(x1 - 1) >> 1];                                 \
     }                                                                        \
     static void up_##S(const ssc_call *c)                                    \
     {                                                                        \
         const ssc_port *ip = &c->in[0], *op = &c->out[0];                    \
         span e = elements(&c->region, op);                                   \
-        for (int64_t y = e.y0; y < e.y1; y++)                                \
-            up_row_##S(ROW(T, op, y), ROW(const T, ip, y / 2), e.x0, e.x1);  \
+        for (int64_t y = e.y0; y < e.y1; y++) {                              \
+            if ((y & 1) && y > e.y0)                                         \
+                memcpy(ROW(T, op, y) + e.x0, ROW(T, op, y - 1) + e.x0,       \
+                       sizeof(T) * (size_t)(e.x1 - e.x0));                   \
+            else                                                             \
+                up_row_##S(ROW(T, op, y), ROW(const T, ip, y / 2), e.x0, e.x1); \
+        }                                                                    \
     }
 SSC_TYPES(DEF_UP)
 DISPATCH(func_up, up, c->out[0].type)

@@ -91,12 +91,12 @@ pub struct BenchArgs {
     /// The descriptions to benchmark.
     pub files: Vec<PathBuf>,
     /// Thread schedules, comma-separated: simple, barrier, fixed[N],
-    /// predictable[N], reduced[N] (N: threads, default the online CPUs)
+    /// predictable[N], reduced[N], fused[N] (N: threads, default the online CPUs)
     /// [default: simple,barrier,fixed,predictable,reduced].
     #[arg(long, value_delimiter = ',', value_name = "KIND[N],…")]
     pub configs: Vec<String>,
     /// Memory schedules, comma-separated: none, naive, reuse, interference,
-    /// mesif [default: naive,interference].
+    /// mesif, fold [default: naive,interference].
     #[arg(long, value_delimiter = ',', value_name = "KIND,…")]
     pub memory: Vec<String>,
     /// Iterations of each executable per run (at least 2) [default: 1000].

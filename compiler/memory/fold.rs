@@ -194,6 +194,18 @@ fn ring_edges(acc: &[Rows], ring: &Ring) -> (Pairs, Pairs) {
     (zero, one)
 }
 
+/// The 0- and 1-token pairs of a ring of buffer `b` as ordering edges.
+fn order_edges(b: BufferId, zero: Pairs, one: Pairs) -> impl Iterator<Item = OrderEdge> {
+    let edge = move |(from, to): (ActorId, ActorId), tokens| OrderEdge {
+        from,
+        to,
+        tokens,
+        buffer: b,
+    };
+    let zero = zero.into_iter().map(move |e| edge(e, 0));
+    zero.chain(one.into_iter().map(move |e| edge(e, 1)))
+}
+
 /// Each actor's thread and position in its thread's program.
 fn threads_of(h: &Hsdfg, s: &Schedule) -> (Vec<usize>, Vec<usize>) {
     let n = h.graph.node_count();
@@ -259,14 +271,7 @@ pub fn place(h: &Hsdfg, s: &Schedule) -> Folded {
                 folded += 1;
                 let (zero, one) = ring_edges(&acc[bi], &trial(r));
                 kept.extend(zero.iter().map(|&(u, v)| (u.index(), v.index())));
-                let edge = |(from, to): (ActorId, ActorId), tokens| OrderEdge {
-                    from,
-                    to,
-                    tokens,
-                    buffer: b,
-                };
-                edges.extend(zero.into_iter().map(|e| edge(e, 0)));
-                edges.extend(one.into_iter().map(|e| edge(e, 1)));
+                edges.extend(order_edges(b, zero, one));
                 r * bands.len() as u64 * row_bytes
             }
             None => buf.bytes,
@@ -321,14 +326,7 @@ pub fn ring_orderings(h: &Hsdfg, s: &Schedule, placements: &[Placement]) -> Vec<
             continue;
         }
         let (zero, one) = ring_edges(&acc[bi], &ring);
-        let edge = |(from, to): (ActorId, ActorId), tokens| OrderEdge {
-            from,
-            to,
-            tokens,
-            buffer: b,
-        };
-        out.extend(zero.into_iter().map(|e| edge(e, 0)));
-        out.extend(one.into_iter().map(|e| edge(e, 1)));
+        out.extend(order_edges(b, zero, one));
     }
     out.sort();
     out.dedup();
