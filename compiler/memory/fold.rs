@@ -74,14 +74,19 @@ fn one_ring_apart(a0: u64, a1: u64, b0: u64, b1: u64, r: u64) -> bool {
 }
 
 /// The 0-token graph (dependencies, program order, orderings so far) with
-/// an acyclicity test.
+/// an acyclicity test. `pos` is a topological order of the graph so far
+/// (at first by predicted start time where free): orderings that point
+/// forward in it keep it one, so they need no search.
 struct Order {
     succ: Vec<Vec<u32>>,
+    pos: Vec<usize>,
 }
 
 impl Order {
     fn new(h: &Hsdfg, s: &Schedule) -> Order {
-        let mut succ = vec![Vec::new(); h.graph.node_count()];
+        let n = h.graph.node_count();
+        let mut succ = vec![Vec::new(); n];
+        let mut start = vec![0.0f64; n];
         for (u, v, _) in h.dependencies() {
             succ[u.index()].push(v.index() as u32);
         }
@@ -89,25 +94,67 @@ impl Order {
             for w in t.actors.windows(2) {
                 succ[w[0].index()].push(w[1].index() as u32);
             }
+            for (a, &st) in t.actors.iter().zip(&t.start) {
+                start[a.index()] = st;
+            }
         }
-        Order { succ }
+        // Kahn, earliest predicted start first.
+        let mut indeg = vec![0u32; n];
+        for v in succ.iter().flatten() {
+            indeg[*v as usize] += 1;
+        }
+        let key = |x: usize| (start[x].max(0.0).to_bits(), x);
+        let mut ready: std::collections::BTreeSet<(u64, usize)> =
+            (0..n).filter(|&x| indeg[x] == 0).map(key).collect();
+        let mut pos = vec![usize::MAX; n];
+        let mut k = 0;
+        while let Some((_, x)) = ready.pop_first() {
+            pos[x] = k;
+            k += 1;
+            for &v in &succ[x] {
+                indeg[v as usize] -= 1;
+                if indeg[v as usize] == 0 {
+                    ready.insert(key(v as usize));
+                }
+            }
+        }
+        Order { succ, pos }
     }
 
-    /// Acyclic with `extra` added?
-    fn acyclic_with(&self, extra: &[(usize, usize)]) -> bool {
+    /// Can `edges` be added to `kept` without a cycle? When they can and
+    /// some point backward in `pos`, `pos` becomes a topological order of
+    /// the graph with them (so the next check is likely free again).
+    fn admits(&mut self, kept: &[(usize, usize)], edges: &[(usize, usize)]) -> bool {
+        if edges.iter().all(|&(u, v)| self.pos[u] < self.pos[v]) {
+            return true;
+        }
+        match self.topological(kept, edges) {
+            Some(pos) => {
+                self.pos = pos;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A topological order (position of each node) of the graph with
+    /// `kept` and `extra` added, or `None` when it has a cycle.
+    fn topological(&self, kept: &[(usize, usize)], extra: &[(usize, usize)]) -> Option<Vec<usize>> {
         let n = self.succ.len();
         let mut indeg = vec![0u32; n];
         for v in self.succ.iter().flatten() {
             indeg[*v as usize] += 1;
         }
         let mut more: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for &(u, v) in extra {
+        for &(u, v) in kept.iter().chain(extra) {
             indeg[v] += 1;
             more[u].push(v);
         }
         let mut stack: Vec<usize> = (0..n).filter(|&x| indeg[x] == 0).collect();
+        let mut pos = vec![usize::MAX; n];
         let mut seen = 0;
         while let Some(x) = stack.pop() {
+            pos[x] = seen;
             seen += 1;
             let next = self.succ[x]
                 .iter()
@@ -120,7 +167,7 @@ impl Order {
                 }
             }
         }
-        seen == n
+        (seen == n).then_some(pos)
     }
 }
 
@@ -222,7 +269,7 @@ fn threads_of(h: &Hsdfg, s: &Schedule) -> (Vec<usize>, Vec<usize>) {
 /// Folds every buffer it can; see the module documentation.
 pub fn place(h: &Hsdfg, s: &Schedule) -> Folded {
     let acc = accesses(h);
-    let order = Order::new(h, s);
+    let mut order = Order::new(h, s);
     let (thread, pos) = threads_of(h, s);
     let mut kept: Vec<(usize, usize)> = Vec::new();
     let mut edges = Vec::new();
@@ -258,9 +305,9 @@ pub fn place(h: &Hsdfg, s: &Schedule) -> Folded {
                     break;
                 }
                 let (zero, _) = ring_edges(&acc[bi], &trial(r));
-                let mut t = kept.clone();
-                t.extend(zero.iter().map(|&(u, v)| (u.index(), v.index())));
-                if order.acyclic_with(&t) {
+                let z: Vec<(usize, usize)> =
+                    zero.iter().map(|&(u, v)| (u.index(), v.index())).collect();
+                if order.admits(&kept, &z) {
                     chosen = Some(r);
                     break;
                 }
@@ -270,7 +317,9 @@ pub fn place(h: &Hsdfg, s: &Schedule) -> Folded {
             Some(r) => {
                 folded += 1;
                 let (zero, one) = ring_edges(&acc[bi], &trial(r));
-                kept.extend(zero.iter().map(|&(u, v)| (u.index(), v.index())));
+                let z: Vec<(usize, usize)> =
+                    zero.iter().map(|&(u, v)| (u.index(), v.index())).collect();
+                kept.extend_from_slice(&z);
                 edges.extend(order_edges(b, zero, one));
                 r * bands.len() as u64 * row_bytes
             }
