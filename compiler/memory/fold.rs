@@ -80,6 +80,11 @@ fn one_ring_apart(a0: u64, a1: u64, b0: u64, b1: u64, r: u64) -> bool {
 struct Order {
     succ: Vec<Vec<u32>>,
     pos: Vec<usize>,
+    /// Successors through the orderings kept so far.
+    kept: Vec<Vec<u32>>,
+    /// Visit stamps of [`Order::reaches`].
+    seen: Vec<u32>,
+    stamp: u32,
 }
 
 impl Order {
@@ -118,7 +123,13 @@ impl Order {
                 }
             }
         }
-        Order { succ, pos }
+        Order {
+            succ,
+            pos,
+            kept: vec![Vec::new(); n],
+            seen: vec![0; n],
+            stamp: 0,
+        }
     }
 
     /// Can `edges` be added to `kept` without a cycle? When they can and
@@ -128,12 +139,50 @@ impl Order {
         if edges.iter().all(|&(u, v)| self.pos[u] < self.pos[v]) {
             return true;
         }
+        // One new ordering closing a cycle with the graph so far: found
+        // by a search between its ends in `pos` (a path v → u of the graph
+        // so far only visits positions between pos[v] and pos[u]).
+        for &(u, v) in edges {
+            if self.pos[u] > self.pos[v] && self.reaches(v, u) {
+                return false;
+            }
+        }
+        // Else only a cycle through several new orderings is left to find.
         match self.topological(kept, edges) {
             Some(pos) => {
                 self.pos = pos;
                 true
             }
             None => false,
+        }
+    }
+
+    /// Does `from` reach `to` in the graph so far (`pos[from] < pos[to]`)?
+    fn reaches(&mut self, from: usize, to: usize) -> bool {
+        self.stamp += 1;
+        let (stamp, limit) = (self.stamp, self.pos[to]);
+        let mut stack = vec![from];
+        self.seen[from] = stamp;
+        while let Some(x) = stack.pop() {
+            if x == to {
+                return true;
+            }
+            let next = self.succ[x].iter().chain(&self.kept[x]);
+            for &w in next {
+                let w = w as usize;
+                if self.seen[w] != stamp && self.pos[w] <= limit {
+                    self.seen[w] = stamp;
+                    stack.push(w);
+                }
+            }
+        }
+        false
+    }
+
+    /// Records orderings kept.
+    fn keep(&mut self, edges: &[(usize, usize)]) {
+        for &(u, v) in edges {
+            self.kept[u].push(v as u32);
         }
     }
 
@@ -320,6 +369,7 @@ pub fn place(h: &Hsdfg, s: &Schedule) -> Folded {
                 let z: Vec<(usize, usize)> =
                     zero.iter().map(|&(u, v)| (u.index(), v.index())).collect();
                 kept.extend_from_slice(&z);
+                order.keep(&z);
                 edges.extend(order_edges(b, zero, one));
                 r * bands.len() as u64 * row_bytes
             }
