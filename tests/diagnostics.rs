@@ -44,6 +44,23 @@ fn bad_inputs() {
     }
 }
 
+/// A built-in misspelt is reported by the checker (not only by `build`'s
+/// E301), with the built-in it probably means.
+#[test]
+fn a_misspelt_builtin_is_a_warning_with_did_you_mean() {
+    let text = "composition {\n  container_declaration a { out OUT int mul [1, 1]; };\n  container_declaration b { in IN int mul [1, 1]; };\n  container_declaration app { };\n  container_bind a func_source NONE, b func_snik NONE;\n  container_composition app { container x a index, y b index; x.out -> y.in; };\n  compose app [4, 4];\n}\n";
+    let (diags, rendered) = diagnose("typo.ssc", text);
+    assert!(diags.iter().all(|d| !d.is_error()), "{rendered}");
+    assert!(
+        rendered.contains("warning[E036]") && rendered.contains("did you mean `func_sink`?"),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains("typo.ssc:5:"),
+        "labelled at the bind: {rendered}"
+    );
+}
+
 #[test]
 fn examples_check_clean() {
     for path in files("examples") {

@@ -80,6 +80,20 @@ pub(super) fn check(
     out: &mut Vec<Diagnostic>,
 ) {
     let Some((ins, outs)) = table(func) else {
+        // Not a built-in: a user kernel, unless it is a built-in misspelt.
+        let builtins = crate::ir::builtins::BUILTINS.iter().copied();
+        if let Some(b) = super::names::suggest(func, builtins) {
+            out.push(
+                Diagnostic::warning(
+                    codes::UNKNOWN_FUNCTION,
+                    format!("`{func}` is not a built-in: did you mean `{b}`?"),
+                )
+                .label(at, format!("`{owner}` bound to `{func}` here"))
+                .hint(format!(
+                    "write `{b}`; a kernel of your own named `{func}` is fine too: give its C file with `--kernels FILE.c` when you build"
+                )),
+            );
+        }
         return;
     };
     let hint = expected(func, ins, outs);

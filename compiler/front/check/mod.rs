@@ -91,6 +91,8 @@ pub mod codes {
     pub const BARRIER_MEMBERS: &str = "E034";
     /// A container both bound to a function and composed.
     pub const BOUND_AND_COMPOSED: &str = "E035";
+    /// (warning) A function name within a few edits of a built-in's.
+    pub const UNKNOWN_FUNCTION: &str = "E036";
 }
 
 /// Checks every section present, and each against the sections above it.
