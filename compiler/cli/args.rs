@@ -197,7 +197,7 @@ pub struct BuildArgs {
     #[arg(
         long = "memoryschedule",
         value_name = "KIND",
-        value_parser = clap::builder::PossibleValuesParser::new(MemorySchedule::KEYWORDS)
+        value_parser = clap::builder::PossibleValuesParser::new(MemorySchedule::keywords())
             .map(|s| s.parse::<MemorySchedule>().expect("a listed keyword")),
         help_heading = "Instantiation"
     )]

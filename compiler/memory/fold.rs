@@ -255,12 +255,12 @@ type Pairs = Vec<(ActorId, ActorId)>;
 fn ring_edges(acc: &[Rows], ring: &Ring) -> (Pairs, Pairs) {
     let (mut zero, mut one) = (Vec::new(), Vec::new());
     let r = ring.rows;
-    for (bi, band) in ring.bands.iter().enumerate() {
+    for band in &ring.bands {
         let len = band.hi - band.lo;
         let within: Vec<(Rows, u64, u64)> = acc
             .iter()
             .filter_map(|x| {
-                let (o0, o1) = ring.offsets(bi, x.y0, x.y1)?;
+                let (o0, o1) = band.offsets(x.y0, x.y1)?;
                 Some((*x, o0, o1))
             })
             .collect();
@@ -337,7 +337,7 @@ pub fn place(h: &Hsdfg, s: &Schedule) -> Folded {
         // The widest access within one band: a ring holds at least that.
         let widest = acc[bi]
             .iter()
-            .flat_map(|x| (0..bands.len()).filter_map(|k| trial(1).offsets(k, x.y0, x.y1)))
+            .flat_map(|x| bands.iter().filter_map(|b| b.offsets(x.y0, x.y1)))
             .map(|(o0, o1)| o1 - o0)
             .max()
             .unwrap_or(tallest);

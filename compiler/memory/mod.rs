@@ -137,9 +137,10 @@ impl MemoryKind {
         MemoryKind::Fold,
     ];
 
-    /// Every `-ms` keyword.
-    pub const KEYWORDS: [&'static str; 6] =
-        ["none", "naive", "reuse", "interference", "mesif", "fold"];
+    /// Every `-ms` keyword, in the order of [`MemoryKind::ALL`].
+    pub fn keywords() -> [&'static str; 6] {
+        MemoryKind::ALL.map(MemoryKind::keyword)
+    }
 }
 
 impl std::str::FromStr for MemoryKind {
@@ -153,7 +154,7 @@ impl std::str::FromStr for MemoryKind {
             .ok_or_else(|| {
                 format!(
                     "unknown memory schedule `{s}`: expected {}",
-                    MemoryKind::KEYWORDS.join(", ")
+                    MemoryKind::keywords().join(", ")
                 )
             })
     }

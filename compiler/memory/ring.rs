@@ -47,21 +47,29 @@ pub struct Run {
     pub tag: (usize, u64),
 }
 
+impl Band {
+    /// The offsets `[o0, o1)` of grid rows `[y0, y1)` from the band's
+    /// start, in its thread's direction, if they meet the band.
+    pub fn offsets(&self, y0: u64, y1: u64) -> Option<(u64, u64)> {
+        let (a, z) = (y0.max(self.lo), y1.min(self.hi));
+        (a < z).then(|| {
+            if self.up {
+                (self.hi - z, self.hi - a)
+            } else {
+                (a - self.lo, z - self.lo)
+            }
+        })
+    }
+}
+
 impl Ring {
     /// The runs of ring rows that grid rows `[y0, y1)` occupy.
     pub fn runs(&self, y0: u64, y1: u64) -> Vec<Run> {
         let r = self.rows.max(1);
         let mut out = Vec::new();
         for (bi, b) in self.bands.iter().enumerate() {
-            let (a, z) = (y0.max(b.lo), y1.min(b.hi));
-            if a >= z {
+            let Some((mut o, o1)) = b.offsets(y0, y1) else {
                 continue;
-            }
-            // Offsets from the band's start, in its thread's direction.
-            let (mut o, o1) = if b.up {
-                (b.hi - z, b.hi - a)
-            } else {
-                (a - b.lo, z - b.lo)
             };
             while o < o1 {
                 let slot = o % r;
@@ -75,20 +83,6 @@ impl Ring {
             }
         }
         out
-    }
-
-    /// The offset range `[o0, o1)` of grid rows `[y0, y1)` within band `b`
-    /// (from the band's start, in its thread's direction), if they meet it.
-    pub fn offsets(&self, b: usize, y0: u64, y1: u64) -> Option<(u64, u64)> {
-        let band = self.bands[b];
-        let (a, z) = (y0.max(band.lo), y1.min(band.hi));
-        (a < z).then(|| {
-            if band.up {
-                (band.hi - z, band.hi - a)
-            } else {
-                (a - band.lo, z - band.lo)
-            }
-        })
     }
 }
 
