@@ -252,6 +252,25 @@ static double conv_ref(const ssc_port *in, int64_t x, int64_t y)
     return sum / (in->win_x * in->win_y);
 }
 
+/* Float conv bit for bit as runtime-c/README.md states it: per output,
+ * the sum over dx (ascending, from 0) of the column sums over dy
+ * (ascending, from 0), divided by wx * wy, all in float. */
+static float conv_ref_float(const ssc_port *in, int64_t x, int64_t y)
+{
+    int64_t bx = (in->win_x - 1) / 2, by = (in->win_y - 1) / 2;
+    float sum = 0;
+    for (int64_t dx = -bx; dx <= in->win_x - 1 - bx; dx++) {
+        float col = 0;
+        for (int64_t dy = -by; dy <= in->win_y - 1 - by; dy++) {
+            int64_t cx = x + dx < 0 ? 0 : x + dx >= in->width ? in->width - 1 : x + dx;
+            int64_t cy = y + dy < 0 ? 0 : y + dy >= in->height ? in->height - 1 : y + dy;
+            col += ((const float *)in->data)[cy * in->stride + cx];
+        }
+        sum += col;
+    }
+    return sum / (float)(in->win_x * in->win_y);
+}
+
 static void test_conv(ssc_type t, int win, int64_t w, int64_t h)
 {
     ssc_port in = grid(t, w, h, 1, win), out = grid(t, w, h, 1, 1);
@@ -265,6 +284,12 @@ static void test_conv(ssc_type t, int win, int64_t w, int64_t h)
             double want = as_type(t, conv_ref(&in, x, y));
             CHECK(same(t, get(&out, x, y), want), "conv[%d] %s at (%lld,%lld): %g, want %g",
                   win, type_names[t], (long long)x, (long long)y, get(&out, x, y), want);
+            if (t == SSC_FLOAT) {
+                float got = ((float *)out.data)[y * out.stride + x], bits = conv_ref_float(&in, x, y);
+                CHECK(memcmp(&got, &bits, sizeof got) == 0,
+                      "conv[%d] float at (%lld,%lld): %.9g, want the bits of %.9g", win,
+                      (long long)x, (long long)y, got, bits);
+            }
         }
     free(in.data); free(out.data);
 }
@@ -520,6 +545,11 @@ int main(void)
         test_conv(t, 1, 5, 5);
         test_conv(t, 70, 300, 9);     /* wider than CONV_MAX_SEP: the other path */
         test_conv(t, 64, 70, 9);      /* the widest shared-column window */
+        test_conv(t, 3, 512, 4);      /* two whole chunks, clamped at both ends */
+        test_conv(t, 5, 256, 4);      /* one whole chunk, clamped at both ends */
+        test_conv(t, 3, 1, 3);        /* one column: every read clamped */
+        test_conv(t, 3, 2, 2);
+        test_conv(t, 7, 3, 5);        /* a window wider than the grid */
         test_scaling(t);
         test_region_only(t);
         test_sink_split(t);
