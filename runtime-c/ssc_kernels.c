@@ -125,14 +125,45 @@ static void bad_type(const char *kernel, ssc_type t)
 
 /* ---- source and sink ----------------------------------------------- */
 
-/* Depends on the iteration and the element's grid position only, so any
- * split of the source writes the same image. Along a row the pattern has
- * period 251: the first 251 elements are computed (a vectorisable modulo
- * of 32-bit values), the rest copied from them. */
+/* Copies the region's rows of an external frame (the caller's image in
+ * library mode, a file given to --input) into the output port. */
+static void source_external(const ssc_call *c, const ssc_frame *f)
+{
+    const ssc_port *op = &c->out[0];
+    span e = elements(&c->region, op);
+    size_t size = ssc_type_size(op->type);
+    for (int64_t y = e.y0; y < e.y1; y++)
+        memcpy((char *)op->data + (ssc_row_slot(op, y) * op->stride + e.x0) * (int64_t)size,
+               (const char *)f->data + y * f->stride + e.x0 * (int64_t)size,
+               size * (size_t)(e.x1 - e.x0));
+}
+
+/* The sink's rows into an external frame (library mode, --output). */
+static void sink_external(const ssc_call *c, const ssc_frame *f)
+{
+    const ssc_port *ip = &c->in[0];
+    span e = elements(&c->region, ip);
+    size_t size = ssc_type_size(ip->type);
+    for (int64_t y = e.y0; y < e.y1; y++)
+        memcpy((char *)f->data + y * f->stride + e.x0 * (int64_t)size,
+               (const char *)ip->data + (ssc_row_slot(ip, y) * ip->stride + e.x0) * (int64_t)size,
+               size * (size_t)(e.x1 - e.x0));
+}
+
+/* Without an external frame: depends on the iteration and the element's
+ * grid position only, so any split of the source writes the same image.
+ * Along a row the pattern has period 251: the first 251 elements are
+ * computed (a vectorisable modulo of 32-bit values), the rest copied from
+ * them. */
 #define SOURCE_PERIOD 251
 #define DEF_SOURCE(S, T, W, E, K, LO, HI)                                    \
     static void source_##S(const ssc_call *c)                                \
     {                                                                        \
+        const ssc_frame *ext = ssc_external_frame(c->id, c->iteration);      \
+        if (ext) {                                                           \
+            source_external(c, ext);                                         \
+            return;                                                          \
+        }                                                                    \
         const ssc_port *op = &c->out[0];                                     \
         span e = elements(&c->region, op);                                   \
         int64_t n = e.x1 - e.x0;                                             \
@@ -153,7 +184,8 @@ SSC_TYPES(DEF_SOURCE)
 DISPATCH(func_source, source, c->out[0].type)
 
 /* checksum += key(id, iteration) * sum of mix(position, bits(value)):
- * a sum, so any split and any order of sinks gives the same total. */
+ * a sum, so any split and any order of sinks gives the same total. With
+ * an external frame the sink also copies its rows there. */
 #define DEF_SINK(S, T, W, E, K, LO, HI)                                      \
     static void sink_##S(const ssc_call *c)                                  \
     {                                                                        \
@@ -167,6 +199,9 @@ DISPATCH(func_source, source, c->out[0].type)
                 sum += ssc_mix_element(row_pos + (uint64_t)x, BITS_##K(T, in[x])); \
         }                                                                    \
         ssc_checksum_add(sum * ssc_checksum_key(c->id, c->iteration));       \
+        const ssc_frame *ext = ssc_external_frame(c->id, c->iteration);      \
+        if (ext)                                                             \
+            sink_external(c, ext);                                           \
     }
 SSC_TYPES(DEF_SINK)
 DISPATCH(func_sink, sink, c->in[0].type)

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,27 @@
 #include <unistd.h>
 
 #define HUGE_PAGE_BYTES ((size_t)2 << 20)   /* x86-64 default huge page */
+
+/* Messages of the runtime. A program prints them on stderr; a library
+ * (ssc_lib_start) never prints: it keeps the last one for ssc_lib_message,
+ * and the call that failed returns its code. */
+static int lib_mode;
+static char lib_message[512];
+
+__attribute__((format(printf, 1, 2))) static void rt_message(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (lib_mode) {
+        vsnprintf(lib_message, sizeof lib_message, fmt, ap);
+        size_t n = strlen(lib_message);
+        if (n && lib_message[n - 1] == '\n')
+            lib_message[n - 1] = 0;
+    } else {
+        vfprintf(stderr, fmt, ap);
+    }
+    va_end(ap);
+}
 
 /* ------------------------------------------------------------------ */
 /* Clock, futex, spinning                                              */
@@ -168,14 +190,14 @@ int ssc_arena_init(ssc_arena *a, size_t bytes, int huge)
         p = mmap(NULL, a->mapped, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
         if (p == MAP_FAILED)
-            fprintf(stderr, "ssc: warning: no huge pages for a %zu-byte arena (%s); "
+            rt_message("ssc: warning: no huge pages for a %zu-byte arena (%s); "
                     "using normal pages with MADV_HUGEPAGE\n", bytes, strerror(errno));
     }
     if (p == MAP_FAILED) {
         a->mapped = round_up(bytes, (size_t)sysconf(_SC_PAGESIZE));
         p = mmap(NULL, a->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) {
-            fprintf(stderr, "ssc: cannot map a %zu-byte arena: %s\n", bytes, strerror(errno));
+            rt_message("ssc: cannot map a %zu-byte arena: %s\n", bytes, strerror(errno));
             return 3;
         }
         if (huge)
@@ -519,7 +541,25 @@ static struct {
     int n_boxes;
     ssc_thread *threads;
     atomic_flag fifo_warned;
-} rt = { .fifo_warned = ATOMIC_FLAG_INIT };
+    /* lat_begin/lat_end hold iteration i at i % lat_slots: every iteration
+     * in a program, the frames in flight in a library. */
+    uint64_t lat_slots;
+    /* External frames (library mode, or files given to a program): frame
+     * slot s of external e at ext_frames[s * n_ext + e]; iteration i uses
+     * slot i % ext_slots. */
+    const ssc_external *ext;
+    int n_ext;
+    uint64_t ext_slots;
+    ssc_frame *ext_frames;
+    /* Library mode: frames submitted (published with release), a futex word
+     * bumped by every submission and by the stop, and its sleepers. */
+    atomic_uint_fast64_t submitted;
+    atomic_uint bell;
+    atomic_uint bell_sleepers;
+    uint64_t waited;                /* frames the caller has waited for */
+    pthread_t *tids;
+    ssc_stream_stats stream;        /* latencies of the frames waited for */
+} rt = { .fifo_warned = ATOMIC_FLAG_INIT, .lat_slots = 1 };
 
 static void on_stop_signal(int sig)
 {
@@ -545,7 +585,7 @@ static int check_cores(const int *cores, int n, int pinned)
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
-        fprintf(stderr, "ssc: cannot read the CPU affinity: %s\n", strerror(errno));
+        rt_message("ssc: cannot read the CPU affinity: %s\n", strerror(errno));
         return 3;
     }
     for (int i = 0; i < n; i++) {
@@ -556,7 +596,7 @@ static int check_cores(const int *cores, int n, int pinned)
         format_cpu_set(&allowed, list, sizeof list);
         if (pinned)
             snprintf(who, sizeof who, "thread %d is pinned to", i);
-        fprintf(stderr, "ssc: %s core %d, which does not exist here: %ld CPUs online, "
+        rt_message("ssc: %s core %d, which does not exist here: %ld CPUs online, "
                 "this process may use cores %s\n", who, c, online, list);
         return 3;
     }
@@ -598,15 +638,17 @@ static int init_common(const ssc_options *o, int n_threads)
     rt.n_threads = n_threads;
     rt.cpusets = calloc((size_t)n_threads, sizeof *rt.cpusets);
     if (!rt.cpusets) {
-        fprintf(stderr, "ssc: out of memory\n");
+        rt_message("ssc: out of memory\n");
         return 3;
     }
     ssc_set_spin_ns(o->spin_ns);
     atomic_store(&rt.frontier, 0);
     if (o->lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
-        fprintf(stderr, "ssc: warning: mlockall refused (%s); memory may be paged\n",
+        rt_message("ssc: warning: mlockall refused (%s); memory may be paged\n",
                 strerror(errno));
 
+    if (lib_mode)
+        return 0;   /* a library leaves signals to the application */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
@@ -655,10 +697,32 @@ static void wait_for_slowest(ssc_thread *self, uint64_t need)
  * iterations < F run, on every thread. Any k a thread has begun is < F, so
  * nobody abandons a begun iteration; a wait in iteration k needs only posts
  * of iterations <= k, so nobody waits for an iteration that will not run. */
+/* Library mode: sleeps until frame k is submitted (1) or the library
+ * stops (0). The bell is read before `submitted`, and a submission bumps
+ * it after, so a submission between the two wakes the futex at once. */
+static int wait_submitted(uint64_t k)
+{
+    for (;;) {
+        unsigned bell = atomic_load(&rt.bell);
+        if (atomic_load_explicit(&rt.submitted, memory_order_acquire) > k)
+            return 1;
+        if (atomic_load(&rt.frontier) & STOP_BIT)
+            return 0;
+        if (spin_while_equal(&rt.bell, bell))
+            continue;
+        atomic_fetch_add(&rt.bell_sleepers, 1);
+        if (atomic_load(&rt.bell) == bell)
+            futex_wait(&rt.bell, bell);
+        atomic_fetch_sub(&rt.bell_sleepers, 1);
+    }
+}
+
 int ssc_iteration_begin(ssc_thread *t)
 {
     uint64_t k = t->iter;
     if (k >= rt.opt.iterations)
+        return 0;
+    if (lib_mode && !wait_submitted(k))
         return 0;
     /* Relaxed is enough: the agreement rests on the modification order of
      * this one word; no data is published through it. */
@@ -689,7 +753,7 @@ void ssc_iteration_end(ssc_thread *t)
         rec[1] = t->wait;
     }
     t->iter++;
-    if (rt.opt.max_lead) {
+    if (rt.opt.max_lead || lib_mode) {   /* watched by --max-lead and ssc_lib_wait */
         atomic_store(&t->done, (unsigned)t->iter);
         if (atomic_load(&t->watchers))
             futex_wake(&t->done, INT_MAX);
@@ -771,9 +835,9 @@ void ssc_E(ssc_thread *t, ssc_box *b)
         return;
     uint64_t end = ssc_now_ns();
     if (b->flags & SSC_BOX_SOURCE)
-        atomic_min_u64(&rt.lat_begin[i], start - rt.t0);
+        atomic_min_u64(&rt.lat_begin[i % rt.lat_slots], start - rt.t0);
     if (b->flags & SSC_BOX_SINK)
-        atomic_max_u64(&rt.lat_end[i], end - rt.t0);
+        atomic_max_u64(&rt.lat_end[i % rt.lat_slots], end - rt.t0);
     if (rt.box_times && b->index >= 0) {   /* a box outside the table: untimed */
         uint64_t *rec = rt.box_times + 2 * ((uint64_t)b->index * rt.opt.iterations + i);
         rec[0] = start - rt.t0;
@@ -827,12 +891,12 @@ static int create_thread(pthread_t *tid, int i, struct start_arg *arg)
         pthread_attr_destroy(&attr);
         if (err == EPERM && fifo) {
             if (!atomic_flag_test_and_set(&rt.fifo_warned))
-                fprintf(stderr, "ssc: warning: SCHED_FIFO not permitted; "
+                rt_message("ssc: warning: SCHED_FIFO not permitted; "
                         "running with normal priority\n");
             continue;
         }
         if (err)
-            fprintf(stderr, "ssc: cannot create thread %d: %s\n", i, strerror(err));
+            rt_message("ssc: cannot create thread %d: %s\n", i, strerror(err));
         return err;
     }
 }
@@ -844,6 +908,7 @@ int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes
     rt.n_boxes = n_boxes;
     for (int b = 0; b < n_boxes; b++)
         boxes[b].index = b;
+    rt.lat_slots = n_iter;
     uint64_t *lat = alloc_times(1, n_iter);   /* begin and end side by side */
     rt.lat_begin = (atomic_uint_fast64_t *)lat;
     rt.lat_end = (atomic_uint_fast64_t *)lat + n_iter;
@@ -1132,4 +1197,274 @@ int ssc_finish(void)
     rt.threads = NULL;
     rt.cpusets = NULL;
     return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* Streaming statistics                                                */
+/* ------------------------------------------------------------------ */
+
+/* Values below 128 have a bucket each; above, 64 buckets per power of two:
+ * v in [64·2^e, 128·2^e) falls in bucket 128 + (e − 1)·64 + (v >> e) − 64. */
+static int hist_index(uint64_t v)
+{
+    if (v < 128)
+        return (int)v;
+    int e = 63 - __builtin_clzll(v) - 6;
+    return 128 + (e - 1) * 64 + (int)((v >> e) - 64);
+}
+
+/* The middle of bucket i. */
+static uint64_t hist_value(int i)
+{
+    if (i < 128)
+        return (uint64_t)i;
+    int e = (i - 128) / 64 + 1;
+    uint64_t lower = (uint64_t)((i - 128) % 64 + 64) << e;
+    return lower + (((uint64_t)1 << e) - 1) / 2;
+}
+
+void ssc_stream_reset(ssc_stream_stats *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void ssc_stream_add(ssc_stream_stats *s, uint64_t ns)
+{
+    s->count++;
+    if (s->count == 1 || ns < s->min)
+        s->min = ns;
+    if (ns > s->max)
+        s->max = ns;
+    double delta = (double)ns - s->mean;
+    s->mean += delta / (double)s->count;
+    s->m2 += delta * ((double)ns - s->mean);
+    s->hist[hist_index(ns)]++;
+}
+
+static uint64_t stream_percentile(const ssc_stream_stats *s, double pct)
+{
+    double r = pct / 100.0 * (double)s->count - 1e-9;
+    uint64_t rank = (uint64_t)r, seen = 0;
+    if ((double)rank < r)
+        rank++;
+    if (rank == 0)
+        rank = 1;
+    for (int i = 0; i < SSC_HIST_BUCKETS; i++) {
+        seen += s->hist[i];
+        if (seen >= rank) {
+            uint64_t v = hist_value(i);
+            return v < s->min ? s->min : v > s->max ? s->max : v;
+        }
+    }
+    return s->max;
+}
+
+void ssc_stream_summary(const ssc_stream_stats *s, ssc_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->count = s->count;
+    if (!s->count)
+        return;
+    out->mean = s->mean;
+    out->stddev = s->count > 1 ? sqrt_newton(s->m2 / (double)(s->count - 1)) : 0.0;
+    out->min = s->min;
+    out->max = s->max;
+    out->p50 = stream_percentile(s, 50);
+    out->p99 = stream_percentile(s, 99);
+    out->p999 = stream_percentile(s, 99.9);
+}
+
+/* ------------------------------------------------------------------ */
+/* External frames and library mode                                    */
+/* ------------------------------------------------------------------ */
+
+const ssc_frame *ssc_external_frame(uint32_t function_id, uint64_t iteration)
+{
+    for (int e = 0; e < rt.n_ext; e++)
+        if (rt.ext[e].function_id == function_id) {
+            const ssc_frame *f = &rt.ext_frames[(iteration % rt.ext_slots) * (uint64_t)rt.n_ext + (uint64_t)e];
+            return f->data ? f : NULL;
+        }
+    return NULL;
+}
+
+const char *ssc_lib_message(void) { return lib_message; }
+
+static struct start_arg *lib_args;
+
+/* Frees what ssc_lib_start allocated (after the threads are joined). */
+static void lib_free(void)
+{
+    free(rt.lat_begin);
+    free(rt.threads);
+    free(rt.cpusets);
+    free(rt.tids);
+    free(lib_args);
+    free((void *)rt.ext);
+    free(rt.ext_frames);
+    rt.lat_begin = rt.lat_end = NULL;
+    rt.threads = NULL;
+    rt.cpusets = NULL;
+    rt.tids = NULL;
+    lib_args = NULL;
+    rt.ext = NULL;
+    rt.ext_frames = NULL;
+    rt.n_ext = 0;
+    rt.lat_slots = 1;
+}
+
+/* Stops the threads (none may be inside a frame) and joins the first n. */
+static void lib_join(int n)
+{
+    atomic_fetch_or(&rt.frontier, STOP_BIT);
+    atomic_fetch_add(&rt.bell, 1);
+    futex_wake(&rt.bell, INT_MAX);
+    for (int i = 0; i < n; i++)
+        pthread_join(rt.tids[i], NULL);
+}
+
+int ssc_lib_init(const ssc_options *o, int n_threads, const int *cores)
+{
+    lib_mode = 1;
+    lib_message[0] = 0;
+    ssc_options opt = *o;
+    opt.iterations = UINT64_MAX;
+    opt.period_ns = 0;
+    opt.time_boxes = opt.time_threads = 0;
+    opt.dump_path = NULL;
+    opt.json = 0;
+    return ssc_init(&opt, n_threads, cores) != 0 ? 3 : 0;
+}
+
+int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
+                  const ssc_external *ext, int n_ext, unsigned depth)
+{
+    int n_threads = rt.n_threads;
+    if (depth == 0)
+        depth = 1;
+    rt.boxes = boxes;
+    rt.n_boxes = n_boxes;
+    for (int b = 0; b < n_boxes; b++)
+        boxes[b].index = b;
+    rt.lat_slots = depth;
+    rt.lat_begin = malloc(sizeof(atomic_uint_fast64_t) * 2 * (size_t)depth);
+    rt.ext = malloc(sizeof *ext * (size_t)(n_ext ? n_ext : 1));
+    rt.ext_frames = calloc((size_t)depth * (size_t)(n_ext ? n_ext : 1), sizeof *rt.ext_frames);
+    rt.threads = aligned_alloc(64, sizeof(ssc_thread) * (size_t)n_threads);
+    rt.tids = malloc(sizeof *rt.tids * (size_t)n_threads);
+    lib_args = malloc(sizeof *lib_args * (size_t)n_threads);
+    if (!rt.lat_begin || !rt.ext || !rt.ext_frames || !rt.threads || !rt.tids || !lib_args) {
+        rt_message("ssc: out of memory starting the library");
+        lib_free();
+        return 3;
+    }
+    rt.lat_end = rt.lat_begin + depth;
+    for (unsigned i = 0; i < 2 * depth; i++)
+        atomic_init(&rt.lat_begin[i], NOT_RECORDED);
+    memcpy((void *)rt.ext, ext, sizeof *ext * (size_t)n_ext);
+    rt.n_ext = n_ext;
+    rt.ext_slots = depth;
+    atomic_store(&rt.submitted, 0);
+    atomic_store(&rt.bell, 0);
+    atomic_store(&rt.bell_sleepers, 0);
+    rt.waited = 0;
+    ssc_stream_reset(&rt.stream);
+    ssc_checksum_reset();
+    rt.thread_times = rt.box_times = NULL;
+    rt.t0 = ssc_now_ns();
+    for (int i = 0; i < n_threads; i++) {
+        memset(&rt.threads[i], 0, sizeof rt.threads[i]);
+        rt.threads[i].index = i;
+        atomic_init(&rt.threads[i].done, 0);
+        atomic_init(&rt.threads[i].watchers, 0);
+        lib_args[i].fn = fns[i];
+        lib_args[i].self = &rt.threads[i];
+    }
+    for (int i = 0; i < n_threads; i++)
+        if (create_thread(&rt.tids[i], i, &lib_args[i]) != 0) {
+            char why[sizeof lib_message];
+            memcpy(why, lib_message, sizeof why);
+            lib_join(i);   /* no frame was submitted: they stop at once */
+            lib_free();
+            memcpy(lib_message, why, sizeof why);
+            return 3;
+        }
+    return 0;
+}
+
+int ssc_lib_submit(const ssc_frame *frames, uint64_t *frame)
+{
+    uint64_t k = atomic_load_explicit(&rt.submitted, memory_order_relaxed);
+    if (k - rt.waited >= rt.lat_slots) {
+        rt_message("%" PRIu64 " frames are in flight, as many as the library holds: "
+                   "wait for one before submitting another", k - rt.waited);
+        return 3;
+    }
+    uint64_t slot = k % rt.lat_slots;
+    if (rt.n_ext)
+        memcpy(&rt.ext_frames[slot * (uint64_t)rt.n_ext], frames, sizeof *frames * (size_t)rt.n_ext);
+    atomic_store_explicit(&rt.lat_begin[slot], NOT_RECORDED, memory_order_relaxed);
+    atomic_store_explicit(&rt.lat_end[slot], NOT_RECORDED, memory_order_relaxed);
+    atomic_store_explicit(&rt.submitted, k + 1, memory_order_release);
+    atomic_fetch_add(&rt.bell, 1);
+    if (atomic_load(&rt.bell_sleepers))
+        futex_wake(&rt.bell, INT_MAX);
+    if (frame)
+        *frame = k;
+    return 0;
+}
+
+/* Until every thread has finished `need` iterations (mod 2^32, as
+ * wait_for_slowest). */
+static void wait_all_done(uint64_t need)
+{
+    for (int j = 0; j < rt.n_threads; j++) {
+        ssc_thread *o = &rt.threads[j];
+        for (;;) {
+            unsigned d = atomic_load_explicit(&o->done, memory_order_acquire);
+            if ((int32_t)(d - (unsigned)need) >= 0)
+                break;
+            if (spin_while_equal(&o->done, d))
+                continue;
+            atomic_fetch_add(&o->watchers, 1);
+            if (atomic_load(&o->done) == d)
+                futex_wait(&o->done, d);
+            atomic_fetch_sub(&o->watchers, 1);
+        }
+    }
+}
+
+int ssc_lib_wait(uint64_t *frame, uint64_t *latency_ns)
+{
+    uint64_t k = rt.waited;
+    if (k == atomic_load_explicit(&rt.submitted, memory_order_relaxed)) {
+        rt_message("no frame is in flight: submit one before waiting");
+        return 3;
+    }
+    wait_all_done(k + 1);
+    uint64_t slot = k % rt.lat_slots;
+    uint64_t b = atomic_load(&rt.lat_begin[slot]), e = atomic_load(&rt.lat_end[slot]);
+    uint64_t lat = b != NOT_RECORDED && e != NOT_RECORDED && e >= b ? e - b : 0;
+    ssc_stream_add(&rt.stream, lat);
+    rt.waited = k + 1;
+    if (frame)
+        *frame = k;
+    if (latency_ns)
+        *latency_ns = lat;
+    return 0;
+}
+
+void ssc_lib_stop(void)
+{
+    if (rt.tids) {   /* started: finish the frames in flight, stop the threads */
+        while (rt.waited < atomic_load(&rt.submitted))
+            ssc_lib_wait(NULL, NULL);
+        lib_join(rt.n_threads);
+    }
+    lib_free();
+}
+
+void ssc_lib_stats(ssc_stats *out)
+{
+    ssc_stream_summary(&rt.stream, out);
 }

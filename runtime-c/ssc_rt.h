@@ -81,6 +81,20 @@ typedef struct {
 
 typedef void (*ssc_kernel)(const ssc_call *call);
 
+/* An external frame: the caller's image that a source reads or a sink
+ * writes (library mode, or a program's --input files). `stride`: bytes
+ * between the starts of two rows. */
+typedef struct {
+    void *data;
+    int64_t stride;
+} ssc_frame;
+
+/* The frame of external `function_id` (a source bound to func_source, a
+ * sink bound to func_sink) for this iteration, or NULL when its data is
+ * not external (a program without --input: the source draws its pattern,
+ * the sink only folds the checksum). */
+const ssc_frame *ssc_external_frame(uint32_t function_id, uint64_t iteration);
+
 /* Bytes of one element of a type. */
 size_t ssc_type_size(ssc_type t);
 
@@ -320,5 +334,57 @@ typedef struct {
 
 /* Sorts `ns` in place and summarises it (nearest-rank percentiles). */
 void ssc_stats_compute(uint64_t *ns, uint64_t count, ssc_stats *out);
+
+/* Latencies summarised as they come, in bounded memory: exact count,
+ * mean, σ (Welford), min and max; percentiles from a log-linear histogram
+ * (64 buckets per power of two: within 1/64 = 1.6 % of the exact value). */
+#define SSC_HIST_BUCKETS (128 + 58 * 64)
+typedef struct {
+    uint64_t count, min, max;
+    double mean, m2;
+    uint64_t hist[SSC_HIST_BUCKETS];
+} ssc_stream_stats;
+void ssc_stream_reset(ssc_stream_stats *s);
+void ssc_stream_add(ssc_stream_stats *s, uint64_t ns);
+void ssc_stream_summary(const ssc_stream_stats *s, ssc_stats *out);
+
+/* ------------------------------------------------------------------ */
+/* Library mode (ssc build -t library; runtime-c/README.md, "Library") */
+/* ------------------------------------------------------------------ */
+
+/* An external port of the chain: the function instance whose frames the
+ * caller gives (a func_source box: input; a func_sink box: output). */
+typedef struct {
+    uint32_t function_id;
+    int output;
+} ssc_external;
+
+/* The library's ssc_init: the options (iterations, period, timers, dumps
+ * do not apply) and the cores of the threads (NULL: not pinned). From here
+ * on the runtime never prints, never exits and installs no signal handler:
+ * a failing call returns 3 and ssc_lib_message() says why. One library per
+ * process at a time: the runtime's state is the process's. */
+int ssc_lib_init(const ssc_options *o, int n_threads, const int *cores);
+/* After the arenas, signals, ports and boxes are initialised: starts the
+ * threads and returns; they wait for frames. depth: frames that may be in
+ * flight (submitted, not yet waited for), at least 1. 0, or 3 with no
+ * thread left running. */
+int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
+                  const ssc_external *ext, int n_ext, unsigned depth);
+/* Frame number `*frame` with n_ext frames (in the order of ext): the
+ * threads begin it at once. 3 (EAGAIN-like) when depth frames are already
+ * in flight: wait for the oldest first. The frames must stay valid until
+ * ssc_lib_wait has returned for it. */
+int ssc_lib_submit(const ssc_frame *frames, uint64_t *frame);
+/* Blocks until the oldest frame in flight is done; its number and its
+ * latency (first source start to last sink end, ns). 3 when none is. */
+int ssc_lib_wait(uint64_t *frame, uint64_t *latency_ns);
+/* Finishes the frames in flight, stops and joins the threads, frees the
+ * runtime's memory (also after ssc_lib_init alone, or a failed start). */
+void ssc_lib_stop(void);
+/* Latency statistics of the frames waited for since the start. */
+void ssc_lib_stats(ssc_stats *out);
+/* The last error or warning of the runtime in library mode ("" if none). */
+const char *ssc_lib_message(void);
 
 #endif /* SSC_RT_H */

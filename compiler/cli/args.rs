@@ -136,6 +136,9 @@ pub use crate::schedule::SchedulerKind as ThreadSchedule;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Target {
     Linux,
+    /// The chain as a C library (header, static and shared library,
+    /// pkg-config file) and a Python module.
+    Library,
     Interpreter,
     Info,
     Wcet,

@@ -259,6 +259,15 @@ pub(super) fn build_with(
             }
             Ok(Built { executable: None })
         }
+        Target::Library => {
+            if a.output.is_some() {
+                return Err(fail_usage(
+                    "-o names the executable; -t library writes its files into the program directory: give it with -od DIR",
+                ));
+            }
+            linux(a, &config, &compiled, &name, &file)?;
+            Ok(Built { executable: None })
+        }
         _ => linux(a, &config, &compiled, &name, &file).map(|exe| Built {
             executable: Some(exe),
         }),
@@ -394,6 +403,7 @@ fn linux(
             DynamicMemory::Dynamic => back::c::DynamicMemory::Dynamic,
             DynamicMemory::Reduced => back::c::DynamicMemory::Reduced,
         }),
+        library: config.target == Target::Library,
     };
     kernels_or_report(&c.hsdfg, &c.description, &opts.user_kernels, file)?;
     let program = back::c::emit(&c.hsdfg, &c.runtime, &opts).map_err(|d| {
@@ -406,6 +416,9 @@ fn linux(
         eprintln!("error: {e}");
         exit::EXTERNAL
     })?;
+    if opts.library {
+        return library(a, &program, &dir, name);
+    }
     back::c::compile(&program, &a.kernels, &dir, &exe, a.portable).map_err(|e| {
         eprintln!("error: {e}");
         exit::EXTERNAL
@@ -418,6 +431,30 @@ fn linux(
         );
     }
     Ok(exe)
+}
+
+/// `-t library`: the static and shared library and the pkg-config file in
+/// `dir`, beside the header and the Python module `write_files` wrote.
+fn library(
+    a: &BuildArgs,
+    program: &back::c::Program,
+    dir: &Path,
+    name: &str,
+) -> Result<PathBuf, i32> {
+    back::c::compile_library(program, &a.kernels, dir, a.portable).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::EXTERNAL
+    })?;
+    let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    write(
+        &dir.join(format!("{name}.pc")),
+        &back::c::pkg_config(name, &abs),
+    )?;
+    eprintln!(
+        "built lib{name}.a, lib{name}.so, {name}.h, {name}.py and {name}.pc in {}",
+        dir.display()
+    );
+    Ok(dir.join(format!("lib{name}.so")))
 }
 
 /// The functions `--kernels` files define: `void NAME(const ssc_call *…)`.

