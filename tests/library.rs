@@ -217,3 +217,57 @@ fn a_thousand_open_run_close_cycles_leak_nothing() {
     assert!(ran.status.success(), "{}: {err}", ran.status);
     assert!(!err.contains("LeakSanitizer"), "{err}");
 }
+
+/// A Python with numpy: `SSC_PYTHON` (`.ci/run` makes one), else `python3`
+/// when it has numpy; `None` after saying why the test is skipped.
+fn python_with_numpy(test: &str) -> Option<String> {
+    let candidate = std::env::var("SSC_PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = Command::new(&candidate)
+        .args(["-c", "import numpy"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(candidate);
+    }
+    assert!(
+        std::env::var("SSC_PYTHON").is_err(),
+        "SSC_PYTHON={candidate} cannot import numpy"
+    );
+    let why = std::env::var("SSC_PYTHON_SKIP").unwrap_or_else(|_| "python3 has no numpy".into());
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: {why}. `.ci/run` provides a Python with numpy (SSC_PYTHON)"
+    );
+    None
+}
+
+#[test]
+fn the_python_module_gives_the_same_checksum_and_clear_errors() {
+    let Some(python) =
+        python_with_numpy("the_python_module_gives_the_same_checksum_and_clear_errors")
+    else {
+        return;
+    };
+    let file = small_xray("library-python");
+    let dir = scratch("library-python");
+    let flags = ["-ts", "fused", "2"];
+    build_library(&file, &dir, &flags, "cc", "-O1");
+    let want = executable_checksum(&file, &dir, &flags, 12);
+    let ran = Command::new(&python)
+        .arg(root("tests/library/check.py"))
+        .arg(&dir)
+        .args(["xray_small", "12"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&ran.stdout);
+    assert!(
+        ran.status.success() && out.ends_with("ok\n"),
+        "{out}{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert_eq!(checksum_of(&out), Some(want), "{out}");
+    // The messages name the port and both shapes.
+    assert!(out.contains("input `raw` of xray_small: expected float32 of shape (128, 128), got float32 of shape (3, 5)"), "{out}");
+    assert!(out.contains("already open in this process"), "{out}");
+}
