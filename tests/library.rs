@@ -271,3 +271,92 @@ fn the_python_module_gives_the_same_checksum_and_clear_errors() {
     assert!(out.contains("input `raw` of xray_small: expected float32 of shape (128, 128), got float32 of shape (3, 5)"), "{out}");
     assert!(out.contains("already open in this process"), "{out}");
 }
+
+/// The text of a fenced block of README.md that starts with `first_line`.
+fn readme_block(first_line: &str) -> String {
+    let readme = std::fs::read_to_string(root("README.md")).unwrap();
+    let start = readme
+        .find(&format!("\n{first_line}\n"))
+        .unwrap_or_else(|| panic!("README.md has no block starting `{first_line}`"));
+    let body = &readme[start + 1..];
+    body[..body.find("```").expect("a closed block")].to_string()
+}
+
+#[test]
+fn the_readme_examples_are_the_example_files_and_run() {
+    let c = std::fs::read_to_string(root("examples/app/xray_app.c")).unwrap();
+    let py = std::fs::read_to_string(root("examples/app/xray_app.py")).unwrap();
+    assert_eq!(readme_block(c.lines().next().unwrap()), c);
+    assert_eq!(readme_block(py.lines().next().unwrap()), py);
+
+    // As the comments say: the library, then the program.
+    let dir = scratch("library-readme");
+    let lib = dir.join("xray-lib");
+    let out = Command::new(SSC)
+        .args([
+            "build",
+            "examples/xray.ssc",
+            "-t",
+            "library",
+            "-ts",
+            "fused",
+            "2",
+            "-od",
+        ])
+        .arg(&lib)
+        .env("CFLAGS", "-O1")
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let app = dir.join("xray_app");
+    let out = Command::new("cc")
+        .args(["-O2", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", lib.display()))
+        .arg(root("examples/app/xray_app.c"))
+        .arg(lib.join("libxray.a"))
+        .args(["-pthread", "-lm", "-o"])
+        .arg(&app)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ran = Command::new(&app).output().unwrap();
+    let c_out = String::from_utf8_lossy(&ran.stdout).into_owned();
+    assert!(
+        ran.status.success() && c_out.starts_with("100 frames, latency mean "),
+        "{c_out}"
+    );
+    let centre = |s: &str| {
+        s.rsplit("display centre ")
+            .next()
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let Some(python) =
+        python_with_numpy("the_readme_examples_are_the_example_files_and_run (Python)")
+    else {
+        return;
+    };
+    let ran = Command::new(python)
+        .arg(root("examples/app/xray_app.py"))
+        .env("PYTHONPATH", &lib)
+        .output()
+        .unwrap();
+    let py_out = String::from_utf8_lossy(&ran.stdout).into_owned();
+    assert!(
+        ran.status.success() && py_out.starts_with("100 frames, latency mean "),
+        "{py_out}{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    // The same frames through the same chain: the same output.
+    assert_eq!(centre(&c_out), centre(&py_out));
+}

@@ -120,10 +120,18 @@ class Chain:
             raise TypeError("missing input(s) of {{ name }}: " + ", ".join(missing))
         return [frames[p[0]] for p in INPUTS]
 
-    def submit(self, *args, **kwargs):
-        """Starts one frame (at most `depth` in flight); returns its number."""
+    def submit(self, *args, out=None, **kwargs):
+        """Starts one frame (at most `depth` in flight); returns its number.
+        out: {output name: array} to write into (others are allocated);
+        reusing arrays saves the page faults of fresh ones (~1 ms a frame
+        for megabytes of output)."""
         arrays = self._inputs(args, kwargs)
-        outs = [np.empty(p[2], p[1]) for p in OUTPUTS]
+        out = out or {}
+        unknown = set(out) - {p[0] for p in OUTPUTS}
+        if unknown:
+            raise TypeError(f"{{ name }} has no output `{sorted(unknown)[0]}`; its outputs: "
+                            + ", ".join(p[0] for p in OUTPUTS))
+        outs = [out[p[0]] if p[0] in out else np.empty(p[2], p[1]) for p in OUTPUTS]
         fin = (_Frame * max(1, len(INPUTS)))(*[_frame(p, a, False) for p, a in zip(INPUTS, arrays)])
         fout = (_Frame * max(1, len(OUTPUTS)))(*[_frame(p, a, True) for p, a in zip(OUTPUTS, outs)])
         frame = ctypes.c_uint64()
@@ -138,9 +146,9 @@ class Chain:
         _, outs = self._in_flight.pop(0)
         return {p[0]: a for p, a in zip(OUTPUTS, outs)}
 
-    def run(self, *args, **kwargs):
-        """One frame through the chain: {output name: ndarray}."""
-        self.submit(*args, **kwargs)
+    def run(self, *args, out=None, **kwargs):
+        """One frame through the chain: {output name: ndarray} (see submit)."""
+        self.submit(*args, out=out, **kwargs)
         return self.wait()
 
     def stats(self):
