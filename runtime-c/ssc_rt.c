@@ -663,13 +663,11 @@ static int init_common(const ssc_options *o, int n_threads)
 /* Iterations and operations                                           */
 /* ------------------------------------------------------------------ */
 
-/* -kd / --max-lead: wait until every other thread has finished `need`
- * iterations. Cannot deadlock: this thread has begun iteration k, so all
- * threads will finish every iteration < k (see below), and need < k. The
- * counters are 32-bit (futex words); comparisons are modulo 2^32. */
-static void wait_for_slowest(ssc_thread *self, uint64_t need)
+/* Waits until every thread but `self` (NULL: every thread) has finished
+ * `need` iterations. The counters are 32-bit (futex words); comparisons
+ * are modulo 2^32. */
+static void wait_others_done(const ssc_thread *self, uint64_t need)
 {
-    uint64_t start = rt.thread_times ? ssc_now_ns() : 0;
     for (int j = 0; j < rt.n_threads; j++) {
         ssc_thread *o = &rt.threads[j];
         if (o == self)
@@ -686,6 +684,14 @@ static void wait_for_slowest(ssc_thread *self, uint64_t need)
             atomic_fetch_sub(&o->watchers, 1);
         }
     }
+}
+
+/* -kd / --max-lead. Cannot deadlock: this thread has begun iteration k, so
+ * all threads will finish every iteration < k (see below), and need < k. */
+static void wait_for_slowest(ssc_thread *self, uint64_t need)
+{
+    uint64_t start = rt.thread_times ? ssc_now_ns() : 0;
+    wait_others_done(self, need);
     if (rt.thread_times)
         self->wait += ssc_now_ns() - start;
 }
@@ -1414,26 +1420,6 @@ int ssc_lib_submit(const ssc_frame *frames, uint64_t *frame)
     return 0;
 }
 
-/* Until every thread has finished `need` iterations (mod 2^32, as
- * wait_for_slowest). */
-static void wait_all_done(uint64_t need)
-{
-    for (int j = 0; j < rt.n_threads; j++) {
-        ssc_thread *o = &rt.threads[j];
-        for (;;) {
-            unsigned d = atomic_load_explicit(&o->done, memory_order_acquire);
-            if ((int32_t)(d - (unsigned)need) >= 0)
-                break;
-            if (spin_while_equal(&o->done, d))
-                continue;
-            atomic_fetch_add(&o->watchers, 1);
-            if (atomic_load(&o->done) == d)
-                futex_wait(&o->done, d);
-            atomic_fetch_sub(&o->watchers, 1);
-        }
-    }
-}
-
 int ssc_lib_wait(uint64_t *frame, uint64_t *latency_ns)
 {
     uint64_t k = rt.waited;
@@ -1441,7 +1427,7 @@ int ssc_lib_wait(uint64_t *frame, uint64_t *latency_ns)
         rt_message("no frame is in flight: submit one before waiting");
         return 3;
     }
-    wait_all_done(k + 1);
+    wait_others_done(NULL, k + 1);   /* the caller is none of the threads */
     uint64_t slot = k % rt.lat_slots;
     uint64_t b = atomic_load(&rt.lat_begin[slot]), e = atomic_load(&rt.lat_end[slot]);
     uint64_t lat = b != NOT_RECORDED && e != NOT_RECORDED && e >= b ? e - b : 0;

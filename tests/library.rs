@@ -173,22 +173,16 @@ fn the_library_is_race_free_under_thread_sanitizer() {
         "-O1 -g -fsanitize=thread",
     );
     let h = harness(&dir, &["-fsanitize=thread"]);
-    let prefix = no_aslr_prefix();
-    let mut cmd = match prefix.split_first() {
-        Some((p, rest)) => {
-            let mut c = Command::new(p);
-            c.args(rest).arg(&h);
-            c
-        }
-        None => Command::new(&h),
-    };
-    let ran = cmd
-        .args(["20", "async"])
-        .env("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&ran.stderr);
+    let ran = run_in(
+        &no_aslr_prefix(),
+        &h,
+        &["20", "async"],
+        &[("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")],
+        &dir,
+        RUN_DEADLINE,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let err = &ran.stderr;
     assert!(
         ran.status.success() && !err.contains("ThreadSanitizer"),
         "{err}"
