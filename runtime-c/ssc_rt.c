@@ -440,6 +440,9 @@ static void usage(FILE *f, const char *argv0)
         "  --fifo PRIO        run the threads SCHED_FIFO at PRIO (1..99)\n"
         "  --max-lead N       no thread runs more than N iterations ahead of the slowest\n"
         "  --mlock            lock all memory (mlockall)\n"
+        "  --input [NAME=]PATH  frames of input NAME: a PGM, PFM or raw file, or a\n"
+        "                     folder of them (name order); read before the run\n"
+        "  --output DIR       write every frame's outputs to DIR as SINK_NNNN.pgm|pfm|raw\n"
         "  --help             this text\n"
         "SIGINT/SIGTERM stop at an iteration boundary and print the report.\n",
         argv0);
@@ -482,7 +485,16 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             o->lock_memory = 1, takes_value = 0;
         } else if (!val) {
             bad_arg(argv0, "unknown option or missing value", a);
+        } else if (!strcmp(a, "--input")) {
+            if (!o->inputs && !(o->inputs = calloc((size_t)argc, sizeof *o->inputs))) {
+                fprintf(stderr, "%s: out of memory\n", argv0);
+                exit(3);
+            }
+            o->inputs[o->n_inputs++] = val;
+        } else if (!strcmp(a, "--output")) {
+            o->output_dir = val;
         } else if (!strcmp(a, "--iterations")) {
+            o->iterations_given = 1;
             o->iterations = parse_u64(argv0, a, val);
             if (o->iterations == 0)
                 bad_arg(argv0, a, "must be at least 1");
@@ -1293,6 +1305,16 @@ const ssc_frame *ssc_external_frame(uint32_t function_id, uint64_t iteration)
         }
     return NULL;
 }
+
+void ssc_program_externals(const ssc_external *ext, int n_ext, ssc_frame *frames, uint64_t slots)
+{
+    rt.ext = ext;
+    rt.n_ext = n_ext;
+    rt.ext_frames = frames;
+    rt.ext_slots = slots ? slots : 1;
+}
+
+uint64_t ssc_iterations_completed(void) { return rt.completed; }
 
 const char *ssc_lib_message(void) { return lib_message; }
 

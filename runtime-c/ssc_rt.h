@@ -89,11 +89,26 @@ typedef struct {
     int64_t stride;
 } ssc_frame;
 
+/* An external port of the chain: the function instance whose frames the
+ * caller gives (a func_source box: input; a func_sink box: output). */
+typedef struct {
+    uint32_t function_id;
+    int output;
+} ssc_external;
+
 /* The frame of external `function_id` (a source bound to func_source, a
  * sink bound to func_sink) for this iteration, or NULL when its data is
  * not external (a program without --input: the source draws its pattern,
  * the sink only folds the checksum). */
 const ssc_frame *ssc_external_frame(uint32_t function_id, uint64_t iteration);
+
+/* A program's external frames (ssc_image.c, from --input and --output):
+ * slot s of external e at frames[s * n_ext + e], iteration i in slot
+ * i % slots. The arrays stay the caller's. */
+void ssc_program_externals(const ssc_external *ext, int n_ext, ssc_frame *frames, uint64_t slots);
+
+/* Iterations every thread finished (after ssc_run). */
+uint64_t ssc_iterations_completed(void);
 
 /* Bytes of one element of a type. */
 size_t ssc_type_size(ssc_type t);
@@ -123,6 +138,10 @@ typedef struct {
     uint32_t max_lead;          /* ssc -kd N / --max-lead N: no thread begins
                                    iteration k before all finished k - N; 0 = off */
     const char *program;        /* name shown in the report */
+    int iterations_given;       /* --iterations was on the command line */
+    const char **inputs;        /* --input [NAME=]PATH, as given (ssc_image.h) */
+    int n_inputs;
+    const char *output_dir;     /* --output DIR */
 } ssc_options;
 
 /* Defaults: spin 20 us, CSV dumps, no timers. */
@@ -351,13 +370,6 @@ void ssc_stream_summary(const ssc_stream_stats *s, ssc_stats *out);
 /* ------------------------------------------------------------------ */
 /* Library mode (ssc build -t library; runtime-c/README.md, "Library") */
 /* ------------------------------------------------------------------ */
-
-/* An external port of the chain: the function instance whose frames the
- * caller gives (a func_source box: input; a func_sink box: output). */
-typedef struct {
-    uint32_t function_id;
-    int output;
-} ssc_external;
 
 /* The library's ssc_init: the options (iterations, period, timers, dumps
  * do not apply) and the cores of the threads (NULL: not pinned). From here

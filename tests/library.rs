@@ -212,30 +212,6 @@ fn a_thousand_open_run_close_cycles_leak_nothing() {
     assert!(!err.contains("LeakSanitizer"), "{err}");
 }
 
-/// A Python with numpy: `SSC_PYTHON` (`.ci/run` makes one), else `python3`
-/// when it has numpy; `None` after saying why the test is skipped.
-fn python_with_numpy(test: &str) -> Option<String> {
-    let candidate = std::env::var("SSC_PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = Command::new(&candidate)
-        .args(["-c", "import numpy"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(candidate);
-    }
-    assert!(
-        std::env::var("SSC_PYTHON").is_err(),
-        "SSC_PYTHON={candidate} cannot import numpy"
-    );
-    let why = std::env::var("SSC_PYTHON_SKIP").unwrap_or_else(|_| "python3 has no numpy".into());
-    use std::io::Write as _;
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED {test}: {why}. `.ci/run` provides a Python with numpy (SSC_PYTHON)"
-    );
-    None
-}
-
 #[test]
 fn the_python_module_gives_the_same_checksum_and_clear_errors() {
     let Some(python) =

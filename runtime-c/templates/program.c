@@ -23,6 +23,7 @@ ssc_box_init(&boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }},
  * over iterations), memory (the arenas, then everything that points into
  * them), and start and clean-up: main, or the library API of -t library. */
 #include "ssc_rt.h"
+#include "ssc_image.h"
 #include "ssc_kernels.h"
 {%- for k in user_kernels %}
 void {{ k }}(const ssc_call *call);  /* --kernels */
@@ -260,25 +261,40 @@ int main(int argc, char **argv)
     {{ line }}
 {%- endfor %}
     ssc_parse_args(&opt, argc, argv);
+{%- if externals.is_empty() %}
+    int status = ssc_images_load(&opt, NULL, 0);  /* refuses --input: no func_source */
+{%- else %}
+    /* The external ports: --input frames for the sources bound to
+     * func_source, --output files from the sinks bound to func_sink. */
+    static const ssc_image_port image_ports[{{ externals.len() }}] = {
+{%- for e in externals %}
+        { "{{ e.name }}", {{ e.function_id }}, {% if e.output %}1{% else %}0{% endif %}, {{ e.ssc_type }}, {{ e.width }}, {{ e.height }} },
+{%- endfor %}
+    };
+    int status = ssc_images_load(&opt, image_ports, {{ externals.len() }});  /* frames read before the run */
+{%- endif %}
+    if (status)
+        return status;
 
 {%- match cores %}
 {%- when Some with (list) %}
-    int status = ssc_init(&opt, N_THREADS, cores);
+    status = ssc_init(&opt, N_THREADS, cores);
 {%- when None %}
 {%- match mask %}
 {%- when Some with (list) %}
     static const int mask[] = { {{ list }} };  /* -cm without pinning: any of these cores */
-    int status = ssc_init_mask(&opt, N_THREADS, mask, {{ n_mask }});
+    status = ssc_init_mask(&opt, N_THREADS, mask, {{ n_mask }});
 {%- when None %}
-    int status = ssc_init(&opt, N_THREADS, NULL);  /* threads not pinned: the OS schedules */
+    status = ssc_init(&opt, N_THREADS, NULL);  /* threads not pinned: the OS schedules */
 {%- endmatch %}
 {%- endmatch %}
     if (status || (status = init_all(opt.huge_pages)))
         return status;
     if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
         return status;
+    int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
     free_all();
-    return status;
+    return status ? status : saved;
 }
 {%- endif %}

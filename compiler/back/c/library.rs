@@ -22,6 +22,8 @@ pub(super) struct ExternalView {
     /// Its index among the inputs, or among the outputs.
     pub index: usize,
     pub c_type: &'static str,
+    /// The runtime's `ssc_type` constant (`SSC_FLOAT`).
+    pub ssc_type: &'static str,
     pub dtype: &'static str,
     pub width: u64,
     pub height: u64,
@@ -42,8 +44,9 @@ fn types(t: ElemType) -> (&'static str, &'static str, u64) {
     }
 }
 
-/// The external ports of `h`: sources bound to `func_source` read the
-/// caller's frames, sinks bound to `func_sink` write them.
+/// The external ports of `h`: sources bound to `func_source` (or a
+/// variant, `func_source_16`) read the caller's frames, sinks bound to
+/// `func_sink` (or a variant) write them.
 pub(super) fn externals(h: &Hsdfg, user_kernels: &[String]) -> Vec<ExternalView> {
     let (mut n_in, mut n_out) = (0, 0);
     let mut v = Vec::new();
@@ -51,9 +54,9 @@ pub(super) fn externals(h: &Hsdfg, user_kernels: &[String]) -> Vec<ExternalView>
         if user_kernels.contains(&f.function) {
             continue;
         }
-        let (output, direction) = match f.function.as_str() {
-            "func_source" => (false, Direction::Out),
-            "func_sink" => (true, Direction::In),
+        let (output, direction) = match crate::ir::builtins::builtin_of(&f.function) {
+            Some("func_source") => (false, Direction::Out),
+            Some("func_sink") => (true, Direction::In),
             _ => continue,
         };
         let Some(p) = f.ports.iter().find(|p| p.direction == direction) else {
@@ -67,6 +70,7 @@ pub(super) fn externals(h: &Hsdfg, user_kernels: &[String]) -> Vec<ExternalView>
             output,
             index: *counter,
             c_type,
+            ssc_type: super::view::c_type(p.ty),
             dtype,
             width: p.grid.x,
             height: p.grid.y,

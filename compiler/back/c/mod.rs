@@ -25,6 +25,14 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("ssc_rt.h", include_str!("../../../runtime-c/ssc_rt.h")),
     ("ssc_rt.c", include_str!("../../../runtime-c/ssc_rt.c")),
     (
+        "ssc_image.h",
+        include_str!("../../../runtime-c/ssc_image.h"),
+    ),
+    (
+        "ssc_image.c",
+        include_str!("../../../runtime-c/ssc_image.c"),
+    ),
+    (
         "ssc_kernels.h",
         include_str!("../../../runtime-c/ssc_kernels.h"),
     ),

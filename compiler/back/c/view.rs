@@ -97,7 +97,8 @@ struct ProgramView {
     cores: Option<String>,
     mask: Option<String>,
     n_mask: usize,
-    /// `-t library`: the API instead of `main`, over these external ports.
+    /// `-t library`: the API instead of `main`. The external ports: the
+    /// library's arguments, or a program's `--input`/`--output` files.
     library: bool,
     upper: String,
     externals: Vec<super::library::ExternalView>,
@@ -787,11 +788,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
         n_mask,
         library: o.library,
         upper: o.name.to_ascii_uppercase(),
-        externals: if o.library {
-            super::library::externals(h, &o.user_kernels)
-        } else {
-            Vec::new()
-        },
+        externals: super::library::externals(h, &o.user_kernels),
     };
     let main = view
         .render()
