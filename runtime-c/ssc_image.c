@@ -381,14 +381,15 @@ static int by_name(const void *a, const void *b)
 
 /* The frames of one --input PATH: the file, or a folder's files (names not
  * starting with '.') in name order. NULL and a message if none. */
-static char **frame_paths(const char *path, uint64_t *count, char *err, size_t n)
+static char **frame_paths(const char *path, uint64_t *count, int *folder, char *err, size_t n)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
         say(err, n, 1, "%s: cannot read: %s", path, strerror(errno));
         return NULL;
     }
-    if (!S_ISDIR(st.st_mode)) {
+    *folder = S_ISDIR(st.st_mode);
+    if (!*folder) {
         char **v = malloc(sizeof *v);
         if (v && !(v[0] = strdup(path)))
             free(v), v = NULL;
@@ -489,13 +490,14 @@ int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
     int *port_of = calloc((size_t)o->n_inputs, sizeof *port_of);
     char ***paths = calloc((size_t)o->n_inputs, sizeof *paths);
     uint64_t *counts = calloc((size_t)o->n_inputs, sizeof *counts);
-    if (!port_of || !paths || !counts)
-        return free(port_of), free(paths), free(counts), fail(3, "out of memory");
+    int *folder = calloc((size_t)o->n_inputs, sizeof *folder);
+    if (!port_of || !paths || !counts || !folder)
+        return free(port_of), free(paths), free(counts), free(folder), fail(3, "out of memory");
     int status = 0;
     char err[1024];
     const char **files = malloc(sizeof *files * (size_t)o->n_inputs);
     if (!files)
-        return free(port_of), free(paths), free(counts), fail(3, "out of memory");
+        return free(port_of), free(paths), free(counts), free(folder), fail(3, "out of memory");
     for (int k = 0; k < o->n_inputs && !status; k++) {
         const char *arg = o->inputs[k], *eq = strchr(arg, '=');
         int found = -1;
@@ -530,15 +532,21 @@ int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
     }
     if (!n_in && !status)
         status = usage_error("--input: this program has no inputs (sources bound to func_source)%s", "");
+    /* a folder gives one frame a file; a single file is every frame's (a
+     * dark frame, a gain map); the folders must agree */
+    int first_folder = -1;
     for (int k = 0; k < o->n_inputs && !status; k++) {
         err[0] = 0;
-        paths[k] = frame_paths(files[k], &counts[k], err, sizeof err);
-        if (!paths[k])
+        paths[k] = frame_paths(files[k], &counts[k], &folder[k], err, sizeof err);
+        if (!paths[k]) {
             status = fail(strstr(err, "out of memory") ? 3 : 1, err);
-        else if (counts[k] != counts[0]) {
-            snprintf(err, sizeof err, "--input `%s` gives %llu frame%s, `%s` gives %llu: every input needs "
+        } else if (folder[k] && first_folder < 0) {
+            first_folder = k;
+        } else if (folder[k] && counts[k] != counts[first_folder]) {
+            int f = first_folder;
+            snprintf(err, sizeof err, "--input `%s` gives %llu frame%s, `%s` gives %llu: every folder needs "
                      "the same number", ports[port_of[k]].name, (unsigned long long)counts[k],
-                     counts[k] == 1 ? "" : "s", ports[port_of[0]].name, (unsigned long long)counts[0]);
+                     counts[k] == 1 ? "" : "s", ports[port_of[f]].name, (unsigned long long)counts[f]);
             status = fail(1, err);
         }
     }
@@ -552,7 +560,7 @@ int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
             status = fail(1, err);
         }
     }
-    uint64_t frames = status ? 0 : counts[0];
+    uint64_t frames = status ? 0 : first_folder >= 0 ? counts[first_folder] : 1;
     io.n_ext = o->n_inputs + (io.dir ? n_out : 0);
     io.ext = status ? NULL : calloc((size_t)io.n_ext, sizeof *io.ext);
     io.slots = status ? NULL : calloc((size_t)(frames * (uint64_t)io.n_ext), sizeof *io.slots);
@@ -563,16 +571,18 @@ int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
         const ssc_image_port *p = &ports[port_of[k]];
         io.ext[k] = (ssc_external){ p->function_id, 0 };
         size_t bytes = (size_t)p->width * (size_t)p->height * ssc_type_size(p->type);
+        void *data = NULL;
         for (uint64_t s = 0; s < frames && !status; s++) {
-            void *data = malloc(bytes ? bytes : 1);
-            if (!data) {
-                status = fail(3, "out of memory holding the input frames (they are read before the run)");
-                break;
+            if (folder[k] || !data) {
+                if (!(data = malloc(bytes ? bytes : 1))) {
+                    status = fail(3, "out of memory holding the input frames (they are read before the run)");
+                    break;
+                }
+                int r = ssc_image_read(paths[k][folder[k] ? s : 0], p, data, err, sizeof err);
+                if (r)
+                    status = fail(r, err);
             }
             io.slots[s * (uint64_t)io.n_ext + (uint64_t)k] = (ssc_frame){ data, p->width * (int64_t)ssc_type_size(p->type) };
-            int r = ssc_image_read(paths[k][s], p, data, err, sizeof err);
-            if (r)
-                status = fail(r, err);
         }
     }
     for (int i = 0, e = o->n_inputs; io.dir && i < n_ports && !status; i++) {
@@ -590,7 +600,7 @@ int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
     }
     for (int k = 0; k < o->n_inputs; k++)
         free_paths(paths[k], counts[k]);
-    free(paths), free(counts), free(port_of), free(files);
+    free(paths), free(counts), free(port_of), free(files), free(folder);
     if (status)
         return status;
     io.frames = frames;

@@ -35,8 +35,9 @@ int ssc_image_write(const char *path, const ssc_image_port *p, const void *data,
 const char *ssc_image_extension(ssc_type t);
 
 /* A program's --input and --output (options o, parsed): reads every input
- * frame before the run (a folder gives its files in name order; every
- * input must give the same number of frames), checks --output, and hands
+ * frame before the run (a folder gives its files in name order, and
+ * every folder must give the same number; a single file is every frame's:
+ * a dark frame, a gain map), checks --output, and hands
  * the frames to the runtime. Without --iterations the program runs each
  * frame once; with more iterations than frames, iteration i takes frame
  * i mod frames (and, with --output, at most that many iterations are in

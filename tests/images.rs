@@ -199,11 +199,13 @@ fn frames_go_through_the_chain_and_come_back_as_files() {
 }
 
 #[test]
-fn more_iterations_than_frames_cycle_over_the_frames() {
+fn more_iterations_than_frames_cycle_and_a_single_file_is_every_frames() {
     let exe = program("cycle", "-ts reduced 2 -ms reuse");
     let dir = scratch("images-cycle-frames");
     let f = frame_folders(&dir, 2);
     let mut args = input_args(&f);
+    // One file for `flat`: the same for every frame (as a gain map is).
+    args[3] = format!("flat={}", f[1].join("f01.pfm").display());
     args.extend([
         "--output".into(),
         dir.join("out").display().to_string(),
@@ -221,6 +223,10 @@ fn more_iterations_than_frames_cycle_over_the_frames() {
         .collect();
     assert_eq!(v, want);
     assert!(!dir.join("out/out_0002.pgm").exists());
+    for k in 0..2 {
+        let (_, v) = read_back(&dir.join(format!("out/flatout_{k:04}.pfm")));
+        assert!(v.iter().all(|&x| (x - 1.5).abs() < 1e-5), "frame {k}");
+    }
 }
 
 #[test]
@@ -410,6 +416,9 @@ fn wrong_paths_and_options_get_clear_errors_and_their_exit_codes() {
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let one = f[0].join("f00.pgm");
+    let one_frame = dir.join("one");
+    std::fs::create_dir_all(&one_frame).unwrap();
+    std::fs::copy(f[1].join("f00.pfm"), one_frame.join("f00.pfm")).unwrap();
     let cases: Vec<(Vec<String>, i32, String)> = vec![
         (
             vec!["--input".into(), "image=/no/such/file.pgm".into()],
@@ -426,10 +435,10 @@ fn wrong_paths_and_options_get_clear_errors_and_their_exit_codes() {
                 "--input".into(),
                 format!("image={}", f[0].display()),
                 "--input".into(),
-                format!("flat={}", f[1].join("f00.pfm").display()),
+                format!("flat={}", one_frame.display()),
             ],
             1,
-            "images: --input `flat` gives 1 frame, `image` gives 2: every input needs the same number"
+            "images: --input `flat` gives 1 frame, `image` gives 2: every folder needs the same number"
                 .into(),
         ),
         (
