@@ -330,3 +330,75 @@ fn the_readme_examples_are_the_example_files_and_run() {
     // The same frames through the same chain: the same output.
     assert_eq!(centre(&c_out), centre(&py_out));
 }
+
+/// The shell blocks of README's "A folder of frames", run as written (from
+/// the repository root, `ssc` on the path): the phantom, the library, the
+/// C folder application, the picture, and the program reading the same
+/// files — which must print the application's checksum; the Python
+/// application (with numpy) writes the same files byte for byte.
+#[test]
+fn the_folder_of_frames_example_runs_as_the_readme_says() {
+    let readme = std::fs::read_to_string(root("README.md")).unwrap();
+    let section = &readme[readme.find("### A folder of frames").expect("the section")..];
+    let blocks: Vec<&str> = section
+        .split("```sh\n")
+        .skip(1)
+        .take(2)
+        .map(|b| &b[..b.find("```").unwrap()])
+        .collect();
+    assert_eq!(blocks.len(), 2);
+    let _ = std::fs::remove_dir_all(root("build/phantom"));
+    let bin = Path::new(SSC).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let sh = |script: &str| {
+        let _s = slot();
+        let out = Command::new("bash")
+            .args(["-euo", "pipefail", "-c", script])
+            .env("PATH", &path)
+            .env("CFLAGS", "-O2")
+            .current_dir(ROOT)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{script}\n{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    let app = sh(blocks[0]);
+    assert!(app.contains("8 frames of 512x512"), "{app}");
+    let app_sum = app.rsplit("checksum ").next().unwrap().trim().to_string();
+    assert!(root("build/phantom/out/frame_0007.pgm").is_file());
+    assert!(std::fs::read(root("build/picture.png"))
+        .unwrap()
+        .starts_with(b"\x89PNG"));
+    let program = sh(blocks[1]);
+    assert_eq!(checksum_of(&program), Some(app_sum), "{program}");
+    assert!(root("build/phantom/out-program/display_0007.pfm").is_file());
+
+    let Some(python) = python_with_numpy("the_folder_of_frames_example (Python)") else {
+        return;
+    };
+    let ran = Command::new(python)
+        .arg(root("examples/app/xray_folder.py"))
+        .args(["build/phantom", "build/phantom/out-py"])
+        .env("PYTHONPATH", root("build/xray-lib"))
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    for k in 0..8 {
+        let name = format!("frame_{k:04}.pgm");
+        assert_eq!(
+            std::fs::read(root("build/phantom/out-py").join(&name)).unwrap(),
+            std::fs::read(root("build/phantom/out").join(&name)).unwrap(),
+            "{name}"
+        );
+    }
+}
