@@ -107,7 +107,17 @@ pub fn l2_cache_bytes() -> Option<u64> {
     })
 }
 
-/// The strip count of `-ts fused` (see the module documentation).
+/// Strips a frame at least when one frame fills the cache budget (see
+/// [`strip_count`]).
+pub const MEMORY_STRIPS: u64 = 128;
+/// The shortest default strip, rows.
+pub const MIN_STRIP_ROWS: u64 = 4;
+
+/// The strip count of `-ts fused` (see the module documentation): the
+/// strip height is `--strip-rows`, else what the cache budget allows (one
+/// strip of every function's outputs, twice, in `cache_bytes`) — and when
+/// one output frame is as large as the budget, at most 1/[`MEMORY_STRIPS`]
+/// of the tallest function's rows (at least [`MIN_STRIP_ROWS`]).
 pub fn strip_count(d: &Declaration, st: &Strips) -> u64 {
     let tallest = d
         .functions
@@ -117,7 +127,7 @@ pub fn strip_count(d: &Declaration, st: &Strips) -> u64 {
         .unwrap_or(1)
         .max(1);
     let rows = st.rows.unwrap_or_else(|| {
-        let bytes: u128 = d
+        let outputs: Vec<u128> = d
             .functions
             .iter()
             .filter_map(|f| Some((f, d.function_decl(f.function.as_str())?)))
@@ -130,9 +140,18 @@ pub fn strip_count(d: &Declaration, st: &Strips) -> u64 {
                         Some(g.x as u128 * g.y as u128 * p.ty.size() as u128)
                     })
             })
-            .sum();
-        let per_row = (bytes / tallest as u128).max(1);
-        ((st.cache_bytes as u128 / (2 * per_row)).max(1)).min(u64::MAX as u128) as u64
+            .collect();
+        let per_row = (outputs.iter().sum::<u128>() / tallest as u128).max(1);
+        let budget = ((st.cache_bytes as u128 / (2 * per_row)).max(1)).min(u64::MAX as u128) as u64;
+        // A frame larger than the cache budget goes through DRAM or the
+        // last-level cache box-at-a-time: streaming is the point, and its
+        // strips are also made short enough that the folded buffers hold
+        // about 1/20 of what box-at-a-time needs (rings ∝ strip height).
+        if outputs.iter().any(|&b| b >= st.cache_bytes as u128) {
+            budget.min((tallest / MEMORY_STRIPS).max(MIN_STRIP_ROWS))
+        } else {
+            budget
+        }
     });
     tallest.div_ceil(rows.max(1))
 }
