@@ -267,3 +267,138 @@ fn sigint_to_ssc_run_alone_stops_the_program_and_ssc_ends_as_it_did() {
     assert!(t.contains("stopped by signal"), "{t}");
     assert_eq!(out.status.code(), Some(0), "{t}");
 }
+
+/// `ssc check` on a description in a scratch file; (exit code, stderr).
+fn check_text(name: &str, text: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let path = scratch(name);
+    std::fs::write(&path, text).unwrap();
+    let out = ssc().args(extra).arg("check").arg(&path).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_missing_compose_labels_the_header_and_names_the_top() {
+    let text = std::fs::read_to_string("examples/xray.ssc")
+        .unwrap()
+        .replace("compose xray [512, 512];", "");
+    let (code, err) = check_text("nocompose.ssc", &text, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("error[E100]"), "{err}");
+    assert!(err.contains("this composition composes nothing"), "{err}");
+    assert!(err.contains("add `compose xray [w, h];`"), "{err}");
+    // The header only: no line of the body is drawn as part of the label.
+    assert!(!err.contains("╭─▶") && err.lines().count() < 15, "{err}");
+}
+
+#[test]
+fn e108_names_the_variant_to_bind() {
+    let text = "composition {\n  container_declaration source { out OUT float mul [1, 1]; };\n  container_declaration sink { in IN float mul [1, 1]; };\n  container_declaration conv { in IN float mul [1, 1] [3, 3]; out OUT float mul [1, 1]; };\n  container_declaration conv5 { in IN float mul [1, 1] [5, 5]; out OUT float mul [1, 1]; };\n  container_declaration app { };\n  container_bind source func_source NONE, sink func_sink NONE, conv func_conv FULL, conv5 func_conv FULL;\n  container_composition app {\n    container s source index, a conv index, b conv5 index, k sink index;\n    s.out -> a.in;\n    a.out -> b.in;\n    b.out -> k.in;\n  };\n  compose app [64, 64];\n}\n";
+    let (code, err) = check_text("e108.ssc", text, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("error[E108]"), "{err}");
+    assert!(err.contains("`conv5 func_conv_5x5 FULL`"), "{err}");
+    // ... and that fix is accepted.
+    let fixed = text.replace("conv5 func_conv FULL", "conv5 func_conv_5x5 FULL");
+    let (code, err) = check_text("e108_fixed.ssc", &fixed, &[]);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn a_kernel_named_like_a_builtin_is_e302_before_cc() {
+    let kernels = scratch("sink_kernel.c");
+    std::fs::write(
+        &kernels,
+        "#include \"ssc_kernels.h\"\nvoid func_sink(const ssc_call *call) { (void)call; }\n",
+    )
+    .unwrap();
+    let dir = scratch("e302");
+    let out = ssc()
+        .args(["build", "tests/in/chain.ssc", "--kernels"])
+        .arg(&kernels)
+        .arg("-od")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("error[E302]: `func_sink` is a built-in"), "{t}");
+    assert!(t.contains("sink_kernel.c:2:6"), "{t}");
+    assert!(t.contains("`func_sink_mine`"), "{t}");
+    assert!(!t.contains("multiple definition"), "{t}");
+    assert!(!dir.join("chain.c").exists(), "a file was written");
+}
+
+#[test]
+fn explain_prints_the_entry_of_a_code() {
+    let out = ssc().args(["explain", "E108"]).output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(t.starts_with("E108 (Lowering"), "{t}");
+    assert!(t.contains("func_conv_5x5"), "{t}");
+    for code in ["E000", "e201", "211", "E302", "E413"] {
+        let out = ssc().args(["explain", code]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{code}: {}", text(&out));
+    }
+    let out = ssc().args(["explain", "E999"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+#[test]
+fn message_format_json_gives_one_object_a_line() {
+    let (code, err) = check_text(
+        "json.ssc",
+        &std::fs::read_to_string("tests/bad/port_typo.ssc").unwrap(),
+        &["--message-format", "json"],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    let lines: Vec<serde_json::Value> = err
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert_eq!(lines[0]["code"], "E005");
+    assert_eq!(lines[1]["hint"], "did you mean `out`?");
+    assert!(lines[0]["file"].as_str().unwrap().ends_with("json.ssc"));
+}
+
+#[test]
+fn colour_on_request_and_never_by_default_off_a_terminal() {
+    let bad = std::fs::read_to_string("tests/bad/port_typo.ssc").unwrap();
+    let (_, plain) = check_text("c1.ssc", &bad, &[]);
+    assert!(!plain.contains('\x1b'), "{plain}");
+    let (_, coloured) = check_text("c2.ssc", &bad, &["--color", "always"]);
+    assert!(coloured.contains("\x1b[1;31merror[E005]"), "{coloured}");
+    let (_, never) = check_text("c3.ssc", &bad, &["--color", "never"]);
+    assert_eq!(never.replace("c3.ssc", "c1.ssc"), plain);
+}
+
+/// On a terminal (util-linux `script` gives ssc one) diagnostics are
+/// coloured unless NO_COLOR is set.
+#[test]
+fn colour_on_a_terminal_honours_no_color() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to run ssc on a terminal");
+        return;
+    }
+    let path = scratch("tty.ssc");
+    std::fs::copy("tests/bad/port_typo.ssc", &path).unwrap();
+    let cmd = format!("{} check {}", env!("CARGO_BIN_EXE_ssc"), path.display());
+    let on_tty = |no_color: Option<&str>| {
+        let mut c = Command::new("script");
+        c.args(["-qec", &cmd, "/dev/null"]).env_remove("NO_COLOR");
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        text(&c.output().unwrap())
+    };
+    let coloured = on_tty(None);
+    assert!(coloured.contains("\x1b[1;31merror[E005]"), "{coloured}");
+    let plain = on_tty(Some("1"));
+    assert!(
+        plain.contains("error[E005]") && !plain.contains('\x1b'),
+        "{plain}"
+    );
+}

@@ -95,3 +95,152 @@ fn ten_megabytes() {
     assert!(rendered.contains("more not shown"));
     eprintln!("10 MB checked in {:?}", start.elapsed());
 }
+
+/// Issue 16's diagnostics, one test each, on the rendered text.
+fn rendered(text: &str) -> String {
+    diagnose("t.ssc", text).1
+}
+
+#[test]
+fn expected_tokens_are_named_once_and_directions_are_upper_case() {
+    let r = rendered(&std::fs::read_to_string("tests/bad/direction_lowercase.ssc").unwrap());
+    assert!(r.contains("expected `IN` or `OUT`, found `in`"), "{r}");
+    assert!(!r.contains("`IN`, `IN`"), "{r}");
+    assert!(
+        r.contains("help: keywords `IN`, `OUT`, `NONE` and `FULL` are upper case: write `IN`"),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_missing_semicolon_is_reported_after_the_token_that_needs_it() {
+    let r = rendered(&std::fs::read_to_string("tests/bad/missing_semicolon.ssc").unwrap());
+    // `    in IN int mul [1, 1]` ends at column 25 of line 4.
+    assert!(r.contains("expected `;`, found `out`"), "{r}");
+    assert!(r.contains("--> t.ssc:4:25"), "{r}");
+    assert!(r.contains("add `;` here"), "{r}");
+}
+
+#[test]
+fn a_misspelt_port_is_reported_once_without_cascades() {
+    let (diags, r) = diagnose(
+        "t.ssc",
+        &std::fs::read_to_string("tests/bad/port_typo.ssc").unwrap(),
+    );
+    let codes: Vec<&str> = diags.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["E005", "E005"], "{r}");
+    assert!(
+        r.contains("did you mean `in`?") && r.contains("did you mean `out`?"),
+        "{r}"
+    );
+    // A misspelt instance: no E012 for the port it meant either.
+    let text = std::fs::read_to_string("tests/bad/port_typo.ssc")
+        .unwrap()
+        .replace("b.inn", "bb.in")
+        .replace("b.ot", "b.out");
+    let (diags, r) = diagnose("t.ssc", &text);
+    assert_eq!(diags.len(), 1, "{r}");
+    assert!(r.contains("did you mean `b`?"), "{r}");
+}
+
+#[test]
+fn a_misspelt_container_gets_did_you_mean() {
+    let r = rendered(&std::fs::read_to_string("tests/bad/container_typo.ssc").unwrap());
+    assert!(r.contains("undeclared container type `snik`"), "{r}");
+    assert!(r.contains("did you mean `sink`?"), "{r}");
+}
+
+#[test]
+fn an_empty_file_is_reported_at_1_1() {
+    for text in ["", "\n\n", "  \t\n"] {
+        let r = rendered(text);
+        assert!(r.contains("error[E001]: empty description"), "{r}");
+        assert!(r.contains("--> t.ssc:1:1"), "{text:?}: {r}");
+    }
+}
+
+#[test]
+fn a_long_line_excerpt_stays_on_its_line() {
+    let text = format!(
+        "declaration {{\n  function_declaration func_gain FULL {{ in IN int mul [1, 1]; out OUT int mul [1, 1]; }};\n  function a func_gain [8, 8];{}a.out -> zz.in;\n// NEXTLINE\n}}\n",
+        " ".repeat(300)
+    );
+    let r = rendered(&text);
+    assert!(r.contains("too long to show"), "{r}");
+    assert!(r.contains("a.out -> zz.in;"), "{r}");
+    assert!(!r.contains("NEXTLINE"), "{r}");
+}
+
+#[test]
+fn many_identical_connections_are_linear_and_capped() {
+    let one = "    a.out -> b.in;\n";
+    let text = format!(
+        "composition {{\n  container_declaration source {{ out OUT int mul [1, 1]; }};\n  container_declaration sink {{ in IN int mul [1, 1]; }};\n  container_declaration app {{ }};\n  container_bind source func_source NONE, sink func_sink NONE;\n  container_composition app {{\n    container a source index, b sink index;\n{}  }};\n  compose app [8, 8];\n}}\n",
+        one.repeat(20_000)
+    );
+    let start = std::time::Instant::now();
+    let (diags, r) = diagnose("t.ssc", &text);
+    let took = start.elapsed();
+    assert_eq!(diags.len(), 1, "{}", &r[..r.len().min(2000)]);
+    assert!(r.contains("input `b.in` is driven 20000 times"), "{r}");
+    assert!(r.contains("note: 19992 more places not shown"), "{r}");
+    assert!(r.lines().count() < 60, "{r}");
+    // Over 10 s before (miette laid out all 20 000 labels).
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+}
+
+#[test]
+fn json_diagnostics_carry_every_field() {
+    let text = std::fs::read_to_string("tests/bad/port_typo.ssc").unwrap();
+    let (diags, _) = diagnose("t.ssc", &text);
+    let file = SourceFile::new("t.ssc", text);
+    let v = ssc::front::diagnostics::to_json(&diags[0], &file);
+    assert_eq!(v["code"], "E005");
+    assert_eq!(v["severity"], "error");
+    assert_eq!(v["file"], "t.ssc");
+    assert_eq!(
+        (v["line"].as_u64(), v["column"].as_u64()),
+        (Some(10), Some(16))
+    );
+    assert_eq!(v["labels"][0]["end_column"], 19);
+    assert_eq!(v["labels"][0]["primary"], true);
+    assert_eq!(v["hint"], "did you mean `in`?");
+    assert!(v["rendered"].as_str().unwrap().starts_with("error[E005]"));
+}
+
+/// Every code a source file of the compiler can emit has an entry in
+/// docs/diagnostics.md (and so `ssc explain`).
+#[test]
+fn every_code_is_documented() {
+    let doc = std::fs::read_to_string("docs/diagnostics.md").unwrap();
+    let mut missing = Vec::new();
+    let mut stack = vec![PathBuf::from("compiler")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let mut rest = text.as_str();
+            while let Some(i) = rest.find("\"E") {
+                let code = &rest[i + 1..];
+                if code.len() > 5
+                    && code[1..4].chars().all(|c| c.is_ascii_digit())
+                    && &code[4..5] == "\""
+                {
+                    let code = &code[..4];
+                    if !doc.contains(&format!("| {code} |")) {
+                        missing.push(format!("{code} ({})", p.display()));
+                    }
+                }
+                rest = &rest[i + 2..];
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "not in docs/diagnostics.md: {missing:?}"
+    );
+}

@@ -17,6 +17,12 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Diagnostics as text, or JSON lines on stderr (docs/diagnostics.md).
+    #[arg(long, global = true, value_enum, value_name = "FMT", default_value_t = super::diag::MessageFormat::Human)]
+    pub message_format: super::diag::MessageFormat,
+    /// Colour diagnostics (auto: on a terminal without NO_COLOR).
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = super::diag::ColorChoice::Auto)]
+    pub color: super::diag::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -35,8 +41,16 @@ pub enum Command {
     Bench(BenchArgs),
     /// Duty-cycle best-effort work on cores whose measured bandwidth exceeds a threshold.
     Throttle(super::throttle::ThrottleArgs),
-    /// Exact end-to-end latency distribution of a time-triggered chain (`.ptts`, SPEC §9).
+    /// Exact end-to-end latency distribution of a time-triggered chain (`.ptts`, docs/ptts.md).
     Ptts(super::ptts::PttsArgs),
+    /// Explain a diagnostic code: `ssc explain E108` (as `rustc --explain`).
+    Explain(ExplainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The code, as in `error[E108]` (`E108`, `e108` or `108`).
+    pub code: String,
 }
 
 #[derive(Debug, Args)]

@@ -4,7 +4,7 @@ use super::args::{BuildArgs, DataParallelism, DynamicMemory, Target, TimerDump};
 use super::config::Config;
 use super::exit;
 use crate::back;
-use crate::front::diagnostics::{render, SourceFile};
+use crate::front::diagnostics::SourceFile;
 use crate::ir::Pair;
 use crate::lower::split::{self, SplitOptions};
 use crate::lower::LowerOptions;
@@ -215,7 +215,7 @@ pub(super) fn build_with(
 
     let compiled = lower_or_report(pipeline::compile(desc, &opts), &file)?;
     if !compiled.warnings.is_empty() {
-        eprint!("{}", render(&compiled.warnings, &file));
+        super::diag::emit(&compiled.warnings, &file);
     }
     if a.verbose {
         for n in &compiled.notes {
@@ -279,7 +279,7 @@ fn lower_or_report<T>(
     file: &SourceFile,
 ) -> Result<T, i32> {
     r.map_err(|diags| {
-        eprint!("{}", render(&diags, file));
+        super::diag::emit(&diags, file);
         if diags.iter().any(|d| d.code == "E299") {
             exit::EXTERNAL
         } else {
@@ -344,6 +344,10 @@ fn kernels_or_report(
     let Some((function, mut d)) = back::c::unimplemented(h, user_kernels) else {
         return Ok(());
     };
+    // The hint cites the repository's own reference.
+    d = d.hint(format!(
+        "it is not a built-in (docs/language.md, \"Built-in functions\"); write `void {function}(const ssc_call *call)` in a C file and pass it with `--kernels FILE.c`"
+    ));
     let binds = desc.composition.iter().flat_map(|c| &c.binds);
     let uses = desc.declaration.iter().flat_map(|d| &d.functions);
     let span = binds
@@ -354,7 +358,7 @@ fn kernels_or_report(
     if let Some(span) = span {
         d = d.label(span, "bound here");
     }
-    eprint!("{}", render(&[d], file));
+    super::diag::emit(&[d], file);
     Err(exit::INPUT)
 }
 
@@ -407,7 +411,7 @@ fn linux(
     };
     kernels_or_report(&c.hsdfg, &c.description, &opts.user_kernels, file)?;
     let program = back::c::emit(&c.hsdfg, &c.runtime, &opts).map_err(|d| {
-        eprint!("{}", render(&d, file));
+        super::diag::emit(&d, file);
         exit::INPUT
     })?;
     let dir = output_dir(a, name);
@@ -458,12 +462,20 @@ fn library(
 }
 
 /// The functions `--kernels` files define: `void NAME(const ssc_call *…)`.
+/// The kernels `--kernels` files define (`void NAME(const ssc_call …`).
+/// A built-in's own name is E302, before any file is written or `cc` runs
+/// (the runtime defines it too, and the linker would refuse both): a
+/// kernel of one's own takes a variant's name (`func_sink_mine`), which a
+/// `--kernels` definition overrides.
 fn user_kernel_names(files: &[PathBuf]) -> Result<Vec<String>, i32> {
     let mut names = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(f)
             .map_err(|e| fail_usage(format!("cannot read kernels `{}`: {e}", f.display())))?;
-        for line in text.lines() {
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let at = offset;
+            offset += line.len();
             let l = line.trim_start();
             let Some(rest) = l.strip_prefix("void ") else {
                 continue;
@@ -476,6 +488,23 @@ fn user_kernel_names(files: &[PathBuf]) -> Result<Vec<String>, i32> {
                 && args.starts_with("const ssc_call")
                 && !names.iter().any(|n| n == name)
             {
+                if crate::ir::builtins::BUILTINS.contains(&name) {
+                    let start = at
+                        + (line.len() - l.len())
+                        + "void ".len()
+                        + (rest.len() - rest.trim_start().len());
+                    let file = SourceFile::new(f.display().to_string(), text.clone());
+                    let d = crate::front::diagnostics::Diagnostic::error(
+                        "E302",
+                        format!("`{name}` is a built-in: a kernel of that name would be defined twice"),
+                    )
+                    .label(crate::ir::Span::new(start, start + name.len()), "defined here")
+                    .hint(format!(
+                        "give your kernel a variant's name, e.g. `{name}_mine`, and bind that in the description: a `--kernels` definition of a variant takes its place"
+                    ));
+                    super::diag::emit(&[d], &file);
+                    return Err(exit::INPUT);
+                }
                 names.push(name.to_string());
             }
         }
@@ -674,7 +703,7 @@ fn compile_harness(
     let wopts = wcet_options(a, name)?;
     kernels_or_report(&h, desc, &wopts.user_kernels, file)?;
     let program = back::wcet::emit(&h, &wopts).map_err(|d| {
-        eprint!("{}", render(&d, file));
+        super::diag::emit(&d, file);
         exit::INPUT
     })?;
     back::c::write_files(&program, &a.kernels, dir, a.portable).map_err(|e| {

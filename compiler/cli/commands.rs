@@ -3,7 +3,7 @@
 use super::args::{Command, FmtArgs, GenerateArgs};
 use super::exit;
 use super::source::{self, ReadError};
-use crate::front::diagnostics::{render, Diagnostic, SourceFile};
+use crate::front::diagnostics::{Diagnostic, SourceFile};
 use crate::ir::Description;
 use std::path::Path;
 
@@ -20,6 +20,54 @@ pub fn dispatch(command: Command) -> i32 {
         Command::Bench(a) => super::bench::bench(&a),
         Command::Throttle(a) => super::throttle::run(&a),
         Command::Ptts(a) => super::ptts::run(&a),
+        Command::Explain(a) => explain(&a.code),
+    }
+}
+
+/// The reference of every diagnostic code, compiled in.
+const DIAGNOSTICS_MD: &str = include_str!("../../docs/diagnostics.md");
+
+/// The entry of `code` in `docs/diagnostics.md`: its section, kind and
+/// example; `None` for a code that is not there.
+pub fn explanation(code: &str) -> Option<String> {
+    let digits = code.trim().trim_start_matches(['E', 'e']);
+    if digits.len() != 3 || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let code = format!("E{digits}");
+    let mut section = "";
+    for line in DIAGNOSTICS_MD.lines() {
+        if let Some(h) = line.strip_prefix("## ") {
+            section = h;
+        }
+        let Some(row) = line.strip_prefix(&format!("| {code} | ")) else {
+            continue;
+        };
+        let cells: Vec<&str> = row.trim_end_matches('|').split(" | ").collect();
+        let kind = cells.first().copied().unwrap_or("").trim();
+        let example = cells.get(1).copied().unwrap_or("").trim();
+        let mut out = format!("{code} ({section})\n\n{kind}\n");
+        if !example.is_empty() && example != "—" {
+            out += &format!("\nExample: {example}\n");
+        }
+        out += "\nAll codes: docs/diagnostics.md\n";
+        return Some(out);
+    }
+    None
+}
+
+fn explain(code: &str) -> i32 {
+    match explanation(code) {
+        Some(text) => {
+            print!("{text}");
+            exit::OK
+        }
+        None => {
+            eprintln!(
+                "error: `{code}` is not a diagnostic code of ssc\n  help: codes look like `E108`; every one is listed in docs/diagnostics.md"
+            );
+            exit::USAGE
+        }
     }
 }
 
@@ -33,14 +81,14 @@ pub(super) fn load(path: &Path) -> Result<(SourceFile, Description), i32> {
         }
         Err(ReadError::NotText(bad)) => {
             let (file, diag) = *bad;
-            eprint!("{}", render(&[diag], &file));
+            super::diag::emit(&[diag], &file);
             return Err(exit::INPUT);
         }
     };
     match crate::front::syntax::parse(&file.text) {
         Ok(desc) => Ok((file, desc)),
         Err(diags) => {
-            eprint!("{}", render(&diags, &file));
+            super::diag::emit(&diags, &file);
             Err(exit::INPUT)
         }
     }
@@ -49,7 +97,7 @@ pub(super) fn load(path: &Path) -> Result<(SourceFile, Description), i32> {
 /// Prints diagnostics; returns whether any is an error.
 pub(super) fn report(diags: &[Diagnostic], file: &SourceFile) -> bool {
     if !diags.is_empty() {
-        eprint!("{}", render(diags, file));
+        super::diag::emit(diags, file);
     }
     diags.iter().any(|d| d.is_error())
 }

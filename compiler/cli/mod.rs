@@ -8,6 +8,7 @@ pub mod bench;
 mod build;
 mod commands;
 pub mod config;
+pub mod diag;
 pub mod figures;
 mod ptts;
 mod source;
@@ -39,6 +40,7 @@ pub fn run(argv: Vec<String>) -> i32 {
             return code;
         }
     };
+    diag::configure(cli.message_format, cli.color);
     commands::dispatch(cli.command)
 }
 

@@ -3,7 +3,7 @@
 
 use super::exit;
 use super::source::{self, ReadError};
-use crate::front::diagnostics::{render, Diagnostic};
+use crate::front::diagnostics::Diagnostic;
 use crate::ptts::{self, report, Decimal, Options};
 use clap::Args;
 use std::io::Write as _;
@@ -59,7 +59,7 @@ pub fn run(args: &PttsArgs) -> i32 {
         }
         Err(ReadError::NotText(bad)) => {
             let (file, diag) = *bad;
-            eprint!("{}", render(&[diag], &file));
+            super::diag::emit(&[diag], &file);
             return exit::INPUT;
         }
     };
@@ -70,7 +70,7 @@ pub fn run(args: &PttsArgs) -> i32 {
     let model = match ptts::load(&file, &base, args.round) {
         Ok(m) => m,
         Err(diags) => {
-            eprint!("{}", render(&diags, &file));
+            super::diag::emit(&diags, &file);
             return exit::INPUT;
         }
     };
@@ -80,7 +80,7 @@ pub fn run(args: &PttsArgs) -> i32 {
             let d = Diagnostic::error("E411", "the hyper-period does not fit 128 bits")
                 .label(model.components[0].span, "this chain")
                 .hint("round the periods with `--round STEP` (e.g. `--round 0.1`)");
-            eprint!("{}", render(&[d], &file));
+            super::diag::emit(&[d], &file);
             return exit::INPUT;
         }
     };
@@ -105,7 +105,7 @@ pub fn run(args: &PttsArgs) -> i32 {
             "the first component triggers this often in a hyper-period",
         )
         .hint(round_hint(&file, &base, &model, args.max_trees));
-        eprint!("{}", render(&[d], &file));
+        super::diag::emit(&[d], &file);
         return exit::INPUT;
     }
     let opts = Options {

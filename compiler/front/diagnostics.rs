@@ -1,8 +1,10 @@
 //! Diagnostics: a code, a message, labelled spans, a hint (rustc/ruff style).
 //!
 //! Every stage reports problems in the input as [`Diagnostic`]s; the CLI
-//! renders them with miette's graphical report (no colour, fixed width, so
-//! golden files are stable) under a `file:line:col` header.
+//! renders them with miette's graphical report (fixed width; no colour in
+//! [`render`], so golden files are stable, ANSI colour from
+//! [`render_styled`] on a terminal) under a `file:line:col` header, or as
+//! one JSON object per diagnostic ([`to_json`], `--message-format json`).
 
 use crate::ir::Span;
 use std::fmt::Write as _;
@@ -166,12 +168,37 @@ impl miette::Diagnostic for MietteView<'_> {
 
 /// At most this many diagnostics are shown in full; the rest are counted.
 pub const MAX_SHOWN: usize = 50;
+/// At most this many labels of one diagnostic are drawn; the rest are
+/// counted (5 000 copies of one connection make one E013 with 5 000 labels).
+pub const MAX_LABELS: usize = 8;
 /// Source lines longer than this are shown as an excerpt, not by miette.
 const MAX_LINE: usize = 240;
 
-/// Renders diagnostics as text: for each, a `severity[CODE]: message` line,
-/// a `--> file:line:col` line, then miette's report with the source lines.
+/// Renders diagnostics as text without colour: for each, a
+/// `severity[CODE]: message` line, a `--> file:line:col` line, then
+/// miette's report with the source lines.
 pub fn render(diags: &[Diagnostic], file: &SourceFile) -> String {
+    render_styled(diags, file, false)
+}
+
+/// ANSI escapes for the header lines when `colour` is on.
+struct Paint {
+    colour: bool,
+}
+
+impl Paint {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// [`render`], with ANSI colour (red errors, yellow warnings, miette's
+/// coloured snippet) when `colour` is true.
+pub fn render_styled(diags: &[Diagnostic], file: &SourceFile, colour: bool) -> String {
     // ASCII control characters (binary input) would reach the terminal
     // as they are: show them as spaces (same byte length, same offsets).
     let shown: String = file
@@ -186,25 +213,54 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile) -> String {
         })
         .collect();
     let source = miette::NamedSource::new(file.name.clone(), shown);
-    let handler =
-        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-            .with_width(100)
-            .with_context_lines(1);
+    let theme = if colour {
+        miette::GraphicalTheme {
+            characters: miette::ThemeCharacters::unicode(),
+            styles: miette::ThemeStyles::ansi(),
+        }
+    } else {
+        miette::GraphicalTheme::unicode_nocolor()
+    };
+    let handler = miette::GraphicalReportHandler::new_themed(theme)
+        .with_width(100)
+        .with_context_lines(1);
+    let paint = Paint { colour };
     let mut out = String::new();
-    for diag in diags.iter().take(MAX_SHOWN) {
-        let kind = match diag.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
+    for full in diags.iter().take(MAX_SHOWN) {
+        // Draw at most MAX_LABELS labels; say how many more there are.
+        let capped;
+        let diag = if full.labels.len() > MAX_LABELS {
+            let mut d = full.clone();
+            d.labels.truncate(MAX_LABELS);
+            capped = d;
+            &capped
+        } else {
+            full
         };
-        let _ = writeln!(out, "{kind}[{}]: {}", diag.code, diag.message);
+        let (kind, style) = match diag.severity {
+            Severity::Error => ("error", "1;31"),
+            Severity::Warning => ("warning", "1;33"),
+        };
+        let _ = writeln!(
+            out,
+            "{}{} {}",
+            paint.paint(style, &format!("{kind}[{}]", diag.code)),
+            paint.paint("1", ":"),
+            paint.paint("1", &diag.message)
+        );
+        let arrow = paint.paint("1;34", "-->");
         if let Some(span) = diag.primary_span() {
             let (line, col) = file.line_col(span.start);
-            let _ = writeln!(out, "  --> {}:{line}:{col}", file.name);
+            let _ = writeln!(out, "  {arrow} {}:{line}:{col}", file.name);
         } else {
-            let _ = writeln!(out, "  --> {}", file.name);
+            let _ = writeln!(out, "  {arrow} {}", file.name);
         }
+        let more = full.labels.len() - diag.labels.len();
         if let Some(excerpt) = long_line_excerpt(diag, file) {
             out.push_str(&excerpt);
+            if more > 0 {
+                let _ = writeln!(out, "  note: {more} more places not shown");
+            }
             out.push('\n');
             continue;
         }
@@ -217,7 +273,8 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile) -> String {
             // miette's first lines repeat the code and the message, which the
             // header above already gives: keep the source snippet and help.
             let lines: Vec<&str> = report.lines().collect();
-            let skip = lines
+            let plain: Vec<String> = lines.iter().map(|l| strip_ansi(l)).collect();
+            let skip = plain
                 .iter()
                 .position(|l| {
                     let t = l.trim_start();
@@ -227,13 +284,16 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile) -> String {
                 .unwrap_or(0);
             // A long message wraps onto `  │ …` lines: they belong to it too.
             let skip = skip
-                + lines[skip..]
+                + plain[skip..]
                     .iter()
-                    .take_while(|l| l.starts_with("  │ ") || **l == "  │")
+                    .take_while(|l| l.starts_with("  │ ") || *l == "  │")
                     .count();
             for line in lines.into_iter().skip(skip) {
                 let _ = writeln!(out, "{}", line.trim_end());
             }
+        }
+        if more > 0 {
+            let _ = writeln!(out, "  note: {more} more places not shown");
         }
         out.push('\n');
     }
@@ -256,6 +316,85 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile) -> String {
     out
 }
 
+/// `text` without ANSI escape sequences (`ESC [ … letter`).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One diagnostic as a JSON object (one line of `--message-format json`):
+/// `file`, `severity`, `code`, `message`, the primary position (`line`,
+/// `column`, 1-based, `null` without one), every label with its start and
+/// end (`line`, `column`, `end_line`, `end_column`, `byte_start`,
+/// `byte_end`, `message`, `primary`), `hint`, and `rendered` (the text
+/// [`render`] gives for it alone, as cargo's `rendered`).
+pub fn to_json(diag: &Diagnostic, file: &SourceFile) -> serde_json::Value {
+    let len = file.text.len();
+    let labels: Vec<serde_json::Value> = diag
+        .labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let (start, end) = (
+                l.span.start.min(len),
+                l.span.end.min(len).max(l.span.start.min(len)),
+            );
+            let (line, column) = file.line_col(start);
+            let (end_line, end_column) = file.line_col(end);
+            serde_json::json!({
+                "line": line,
+                "column": column,
+                "end_line": end_line,
+                "end_column": end_column,
+                "byte_start": start,
+                "byte_end": end,
+                "message": l.message,
+                "primary": i == 0,
+            })
+        })
+        .collect();
+    let (line, column) = match diag.primary_span() {
+        Some(s) => {
+            let (l, c) = file.line_col(s.start);
+            (serde_json::json!(l), serde_json::json!(c))
+        }
+        None => (serde_json::Value::Null, serde_json::Value::Null),
+    };
+    let rendered = render(std::slice::from_ref(diag), file);
+    // Without the per-file summary line render() ends with.
+    let rendered = rendered
+        .trim_end()
+        .rsplit_once('\n')
+        .map(|(body, _)| body.trim_end().to_string() + "\n")
+        .unwrap_or_default();
+    serde_json::json!({
+        "file": file.name,
+        "severity": match diag.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        },
+        "code": diag.code,
+        "message": diag.message,
+        "line": line,
+        "column": column,
+        "labels": labels,
+        "hint": diag.hint,
+        "rendered": rendered,
+    })
+}
+
 /// For a label on a very long source line (minified or binary input), a short
 /// excerpt around the column instead of the whole line.
 fn long_line_excerpt(diag: &Diagnostic, file: &SourceFile) -> Option<String> {
@@ -274,8 +413,14 @@ fn long_line_excerpt(diag: &Diagnostic, file: &SourceFile) -> Option<String> {
     let mut out = String::new();
     for label in &diag.labels {
         let start = floor_char_boundary(&file.text, label.span.start.min(file.text.len()));
-        let from = floor_char_boundary(&file.text, start.saturating_sub(40));
-        let to = floor_char_boundary(&file.text, (start + 40).min(file.text.len()));
+        // The excerpt stays within the label's line.
+        let line_start = file.text[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+        let line_end = file.text[start..]
+            .find('\n')
+            .map(|i| start + i)
+            .unwrap_or(file.text.len());
+        let from = floor_char_boundary(&file.text, start.saturating_sub(40).max(line_start));
+        let to = floor_char_boundary(&file.text, (start + 40).min(line_end));
         let shown: String = file.text[from..to]
             .chars()
             .map(|c| if c.is_control() { ' ' } else { c })

@@ -57,12 +57,33 @@ pub fn compose(
     resolution_override: Option<Pair>,
 ) -> Result<Declaration, Vec<Diagnostic>> {
     let Some(top) = &c.compose else {
+        // Label the section's header, not its every line; name the
+        // container that no composition instantiates, the likely top.
+        let header = Span::new(
+            c.span.start,
+            c.span.start + "composition".len().min(c.span.end - c.span.start),
+        );
+        let used: std::collections::BTreeSet<&str> = c
+            .compositions
+            .iter()
+            .flat_map(|k| k.instances.iter().map(|i| i.container.as_str()))
+            .collect();
+        let tops: Vec<&str> = c
+            .compositions
+            .iter()
+            .map(|k| k.name.as_str())
+            .filter(|n| !used.contains(n))
+            .collect();
+        let hint = match tops.as_slice() {
+            [top] => format!("add `compose {top} [w, h];` at the end of the composition: `{top}` is the only container no other composition uses"),
+            _ => "add `compose APP [w, h];` naming the top-level container".to_string(),
+        };
         return Err(vec![Diagnostic::error(
             "E100",
             "the composition has no `compose` statement",
         )
-        .label(c.span, "in this composition")
-        .hint("add `compose APP [w, h];` naming the top-level container")]);
+        .label(header, "this composition composes nothing")
+        .hint(hint)]);
     };
     let mut ctx = Ctx {
         containers: c.containers.iter().map(|d| (d.name.as_str(), d)).collect(),
@@ -381,7 +402,7 @@ fn leaf(ctx: &mut Ctx, ctype: &str, path: &str, res: Pair, span: Span) -> Interf
                         ),
                     )
                     .label(bind.span, "this binding")
-                    .hint("one C function has one signature: bind each to a function of its own"),
+                    .hint(variant_hint(ctype, func, &ports, bind.parallelism)),
                 );
             }
         }
@@ -431,5 +452,29 @@ trait Unspanned {
 impl Unspanned for crate::ir::Ident {
     fn unspanned(self) -> Self {
         crate::ir::Ident::new(self.name)
+    }
+}
+
+/// E108's fix: the binding written with a function name of its own. For a
+/// built-in that is a variant (`func_conv_5x5`: the built-in's name, `_`,
+/// a suffix from the window), which runs the built-in kernel.
+fn variant_hint(
+    container: &str,
+    func: &str,
+    ports: &[crate::ir::Port],
+    parallelism: crate::ir::Parallelism,
+) -> String {
+    let suffix = ports
+        .iter()
+        .find_map(|p| p.window.map(|w| format!("{}x{}", w.value.x, w.value.y)))
+        .unwrap_or_else(|| container.to_string());
+    let keyword = parallelism.keyword();
+    match crate::ir::builtins::builtin_of(func) {
+        Some(b) => format!(
+            "one C function has one signature: write `{container} {b}_{suffix} {keyword}` (a built-in's name, `_` and a suffix is a variant that runs `{b}`)"
+        ),
+        None => format!(
+            "one C function has one signature: bind `{container}` to a function of its own, e.g. `{container} {func}_{suffix} {keyword}`, and give its C with `--kernels`"
+        ),
     }
 }

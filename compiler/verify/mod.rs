@@ -432,9 +432,14 @@ fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<Counter
                         "thread {} executes {sb}, which is no sub-box of the instantiation",
                         te.thread
                     ))),
-                    Some(a) if g.exec[a.index()] != usize::MAX => errors.push(
-                        CounterExample::Malformed(format!("{sb} is executed twice per iteration")),
-                    ),
+                    Some(a) if g.exec[a.index()] != usize::MAX => {
+                        let first = &g.names[g.exec[a.index()]];
+                        let first = first.split(' ').next().unwrap_or(first);
+                        errors.push(CounterExample::Malformed(format!(
+                            "{sb} is executed twice per iteration ({first}, {}[{k}])",
+                            te.thread
+                        )))
+                    }
                     Some(a) => g.exec[a.index()] = id,
                 }
             }
@@ -496,9 +501,14 @@ fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<Counter
             ([], [_]) => {} // never signalled: deadlock found below
             (_, []) => {}   // never waited for: harmless
             _ => errors.push(CounterExample::Malformed(format!(
-                "signal {s} has {} S and {} W per iteration; exactly one of each is expected",
+                "signal {s} has {} S and {} W per iteration; exactly one of each is expected ({})",
                 ss.len(),
-                ws.len()
+                ws.len(),
+                ss.iter()
+                    .chain(ws)
+                    .map(|&n| g.names[n].split(' ').next().unwrap_or("").to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))),
         }
     }
@@ -542,9 +552,13 @@ fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<Counter
                     errors.push(CounterExample::Deadlock { cycle: cyc });
                 }
                 _ => errors.push(CounterExample::Malformed(format!(
-                    "thread {th} meets barrier {} {} times per iteration",
+                    "thread {th} meets barrier {} {} times per iteration ({})",
                     b.name,
-                    mine.len()
+                    mine.len(),
+                    mine.iter()
+                        .map(|k| format!("{th}[{k}]"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))),
             }
         }

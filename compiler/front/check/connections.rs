@@ -13,7 +13,7 @@
 use super::{codes, graph, names};
 use crate::front::diagnostics::Diagnostic;
 use crate::ir::{Connection, Direction, Pair, Port, PortRef, Span};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// An instance or function of the graph.
 pub(super) struct Node<'a> {
@@ -72,6 +72,24 @@ impl<'a> Scope<'a> {
             (e, d),
             (End::Inner(..), Direction::Out) | (End::Own(_), Direction::In)
         )
+    }
+
+    /// The node a port reference names (or, misspelt, the one it
+    /// probably means) when that node has ports (`Some(None)`: the
+    /// composition's own ports), whether or not the port exists.
+    fn owner(&self, r: &PortRef, index: &HashMap<&str, usize>) -> Option<Option<usize>> {
+        match &r.owner {
+            None => self.own.as_ref().and_then(|o| o.ports).map(|_| None),
+            Some(owner) => {
+                // A misspelt node stands for the one "did you mean" names.
+                let name = match index.get(owner.name.as_str()) {
+                    Some(_) => owner.name.as_str(),
+                    None => names::suggest(&owner.name, self.nodes.iter().map(|n| n.name))?,
+                };
+                let n = *index.get(name)?;
+                self.nodes[n].ports.map(|_| Some(n))
+            }
+        }
     }
 
     fn grid(&self, e: End) -> Option<Pair> {
@@ -145,9 +163,23 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
     let mut driving: HashMap<End, usize> = HashMap::new();
     let mut edges: Vec<(usize, usize)> = Vec::new();
     let mut edge_conn: Vec<&Connection> = Vec::new();
+    let mut typo_from: HashSet<Option<usize>> = HashSet::new();
+    let mut typo_to: HashSet<Option<usize>> = HashSet::new();
     for c in connections {
         let from = scope.resolve(&c.from, &index, out);
         let to = scope.resolve(&c.to, &index, out);
+        // A misspelt port (reported with "did you mean") leaves its node's
+        // real port unconnected: that is no second problem to report.
+        if from.is_none() {
+            if let Some(k) = scope.owner(&c.from, &index) {
+                typo_from.insert(k);
+            }
+        }
+        if to.is_none() {
+            if let Some(k) = scope.owner(&c.to, &index) {
+                typo_to.insert(k);
+            }
+        }
         let (from, to) = match (from, to) {
             (Some(f), Some(t)) => (f, t),
             // One end is unknown (already reported): count the other end as
@@ -237,8 +269,12 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
         let node = scope.node(e);
         let port = scope.port(e);
         let name = scope.name(e);
+        let key = match e {
+            End::Inner(n, _) => Some(n),
+            End::Own(_) => None,
+        };
         if scope.drives(e) {
-            if !driving.contains_key(&e) {
+            if !driving.contains_key(&e) && !typo_from.contains(&key) {
                 out.push(
                     Diagnostic::warning(codes::UNUSED_OUTPUT, format!("`{name}` drives nothing"))
                         .label(
@@ -251,6 +287,7 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
             continue;
         }
         match drivers.get(&e).map(|d| d.as_slice()).unwrap_or(&[]) {
+            [] if typo_to.contains(&key) => {}
             [] => out.push(
                 Diagnostic::error(codes::NO_DRIVER, format!("input `{name}` is not driven"))
                     .label(

@@ -797,6 +797,10 @@ fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     if expected.contains(&"`[x, y]`") {
         expected.retain(|e| *e != "`[`");
     }
+    // A token that a rule's name already says (`IN` in "`IN` or `OUT`") is
+    // not listed again.
+    let all = expected.clone();
+    expected.retain(|t| !all.iter().any(|o| o != t && o.contains(t)));
     let wants_name = expected.contains(&"a name");
     let expected_text = match expected.len() {
         0 => String::from("something else"),
@@ -806,21 +810,43 @@ fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
             format!("{} or {}", expected.join(", "), last)
         }
     };
-    let message = if text.trim().is_empty() {
-        "empty description".to_string()
-    } else {
-        format!("expected {expected_text}, found {found}")
-    };
+    let word = found.trim_matches('`');
+    if text.trim().is_empty() {
+        // Span::NONE is (0, 0): push the label itself, so the report says 1:1.
+        let mut d = Diagnostic::error("E001", "empty description").hint(
+            "a description starts with `composition {` or `declaration {` (docs/language.md)",
+        );
+        d.labels.push(crate::front::diagnostics::Label {
+            span: Span::new(0, 0),
+            message: "the file has no section".into(),
+        });
+        return d;
+    }
+    let message = format!("expected {expected_text}, found {found}");
+    // A missing `;` at the end of a line is reported where it belongs,
+    // just after the last token before it (as rustc does), not at the
+    // next line's first token.
+    let before = text[..pos].trim_end();
+    let gap = &text[before.len()..pos];
+    if all.contains(&"`;`") && gap.contains('\n') && !before.is_empty() {
+        let at = before.len();
+        return Diagnostic::error("E001", format!("expected `;`, found {found}"))
+            .label(Span::new(at, at), "add `;` here")
+            .label(Span::new(pos, pos + len), "unexpected token")
+            .hint(format!(
+                "the statement before ends with `;` (expected {expected_text})"
+            ));
+    }
     let mut d = Diagnostic::error("E001", message).label(
         Span::new(pos, pos + len),
         format!("expected {expected_text} here"),
     );
-    let word = found.trim_matches('`');
-    if text.trim().is_empty() {
-        d = d.hint("a description starts with `composition {` or `declaration {` (SPEC §2)");
-        d.labels.clear();
+    let upper = word.to_ascii_uppercase();
+    if upper != word && expected_text.contains(&format!("`{upper}`")) {
+        d = d.hint(format!(
+            "keywords `IN`, `OUT`, `NONE` and `FULL` are upper case: write `{upper}`"
+        ));
     } else if wants_name && KEYWORDS.contains(&word) {
-        let before = text[..pos].trim_end();
         if before.ends_with(',') {
             d = d.hint(format!(
                 "`{word}` is a keyword, so it cannot continue the list: end the list before it with `;` instead of `,`"

@@ -1,0 +1,105 @@
+//! How diagnostics reach the user: text on standard error (ANSI colour on a
+//! terminal, unless `NO_COLOR` is set or `--color never`), or with
+//! `--message-format json` one JSON object per diagnostic and line (as
+//! cargo's `--message-format json`, for editors and CI). Chosen once per
+//! process from the global options, before any command runs.
+
+use crate::front::diagnostics::{render_styled, to_json, Diagnostic, SourceFile};
+use clap::ValueEnum;
+use std::io::IsTerminal;
+use std::sync::OnceLock;
+
+/// `--message-format`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum MessageFormat {
+    // rustc-style text: code, message, `--> file:line:col`, the source
+    // lines with labels, a hint. (Plain comments: a doc comment here would
+    // turn every command's --help into the long layout.)
+    #[default]
+    Human,
+    // One JSON object a line on standard error: file, severity, code,
+    // message, line, column, labels, hint, rendered.
+    Json,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    // Colour when standard error is a terminal and `NO_COLOR` is unset or empty.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Style {
+    format: MessageFormat,
+    colour: bool,
+}
+
+static STYLE: OnceLock<Style> = OnceLock::new();
+
+/// Whether to colour: `always`/`never` as said; `auto` on a terminal when
+/// `NO_COLOR` (<https://no-color.org>) is unset or empty.
+pub fn use_colour(choice: ColorChoice, terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && no_color.is_none_or(|v| v.is_empty()),
+    }
+}
+
+/// Sets the style for this process (the first call wins).
+pub fn configure(format: MessageFormat, colour: ColorChoice) {
+    let no_color = std::env::var_os("NO_COLOR");
+    let colour = use_colour(colour, std::io::stderr().is_terminal(), no_color.as_deref());
+    let _ = STYLE.set(Style { format, colour });
+}
+
+/// Whether text on standard error may be coloured.
+pub fn colour() -> bool {
+    STYLE.get().is_some_and(|s| s.colour)
+}
+
+/// Whether diagnostics go out as JSON.
+pub fn json() -> bool {
+    STYLE.get().is_some_and(|s| s.format == MessageFormat::Json)
+}
+
+/// Prints diagnostics of `file` on standard error in the chosen style.
+pub fn emit(diags: &[Diagnostic], file: &SourceFile) {
+    if diags.is_empty() {
+        return;
+    }
+    if json() {
+        let mut out = String::new();
+        for d in diags {
+            out.push_str(&to_json(d, file).to_string());
+            out.push('\n');
+        }
+        eprint!("{out}");
+    } else {
+        eprint!("{}", render_styled(diags, file, colour()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn no_color_turns_auto_off_on_a_terminal() {
+        assert!(use_colour(ColorChoice::Auto, true, None));
+        assert!(use_colour(ColorChoice::Auto, true, Some(OsStr::new(""))));
+        assert!(!use_colour(ColorChoice::Auto, true, Some(OsStr::new("1"))));
+        assert!(!use_colour(ColorChoice::Auto, false, None));
+        assert!(use_colour(
+            ColorChoice::Always,
+            false,
+            Some(OsStr::new("1"))
+        ));
+        assert!(!use_colour(ColorChoice::Never, true, None));
+    }
+}
