@@ -66,37 +66,33 @@ static void put(ssc_type t, void *out, size_t i, double v)
 /* Reading                                                             */
 /* ------------------------------------------------------------------ */
 
-/* The whole file, or NULL with a message. */
-static unsigned char *slurp(const char *path, size_t *len, char *err, size_t n)
+/* The whole file into *buf: 0, or 1 (unreadable) or 3 (out of memory)
+ * with a message. */
+static int slurp(const char *path, unsigned char **buf, size_t *len, char *err, size_t n)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) {
-        say(err, n, 1, "%s: cannot read: %s", path, strerror(errno));
-        return NULL;
-    }
+    if (!f)
+        return say(err, n, 1, "%s: cannot read: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
-        say(err, n, 1, "%s: not a regular file", path);
-        return NULL;
+        return say(err, n, 1, "%s: not a regular file", path);
     }
     size_t size = (size_t)st.st_size;
-    unsigned char *buf = malloc(size ? size : 1);
-    if (!buf) {
+    if (!(*buf = malloc(size ? size : 1))) {
         fclose(f);
-        say(err, n, 3, "%s: out of memory reading %zu bytes", path, size);
-        return NULL;
+        return say(err, n, 3, "%s: out of memory reading %zu bytes", path, size);
     }
-    size_t got = fread(buf, 1, size, f);
+    size_t got = fread(*buf, 1, size, f);
     int failed = ferror(f);
     fclose(f);
     if (failed || got != size) {
-        free(buf);
-        say(err, n, 1, "%s: cannot read: %s", path, failed ? strerror(errno) : "the file changed while it was read");
-        return NULL;
+        free(*buf);
+        return say(err, n, 1, "%s: cannot read: %s", path,
+                   failed ? strerror(errno) : "the file changed while it was read");
     }
     *len = size;
-    return buf;
+    return 0;
 }
 
 /* A header of whole numbers separated by white space and `#` comments
@@ -271,10 +267,10 @@ static int has_suffix(const char *s, const char *suffix)
 int ssc_image_read(const char *path, const ssc_image_port *p, void *out, char *err, size_t n)
 {
     size_t len = 0;
-    unsigned char *buf = slurp(path, &len, err, n);
-    if (!buf)
-        return err[0] && strstr(err, "out of memory") ? 3 : 1;
-    int s;
+    unsigned char *buf = NULL;
+    int s = slurp(path, &buf, &len, err, n);
+    if (s)
+        return s;
     if (has_suffix(path, ".raw") || has_suffix(path, ".bin")) {
         size_t need = (size_t)p->width * (size_t)p->height * ssc_type_size(p->type);
         if (len != need)
@@ -379,48 +375,56 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The frames of one --input PATH: the file, or a folder's files (names not
- * starting with '.') in name order. NULL and a message if none. */
-static char **frame_paths(const char *path, uint64_t *count, int *folder, char *err, size_t n)
+static void free_paths(char **v, uint64_t count)
+{
+    for (uint64_t i = 0; v && i < count; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* The frames of one --input PATH into *out: the file, or a folder's files
+ * (names not starting with '.') in name order. 0, or 1 (unreadable, no
+ * frames) or 3 (out of memory: never a shorter list) with a message. */
+static int frame_paths(const char *path, char ***out, uint64_t *count, int *folder, char *err, size_t n)
 {
     struct stat st;
-    if (stat(path, &st) != 0) {
-        say(err, n, 1, "%s: cannot read: %s", path, strerror(errno));
-        return NULL;
-    }
+    *out = NULL;
+    *count = 0;
+    if (stat(path, &st) != 0)
+        return say(err, n, 1, "%s: cannot read: %s", path, strerror(errno));
     *folder = S_ISDIR(st.st_mode);
     if (!*folder) {
         char **v = malloc(sizeof *v);
-        if (v && !(v[0] = strdup(path)))
-            free(v), v = NULL;
-        if (!v)
-            say(err, n, 3, "out of memory");
+        if (!v || !(v[0] = strdup(path)))
+            return free(v), say(err, n, 3, "out of memory");
+        *out = v;
         *count = 1;
-        return v;
+        return 0;
     }
     DIR *d = opendir(path);
-    if (!d) {
-        say(err, n, 1, "%s: cannot read the folder: %s", path, strerror(errno));
-        return NULL;
-    }
+    if (!d)
+        return say(err, n, 1, "%s: cannot read the folder: %s", path, strerror(errno));
     char **v = NULL;
     size_t k = 0, cap = 0;
     struct dirent *e;
-    while ((e = readdir(d))) {
+    int status = 0;
+    while (!status && (e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
         char *full;
-        if (asprintf(&full, "%s/%s", path, e->d_name) < 0)
+        if (asprintf(&full, "%s/%s", path, e->d_name) < 0) {
+            status = say(err, n, 3, "out of memory listing %s", path);
             break;
+        }
         if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
             free(full);
             continue;
         }
         if (k == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **grown = realloc(v, cap * sizeof *v);
+            char **grown = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof *v);
             if (!grown) {
                 free(full);
+                status = say(err, n, 3, "out of memory listing %s", path);
                 break;
             }
             v = grown;
@@ -428,21 +432,14 @@ static char **frame_paths(const char *path, uint64_t *count, int *folder, char *
         v[k++] = full;
     }
     closedir(d);
-    if (!k) {
-        free(v);
-        say(err, n, 1, "%s: the folder has no frames (files not starting with '.')", path);
-        return NULL;
-    }
+    if (!status && !k)
+        status = say(err, n, 1, "%s: the folder has no frames (files not starting with '.')", path);
+    if (status)
+        return free_paths(v, k), status;
     qsort(v, k, sizeof *v, by_name);
+    *out = v;
     *count = k;
-    return v;
-}
-
-static void free_paths(char **v, uint64_t count)
-{
-    for (uint64_t i = 0; v && i < count; i++)
-        free(v[i]);
-    free(v);
+    return 0;
 }
 
 static int fail(int code, const char *msg)
@@ -537,9 +534,9 @@ int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
     int first_folder = -1;
     for (int k = 0; k < o->n_inputs && !status; k++) {
         err[0] = 0;
-        paths[k] = frame_paths(files[k], &counts[k], &folder[k], err, sizeof err);
-        if (!paths[k]) {
-            status = fail(strstr(err, "out of memory") ? 3 : 1, err);
+        int r = frame_paths(files[k], &paths[k], &counts[k], &folder[k], err, sizeof err);
+        if (r) {
+            status = fail(r, err);
         } else if (folder[k] && first_folder < 0) {
             first_folder = k;
         } else if (folder[k] && counts[k] != counts[first_folder]) {
