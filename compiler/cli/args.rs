@@ -45,6 +45,25 @@ pub enum Command {
     Ptts(super::ptts::PttsArgs),
     /// Explain a diagnostic code: `ssc explain E108` (as `rustc --explain`).
     Explain(ExplainArgs),
+    /// Print a shell completion script: `ssc completions bash > /etc/bash_completion.d/ssc`.
+    Completions(CompletionsArgs),
+    /// Print the man page `ssc.1`, or write one page per command into a directory.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write `ssc.1` and `ssc-COMMAND.1` for every command into DIR instead
+    /// of printing `ssc.1`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
