@@ -117,6 +117,7 @@ pub fn run(args: &PttsArgs) -> i32 {
             0
         },
         loss: true,
+        ..Options::default()
     };
     let analysis = match ptts::analyse(&model, &opts) {
         Ok(a) => a,
