@@ -1,4 +1,4 @@
-//! GROOVE GXL of an HSDFG (`-gg`, SPEC §8).
+//! GROOVE GXL of an HSDFG (`-gg`, docs/commands.md, "Export").
 //!
 //! Takes the HSDFG; gives a GROOVE graph (`.gst`):
 //! `<gxl><graph role="graph" edgeids="false" edgemode="directed">`, one

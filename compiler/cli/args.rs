@@ -1,4 +1,4 @@
-//! The command line (SPEC §3, §6): clap definitions of every command and
+//! The command line (docs/commands.md): clap definitions of every command and
 //! option, in the thesis' groups, with the thesis' one-dash spellings.
 //!
 //! The thesis writes options with one dash and several letters (`-ts
@@ -186,7 +186,7 @@ pub enum TimerDump {
     Binary,
 }
 
-/// Every option of `ssc build` (SPEC §3), in the thesis' groups.
+/// Every option of `ssc build` (docs/commands.md), in the thesis' groups.
 #[derive(Debug, Args, Default)]
 pub struct BuildArgs {
     /// The description (`-` for standard input).

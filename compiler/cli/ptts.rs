@@ -1,5 +1,5 @@
 //! `ssc ptts FILE`: the exact end-to-end latency distribution of a chain of
-//! time-triggered components (SPEC §9, `docs/ptts.md`).
+//! time-triggered components (docs/ptts.md, `docs/ptts.md`).
 
 use super::exit;
 use super::source::{self, ReadError};
@@ -84,7 +84,7 @@ pub fn run(args: &PttsArgs) -> i32 {
             return exit::INPUT;
         }
     };
-    // The plan comes before the work (SPEC §9).
+    // The plan comes before the work (docs/ptts.md).
     let header = report::header(&model, &file.name, &plan);
     if args.json {
         eprint!("{header}");

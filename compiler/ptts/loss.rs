@@ -1,4 +1,4 @@
-//! Container loss (thesis Sec. 5.5, SPEC §9).
+//! Container loss (thesis Sec. 5.5, docs/ptts.md).
 //!
 //! Two containers whose paths reach the same triggering of a component
 //! (a node shared by their latency trees) are read by that one triggering:

@@ -112,7 +112,7 @@ pub fn resolve(
         errors.push(
             Diagnostic::error("E410", "the chain has no component")
                 .label(file.span, "no `component` in here")
-                .hint("add `component NAME period D offset O etp …;` lines (SPEC §9)"),
+                .hint("add `component NAME period D offset O etp …;` lines (docs/ptts.md)"),
         );
         return Err(errors);
     }
