@@ -37,6 +37,10 @@ pub struct PttsArgs {
     /// Show the first latency trees.
     #[arg(short, long)]
     pub verbose: bool,
+    /// The unit of the file's times, for the report and the axes (`ms`)
+    /// [default: the `unit` of its ETP files when they agree].
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
 }
 
 fn parse_step(s: &str) -> Result<Decimal, String> {
@@ -67,13 +71,16 @@ pub fn run(args: &PttsArgs) -> i32 {
         Some(p) if file.name != "<stdin>" => p.to_path_buf(),
         _ => Path::new(".").to_path_buf(),
     };
-    let model = match ptts::load(&file, &base, args.round) {
+    let mut model = match ptts::load(&file, &base, args.round) {
         Ok(m) => m,
         Err(diags) => {
             super::diag::emit(&diags, &file);
             return exit::INPUT;
         }
     };
+    if let Some(u) = &args.unit {
+        model.unit = Some(u.clone());
+    }
     let plan = match ptts::exact::plan(&model) {
         Ok(p) => p,
         Err(_) => {
