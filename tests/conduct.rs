@@ -510,3 +510,47 @@ fn completions_and_man_pages_come_from_the_clap_definitions() {
     assert!(dir.join("ssc-ptts.1").exists());
     assert_quiet_on_closed_pipe(&["completions", "zsh"]);
 }
+
+#[test]
+fn gg_exports_either_hsdfg_and_its_help_says_which() {
+    let read = |extra: &[&str], tag: &str| {
+        let path = scratch(&format!("{tag}.gst"));
+        let out = ssc()
+            .args(["build", "examples/appendix.ssc", "-t", "info", "-gg"])
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let gxl = std::fs::read_to_string(&path).unwrap();
+        // Well-formed XML.
+        let check = Command::new("python3")
+            .args([
+                "-c",
+                "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])",
+            ])
+            .arg(&path)
+            .status();
+        if let Ok(status) = check {
+            assert!(status.success(), "{tag}: not XML");
+        }
+        gxl
+    };
+    let default = read(&[], "default");
+    assert_eq!(default, read(&["--gg-graph", "instantiation"], "inst"));
+    let value = |s: &str| format!("string:&quot;{s}&quot;");
+    assert!(default.contains(&value("dependency")), "{default}");
+    assert!(!default.contains(&value("signal")));
+    let runtime = read(&["--gg-graph", "runtime"], "runtime");
+    // Appendix A's programs: 8 signals, each a channel of kind signal.
+    assert_eq!(runtime.matches(&value("signal")).count(), 8, "{runtime}");
+    assert!(runtime.contains(&value("order")), "{runtime}");
+    let out = ssc()
+        .args(["build", "examples/appendix.ssc", "--gg-graph", "runtime"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let help = text(&ssc().args(["build", "--help"]).output().unwrap());
+    let gg = help.lines().find(|l| l.contains("[-gg]")).unwrap_or("");
+    assert!(gg.contains("instantiation HSDFG"), "{gg}");
+}

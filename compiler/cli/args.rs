@@ -342,9 +342,18 @@ pub struct BuildArgs {
         help_heading = "Export"
     )]
     pub xr_graph: Option<XrGraph>,
-    /// [-gg] GXL of the instantiation HSDFG (sub-box dependencies, no programs) for GROOVE.
+    /// [-gg] GXL for GROOVE of the instantiation HSDFG (sub-box dependencies, no programs), or of the runtime HSDFG with --gg-graph runtime.
     #[arg(long = "groovegraph", value_name = "FILE", help_heading = "Export")]
     pub groove_graph: Option<PathBuf>,
+    /// Which HSDFG -gg writes: instantiation (the default: sub-boxes and their dependencies, times in whole µs) or runtime (what -pr analyses: program order, signals, barriers; times in whole ns).
+    #[arg(
+        long = "gg-graph",
+        value_enum,
+        value_name = "GRAPH",
+        requires = "groove_graph",
+        help_heading = "Export"
+    )]
+    pub gg_graph: Option<XrGraph>,
     /// [-ni] The normalised input.
     #[arg(long = "normalizedinput", value_name = "FILE", help_heading = "Export")]
     pub normalized_input: Option<PathBuf>,

@@ -363,7 +363,13 @@ fn exports(a: &BuildArgs, c: &Compiled, name: &str) -> Result<(), i32> {
         }
     }
     if let Some(path) = &a.groove_graph {
-        write(path, &back::gxl::gxl(&c.hsdfg, name))?;
+        let gxl = match a.gg_graph.unwrap_or(super::args::XrGraph::Instantiation) {
+            super::args::XrGraph::Instantiation => back::gxl::gxl(&c.hsdfg, name),
+            super::args::XrGraph::Runtime => {
+                back::gxl::gxl_runtime(&crate::analysis::runtime_graph(c), name)
+            }
+        };
+        write(path, &gxl)?;
     }
     Ok(())
 }
