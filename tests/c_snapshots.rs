@@ -1,4 +1,4 @@
-//! Golden snapshots of the generated C (SPEC §5): `NAME.c` of every
+//! Golden snapshots of the generated C (runtime-c/README.md): `NAME.c` of every
 //! `examples/*.ssc` built with `-ts reduced 2 -cm 0,1 -ms interference`, and
 //! Appendix A with `-vo`; two builds give byte-identical files.
 //!

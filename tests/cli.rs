@@ -1,4 +1,4 @@
-//! The command line: exit codes (SPEC §6), the thesis' spellings, `check`
+//! The command line: exit codes (docs/commands.md), the thesis' spellings, `check`
 //! and `fmt`.
 
 use std::io::Write;

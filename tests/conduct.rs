@@ -402,3 +402,155 @@ fn colour_on_a_terminal_honours_no_color() {
         "{plain}"
     );
 }
+
+#[test]
+fn build_ends_with_a_summary_line() {
+    let dir = scratch("summary");
+    let out = ssc()
+        .args(["build", "tests/in/chain.ssc", "-ts", "reduced", "2", "-od"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let line = err.lines().last().unwrap_or("");
+    assert_eq!(
+        line,
+        format!(
+            "built {}: 3 functions, 4 sub-boxes on 1 thread (-ts reduced 2); 6144 bytes of buffers (lower bound 6144); proven deadlock- and race-free",
+            dir.join("chain").display()
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn build_shows_its_stages_on_a_terminal_only() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to run ssc on a terminal");
+        return;
+    }
+    let dir = scratch("progress");
+    let cmd = format!(
+        "{} build tests/in/chain.ssc -od {}",
+        env!("CARGO_BIN_EXE_ssc"),
+        dir.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(t.contains("chain: compiling the C (chain.c)"), "{t}");
+    assert!(t.contains("built "), "{t}");
+    // Not on a pipe.
+    let out = ssc()
+        .args(["build", "tests/in/chain.ssc", "-od"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!text(&out).contains("compiling the C"), "{}", text(&out));
+}
+
+#[test]
+fn completions_and_man_pages_come_from_the_clap_definitions() {
+    let out = ssc().args(["completions", "bash"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let script = String::from_utf8_lossy(&out.stdout);
+    for word in [
+        "build",
+        "check",
+        "explain",
+        "--threadschedule",
+        "--message-format",
+    ] {
+        assert!(script.contains(word), "bash completion lacks {word}");
+    }
+    // bash accepts it and registers ssc.
+    let path = scratch("ssc.bash");
+    std::fs::write(&path, script.as_bytes()).unwrap();
+    let out = Command::new("bash")
+        .args([
+            "-c",
+            &format!("source {} && complete -p ssc", path.display()),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && text(&out).contains("ssc"),
+        "{}",
+        text(&out)
+    );
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = ssc().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success() && !out.stdout.is_empty(), "{shell}");
+    }
+    assert_eq!(
+        ssc()
+            .args(["completions", "tcsh"])
+            .output()
+            .unwrap()
+            .status
+            .code(),
+        Some(2)
+    );
+
+    let out = ssc().arg("man").output().unwrap();
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.contains(".TH ssc 1"), "{page}");
+    assert!(
+        page.contains("build") && page.contains("throttle"),
+        "{page}"
+    );
+    let dir = scratch("man");
+    let out = ssc().args(["man", "--out"]).arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let build = std::fs::read_to_string(dir.join("ssc-build.1")).unwrap();
+    assert!(build.contains("memoryschedule"), "{build}");
+    assert!(dir.join("ssc-ptts.1").exists());
+    assert_quiet_on_closed_pipe(&["completions", "zsh"]);
+}
+
+#[test]
+fn gg_exports_either_hsdfg_and_its_help_says_which() {
+    let read = |extra: &[&str], tag: &str| {
+        let path = scratch(&format!("{tag}.gst"));
+        let out = ssc()
+            .args(["build", "examples/appendix.ssc", "-t", "info", "-gg"])
+            .arg(&path)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let gxl = std::fs::read_to_string(&path).unwrap();
+        // Well-formed XML.
+        let check = Command::new("python3")
+            .args([
+                "-c",
+                "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])",
+            ])
+            .arg(&path)
+            .status();
+        if let Ok(status) = check {
+            assert!(status.success(), "{tag}: not XML");
+        }
+        gxl
+    };
+    let default = read(&[], "default");
+    assert_eq!(default, read(&["--gg-graph", "instantiation"], "inst"));
+    let value = |s: &str| format!("string:&quot;{s}&quot;");
+    assert!(default.contains(&value("dependency")), "{default}");
+    assert!(!default.contains(&value("signal")));
+    let runtime = read(&["--gg-graph", "runtime"], "runtime");
+    // Appendix A's programs: 8 signals, each a channel of kind signal.
+    assert_eq!(runtime.matches(&value("signal")).count(), 8, "{runtime}");
+    assert!(runtime.contains(&value("order")), "{runtime}");
+    let out = ssc()
+        .args(["build", "examples/appendix.ssc", "--gg-graph", "runtime"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let help = text(&ssc().args(["build", "--help"]).output().unwrap());
+    let gg = help.lines().find(|l| l.contains("[-gg]")).unwrap_or("");
+    assert!(gg.contains("instantiation HSDFG"), "{gg}");
+}

@@ -2,7 +2,10 @@
 //! 1; the exact PMF equals brute-force enumeration of every execution-time
 //! combination; Monte-Carlo converges to it; shifting every offset by its
 //! period changes nothing; a one-component chain gives back its ETP; and
-//! the `.ptts` front end never panics on random bytes or token soups.
+//! the `.ptts` front end never panics on random bytes or token soups; the
+//! loss analysis finds the same pairs whether it walks every later tree or
+//! looks the partners up, and large execution times cost no more than
+//! small ones.
 
 use num_bigint::BigUint;
 use num_traits::Zero;
@@ -193,4 +196,49 @@ fn u128_and_big_integers_agree() {
         BigUint::from(ls.total) * &lb.den,
         lb.total * BigUint::from(ls.den)
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn looked_up_partners_give_the_window_s_loss(chain in prop::collection::vec(comp(), 2..4)) {
+        let m = load(&text(&chain));
+        let by = |partners| {
+            let opts = Options { partners, ..Options::default() };
+            ptts::analyse(&m, &opts).unwrap()
+        };
+        let (w, l) = (by(ptts::exact::Partners::Window), by(ptts::exact::Partners::LookUp));
+        prop_assert_eq!(&w.pmf, &l.pmf);
+        let (lw, ll) = (w.loss.unwrap(), l.loss.unwrap());
+        prop_assert_eq!(&lw.total, &ll.total);
+        prop_assert_eq!(&lw.den, &ll.den);
+        prop_assert_eq!(lw.pairs, ll.pairs);
+        prop_assert_eq!(&lw.top, &ll.top);
+    }
+}
+
+/// 17 components whose execution times are 11 or 2^31 grid steps (issue
+/// 16: over 10 s before, walking 365 million later trees for the loss).
+#[test]
+fn large_execution_times_cost_no_more_than_small_ones() {
+    let mut src = String::from("ptts {\n");
+    for i in 0..17 {
+        src += &format!("  component c{i} period 100 etp table [11: 0.9, 2147483648: 0.1];\n");
+    }
+    src += "}\n";
+    let m = load(&src);
+    let start = std::time::Instant::now();
+    let a = analyse(&m);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    let sum = a.pmf.iter().fold(BigUint::zero(), |s, (_, w)| s + w);
+    assert_eq!(sum, a.den);
+    // The shortest: every time 11, each next component 100 steps later.
+    assert_eq!(a.pmf[0].0, 11 + 16 * 100);
+    let pow = |b: u32| BigUint::from(b).pow(17);
+    assert_eq!(&a.pmf[0].1 * pow(10), &a.den * pow(9));
+    assert!(a.loss.unwrap().pairs > 0);
 }

@@ -912,7 +912,8 @@ fn log_and_svg_are_written() {
     assert!(rows.iter().all(|r| r.split(',').count() == 6));
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
-    assert!(s.contains("<polyline") && s.contains("fill=\"#bbb\""));
+    // Drawn with plotters: bandwidth lines, suspension bands, a time axis.
+    assert!(s.contains("<polyline") && s.contains("time (ms)") && s.contains("suspended"));
     assert!(s.contains(&format!("core {cpu}:")));
 }
 

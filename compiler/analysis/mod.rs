@@ -1,4 +1,4 @@
-//! Dataflow analysis of a runtime (`-pr`, `-sl F`; SPEC §3 analysis group).
+//! Dataflow analysis of a runtime (`-pr`, `-sl F`; docs/commands.md, "Analysis").
 //!
 //! Takes a compiled description (its HSDFG for the sub-boxes' predicted
 //! times and the `timing_system` costs, its runtime for the thread programs,

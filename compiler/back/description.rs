@@ -1,8 +1,8 @@
 //! The description printer: any [`Description`] back to text, in one normal
-//! form (SPEC §2: "every stage's output is a program").
+//! form (docs/language.md: "every stage's output is a program").
 //!
 //! Normal form: two-space indentation; statements of a section in the order
-//! of SPEC §2.1's grammar; every list statement (`container_bind`,
+//! of grammar/ssc.pest; every list statement (`container_bind`,
 //! `container`, `function`, `function_instantiation`, the runtime lists)
 //! written once, one entry per line; numbers in decimal. Printing what the
 //! parser read from a printed description gives the same bytes.

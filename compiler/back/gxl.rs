@@ -1,4 +1,4 @@
-//! GROOVE GXL of an HSDFG (`-gg`, SPEC §8).
+//! GROOVE GXL of an HSDFG (`-gg`, docs/commands.md, "Export").
 //!
 //! Takes the HSDFG; gives a GROOVE graph (`.gst`):
 //! `<gxl><graph role="graph" edgeids="false" edgemode="directed">`, one
@@ -12,7 +12,16 @@
 //! `"write_after_read"` or `"self"` (the 1-token self-loop of every actor,
 //! as in the SDF3 export). Deterministic: actors, then channels, in HSDFG
 //! order; value nodes follow their owner.
+//!
+//! [`gxl_runtime`] writes the runtime HSDFG of `-pr` (`--gg-graph
+//! runtime`) the same way: an actor per sub-box, barrier and idle thread
+//! (`name`, `function` — the C function, `barrier` or `thread` —, `time` in
+//! whole ns with its waits and signals folded in, `thread`), a channel per
+//! program-order step, signal, barrier edge and self-loop (`tokens`,
+//! `kind` `order`/`signal`/`barrier`/`self`, and `signal` or `barrier`
+//! naming it).
 
+use crate::analysis::{ChannelKind, RuntimeGraph};
 use crate::lower::hsdfg::{EdgeKind, Hsdfg};
 use std::fmt::Write as _;
 
@@ -110,6 +119,55 @@ pub fn gxl(g: &Hsdfg, name: &str) -> String {
         o.edge(n, node_of[b], "dst");
         o.value(n, "tokens", &format!("int:{tokens}"));
         o.value(n, "buffer", &string(&buf));
+        o.value(n, "kind", &string(kind));
+    }
+    o.s.push_str("  </graph>\n</gxl>\n");
+    o.s
+}
+
+/// The runtime HSDFG (`-pr`'s graph) as GROOVE GXL.
+pub fn gxl_runtime(g: &RuntimeGraph, name: &str) -> String {
+    let mut o = Out {
+        s: String::new(),
+        next: 0,
+    };
+    o.s.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
+    o.s.push_str("<gxl xmlns=\"http://www.gupro.de/GXL/gxl-1.0.dtd\">\n");
+    let _ = writeln!(
+        o.s,
+        "  <graph role=\"graph\" edgeids=\"false\" edgemode=\"directed\" id=\"{}\">",
+        crate::back::sdf3::escape(name)
+    );
+    let mut node_of = Vec::new();
+    for a in &g.actors {
+        let n = o.node();
+        node_of.push(n);
+        o.edge(n, n, "type:Actor");
+        o.value(n, "name", &string(&a.label));
+        o.value(n, "function", &string(&a.kind_name));
+        o.value(n, "time", &format!("int:{}", a.time_ns));
+        if let Some(t) = &a.thread {
+            o.value(n, "thread", &string(t));
+        }
+    }
+    for c in &g.channels {
+        let n = o.node();
+        o.edge(n, n, "type:Channel");
+        o.edge(n, node_of[c.from], "src");
+        o.edge(n, node_of[c.to], "dst");
+        o.value(n, "tokens", &format!("int:{}", c.tokens));
+        let kind = match &c.kind {
+            ChannelKind::Order => "order",
+            ChannelKind::Signal(s) => {
+                o.value(n, "signal", &string(s));
+                "signal"
+            }
+            ChannelKind::Barrier(b) => {
+                o.value(n, "barrier", &string(b));
+                "barrier"
+            }
+            ChannelKind::SelfLoop => "self",
+        };
         o.value(n, "kind", &string(kind));
     }
     o.s.push_str("  </graph>\n</gxl>\n");

@@ -1,4 +1,4 @@
-//! SDF3 XML of an HSDFG (`-xr`, SPEC §8).
+//! SDF3 XML of an HSDFG (`-xr`, docs/commands.md, "Export").
 //!
 //! [`sdf3`] takes the instantiation's HSDFG (dependencies, their
 //! write-after-read partners; `--xr-graph instantiation`) and a graph name,

@@ -1,5 +1,5 @@
 //! `-t wcet`: a C harness that measures every function of a description
-//! (SPEC §3 `-t wcet`, `-gw`).
+//! (docs/commands.md, `-t wcet`, `-gw`).
 //!
 //! Takes the HSDFG (function instances, their ports and buffers) and
 //! [`WcetOptions`]; gives a program directory like the C back end's (the
@@ -13,7 +13,7 @@
 //!   percentile of its runs, in µs (the unit of `timing`). A C function used
 //!   by several instances (a convolution at three scales) gets the figure of
 //!   its instance with the largest iteration space — the table gives one time
-//!   per C function "for the full resolution" (SPEC §2.2) — and the largest
+//!   per C function "for the full resolution" (docs/language.md) — and the largest
 //!   such figure when several instances tie;
 //! * with `--json`, the same as JSON together with every instance's
 //!   execution-time profile (ETP): `{"function": INSTANCE, "unit": "us",

@@ -1,4 +1,4 @@
-//! The command line (SPEC §3, §6): clap definitions of every command and
+//! The command line (docs/commands.md): clap definitions of every command and
 //! option, in the thesis' groups, with the thesis' one-dash spellings.
 //!
 //! The thesis writes options with one dash and several letters (`-ts
@@ -45,6 +45,25 @@ pub enum Command {
     Ptts(super::ptts::PttsArgs),
     /// Explain a diagnostic code: `ssc explain E108` (as `rustc --explain`).
     Explain(ExplainArgs),
+    /// Print a shell completion script: `ssc completions bash > /etc/bash_completion.d/ssc`.
+    Completions(CompletionsArgs),
+    /// Print the man page `ssc.1`, or write one page per command into a directory.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write `ssc.1` and `ssc-COMMAND.1` for every command into DIR instead
+    /// of printing `ssc.1`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -167,7 +186,7 @@ pub enum TimerDump {
     Binary,
 }
 
-/// Every option of `ssc build` (SPEC §3), in the thesis' groups.
+/// Every option of `ssc build` (docs/commands.md), in the thesis' groups.
 #[derive(Debug, Args, Default)]
 pub struct BuildArgs {
     /// The description (`-` for standard input).
@@ -323,9 +342,18 @@ pub struct BuildArgs {
         help_heading = "Export"
     )]
     pub xr_graph: Option<XrGraph>,
-    /// [-gg] GXL of the instantiation HSDFG (sub-box dependencies, no programs) for GROOVE.
+    /// [-gg] GXL for GROOVE of the instantiation HSDFG (sub-box dependencies, no programs), or of the runtime HSDFG with --gg-graph runtime.
     #[arg(long = "groovegraph", value_name = "FILE", help_heading = "Export")]
     pub groove_graph: Option<PathBuf>,
+    /// Which HSDFG -gg writes: instantiation (the default: sub-boxes and their dependencies, times in whole µs) or runtime (what -pr analyses: program order, signals, barriers; times in whole ns).
+    #[arg(
+        long = "gg-graph",
+        value_enum,
+        value_name = "GRAPH",
+        requires = "groove_graph",
+        help_heading = "Export"
+    )]
+    pub gg_graph: Option<XrGraph>,
     /// [-ni] The normalised input.
     #[arg(long = "normalizedinput", value_name = "FILE", help_heading = "Export")]
     pub normalized_input: Option<PathBuf>,

@@ -111,6 +111,34 @@ pub struct Job {
     compiled: Option<Compiled>,
 }
 
+impl Job {
+    /// A measured configuration as the table and the figures read it
+    /// (latencies in µs), without the files of a run.
+    pub fn measured(
+        file: &str,
+        scheduler: &str,
+        memory: &str,
+        latency: Stats,
+        measured_period_us: f64,
+        predicted: Option<Analysis>,
+    ) -> Job {
+        Job {
+            file: file.to_string(),
+            scheduler: scheduler.to_string(),
+            memory: memory.to_string(),
+            executable: PathBuf::new(),
+            dump: PathBuf::new(),
+            predicted,
+            latency,
+            measured_period_us,
+            checksums: Vec::new(),
+            samples: Vec::new(),
+            periods: Vec::new(),
+            compiled: None,
+        }
+    }
+}
+
 fn scheduler_name(t: ThreadSchedule) -> String {
     format!(
         "{}{}",
@@ -423,6 +451,14 @@ pub fn table(jobs: &[Job], iterations: u64, repeat: u64) -> String {
         s,
         "ssc bench: {iterations} iterations × {repeat} interleaved rounds per configuration, latencies in µs"
     );
+    // What the columns mean (BENCHMARKS.md says the same).
+    s.push_str(concat!(
+        "  mean, σ, p99.9, max: end-to-end latency of an iteration (µs)\n",
+        "  x̄/sim, σ/sim: mean and σ over those of `simple` with the same memory schedule (below 1: better)\n",
+        "  pred.per: the period -pr predicts (maximum cycle mean of the runtime graph, µs)\n",
+        "  meas.per: the measured period, mean time between the ends of consecutive iterations (µs)\n",
+        "  pred.lat: the latency -pr predicts for one iteration (µs)\n",
+    ));
     let mut files: Vec<&str> = jobs.iter().map(|j| j.file.as_str()).collect();
     files.dedup();
     for f in files {

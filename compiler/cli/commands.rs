@@ -21,6 +21,46 @@ pub fn dispatch(command: Command) -> i32 {
         Command::Throttle(a) => super::throttle::run(&a),
         Command::Ptts(a) => super::ptts::run(&a),
         Command::Explain(a) => explain(&a.code),
+        Command::Completions(a) => {
+            let mut cmd = <super::args::Cli as clap::CommandFactory>::command();
+            // Into a buffer, then print!: a closed pipe ends ssc quietly.
+            let mut script = Vec::new();
+            clap_complete::generate(a.shell, &mut cmd, "ssc", &mut script);
+            print!("{}", String::from_utf8_lossy(&script));
+            exit::OK
+        }
+        Command::Man(a) => man(a.out.as_deref()),
+    }
+}
+
+/// `ssc man`: the man pages, from the clap definitions.
+fn man(out: Option<&Path>) -> i32 {
+    let cmd = <super::args::Cli as clap::CommandFactory>::command();
+    let Some(dir) = out else {
+        let mut page = Vec::new();
+        if let Err(e) = clap_mangen::Man::new(cmd).render(&mut page) {
+            eprintln!("error: cannot render the man page: {e}");
+            return exit::EXTERNAL;
+        }
+        print!("{}", String::from_utf8_lossy(&page));
+        return exit::OK;
+    };
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("error: cannot create `{}`: {e}", dir.display());
+        return exit::USAGE;
+    }
+    match clap_mangen::generate_to(cmd, dir) {
+        Ok(()) => {
+            eprintln!("wrote the man pages into {}", dir.display());
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!(
+                "error: cannot write the man pages into `{}`: {e}",
+                dir.display()
+            );
+            exit::USAGE
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! Resolves `ssc build`'s options into one configuration, applying SPEC §3's
+//! Resolves `ssc build`'s options into one configuration, applying docs/commands.md's
 //! defaults so that `ssc build chain.ssc` alone gives the best program, and
 //! recording every default applied (printed by `-v`).
 

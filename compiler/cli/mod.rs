@@ -1,6 +1,6 @@
 //! The `ssc` command line: parses arguments, runs the pipeline stages a
 //! command needs, renders diagnostics and maps outcomes to exit codes
-//! (SPEC §6: 0 success, 1 wrong input, 2 wrong command line, 3 an external
+//! (docs/commands.md: 0 success, 1 wrong input, 2 wrong command line, 3 an external
 //! step failed).
 
 pub mod args;
@@ -16,7 +16,7 @@ mod throttle;
 
 use clap::Parser;
 
-/// Exit codes of SPEC §6.
+/// Exit codes (docs/commands.md).
 pub mod exit {
     pub const OK: i32 = 0;
     pub const INPUT: i32 = 1;

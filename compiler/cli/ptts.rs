@@ -1,5 +1,5 @@
 //! `ssc ptts FILE`: the exact end-to-end latency distribution of a chain of
-//! time-triggered components (SPEC §9, `docs/ptts.md`).
+//! time-triggered components (docs/ptts.md, `docs/ptts.md`).
 
 use super::exit;
 use super::source::{self, ReadError};
@@ -37,6 +37,10 @@ pub struct PttsArgs {
     /// Show the first latency trees.
     #[arg(short, long)]
     pub verbose: bool,
+    /// The unit of the file's times, for the report and the axes (`ms`)
+    /// [default: the `unit` of its ETP files when they agree].
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
 }
 
 fn parse_step(s: &str) -> Result<Decimal, String> {
@@ -67,13 +71,16 @@ pub fn run(args: &PttsArgs) -> i32 {
         Some(p) if file.name != "<stdin>" => p.to_path_buf(),
         _ => Path::new(".").to_path_buf(),
     };
-    let model = match ptts::load(&file, &base, args.round) {
+    let mut model = match ptts::load(&file, &base, args.round) {
         Ok(m) => m,
         Err(diags) => {
             super::diag::emit(&diags, &file);
             return exit::INPUT;
         }
     };
+    if let Some(u) = &args.unit {
+        model.unit = Some(u.clone());
+    }
     let plan = match ptts::exact::plan(&model) {
         Ok(p) => p,
         Err(_) => {
@@ -84,7 +91,7 @@ pub fn run(args: &PttsArgs) -> i32 {
             return exit::INPUT;
         }
     };
-    // The plan comes before the work (SPEC §9).
+    // The plan comes before the work (docs/ptts.md).
     let header = report::header(&model, &file.name, &plan);
     if args.json {
         eprint!("{header}");
@@ -117,6 +124,7 @@ pub fn run(args: &PttsArgs) -> i32 {
             0
         },
         loss: true,
+        ..Options::default()
     };
     let analysis = match ptts::analyse(&model, &opts) {
         Ok(a) => a,

@@ -1,4 +1,4 @@
-//! The built-in functions of SPEC §7, and which of them a function name
+//! The built-in functions of docs/language.md, "Built-in functions", and which of them a function name
 //! runs.
 //!
 //! A declared function is one C symbol with one port signature, so two

@@ -1,4 +1,4 @@
-//! The typed IR of a description: one struct per section (SPEC §2.1).
+//! The typed IR of a description: one struct per section (docs/language.md).
 //!
 //! Every stage of the compiler reads and writes this IR: the parser builds it
 //! from text, the lowering stages fill in the sections that are missing, and
@@ -29,7 +29,7 @@ pub struct Description {
     pub runtime: Option<Runtime>,
 }
 
-/// The element type of a port (SPEC §2.1 `TYPE`).
+/// The element type of a port (docs/language.md, "Lexical rules").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ElemType {
     Char,

@@ -1,4 +1,4 @@
-//! Compose: a hierarchical `composition` → a flat `declaration` (SPEC §2.2).
+//! Compose: a hierarchical `composition` → a flat `declaration` (docs/language.md).
 //!
 //! Takes a composition with its `compose APP [w, h]` (or a resolution that
 //! overrides it, `-cr`); gives the flat declaration: one

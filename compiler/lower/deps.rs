@@ -1,4 +1,4 @@
-//! Fine-grained dependencies between sub-boxes (SPEC §2.2 "Dependencies").
+//! Fine-grained dependencies between sub-boxes (docs/language.md).
 //!
 //! Takes a declaration and the sub-boxes of an instantiation; gives the
 //! dependencies `P.i => C.j`. For a consumer sub-box with region

@@ -1,5 +1,5 @@
 //! The HSDFG: the IR that the schedulers, the allocators and the back ends
-//! consume (SPEC §2.2 "HSDFG").
+//! consume (docs/language.md).
 //!
 //! Takes a checked declaration and instantiation (and the `timing` table);
 //! gives one actor per sub-box and one edge per dependency (0 tokens), each
@@ -105,7 +105,7 @@ pub struct Actor {
     pub function: FunctionId,
     /// Its region of the function's iteration space.
     pub region: Region,
-    /// Estimated execution time, µs (SPEC §2.2 "Timing").
+    /// Estimated execution time, µs (docs/language.md).
     pub time: f64,
     /// Reads and writes, one per port of its function.
     pub accesses: Vec<Access>,

@@ -6,7 +6,7 @@
 //! row strips, a dependency `P.i => C.j` whenever the rows `C.j` reads
 //! (window included, clipped) intersect the rows `P.i` writes, and for each
 //! dependency its write-after-read partner in the other direction with one
-//! token — exactly the shape the HSDFG builder promises (SPEC §2.2).
+//! token — exactly the shape the HSDFG builder promises (docs/language.md).
 //!
 //! The generator is deterministic in its seed and uses its own small PRNG
 //! (splitmix64), so a failing proptest case reproduces from the seed alone.
@@ -256,7 +256,7 @@ fn dep(kind: EdgeKind, buffer: BufferId) -> Edge {
     }
 }
 
-/// The rows a region reads through a window (SPEC §2.2), clipped to the grid.
+/// The rows a region reads through a window (docs/language.md), clipped to the grid.
 fn window_rows(r: Region, window: Pair, rows: u64) -> Region {
     let before = (window.y - 1) / 2;
     let after = window.y - 1 - before;

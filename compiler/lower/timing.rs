@@ -1,4 +1,4 @@
-//! The timing table of a description (SPEC §2.2 "Timing").
+//! The timing table of a description (docs/language.md).
 //!
 //! Takes the runtime section's `timing` and `timing_system` statements (or
 //! nothing); gives a [`Timing`]: the µs each C function takes for its full

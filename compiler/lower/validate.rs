@@ -1,5 +1,5 @@
 //! Validate: user-written sections against the sections above them
-//! (SPEC §2 "validated up to renaming").
+//! (docs/language.md).
 //!
 //! [`validate_declaration`] takes the declaration composed from the
 //! composition and the one the user wrote; it matches the two flat graphs up

@@ -88,7 +88,7 @@ fn located(
                     }
                 }
             }
-            d.hint("a runtime must be free of deadlocks and races (SPEC §2.2); add the missing signal or move the buffer")
+            d.hint("a runtime must be free of deadlocks and races (docs/language.md); add the missing signal or move the buffer")
         })
         .collect()
 }

@@ -11,8 +11,9 @@
 //! equal nodes merged as soon as they meet. The one-step transitions from a
 //! node of component i depend only on its phase relative to component i+1
 //! (`(t − o_{i+1}) mod d_{i+1}`), so they are computed once per (component,
-//! phase) and shared by all trees; a transition is a difference of prefix
-//! sums of the ETP (eq. 5.7), so wide ETPs cost no more than narrow ones.
+//! phase) and shared by all trees; a transition groups the ETP's values by
+//! the triggering each reaches (eq. 5.7) in one pass over them, so its cost
+//! follows the number of distinct values, not their magnitude or spread.
 //!
 //! Triggerings of components 1… are `o_i + k·d_i` for every whole k (the
 //! periodic steady state), so a chain has no start-up transient and
@@ -70,13 +71,33 @@ pub struct Options {
     pub keep_trees: usize,
     /// Do the loss analysis.
     pub loss: bool,
+    /// How the loss analysis finds each tree's partners.
+    pub partners: Partners,
 }
+
+/// How the loss analysis finds the later trees a tree may meet (the same
+/// pairs either way; `tests/ptts_props.rs` checks that they agree).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Partners {
+    /// [`Partners::LookUp`] when the partners outnumber the hyper-period's
+    /// trees and those are at most [`LOOK_UP_TREES`], else the window.
+    #[default]
+    Auto,
+    /// Every tree up to the lookahead, in a sliding window.
+    Window,
+    /// Only the trees that share a time, looked up.
+    LookUp,
+}
+
+/// The most trees of a hyper-period kept for [`Partners::LookUp`].
+pub const LOOK_UP_TREES: u128 = 1 << 16;
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             keep_trees: 0,
             loss: true,
+            partners: Partners::Auto,
         }
     }
 }
@@ -112,8 +133,6 @@ pub type Step = Rc<[(i128, u128)]>;
 /// One-step transitions, memoised per (component, phase).
 pub struct Transitions<'m> {
     model: &'m Model,
-    /// Per component: values and prefix sums of its ETP weights.
-    prefix: Vec<(Vec<i128>, Vec<u128>)>,
     memo: Vec<HashMap<i128, Step>>,
 }
 
@@ -122,39 +141,9 @@ const MEMO_CAP: usize = 1 << 20;
 
 impl<'m> Transitions<'m> {
     pub fn new(model: &'m Model) -> Self {
-        let prefix = model
-            .components
-            .iter()
-            .map(|c| {
-                let values = c.etp.points.iter().map(|p| p.0).collect();
-                let mut acc = 0u128;
-                let sums = c
-                    .etp
-                    .points
-                    .iter()
-                    .map(|p| {
-                        acc += p.1;
-                        acc
-                    })
-                    .collect();
-                (values, sums)
-            })
-            .collect();
         Transitions {
             model,
-            prefix,
             memo: vec![HashMap::new(); model.components.len()],
-        }
-    }
-
-    /// Sum of the weights of ETP i over values ≤ x.
-    fn cumulative(&self, i: usize, x: i128) -> u128 {
-        let (values, sums) = &self.prefix[i];
-        let k = values.partition_point(|v| *v <= x);
-        if k == 0 {
-            0
-        } else {
-            sums[k - 1]
         }
     }
 
@@ -168,28 +157,19 @@ impl<'m> Transitions<'m> {
             return r.clone();
         }
         // With t at phase `phase`, the triggerings of i+1 are at
-        // t − phase + k·d; relative to t: k·d − phase.
-        let etp = &self.model.components[i].etp;
-        let (lo, hi) = (etp.min(), etp.max());
-        // The first triggering at or after t + lo (production precedes consumption).
-        let first = (lo + phase).div_euclid(d)
-            + if (lo + phase).rem_euclid(d) == 0 {
-                0
-            } else {
-                1
-            };
-        let mut out = Vec::new();
-        let mut k = first;
-        loop {
+        // t − phase + k·d; relative to t: k·d − phase. An execution time v
+        // reaches the first of them at or after t + v (production precedes
+        // consumption): k = ⌈(v + phase) / d⌉. One pass over the ETP's
+        // values (sorted, so the triggerings come in order): the cost
+        // follows the number of distinct values, not their magnitude.
+        let mut out: Vec<(i128, u128)> = Vec::new();
+        for &(v, w) in &self.model.components[i].etp.points {
+            let k = (v + phase).div_euclid(d) + i128::from((v + phase).rem_euclid(d) != 0);
             let tau = k * d - phase; // relative to t
-            let w = self.cumulative(i, tau) - self.cumulative(i, tau - d);
-            if w > 0 {
-                out.push((tau, w));
+            match out.last_mut() {
+                Some(last) if last.0 == tau => last.1 += w,
+                _ => out.push((tau, w)),
             }
-            if tau >= hi {
-                break;
-            }
-            k += 1;
         }
         let r: Step = out.into();
         if self.memo[i].len() < MEMO_CAP {
@@ -309,8 +289,18 @@ pub fn analyse<T: Weight>(model: &Model, opts: &Options) -> Result<Analysis<T>, 
     } else {
         None
     };
-    let extra = loss.as_ref().map(|l| l.lookahead()).unwrap_or(0);
     let trees = plan.trees;
+    let extra = loss.as_ref().map(|l| l.lookahead()).unwrap_or(0);
+    // Partners beyond the hyper-period: walked tree by tree when they are
+    // few, looked up by shared times when they are many (large execution
+    // times) and the hyper-period's trees can be kept.
+    let look_up = match opts.partners {
+        Partners::Window => false,
+        Partners::LookUp => true,
+        Partners::Auto => extra > trees && trees <= LOOK_UP_TREES,
+    };
+    let mut kept_reaches: Vec<Reach<T>> = Vec::new();
+    let extra = if look_up { 0 } else { extra };
     let last_points: Vec<(i128, T)> = last
         .etp
         .points
@@ -334,8 +324,15 @@ pub fn analyse<T: Weight>(model: &Model, opts: &Options) -> Result<Analysis<T>, 
             }
         }
         if let Some(l) = loss.as_mut() {
-            l.push(&mut tr, r, k < trees)?;
+            if look_up {
+                kept_reaches.push(r);
+            } else {
+                l.push(&mut tr, r, k < trees)?;
+            }
         }
+    }
+    if let (true, Some(l)) = (look_up, loss.as_mut()) {
+        l.push_looked_up(&mut tr, &kept_reaches, plan.hyper_period as i128)?;
     }
     let mut den = T::from_u128(trees);
     for c in &model.components {

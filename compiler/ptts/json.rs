@@ -94,6 +94,7 @@ pub fn report(
     let mut v = json!({
         "file": file,
         "grid": num(model, 1),
+        "unit": model.unit,
         "round": model.round.map(|d| d.to_string()),
         "components": components,
         "hyper_period": num(model, a.plan.hyper_period as i128),

@@ -1,4 +1,4 @@
-//! Container loss (thesis Sec. 5.5, SPEC §9).
+//! Container loss (thesis Sec. 5.5, docs/ptts.md).
 //!
 //! Two containers whose paths reach the same triggering of a component
 //! (a node shared by their latency trees) are read by that one triggering:
@@ -17,7 +17,7 @@
 use super::exact::{Reach, Transitions};
 use super::model::Model;
 use super::num::{add_to, mul, Overflow, Weight};
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 /// One contribution: triggerings `a` < `b` of the first component, whose
 /// paths first meet at the triggering of `component` at `time`, with
@@ -145,6 +145,65 @@ impl<T: Weight> LossAcc<T> {
         if self.lookahead > 0 {
             self.window.push_back((k, r));
         }
+        Ok(())
+    }
+
+    /// The same pairs as [`push`](Self::push) over `trees + lookahead`
+    /// trees, from the hyper-period's trees alone (`reaches`, in root
+    /// order): tree k is tree k mod trees shifted by ⌊k / trees⌋ hyper-periods
+    /// (`hyper`, grid steps), and a partner that shares no time with a tree
+    /// contributes nothing, so the partners are looked up by the times
+    /// they share (a time t of tree j meets tree b's time t_b exactly when
+    /// t − t_b is a multiple of the hyper-period). The cost follows the
+    /// reach sets, not the lookahead, which grows with the magnitude of the
+    /// execution times (2^31 grid steps: hundreds of millions of trees).
+    pub fn push_looked_up(
+        &mut self,
+        tr: &mut Transitions,
+        reaches: &[Reach<T>],
+        hyper: i128,
+    ) -> Result<(), Overflow> {
+        let trees = reaches.len() as i128;
+        let mut index: HashMap<(usize, i128), Vec<(i128, i128)>> = HashMap::new();
+        for (b, r) in reaches.iter().enumerate() {
+            for (l, level) in r.levels.iter().enumerate() {
+                for (t, _) in level {
+                    index
+                        .entry((l, t.rem_euclid(hyper)))
+                        .or_default()
+                        .push((b as i128, *t));
+                }
+            }
+        }
+        // (k, j) in the order `push` meets them: by partner, then by tree.
+        let mut partners: BTreeSet<(i128, i128)> = BTreeSet::new();
+        for (j, r) in reaches.iter().enumerate() {
+            let j = j as i128;
+            for (l, level) in r.levels.iter().enumerate() {
+                for (t, _) in level {
+                    for &(b, tb) in index.get(&(l, t.rem_euclid(hyper))).into_iter().flatten() {
+                        let k = (t - tb) / hyper * trees + b;
+                        if k > j && ((k - j) as u128) <= self.lookahead {
+                            partners.insert((k, j));
+                        }
+                    }
+                }
+            }
+        }
+        for (k, j) in partners {
+            let shift = k.div_euclid(trees) * hyper;
+            let base = &reaches[k.rem_euclid(trees) as usize];
+            let b = Reach {
+                root: base.root + shift,
+                levels: base
+                    .levels
+                    .iter()
+                    .map(|l| l.iter().map(|(t, w)| (t + shift, w.clone())).collect())
+                    .collect(),
+            };
+            self.pair(tr, &reaches[j as usize], &b)?;
+        }
+        self.next = (trees as u128).saturating_add(self.lookahead);
         Ok(())
     }
 

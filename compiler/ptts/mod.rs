@@ -1,5 +1,5 @@
 //! PTTS: exact end-to-end latency distributions of chains of time-triggered
-//! components (thesis Chapter 5, SPEC §9, `docs/ptts.md`).
+//! components (thesis Chapter 5, `docs/ptts.md`).
 //!
 //! Independent of the compiler pipeline. Data flows one way:
 //!

@@ -57,12 +57,23 @@ pub struct Model {
     pub components: Vec<Component>,
     /// `--round STEP`, when given.
     pub round: Option<Decimal>,
+    /// The unit of every time (`ms`): the `unit` the ETP files declare
+    /// when they agree, or `ssc ptts --unit`; `None` when nothing says.
+    pub unit: Option<String>,
 }
 
 impl Model {
     /// A grid value as a decimal in the file's unit.
     pub fn time(&self, v: i128) -> String {
         super::num::grid_text(v, self.scale)
+    }
+    /// `latency (ms)`, or `latency (time units of the file)`: an axis or
+    /// heading with its unit.
+    pub fn with_unit(&self, what: &str) -> String {
+        match &self.unit {
+            Some(u) => format!("{what} ({u})"),
+            None => format!("{what} (time units of the file)"),
+        }
     }
     pub fn time_f64(&self, v: i128) -> f64 {
         v as f64 / 10f64.powi(self.scale as i32)
@@ -98,6 +109,8 @@ fn float_decimal(f: f64) -> Option<Decimal> {
 struct RawEtp {
     values: Vec<(Decimal, BigUint)>,
     uniform: Option<(Decimal, Decimal)>,
+    /// The `unit` of an ETP file.
+    unit: Option<String>,
 }
 
 /// Resolves a parsed file. `base` is the folder that relative ETP file
@@ -112,7 +125,7 @@ pub fn resolve(
         errors.push(
             Diagnostic::error("E410", "the chain has no component")
                 .label(file.span, "no `component` in here")
-                .hint("add `component NAME period D offset O etp …;` lines (SPEC §9)"),
+                .hint("add `component NAME period D offset O etp …;` lines (docs/ptts.md)"),
         );
         return Err(errors);
     }
@@ -145,6 +158,14 @@ pub fn resolve(
         return Err(errors);
     }
     let raws: Vec<RawEtp> = raws.into_iter().flatten().collect();
+    // The ETP files' unit, when they name one and agree.
+    let mut units: Vec<&str> = raws.iter().filter_map(|r| r.unit.as_deref()).collect();
+    units.sort();
+    units.dedup();
+    let unit = match units.as_slice() {
+        [u] => Some(u.to_string()),
+        _ => None,
+    };
 
     // Periods after `--round`.
     let periods: Vec<(Decimal, Option<Decimal>)> = file
@@ -222,6 +243,7 @@ pub fn resolve(
             scale,
             components,
             round,
+            unit,
         })
     } else {
         Err(errors)
@@ -303,11 +325,13 @@ fn raw_etp(c: &ComponentSpec, base: &Path, errors: &mut Vec<Diagnostic>) -> Opti
             Some(RawEtp {
                 values: Vec::new(),
                 uniform: Some((lo.value, hi.value)),
+                unit: None,
             })
         }
         EtpSpec::Point(v) => Some(RawEtp {
             values: vec![(v.value, BigUint::one())],
             uniform: None,
+            unit: None,
         }),
         EtpSpec::Table(entries) => {
             let mut fracs = Vec::new();
@@ -366,6 +390,7 @@ fn raw_etp(c: &ComponentSpec, base: &Path, errors: &mut Vec<Diagnostic>) -> Opti
             Some(RawEtp {
                 values: entries.iter().map(|(v, _)| v.value).zip(weights).collect(),
                 uniform: None,
+                unit: None,
             })
         }
         EtpSpec::File(path) => file_etp(&path.value, path.span, base, errors),
@@ -459,6 +484,7 @@ fn file_etp(name: &str, span: Span, base: &Path, errors: &mut Vec<Diagnostic>) -
     Some(RawEtp {
         values: kept,
         uniform: None,
+        unit: json.unit.clone(),
     })
 }
 

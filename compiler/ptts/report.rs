@@ -111,10 +111,14 @@ pub fn header(model: &Model, name: &str, plan: &Plan) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "ptts {name}: {} component{}, grid {}",
+        "ptts {name}: {} component{}, grid {}, times in {}",
         model.components.len(),
         if model.components.len() == 1 { "" } else { "s" },
-        grid_text(1, model.scale)
+        grid_text(1, model.scale),
+        model
+            .unit
+            .as_deref()
+            .unwrap_or("the file's unit (--unit names it)")
     );
     let width = model
         .components
@@ -165,7 +169,7 @@ pub fn body(
 ) -> String {
     let mut out = String::new();
     let t = |v: i128| model.time(v);
-    let _ = writeln!(out, "\nend-to-end latency");
+    let _ = writeln!(out, "\n{}", model.with_unit("end-to-end latency"));
     let _ = writeln!(
         out,
         "  support  [{}, {}], {} values",

@@ -27,7 +27,7 @@ pub fn render(model: &Model, s: &Summary, title: &str) -> Result<String, String>
             .build_cartesian_2d(x0..x1, 0.0..maxp * 1.1)
             .map_err(|e| e.to_string())?;
         pmf.configure_mesh()
-            .x_desc("latency")
+            .x_desc(model.with_unit("latency"))
             .y_desc("probability")
             .draw()
             .map_err(|e| e.to_string())?;
@@ -47,7 +47,7 @@ pub fn render(model: &Model, s: &Summary, title: &str) -> Result<String, String>
             .build_cartesian_2d(x0..x1, 0.0..1.05)
             .map_err(|e| e.to_string())?;
         cdf.configure_mesh()
-            .x_desc("latency")
+            .x_desc(model.with_unit("latency"))
             .y_desc("P(latency ≤ x)")
             .draw()
             .map_err(|e| e.to_string())?;

@@ -1,4 +1,4 @@
-//! Syntax of a `.ptts` file (SPEC §9): text → [`PttsFile`], the typed IR
+//! Syntax of a `.ptts` file (docs/ptts.md): text → [`PttsFile`], the typed IR
 //! with spans, or the diagnostics of what is wrong.
 //!
 //! The grammar is the `ptts_file` rule of `grammar/ssc.pest` (same lexical
@@ -368,7 +368,7 @@ fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     let (found, len) = token_at(text, pos);
     if text.trim().is_empty() {
         return Diagnostic::error("E400", "empty file")
-            .hint("a `.ptts` file starts with `ptts {` (SPEC §9)");
+            .hint("a `.ptts` file starts with `ptts {` (docs/ptts.md)");
     }
     let mut d = Diagnostic::error("E400", format!("expected {expected_text}, found {found}"))
         .label(
@@ -385,10 +385,10 @@ fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     } else if pos == text.len() {
         d = d.hint("the file ends too early: is a `}` or `;` missing?");
     } else if pos == 0 {
-        d = d.hint("a `.ptts` file starts with `ptts {` (SPEC §9)");
+        d = d.hint("a `.ptts` file starts with `ptts {` (docs/ptts.md)");
     } else {
         d = d.hint(
-            "a component reads `component NAME period D offset O etp uniform [A, B];` (SPEC §9)",
+            "a component reads `component NAME period D offset O etp uniform [A, B];` (docs/ptts.md)",
         );
     }
     d

@@ -1,5 +1,5 @@
 //! Synchronisation: (HSDFG, Schedule, MemoryPlan) → the `runtime` section
-//! (SPEC §2.2 "Runtime programs", §3 runtime group; thesis Appendix A).
+//! (docs/language.md, "runtime"; docs/commands.md, the runtime group; thesis Appendix A).
 //!
 //! Takes the HSDFG, the thread schedule and the memory plan; gives a
 //! [`Runtime`]: `thread_schedule`, one `thread_execution` program per thread
@@ -54,7 +54,7 @@ use crate::verify::Extras;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
-/// Options of the synchronisation stage (SPEC §3, runtime group).
+/// Options of the synchronisation stage (docs/commands.md, runtime group).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SyncOptions {
     /// `-ab`: a barrier at the end of every iteration (also on when the

@@ -1,5 +1,5 @@
 //! The runtime checker: proves a `runtime` section correct, or gives a
-//! counter-example (SPEC §2.2 "Runtime programs").
+//! counter-example (docs/language.md).
 //!
 //! Takes the HSDFG, a [`Runtime`] (emitted by [`crate::sync`] or written by
 //! hand and parsed) and the placement of every buffer; gives a [`Proof`] or

@@ -226,7 +226,7 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
                 .label(c.span, "connected here")
                 .label(pf.span, format!("`{}` declared here", pf.ty.keyword()))
                 .label(pt.span, format!("`{}` declared here", pt.ty.keyword()))
-                .hint("connected ports must have the same TYPE (SPEC §2.2)"),
+                .hint("connected ports must have the same TYPE (docs/language.md)"),
             );
         } else if let (Some(gf), Some(gt)) = (scope.grid(from), scope.grid(to)) {
             if gf != gt {
@@ -242,7 +242,7 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
                     .label(c.span, "connected here")
                     .label(scope.node(from).span, grid_note(scope, from))
                     .label(scope.node(to).span, grid_note(scope, to))
-                    .hint("a port's grid is resolution × mul; connected ports must have the same grid (SPEC §2.2)"),
+                    .hint("a port's grid is resolution × mul; connected ports must have the same grid (docs/language.md)"),
                 );
             }
         }

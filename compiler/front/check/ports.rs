@@ -9,7 +9,7 @@ use super::{codes, names};
 use crate::front::diagnostics::Diagnostic;
 use crate::ir::{Direction, Pair, Port, Span};
 
-/// Buffers may not be larger than this many bytes (SPEC §2.2).
+/// Buffers may not be larger than this many bytes (docs/language.md).
 pub(super) const MAX_BYTES: u128 = 1 << 63;
 
 pub(super) fn check_ports(owner: &str, ports: &[Port], out: &mut Vec<Diagnostic>) {
