@@ -35,6 +35,7 @@ fn options(kind: SchedulerKind) -> pipeline::Options {
             ..ScheduleOptions::default()
         },
         memory: MemoryKind::Interference,
+        memory_explicit: true,
         sync: SyncOptions::default(),
         thread_execution: true,
         dynamic_memory: false,

@@ -30,6 +30,7 @@ fn options(kind: SchedulerKind, sync: SyncOptions) -> pipeline::Options {
         memory: MemoryKind::Interference,
         sync,
         thread_execution: true,
+        memory_explicit: true,
         dynamic_memory: false,
     }
 }

@@ -41,6 +41,7 @@ fn options(k: SchedulerKind, sync: SyncOptions, dynamic_memory: bool) -> Options
         schedule: ScheduleOptions::default(),
         memory: MemoryKind::Interference,
         sync,
+        memory_explicit: true,
         thread_execution: true,
         dynamic_memory,
     }

@@ -19,7 +19,7 @@ const SCHEDULERS: [&str; 6] = [
     "fixed 2",
     "predictable 2",
     "reduced 2",
-    "fused 2",
+    "fused 2 --cache-bytes 1M",
 ];
 const MEMORY: [&str; 6] = ["none", "naive", "reuse", "interference", "mesif", "fold"];
 /// The synchronisation options, each on a pinned and an OS-scheduled program.
@@ -162,7 +162,12 @@ fn xray_every_scheduler_memory_schedule_and_sync_option() {
     cases.extend(matrix(&xray));
     cases.extend(sync_cases(&xray));
     let threads = same_checksums(gcc(), "xray", &cases, iterations(25));
-    for ts in ["fixed 2", "predictable 2", "reduced 2", "fused 2"] {
+    for ts in [
+        "fixed 2",
+        "predictable 2",
+        "reduced 2",
+        "fused 2 --cache-bytes 1M",
+    ] {
         let n = threads_of(&cases, &threads, &format!("-ts {ts} -ms mesif"));
         assert_eq!(n, 2, "xray -ts {ts}: {n} threads");
     }

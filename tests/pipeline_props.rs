@@ -63,6 +63,7 @@ fn options(
         memory: m,
         sync,
         thread_execution,
+        memory_explicit: true,
         dynamic_memory: false,
     }
 }
@@ -182,6 +183,7 @@ fn every_example_every_configuration_is_proven() {
                 strips: matches!(k, SchedulerKind::Fused(_)).then_some(ssc::lower::split::Strips {
                     cache_bytes: 1 << 20,
                     rows: Some(16),
+                    forced: true,
                 }),
                 ..SplitOptions::default()
             };
@@ -210,6 +212,7 @@ struct Config {
 
 fn config(seed: u64, boxes: usize, w: u64, h: u64, choice: [usize; 6]) -> Config {
     let [dp, mdp, cd, k, m, sync] = choice;
+    let scheduler = SCHEDULERS[k % SCHEDULERS.len()];
     Config {
         gen: GenerateOptions {
             boxes,
@@ -226,9 +229,18 @@ fn config(seed: u64, boxes: usize, w: u64, h: u64, choice: [usize; 6]) -> Config
             ][dp % 3],
             max_parts: 1 + (mdp % 4) as u64,
             coarse: cd % 4 == 0,
+            // Fused: strips even though the random frames fit the cache
+            // (forced, as --cache-bytes does), sized by a small budget.
+            strips: matches!(scheduler, SchedulerKind::Fused(_)).then_some(
+                ssc::lower::split::Strips {
+                    cache_bytes: 1 << (10 + mdp % 4),
+                    rows: None,
+                    forced: true,
+                },
+            ),
             ..SplitOptions::default()
         },
-        scheduler: SCHEDULERS[k % SCHEDULERS.len()],
+        scheduler,
         memory: MemoryKind::ALL[m % MemoryKind::ALL.len()],
         sync: sync % 7,
     }

@@ -282,6 +282,7 @@ fn library_options(extra: &[&str]) -> ssc::pipeline::Options {
             ..Default::default()
         },
         thread_execution: true,
+        memory_explicit: true,
         dynamic_memory: false,
     }
 }

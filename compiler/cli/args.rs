@@ -220,7 +220,8 @@ pub struct BuildArgs {
 
     // ---------------------------------------------------------- INSTANTIATION
     /// [-ts] Thread schedule: simple | barrier | fixed N | predictable N | reduced N | fused N
-    /// (fused: strips of rows streamed depth first through the chain, in cache)
+    /// (fused: strips of rows streamed depth first through the chain, in cache;
+    /// box-at-a-time when every frame fits the cache, warning E140)
     /// [default: reduced <online CPUs>].
     #[arg(long = "threadschedule", value_name = "KIND [N]", value_parser = parse_thread_schedule, help_heading = "Instantiation")]
     pub thread_schedule: Option<ThreadSchedule>,
@@ -242,12 +243,13 @@ pub struct BuildArgs {
     /// instead of this one (-O3 -march=native); $CFLAGS, when set, wins.
     #[arg(long = "portable", help_heading = "Runtime")]
     pub portable: bool,
-    /// Strip height of -ts fused, in rows of the tallest function
-    /// [default: from --cache-bytes].
+    /// Strip height of -ts fused, in rows of the tallest function; forces
+    /// strips even when every frame fits the cache [default: from --cache-bytes].
     #[arg(long = "strip-rows", value_name = "N", value_parser = parse_positive, help_heading = "Instantiation")]
     pub strip_rows: Option<u64>,
     /// Cache budget of -ts fused: one strip of every buffer, twice, fits in
-    /// it (bytes; K, M suffixes) [default: the per-core L2 from sysfs, else 1M].
+    /// it (bytes; K, M suffixes); given, it forces strips even when every frame
+    /// fits it [default: the per-core L2 from sysfs, else 1M].
     #[arg(long = "cache-bytes", value_name = "BYTES", value_parser = parse_bytes, help_heading = "Instantiation")]
     pub cache_bytes: Option<u64>,
     /// [-te] Emit explicit thread_execution programs and signals (the default).

@@ -106,6 +106,7 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
                     .cache_bytes
                     .unwrap_or_else(split::Strips::default_cache_bytes),
                 rows: a.strip_rows,
+                forced: a.strip_rows.is_some() || a.cache_bytes.is_some(),
             }
         }),
     };
@@ -122,6 +123,7 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
             ..ScheduleOptions::default()
         },
         memory,
+        memory_explicit: a.memory_schedule.is_some(),
         sync: SyncOptions {
             iteration_barrier: a.add_barrier,
             iteration_sync: a.add_iteration_sync,

@@ -70,6 +70,10 @@ pub struct Strips {
     pub cache_bytes: u64,
     /// The strip height, rows of the tallest function (overrides the budget).
     pub rows: Option<u64>,
+    /// Strip even when every frame fits the budget (`--strip-rows` or
+    /// `--cache-bytes` given). Otherwise `-ts fused` on such a chain is
+    /// scheduled box-at-a-time (see `pipeline::streaming`).
+    pub forced: bool,
 }
 
 impl Strips {
@@ -127,33 +131,52 @@ pub fn strip_count(d: &Declaration, st: &Strips) -> u64 {
         .unwrap_or(1)
         .max(1);
     let rows = st.rows.unwrap_or_else(|| {
-        let outputs: Vec<u128> = d
-            .functions
-            .iter()
-            .filter_map(|f| Some((f, d.function_decl(f.function.as_str())?)))
-            .flat_map(|(f, fd)| {
-                fd.ports
-                    .iter()
-                    .filter(|p| p.direction == crate::ir::Direction::Out)
-                    .filter_map(move |p| {
-                        let g = p.grid(f.resolution.value)?;
-                        Some(g.x as u128 * g.y as u128 * p.ty.size() as u128)
-                    })
-            })
-            .collect();
+        let outputs = output_frames(d);
         let per_row = (outputs.iter().sum::<u128>() / tallest as u128).max(1);
         let budget = ((st.cache_bytes as u128 / (2 * per_row)).max(1)).min(u64::MAX as u128) as u64;
         // A frame larger than the cache budget goes through DRAM or the
         // last-level cache box-at-a-time: streaming is the point, and its
         // strips are also made short enough that the folded buffers hold
         // about 1/20 of what box-at-a-time needs (rings ∝ strip height).
-        if outputs.iter().any(|&b| b >= st.cache_bytes as u128) {
+        if streams(d, st.cache_bytes) {
             budget.min((tallest / MEMORY_STRIPS).max(MIN_STRIP_ROWS))
         } else {
             budget
         }
     });
     tallest.div_ceil(rows.max(1))
+}
+
+/// The bytes of every output frame: each OUT port of each function
+/// instance, its grid × the size of its type.
+fn output_frames(d: &Declaration) -> Vec<u128> {
+    d.functions
+        .iter()
+        .filter_map(|f| Some((f, d.function_decl(f.function.as_str())?)))
+        .flat_map(|(f, fd)| {
+            fd.ports
+                .iter()
+                .filter(|p| p.direction == crate::ir::Direction::Out)
+                .filter_map(move |p| {
+                    let g = p.grid(f.resolution.value)?;
+                    Some(g.x as u128 * g.y as u128 * p.ty.size() as u128)
+                })
+        })
+        .collect()
+}
+
+/// The largest output frame of the declaration, bytes (0 without any).
+pub fn largest_output_frame(d: &Declaration) -> u128 {
+    output_frames(d).into_iter().max().unwrap_or(0)
+}
+
+/// Whether streaming strips pays: some output frame is at least the cache
+/// budget, so that box-at-a-time it would go through DRAM or the
+/// last-level cache. When every frame fits, a box-at-a-time schedule
+/// finds each frame in the core's cache already and strips only add
+/// sub-boxes and waits.
+pub fn streams(d: &Declaration, cache_bytes: u64) -> bool {
+    largest_output_frame(d) >= cache_bytes as u128
 }
 
 impl Default for SplitOptions {

@@ -20,6 +20,8 @@ use crate::sync::{PeriodicBarrier, SyncOptions};
 use crate::verify::{CounterExample, Extras, Proof};
 use std::collections::BTreeMap;
 
+mod streaming;
+
 /// Options of every stage.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -27,6 +29,10 @@ pub struct Options {
     pub scheduler: SchedulerKind,
     pub schedule: ScheduleOptions,
     pub memory: MemoryKind,
+    /// `memory` was asked for (`-ms`), not the default of the scheduler:
+    /// kept when `-ts fused` runs a chain box-at-a-time (see
+    /// [`streaming`]), which otherwise uses interference.
+    pub memory_explicit: bool,
     /// `timing`/`timing_system` are filled in from the description.
     pub sync: SyncOptions,
     /// `-te`: keep `thread_execution` and `signal` in the printed runtime.
@@ -167,14 +173,8 @@ pub fn check(desc: &Description) -> Result<(Vec<String>, Vec<Diagnostic>), Vec<D
 
 /// Runs every stage after the front end.
 pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
-    // `-ts fused` streams strips: split into strips sized to the cache.
-    let mut lower_opts = opts.lower;
-    if matches!(opts.scheduler, SchedulerKind::Fused(_)) && lower_opts.split.strips.is_none() {
-        lower_opts.split.strips = Some(crate::lower::split::Strips {
-            cache_bytes: crate::lower::split::Strips::default_cache_bytes(),
-            rows: None,
-        });
-    }
+    // `-ts fused` streams strips sized to the cache, when they pay.
+    let (lower_opts, fallback) = streaming::decide(desc, opts)?;
     let lowered = crate::lower::lower(desc, &lower_opts)?;
     let mut warnings = lowered.warnings;
     let description = lowered.description;
@@ -245,7 +245,13 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     }
 
     // Schedule (or take the hand-written thread lists), allocate, synchronise.
-    let schedule = if given.thread_schedule.is_empty() {
+    let mut memory_kind = opts.memory;
+    let schedule = if let Some(fb) = &fallback {
+        let (s, tried) = streaming::schedule(&hsdfg, fb, &opts.schedule);
+        memory_kind = streaming::memory(opts);
+        warnings.push(streaming::warning(desc, fb, &s, memory_kind, &tried));
+        s
+    } else if given.thread_schedule.is_empty() {
         crate::schedule::schedule(&hsdfg, opts.scheduler, &opts.schedule)
     } else {
         let mut s = crate::schedule::given::from_lists(&hsdfg, &given.thread_schedule)?;
@@ -256,11 +262,9 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         s
     };
     notes.extend(schedule.notes.iter().map(|n| format!("schedule: {n}")));
-    let memory_kind = if opts.dynamic_memory {
-        MemoryKind::None
-    } else {
-        opts.memory
-    };
+    if opts.dynamic_memory {
+        memory_kind = MemoryKind::None;
+    }
     // Memory sections written in the runtime (what `--no-threadexecution`
     // prints, or a hand placement): honoured as written, whatever `-ms`.
     let written = given.places_buffers() && !opts.dynamic_memory;

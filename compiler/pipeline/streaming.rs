@@ -1,0 +1,185 @@
+//! Whether `-ts fused N` streams strips, or runs the chain box-at-a-time.
+//!
+//! Takes the description and the pipeline's options; gives the lowering
+//! options to use and, for a chain that gains nothing from strips, the
+//! decision to schedule it box-at-a-time instead, with the warning that
+//! says so (E140).
+//!
+//! Strips pay when a frame does not fit the per-core cache
+//! ([`split::streams`]): box-at-a-time, such frames go through DRAM or the
+//! last-level cache, streamed they stay in the core's cache. When every
+//! output frame fits the cache budget, a box-at-a-time schedule already
+//! finds each frame in the cache, and strips only add sub-boxes (a call
+//! and its timing each) and waits at the band borders: measured 5–41 %
+//! slower on the ten generated 256² chains of `BENCHMARKS.md`. Unless the
+//! user forced strips (`--strip-rows`, `--cache-bytes`), such a chain is
+//! scheduled with the best predicted (shortest makespan) of `reduced N`,
+//! `predictable N` and `fixed N` — ties go to reduced, which keeps the
+//! least data live — and placed with `-ms interference` unless `-ms` was
+//! given (`fold` folds little without strips and uses more bytes).
+//!
+//! Guarantees: with strips forced, with a frame as large as the budget, or
+//! for a description whose runtime section already schedules it, the
+//! options are returned unchanged and nothing falls back.
+
+use super::Options;
+use crate::front::diagnostics::Diagnostic;
+use crate::ir::Description;
+use crate::lower::hsdfg::Hsdfg;
+use crate::lower::split::{self, Strips};
+use crate::lower::LowerOptions;
+use crate::memory::MemoryKind;
+use crate::schedule::{Schedule, ScheduleOptions, SchedulerKind};
+
+/// `-ts fused N` on a chain whose frames all fit the cache budget.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fallback {
+    pub threads: usize,
+    /// The largest output frame, bytes.
+    pub largest: u128,
+    /// The cache budget it fits, bytes.
+    pub budget: u64,
+}
+
+/// The lowering options for `desc` under `opts` (strips sized to the
+/// default cache budget when `-ts fused` gave none), and the fallback
+/// when fused would not stream.
+pub(super) fn decide(
+    desc: &Description,
+    opts: &Options,
+) -> Result<(LowerOptions, Option<Fallback>), Vec<Diagnostic>> {
+    let mut lower = opts.lower;
+    let SchedulerKind::Fused(threads) = opts.scheduler else {
+        return Ok((lower, None));
+    };
+    let strips = *lower.split.strips.get_or_insert(Strips {
+        cache_bytes: Strips::default_cache_bytes(),
+        rows: None,
+        forced: false,
+    });
+    let scheduled = desc
+        .runtime
+        .as_ref()
+        .is_some_and(|r| !r.thread_executions.is_empty() || !r.thread_schedule.is_empty());
+    if strips.forced || strips.rows.is_some() || scheduled || desc.instantiation.is_some() {
+        return Ok((lower, None));
+    }
+    let declared = crate::lower::lower_to_declaration(desc, &lower)?;
+    let Some(decl) = &declared.declaration else {
+        return Ok((lower, None));
+    };
+    if split::streams(decl, strips.cache_bytes) {
+        return Ok((lower, None));
+    }
+    lower.split.strips = None;
+    Ok((
+        lower,
+        Some(Fallback {
+            threads,
+            largest: split::largest_output_frame(decl),
+            budget: strips.cache_bytes,
+        }),
+    ))
+}
+
+/// The memory schedule under the fallback: interference unless `-ms` was
+/// given.
+pub(super) fn memory(opts: &Options) -> MemoryKind {
+    if opts.memory_explicit {
+        opts.memory
+    } else {
+        MemoryKind::Interference
+    }
+}
+
+/// The schedule with the shortest predicted makespan among reduced,
+/// predictable and fixed on the fallback's threads (ties to the earlier),
+/// and each one's makespan, µs.
+pub(super) fn schedule(
+    h: &Hsdfg,
+    fallback: &Fallback,
+    opts: &ScheduleOptions,
+) -> (Schedule, Vec<(SchedulerKind, f64)>) {
+    let n = fallback.threads;
+    let mut tried = Vec::new();
+    let mut best: Option<Schedule> = None;
+    for kind in [
+        SchedulerKind::Reduced(n),
+        SchedulerKind::Predictable(n),
+        SchedulerKind::Fixed(n),
+    ] {
+        let s = crate::schedule::schedule(h, kind, opts);
+        tried.push((kind, s.makespan));
+        if best
+            .as_ref()
+            .is_none_or(|b| s.makespan < b.makespan * (1.0 - 1e-9))
+        {
+            best = Some(s);
+        }
+    }
+    let best =
+        best.unwrap_or_else(|| crate::schedule::schedule(h, SchedulerKind::Reduced(n), opts));
+    (best, tried)
+}
+
+/// E140: what ran instead of `-ts fused N`, why, and how to stream anyway.
+pub(super) fn warning(
+    desc: &Description,
+    fallback: &Fallback,
+    chosen: &Schedule,
+    memory: MemoryKind,
+    tried: &[(SchedulerKind, f64)],
+) -> Diagnostic {
+    let predicted = tried
+        .iter()
+        .map(|(k, m)| format!("{k} {m:.1} µs"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut d = Diagnostic::warning(
+        "E140",
+        format!(
+            "`-ts fused {}` runs this chain box-at-a-time, as `-ts {} -ms {}`: every frame fits the cache budget (the largest is {}, the budget {})",
+            fallback.threads,
+            chosen.kind,
+            memory.keyword(),
+            bytes(fallback.largest),
+            bytes(fallback.budget as u128),
+        ),
+    );
+    if let Some(c) = desc.composition.as_ref().and_then(|c| c.compose.as_ref()) {
+        d = d.label(c.span, "the frames of this chain fit the per-core cache");
+    }
+    d.hint(format!(
+        "strips pay when frames overflow the per-core cache (docs/fused.md); predicted makespans: {predicted}; to stream strips anyway give --strip-rows N or --cache-bytes B"
+    ))
+}
+
+/// `128 KiB`, `1 MiB`, `1.5 MiB`, `1000 bytes`.
+fn bytes(n: u128) -> String {
+    const KIB: u128 = 1 << 10;
+    const MIB: u128 = 1 << 20;
+    if n >= MIB {
+        if n.is_multiple_of(MIB) {
+            format!("{} MiB", n / MIB)
+        } else {
+            format!("{:.1} MiB", n as f64 / MIB as f64)
+        }
+    } else if n >= KIB && n.is_multiple_of(KIB) {
+        format!("{} KiB", n / KIB)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bytes;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(bytes(131072), "128 KiB");
+        assert_eq!(bytes(1 << 20), "1 MiB");
+        assert_eq!(bytes(3 << 19), "1.5 MiB");
+        assert_eq!(bytes(1000), "1000 bytes");
+    }
+}
