@@ -483,8 +483,16 @@ fn summary(exe: &Path, c: &Compiled, scheduler: &crate::schedule::SchedulerKind)
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let threads = c.runtime.thread_executions.len();
-    let how = if c.schedule.is_some() {
-        format!("-ts {}", scheduler.to_string().trim())
+    let how = if let Some(s) = &c.schedule {
+        match (scheduler, s.kind) {
+            // -ts fused on frames that fit the cache (E140): what ran.
+            (crate::schedule::SchedulerKind::Fused(_), ran)
+                if !matches!(ran, crate::schedule::SchedulerKind::Fused(_)) =>
+            {
+                format!("-ts {ran}, box-at-a-time for -ts {scheduler}")
+            }
+            _ => format!("-ts {}", scheduler.to_string().trim()),
+        }
     } else {
         "the runtime section as written".to_string()
     };
