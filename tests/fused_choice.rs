@@ -15,7 +15,7 @@ use support::*;
 /// A generated chain of 64 × 64 frames (at most 16 KiB each).
 fn small_chain(tag: &str) -> std::path::PathBuf {
     write_input(
-        &scratch(&format!("streaming-{tag}")),
+        &scratch(&format!("fused-choice-{tag}")),
         "small.ssc",
         &generate(12, 3, "64,64"),
     )
@@ -86,7 +86,7 @@ fn a_chain_whose_frames_fit_the_cache_runs_box_at_a_time_and_says_so() {
     };
     assert_eq!(memory(&info), memory(&direct));
     // The summary line of a real build says what ran.
-    let dir = scratch("streaming-summary");
+    let dir = scratch("fused-choice-summary");
     let out = Command::new(env!("CARGO_BIN_EXE_ssc"))
         .arg("build")
         .arg(&file)
