@@ -8,14 +8,15 @@
 //! in the window and every HSDFG edge. It shares nothing with
 //! `ssc::verify` but the HSDFG. Every mutant's verdict must agree.
 
+mod testgen;
 use ssc::ir::{Op, Runtime};
 use ssc::lower::hsdfg::Hsdfg;
-use ssc::lower::testgen::{random_hsdfg_with, trivial_plan, GenParams};
 use ssc::memory::Placement;
 use ssc::schedule::{schedule, ScheduleOptions, SchedulerKind};
 use ssc::sync::{synchronise_plan, SyncOptions};
 use ssc::verify::verify_with;
 use std::collections::HashMap;
+use testgen::{random_hsdfg_with, trivial_plan, GenParams};
 
 const K: usize = 3;
 

@@ -5,6 +5,7 @@
 
 #[path = "common/sync_sets.rs"]
 mod sync_sets;
+mod testgen;
 use proptest::prelude::*;
 use ssc::generate::{generate, GenerateOptions};
 use ssc::ir::{Description, Op, Pair};
@@ -333,7 +334,7 @@ proptest! {
 /// bound, and each list scheduler's makespan against its lower bound.
 #[test]
 fn averages_against_the_lower_bounds() {
-    let mut rng = ssc::lower::testgen::Rng::new(2024);
+    let mut rng = testgen::Rng::new(2024);
     let n = 100;
     let mut mem = (0.0, 0, 0.0);
     let mut span: std::collections::BTreeMap<(&str, bool), (f64, usize)> = Default::default();

@@ -1,9 +1,10 @@
 //! Properties of the thread schedulers on random HSDFGs.
 
+mod testgen;
 use proptest::prelude::*;
-use ssc::lower::hsdfg::Hsdfg;
-use ssc::lower::testgen::random_hsdfg;
+use ssc::lower::hsdfg::{EdgeKind, Hsdfg};
 use ssc::schedule::{schedule, Schedule, ScheduleOptions, SchedulerKind};
+use testgen::random_hsdfg;
 
 fn kinds() -> Vec<SchedulerKind> {
     vec![
@@ -99,4 +100,41 @@ fn reduced_reports_its_search() {
     };
     let s = schedule(&h, SchedulerKind::Reduced(2), &o);
     assert!(s.notes.iter().any(|n| n.contains("budget reached")));
+}
+
+// ---- the generator itself -------------------------------------------------------
+
+#[test]
+fn generated_graphs_are_well_formed() {
+    for seed in 0..200 {
+        let h = random_hsdfg(seed);
+        // Dependencies form a DAG and each has its WAR partner.
+        assert!(!petgraph::algo::is_cyclic_directed(
+            &petgraph::visit::EdgeFiltered::from_fn(&h.graph, |e| e.weight().kind
+                == EdgeKind::Dependency)
+        ));
+        let deps = h.dependencies().count();
+        let wars = h
+            .edges()
+            .filter(|e| e.3.kind == EdgeKind::WriteAfterRead)
+            .count();
+        assert_eq!(deps, wars);
+        for f in &h.functions {
+            let rows: u64 = f
+                .subboxes
+                .iter()
+                .map(|&a| h.actor(a).region.y1 - h.actor(a).region.y0)
+                .sum();
+            assert_eq!(rows, f.resolution.y);
+        }
+    }
+}
+
+#[test]
+fn deterministic_in_seed() {
+    let a = random_hsdfg(42);
+    let b = random_hsdfg(42);
+    assert_eq!(a.graph.node_count(), b.graph.node_count());
+    assert_eq!(a.graph.edge_count(), b.graph.edge_count());
+    assert_eq!(a.buffers, b.buffers);
 }

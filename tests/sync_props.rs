@@ -2,13 +2,14 @@
 
 #[path = "common/sync_sets.rs"]
 mod sync_sets;
+mod testgen;
 use proptest::prelude::*;
 use ssc::lower::hsdfg::Hsdfg;
-use ssc::lower::testgen::{appendix_hsdfg, random_hsdfg, trivial_plan};
 use ssc::schedule::{schedule, ScheduleOptions, SchedulerKind};
 use ssc::sync::{synchronise_plan, SyncOptions};
 use ssc::verify::verify_with;
 use sync_sets::sync_sets;
+use testgen::{appendix_hsdfg, random_hsdfg, trivial_plan};
 
 fn kinds() -> Vec<SchedulerKind> {
     vec![

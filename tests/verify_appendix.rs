@@ -1,8 +1,9 @@
 //! The runtime checker on the hand-written runtime of Appendix A.
 
+mod testgen;
 use ssc::ir::{Op, Runtime};
-use ssc::lower::testgen::appendix_hsdfg;
 use ssc::verify::{placements_from_runtime, verify, CounterExample};
+use testgen::appendix_hsdfg;
 
 fn appendix_runtime() -> Runtime {
     let text = std::fs::read_to_string("examples/appendix.ssc").unwrap();

@@ -13,7 +13,6 @@ pub mod compose;
 pub mod deps;
 pub mod hsdfg;
 pub mod split;
-pub mod testgen;
 pub mod timing;
 pub mod validate;
 

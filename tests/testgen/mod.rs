@@ -1,4 +1,5 @@
-//! Random HSDFGs for tests (schedulers, allocators, synchronisation, checker).
+//! Random HSDFGs for tests (schedulers, allocators, synchronisation, checker):
+//! test code, kept out of the library (`mod testgen;` in the tests that use it).
 //!
 //! [`random_hsdfg`] builds an [`Hsdfg`] directly, without a description: a
 //! random DAG of function instances (every function has the same resolution,
@@ -12,12 +13,14 @@
 //! (splitmix64), so a failing proptest case reproduces from the seed alone.
 //! [`appendix_hsdfg`] builds the HSDFG of the thesis' Appendix A by hand.
 
-use super::hsdfg::{
+#![allow(dead_code)]
+
+use petgraph::graph::DiGraph;
+use ssc::ir::{Direction, ElemType, Pair, Parallelism, Region, SubBoxRef};
+use ssc::lower::hsdfg::{
     Access, Actor, Buffer, BufferId, Edge, EdgeKind, FunctionId, FunctionInfo, Hsdfg, PortInfo,
     SystemTiming,
 };
-use crate::ir::{Direction, ElemType, Pair, Parallelism, Region, SubBoxRef};
-use petgraph::graph::DiGraph;
 
 /// A small deterministic PRNG (splitmix64).
 #[derive(Clone, Debug)]
@@ -397,8 +400,8 @@ pub fn appendix_hsdfg() -> Hsdfg {
 
 /// The trivial memory plan: every buffer at its own offset of the shared
 /// arena, one after the other, no extra orderings.
-pub fn trivial_plan(h: &Hsdfg) -> crate::memory::MemoryPlan {
-    use crate::memory::{ArenaId, MemoryKind, MemoryPlan, Placement};
+pub fn trivial_plan(h: &Hsdfg) -> ssc::memory::MemoryPlan {
+    use ssc::memory::{ArenaId, MemoryKind, MemoryPlan, Placement};
     let mut offset = 0;
     let placements = h
         .buffers
@@ -421,45 +424,5 @@ pub fn trivial_plan(h: &Hsdfg) -> crate::memory::MemoryPlan {
         extra_edges: Vec::new(),
         lower_bound: 0,
         notes: Vec::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn generated_graphs_are_well_formed() {
-        for seed in 0..200 {
-            let h = random_hsdfg(seed);
-            // Dependencies form a DAG and each has its WAR partner.
-            assert!(!petgraph::algo::is_cyclic_directed(
-                &petgraph::visit::EdgeFiltered::from_fn(&h.graph, |e| e.weight().kind
-                    == EdgeKind::Dependency)
-            ));
-            let deps = h.dependencies().count();
-            let wars = h
-                .edges()
-                .filter(|e| e.3.kind == EdgeKind::WriteAfterRead)
-                .count();
-            assert_eq!(deps, wars);
-            for f in &h.functions {
-                let rows: u64 = f
-                    .subboxes
-                    .iter()
-                    .map(|&a| h.actor(a).region.y1 - h.actor(a).region.y0)
-                    .sum();
-                assert_eq!(rows, f.resolution.y);
-            }
-        }
-    }
-
-    #[test]
-    fn deterministic_in_seed() {
-        let a = random_hsdfg(42);
-        let b = random_hsdfg(42);
-        assert_eq!(a.graph.node_count(), b.graph.node_count());
-        assert_eq!(a.graph.edge_count(), b.graph.edge_count());
-        assert_eq!(a.buffers, b.buffers);
     }
 }
