@@ -16,8 +16,8 @@ use crate::lower::timing::Timing;
 use crate::lower::LowerOptions;
 use crate::memory::{MemoryKind, MemoryPlan};
 use crate::schedule::{Schedule, ScheduleOptions, SchedulerKind};
-use crate::sync::{PeriodicBarrier, SyncOptions};
-use crate::verify::{CounterExample, Extras, Proof};
+use crate::sync::{Extras, PeriodicBarrier, SyncOptions};
+use crate::verify::{CounterExample, Proof};
 use std::collections::BTreeMap;
 
 mod streaming;

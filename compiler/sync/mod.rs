@@ -50,9 +50,22 @@ use crate::lower::hsdfg::{ActorId, Hsdfg};
 use crate::memory::{ArenaId, MemoryPlan};
 use crate::reach::{OneEdges, Reach, TokenGraph};
 use crate::schedule::Schedule;
-use crate::verify::Extras;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+
+/// What the IR cannot say, for the checker (`verify::verify_with`): the
+/// synchronisation this stage adds beyond the runtime section's text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// Initial tokens of signals, overriding `!` / nothing.
+    pub signal_tokens: HashMap<String, u32>,
+    /// Barriers that do not run every iteration: left out of the ordering.
+    pub periodic_barriers: HashSet<String>,
+    /// Orderings the runtime must enforce besides the dependencies (`-dm`:
+    /// the coarse orderings of run-time allocation, `memory::dynamic_edges`),
+    /// checked and counted like the dependencies.
+    pub orderings: Vec<crate::memory::OrderEdge>,
+}
 
 /// Options of the synchronisation stage (docs/commands.md, runtime group).
 #[derive(Clone, Debug, Default, PartialEq)]

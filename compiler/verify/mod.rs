@@ -61,7 +61,7 @@
 //! Signals with more than one initial token (`-kd`) and barriers that run
 //! only every N iterations (`-ks -ki N`) are not expressible in the IR; the
 //! synchronisation stage records them in its `SyncPlan`, and
-//! [`verify_with`] takes them as [`Extras`]: token counts override the `!`,
+//! [`verify_with`] takes them as [`Extras`](crate::sync::Extras): token counts override the `!`,
 //! and periodic barriers are left out of the ordering (sound: they only add
 //! order; and they cannot add a deadlock when every participant meets them
 //! as its last op, which is how they are emitted).
@@ -71,6 +71,7 @@ use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::memory::ring::Ring;
 use crate::memory::{ArenaId, Placement};
 use crate::reach::{Reach, TokenGraph};
+use crate::sync::Extras;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 use std::fmt;
@@ -192,19 +193,6 @@ impl fmt::Display for CounterExample {
             }
         }
     }
-}
-
-/// What the IR cannot say (see the module documentation).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Extras {
-    /// Initial tokens of signals, overriding `!` / nothing.
-    pub signal_tokens: HashMap<String, u32>,
-    /// Barriers that do not run every iteration: left out of the ordering.
-    pub periodic_barriers: HashSet<String>,
-    /// Orderings the runtime must enforce besides the dependencies (`-dm`:
-    /// the coarse orderings of run-time allocation, `memory::dynamic_edges`),
-    /// checked and counted like the dependencies.
-    pub orderings: Vec<crate::memory::OrderEdge>,
 }
 
 /// Placements of a hand-written runtime, from its `memory_mapping` and
