@@ -75,9 +75,10 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* 20 us: a spinning waiter sees a post in ~50 ns, a sleeping one is woken
- * in ~40 us on the reference KVM machine (SPEC §4.1). Atomic so it may be
- * changed while threads run. */
+/* 20 us: a spinning waiter sees a post in ~60 ns, a sleeping one is woken
+ * in 13-31 us (p50; 48 us p99) on the 2-vCPU KVM machine ssc was developed
+ * on (runtime-c/README.md, "Measured costs"). Atomic so it may be changed
+ * while threads run. */
 static atomic_uint_fast64_t spin_bound_ns = 20000;
 
 void ssc_set_spin_ns(uint64_t ns) { atomic_store_explicit(&spin_bound_ns, ns, memory_order_relaxed); }
