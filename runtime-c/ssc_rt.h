@@ -124,12 +124,19 @@ ssc_port ssc_port_make(void *data, ssc_type type, int64_t width, int64_t height,
 
 typedef enum { SSC_DUMP_CSV, SSC_DUMP_JSON, SSC_DUMP_BINARY } ssc_dump_format;
 
+/* Per-iteration records a dump holds by default: the first 100 000
+ * iterations (--dump-iterations N). Nothing per iteration is kept without
+ * a dump. */
+#define SSC_DUMP_ITERATIONS 100000
+
 typedef struct {
     uint64_t iterations;        /* --iterations N          (ssc -ic) */
     uint64_t period_ns;         /* --period-us P, 0 = run as fast as possible */
     uint64_t spin_ns;           /* --spin-ns N: spin bound of waits */
     const char *dump_path;      /* --dump F                (ssc -dt) */
     ssc_dump_format dump_format;/* --dump-format           (ssc -td) */
+    uint64_t dump_iterations;   /* --dump-iterations N: the dump holds the
+                                   first N iterations (SSC_DUMP_ITERATIONS) */
     int json;                   /* --json: the report as JSON */
     int time_boxes;             /* ssc -ta: time every sub-box */
     int time_threads;           /* ssc -tt: busy / waiting per thread iteration */
@@ -145,7 +152,8 @@ typedef struct {
     const char *output_dir;     /* --output DIR */
 } ssc_options;
 
-/* Defaults: spin 20 us, CSV dumps, no timers. */
+/* Defaults: spin 20 us, CSV dumps of the first SSC_DUMP_ITERATIONS
+ * iterations, no timers. */
 void ssc_options_init(ssc_options *o, const char *program, uint64_t iterations);
 
 /* Parses argv into o. --help prints usage and exits 0; a wrong argument
@@ -297,15 +305,20 @@ typedef struct {
     _Alignas(64) int index;
     uint64_t iter;          /* the iteration being run */
     uint64_t busy, wait;    /* ns in this iteration (-tt) */
-    atomic_uint done;       /* iterations finished, mod 2^32 (for max_lead) */
+    atomic_uint done;       /* iterations finished, mod 2^32 (for the lead) */
     atomic_uint watchers;   /* threads that may sleep on `done` */
+    uint64_t others_done;   /* every other thread had finished this many
+                               iterations when this one last looked */
 } ssc_thread;
 
 typedef void (*ssc_thread_fn)(ssc_thread *self);
 
 /* Claims the thread's next iteration. False when the program stops: the
  * iteration count is reached, or SIGINT/SIGTERM froze the last iteration.
- * All threads agree on the last iteration (see README, "Stopping"). */
+ * All threads agree on the last iteration (see README, "Stopping"). In a
+ * program no thread begins iteration k before every thread has finished
+ * k - SSC_LATENCY_WINDOW + 1 (the latency of an iteration is kept in a
+ * ring of that many slots until its last thread finishes it). */
 int ssc_iteration_begin(ssc_thread *t);
 void ssc_iteration_end(ssc_thread *t);
 
@@ -355,18 +368,32 @@ typedef struct {
 /* Sorts `ns` in place and summarises it (nearest-rank percentiles). */
 void ssc_stats_compute(uint64_t *ns, uint64_t count, ssc_stats *out);
 
-/* Latencies summarised as they come, in bounded memory: exact count,
- * mean, σ (Welford), min and max; percentiles from a log-linear histogram
- * (64 buckets per power of two: within 1/64 = 1.6 % of the exact value). */
+/* Latencies summarised as they come, in memory that does not grow with
+ * their number (30 KiB): exact count, mean, σ (Welford; merged exactly,
+ * Chan et al.), min and max; percentiles from a log-linear histogram, one
+ * bucket per value below 128 and 64 buckets per power of two above. A
+ * percentile is the middle of the bucket that holds the exact
+ * nearest-rank value, clamped to [min, max]: exact below 128 ns, else
+ * within 1/128 (0.78 %) of the exact value. The program's report and the
+ * library's statistics both come from here. */
 #define SSC_HIST_BUCKETS (128 + 58 * 64)
 typedef struct {
-    uint64_t count, min, max;
+    _Alignas(64) uint64_t count;   /* a whole number of cache lines */
+    uint64_t min, max;
     double mean, m2;
     uint64_t hist[SSC_HIST_BUCKETS];
 } ssc_stream_stats;
 void ssc_stream_reset(ssc_stream_stats *s);
 void ssc_stream_add(ssc_stream_stats *s, uint64_t ns);
+/* Adds everything `from` has seen to `into` (as if added one by one, up
+ * to rounding of the mean and σ). */
+void ssc_stream_merge(ssc_stream_stats *into, const ssc_stream_stats *from);
 void ssc_stream_summary(const ssc_stream_stats *s, ssc_stats *out);
+
+/* Iterations whose latency a program keeps at once: a slot per iteration
+ * in flight, summarised into the streaming statistics (and, for the first
+ * --dump-iterations, the dump) by the last thread to finish it. */
+#define SSC_LATENCY_WINDOW 256
 
 /* ------------------------------------------------------------------ */
 /* Library mode (ssc build -t library; runtime-c/README.md, "Library") */

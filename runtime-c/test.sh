@@ -71,11 +71,14 @@ gcc $TSAN -o "$OUT/hand.tsan" "$HERE/examples/appendix_by_hand.c" $RT || fail "t
 # setarch -R: older TSan runtimes fail under high-entropy ASLR.
 NOASLR=""
 setarch "$(uname -m)" -R true 2>/dev/null && NOASLR="setarch $(uname -m) -R"
-for spin in 20000 0; do   # spinning, then every wait on the futex (and -kd 1)
-    TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/hand.tsan" --iterations 60 \
+# spinning, over more iterations than the latency window (256: its slots
+# are reused), then every wait on the futex (and -kd 1)
+for run in "20000 300" "0 60"; do
+    set -- $run; spin=$1; n=$2
+    TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/hand.tsan" --iterations $n \
         --spin-ns $spin $([ $spin = 0 ] && echo --max-lead 1) > "$OUT/tsan.txt" 2> "$OUT/tsan.err" || { cat "$OUT/tsan.err"; fail "tsan run (spin $spin)"; }
     grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report (spin $spin)"; }
-    grep -q "^iterations: 60 of 60$" "$OUT/tsan.txt" || fail "tsan run incomplete (spin $spin)"
+    grep -q "^iterations: $n of $n$" "$OUT/tsan.txt" || fail "tsan run incomplete (spin $spin)"
 done
 if [ $QUICK = 1 ]; then
     echo "   --quick: the unit tests under TSan are skipped"
@@ -126,6 +129,7 @@ set +e
 "$OUT/hand.gcc" --frobnicate 2> "$OUT/err.txt"; [ $? = 2 ] || fail "unknown option: exit code"
 "$OUT/hand.gcc" --iterations x 2> /dev/null; [ $? = 2 ] || fail "bad number: exit code"
 "$OUT/hand.gcc" --iterations 2> /dev/null; [ $? = 2 ] || fail "missing value: exit code"
+"$OUT/hand.gcc" --dump-iterations 0 2> /dev/null; [ $? = 2 ] || fail "--dump-iterations 0: exit code"
 set -e
 grep -q "unknown option" "$OUT/err.txt" || fail "unknown option: message"
 
@@ -172,10 +176,15 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
     grep -q "mlockall refused" "$OUT/err.txt" || fail "no mlockall warning"
 fi
 
-step "dumps: csv, json, binary"
+step "dumps: csv, json, binary; --dump-iterations"
 "$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.csv" > /dev/null
 # header + 30 latency + 6 boxes x 30 + 2 threads x 30
 [ "$(wc -l < "$OUT/d.csv")" = $((1 + 30 + 180 + 60)) ] || fail "csv dump rows"
+# the first 10 of 30 iterations, and a note that says so
+"$OUT/hand.gcc" --iterations 30 --dump "$OUT/d10.csv" --dump-iterations 10 > "$OUT/d10.txt" 2> "$OUT/d10.err"
+[ "$(wc -l < "$OUT/d10.csv")" = $((1 + 10 + 60 + 20)) ] || fail "csv dump rows with --dump-iterations 10"
+grep -q "latency (us): count 30 " "$OUT/d10.txt" || fail "the report covers every iteration, not the dump's"
+grep -q "holds the first 10 of 30 iterations" "$OUT/d10.err" || fail "no note of the dump's first iterations"
 "$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.json" --dump-format json > /dev/null
 if command -v python3 > /dev/null; then
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \

@@ -1,0 +1,233 @@
+//! The generated program's statistics stream (issue 16): its memory does
+//! not grow with the iterations (exact count, mean, σ, min and max;
+//! percentiles from a log-linear histogram within 1/128 of the exact
+//! value; per-iteration records only for a dump, and only its first
+//! `--dump-iterations`). runtime-c/README.md, "Timers, report and dumps".
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use support::*;
+
+/// `tests/in/chain.ssc` (one thread, a few µs an iteration), built once.
+fn chain() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let dir = scratch("streaming-chain");
+        build(gcc(), &Case::new(root("tests/in/chain.ssc"), ""), &dir)
+            .unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
+/// The number after `key` in the report line that starts with `prefix`.
+fn field(report: &str, prefix: &str, key: &str) -> Option<u64> {
+    let line = report.lines().find(|l| l.starts_with(prefix))?;
+    let rest = &line[line.find(key)? + key.len()..];
+    rest.split_whitespace().next()?.parse().ok()
+}
+
+// ---- (a) percentiles within the documented bound --------------------------------
+
+#[derive(Debug, PartialEq)]
+struct Summary {
+    count: u64,
+    mean: f64,
+    stddev: f64,
+    min: u64,
+    p: [u64; 3],
+    max: u64,
+}
+
+fn parse_summary(words: &[&str]) -> Summary {
+    let u = |i: usize| words[i].parse::<u64>().unwrap();
+    let f = |i: usize| words[i].parse::<f64>().unwrap();
+    Summary {
+        count: u(0),
+        mean: f(1),
+        stddev: f(2),
+        min: u(3),
+        p: [u(4), u(5), u(6)],
+        max: u(7),
+    }
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()) + 1e-9
+}
+
+#[test]
+fn histogram_percentiles_are_within_1_128_of_the_exact_ones() {
+    let dir = scratch("streaming-percentiles");
+    let exe = dir.join("percentiles");
+    let out = Command::new("cc")
+        .args([
+            "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread", "-I",
+        ])
+        .arg(root("runtime-c"))
+        .arg(root("tests/stats/percentiles.c"))
+        .arg(root("runtime-c/ssc_rt.c"))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&exe).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+
+    let mut sets = std::collections::BTreeMap::<String, Vec<(String, Summary)>>::new();
+    let mut bytes = None;
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if w[0] == "bytes" {
+            bytes = w[1].parse::<usize>().ok();
+            continue;
+        }
+        sets.entry(w[0].to_string())
+            .or_default()
+            .push((w[1].to_string(), parse_summary(&w[2..])));
+    }
+    assert_eq!(sets.len(), 7, "{text}");
+    // Memory of the statistics: fixed, whatever the count.
+    assert!(bytes.is_some_and(|b| b <= 32 * 1024), "{text}");
+
+    let mut checked = 0;
+    for (set, kinds) in &sets {
+        let exact = &kinds.iter().find(|(k, _)| k == "exact").unwrap().1;
+        let stream = &kinds.iter().find(|(k, _)| k == "stream").unwrap().1;
+        for (kind, s) in kinds.iter().filter(|(k, _)| k != "exact") {
+            let what = format!("{set} ({kind}): {s:?}, exactly {exact:?}");
+            assert_eq!(s.count, exact.count, "{what}");
+            assert_eq!((s.min, s.max), (exact.min, exact.max), "{what}");
+            assert!(close(s.mean, exact.mean, 1e-12), "mean of {what}");
+            assert!(close(s.stddev, exact.stddev, 1e-9), "σ of {what}");
+            for (name, (&got, &want)) in
+                ["p50", "p99", "p99.9"].iter().zip(s.p.iter().zip(&exact.p))
+            {
+                // The bound of ssc_rt.h: exact below 128 ns, else within 1/128.
+                let err = (got as i128 - want as i128).unsigned_abs();
+                assert!(
+                    if want < 128 {
+                        err == 0
+                    } else {
+                        128 * err <= want as u128
+                    },
+                    "{name} of {what}: {got} is {err} from {want}"
+                );
+                checked += 1;
+            }
+            // Merging the threads' statistics loses nothing of the histogram.
+            assert_eq!(s.p, stream.p, "{what}");
+        }
+    }
+    assert_eq!(checked, 7 * 2 * 3);
+}
+
+// ---- (b) memory does not grow with the iterations -------------------------------
+
+/// Runs `exe args…` to the end; (its maximum resident set in KiB, stdout,
+/// stderr). The child's own rusage, from wait4.
+#[allow(clippy::zombie_processes)] // reaped by wait4, which gives its rusage
+fn max_rss(exe: &Path, args: &[&str], dir: &Path) -> (i64, String, String) {
+    let _s = slot();
+    let (out_path, err_path) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
+    let child = Command::new(exe)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let t0 = Instant::now();
+    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+    loop {
+        // SAFETY: our own child, reaped here and nowhere else.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break;
+        }
+        assert!(r == 0, "wait4: {}", std::io::Error::last_os_error());
+        assert!(
+            t0.elapsed() < RUN_DEADLINE,
+            "{} {args:?} never ended",
+            exe.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (stdout, stderr) = (
+        std::fs::read_to_string(out_path).unwrap(),
+        std::fs::read_to_string(err_path).unwrap(),
+    );
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{} {args:?}: status {status}\n{stdout}{stderr}",
+        exe.display()
+    );
+    (usage.ru_maxrss, stdout, stderr)
+}
+
+#[test]
+fn memory_does_not_grow_with_the_iterations() {
+    let exe = chain();
+    let dir = scratch("streaming-memory");
+    let (small, out, _) = max_rss(exe, &["--iterations", "200000"], &dir);
+    assert_eq!(
+        field(&out, "latency (us)", "count "),
+        Some(200_000),
+        "{out}"
+    );
+    let (large, out, _) = max_rss(exe, &["--iterations", "2000000"], &dir);
+    assert_eq!(
+        field(&out, "latency (us)", "count "),
+        Some(2_000_000),
+        "{out}"
+    );
+    // Keeping every latency took 16 bytes an iteration (and as much again
+    // to sort them): 1.8 M more iterations would be 29 MB or more.
+    let slack = 8 * 1024;
+    eprintln!("max RSS: {small} KiB for 200 000 iterations, {large} KiB for 2 000 000");
+    assert!(
+        large <= small + slack,
+        "200 000 iterations: {small} KiB, 2 000 000: {large} KiB"
+    );
+
+    // A dump keeps only its first --dump-iterations, and says so.
+    let csv = dir.join("dump.csv");
+    let (dumped, out, err) = max_rss(
+        exe,
+        &[
+            "--iterations",
+            "2000000",
+            "--dump",
+            &csv.to_string_lossy(),
+            "--dump-iterations",
+            "1000",
+        ],
+        &dir,
+    );
+    assert_eq!(
+        field(&out, "latency (us)", "count "),
+        Some(2_000_000),
+        "{out}"
+    );
+    assert!(dumped <= small + slack, "with a dump: {dumped} KiB");
+    let rows = std::fs::read_to_string(&csv)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("latency,"))
+        .count();
+    assert_eq!(rows, 1000);
+    assert!(
+        err.contains("holds the first 1000 of 2000000 iterations (--dump-iterations N for more)"),
+        "{err}"
+    );
+}
