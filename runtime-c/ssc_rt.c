@@ -434,6 +434,7 @@ static void usage(FILE *f, const char *argv0)
     fprintf(f,
         "usage: %s [options]\n"
         "  --iterations N     run N iterations\n"
+        "  --forever          run until SIGINT/SIGTERM, then report as usual (exit 0)\n"
         "  --period-us P      release the sources of iteration i at t0 + i*P us\n"
         "  --dump F           write the per-iteration timings to F\n"
         "  --dump-format csv|json|binary\n"
@@ -488,6 +489,8 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             o->json = 1, takes_value = 0;
         } else if (!strcmp(a, "--mlock")) {
             o->lock_memory = 1, takes_value = 0;
+        } else if (!strcmp(a, "--forever")) {
+            o->forever = 1, takes_value = 0;
         } else if (!val) {
             bad_arg(argv0, "unknown option or missing value", a);
         } else if (!strcmp(a, "--input")) {
@@ -502,7 +505,7 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             o->iterations_given = 1;
             o->iterations = parse_u64(argv0, a, val);
             if (o->iterations == 0)
-                bad_arg(argv0, a, "must be at least 1");
+                bad_arg(argv0, a, "must be at least 1 (--forever runs until SIGINT/SIGTERM)");
         } else if (!strcmp(a, "--period-us")) {
             o->period_ns = parse_u64(argv0, a, val) * 1000;
         } else if (!strcmp(a, "--spin-ns")) {
@@ -532,6 +535,11 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             bad_arg(argv0, "unknown option", a);
         }
         i += takes_value;
+    }
+    if (o->forever) {
+        if (o->iterations_given)
+            bad_arg(argv0, "--forever runs until SIGINT/SIGTERM", "leave out --iterations");
+        o->iterations = UINT64_MAX;
     }
 }
 
@@ -1104,21 +1112,27 @@ void ssc_stats_compute(uint64_t *ns, uint64_t n, ssc_stats *s)
 static void print_report(const ssc_stats *s)
 {
     const char *name = rt.opt.program ? rt.opt.program : "ssc-program";
+    char requested[24] = "null";   /* --forever: no count was asked for */
+    if (!rt.opt.forever)
+        snprintf(requested, sizeof requested, "%" PRIu64, rt.opt.iterations);
     if (rt.opt.json) {
         printf("{\"program\": \"%s\", \"threads\": %d, \"iterations\": %" PRIu64
-               ", \"requested\": %" PRIu64 ", \"stopped_by_signal\": %s,\n"
+               ", \"requested\": %s, \"stopped_by_signal\": %s,\n"
                " \"latency_us\": {\"count\": %" PRIu64 ", \"mean\": %.3f, \"stddev\": %.3f, "
                "\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"p99_9\": %.3f, \"max\": %.3f},\n"
                " \"checksum\": \"0x%016" PRIx64 "\"}\n",
-               name, rt.n_threads, rt.completed, rt.opt.iterations,
+               name, rt.n_threads, rt.completed, requested,
                rt.stopped_by_signal ? "true" : "false", s->count, s->mean / 1e3,
                s->stddev / 1e3, s->min / 1e3, s->p50 / 1e3, s->p99 / 1e3, s->p999 / 1e3,
                s->max / 1e3, ssc_checksum());
         return;
     }
     printf("program: %s, %d threads\n", name, rt.n_threads);
-    printf("iterations: %" PRIu64 " of %" PRIu64 "%s\n", rt.completed, rt.opt.iterations,
-           rt.stopped_by_signal ? " (stopped by signal)" : "");
+    if (rt.opt.forever)
+        printf("iterations: %" PRIu64 " (--forever, stopped by signal)\n", rt.completed);
+    else
+        printf("iterations: %" PRIu64 " of %" PRIu64 "%s\n", rt.completed, rt.opt.iterations,
+               rt.stopped_by_signal ? " (stopped by signal)" : "");
     printf("latency (us): count %" PRIu64 "  mean %.3f  sd %.3f  min %.3f  p50 %.3f  "
            "p99 %.3f  p99.9 %.3f  max %.3f\n", s->count, s->mean / 1e3, s->stddev / 1e3,
            s->min / 1e3, s->p50 / 1e3, s->p99 / 1e3, s->p999 / 1e3, s->max / 1e3);

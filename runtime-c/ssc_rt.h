@@ -130,7 +130,9 @@ typedef enum { SSC_DUMP_CSV, SSC_DUMP_JSON, SSC_DUMP_BINARY } ssc_dump_format;
 #define SSC_DUMP_ITERATIONS 100000
 
 typedef struct {
-    uint64_t iterations;        /* --iterations N          (ssc -ic) */
+    uint64_t iterations;        /* --iterations N          (ssc -ic);
+                                   UINT64_MAX with --forever */
+    int forever;                /* --forever: run until SIGINT/SIGTERM */
     uint64_t period_ns;         /* --period-us P, 0 = run as fast as possible */
     uint64_t spin_ns;           /* --spin-ns N: spin bound of waits */
     const char *dump_path;      /* --dump F                (ssc -dt) */
@@ -334,7 +336,8 @@ void ssc_E(ssc_thread *t, ssc_box *b);
 int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes);
 
 /* Prints the report (text or JSON), writes the dump, frees the runtime's
- * memory. Returns the exit status for main: 0, or 3 when the dump failed. */
+ * memory. Returns the exit status for main: 0 (also after SIGINT/SIGTERM),
+ * or 3 when the dump failed. */
 int ssc_finish(void);
 
 /* ------------------------------------------------------------------ */

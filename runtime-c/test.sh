@@ -87,6 +87,15 @@ else
         || { cat "$OUT/tsan.err"; fail "tsan unit tests"; }
     grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report in unit tests"; }
 fi
+step "ThreadSanitizer: --forever until SIGINT"
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/hand.tsan" --forever --dump "$OUT/tsan.csv" \
+    > "$OUT/tsan.txt" 2> "$OUT/tsan.err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid || { cat "$OUT/tsan.err"; fail "tsan --forever exited $?"; }
+grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report (--forever)"; }
+grep -q "^iterations: [0-9]* (--forever, stopped by signal)$" "$OUT/tsan.txt" || { cat "$OUT/tsan.txt"; fail "tsan --forever report"; }
 RT=$GCC_RT
 
 # ---- SIGINT halfway: a complete report of the completed iterations -----
@@ -99,14 +108,17 @@ grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan r
 
 # interrupt PROGRAM DELAY ARGS...: SIGINT after DELAY s; the report must
 # cover N whole iterations, with the checksum of N reference iterations.
+# With --forever among ARGS, no --iterations is given.
 interrupt() {
     prog=$1; delay=$2; shift 2
-    "$prog" --iterations 100000 --dump "$OUT/stop.csv" "$@" > "$OUT/stop.txt" &
+    case " $* " in *" --forever "*) ITERS="" ;; *) ITERS="--iterations 100000" ;; esac
+    "$prog" $ITERS --dump "$OUT/stop.csv" "$@" > "$OUT/stop.txt" &
     pid=$!
     sleep "$delay"
     kill -INT $pid
     wait $pid || fail "interrupted program exited $?"
-    N=$(sed -n 's/^iterations: \([0-9]*\) of 100000 (stopped by signal)$/\1/p' "$OUT/stop.txt")
+    N=$(sed -n -e 's/^iterations: \([0-9]*\) of 100000 (stopped by signal)$/\1/p' \
+        -e 's/^iterations: \([0-9]*\) (--forever, stopped by signal)$/\1/p' "$OUT/stop.txt")
     [ -n "$N" ] && [ "$N" -gt 0 ] || { cat "$OUT/stop.txt"; fail "no 'stopped by signal' report"; }
     grep -q "^latency (us): count $N " "$OUT/stop.txt" || fail "latency count after SIGINT"
     [ "$(grep -c '^latency,' "$OUT/stop.csv")" = "$N" ] || fail "dump rows after SIGINT"
@@ -121,6 +133,9 @@ interrupt "$OUT/hand.gcc" 0.4 --spin-ns 0
 interrupt "$OUT/barrier" 0.4
 interrupt "$OUT/barrier" 0.4 --spin-ns 0
 interrupt "$OUT/hand.gcc" 0.4 --max-lead 1
+interrupt "$OUT/hand.gcc" 0.4 --forever
+interrupt "$OUT/barrier" 0.4 --forever --spin-ns 0
+interrupt "$OUT/hand.gcc" 0.4 --forever --period-us 200
 
 # ---- command line ---------------------------------------------------------
 step "command line: --help, unknown options, bad values"
@@ -129,6 +144,12 @@ set +e
 "$OUT/hand.gcc" --frobnicate 2> "$OUT/err.txt"; [ $? = 2 ] || fail "unknown option: exit code"
 "$OUT/hand.gcc" --iterations x 2> /dev/null; [ $? = 2 ] || fail "bad number: exit code"
 "$OUT/hand.gcc" --iterations 2> /dev/null; [ $? = 2 ] || fail "missing value: exit code"
+# --forever runs until a signal: no --iterations beside it; 0 iterations
+# points to it
+"$OUT/hand.gcc" --forever --iterations 5 2> "$OUT/err2.txt"; [ $? = 2 ] || fail "--forever --iterations: exit code"
+grep -q "leave out --iterations" "$OUT/err2.txt" || fail "--forever --iterations: message"
+"$OUT/hand.gcc" --iterations 0 2> "$OUT/err2.txt"; [ $? = 2 ] || fail "--iterations 0: exit code"
+grep -q -- "--forever" "$OUT/err2.txt" || fail "--iterations 0: no hint of --forever"
 "$OUT/hand.gcc" --dump-iterations 0 2> /dev/null; [ $? = 2 ] || fail "--dump-iterations 0: exit code"
 set -e
 grep -q "unknown option" "$OUT/err.txt" || fail "unknown option: message"

@@ -1,8 +1,11 @@
-//! The generated program's statistics stream (issue 16): its memory does
-//! not grow with the iterations (exact count, mean, σ, min and max;
-//! percentiles from a log-linear histogram within 1/128 of the exact
-//! value; per-iteration records only for a dump, and only its first
-//! `--dump-iterations`). runtime-c/README.md, "Timers, report and dumps".
+//! The generated program's statistics stream and it can run until stopped
+//! (issue 16): its memory does not grow with the iterations (exact count,
+//! mean, σ, min and max; percentiles from a log-linear histogram within
+//! 1/128 of the exact value; per-iteration records only for a dump, and
+//! only its first `--dump-iterations`), and `--forever` runs until
+//! SIGINT/SIGTERM, then reports the iterations that ran and exits 0 — run
+//! directly and through `ssc run`.
+//! runtime-c/README.md, "Timers, report and dumps" and "Stopping".
 
 mod support;
 
@@ -11,6 +14,9 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use support::*;
+
+/// How long a stopped program runs after it has started its threads.
+const RUN_FOR: Duration = Duration::from_millis(500);
 
 /// `tests/in/chain.ssc` (one thread, a few µs an iteration), built once.
 fn chain() -> &'static Path {
@@ -27,6 +33,16 @@ fn field(report: &str, prefix: &str, key: &str) -> Option<u64> {
     let line = report.lines().find(|l| l.starts_with(prefix))?;
     let rest = &line[line.find(key)? + key.len()..];
     rest.split_whitespace().next()?.parse().ok()
+}
+
+/// `iterations: N (--forever, stopped by signal)` → N.
+fn forever_iterations(report: &str) -> Option<u64> {
+    report.lines().find_map(|l| {
+        l.strip_prefix("iterations: ")?
+            .strip_suffix(" (--forever, stopped by signal)")?
+            .parse()
+            .ok()
+    })
 }
 
 // ---- (a) percentiles within the documented bound --------------------------------
@@ -229,5 +245,137 @@ fn memory_does_not_grow_with_the_iterations() {
     assert!(
         err.contains("holds the first 1000 of 2000000 iterations (--dump-iterations N for more)"),
         "{err}"
+    );
+}
+
+// ---- (c) run until stopped ------------------------------------------------------
+
+#[test]
+fn forever_runs_until_sigint_then_reports_and_exits_0() {
+    let exe = chain();
+    let dir = scratch("streaming-forever");
+    let ran = run_until_sigint(exe, &["--forever"], &dir, RUN_FOR);
+    assert_eq!(ran.status.code(), Some(0), "{}{}", ran.stdout, ran.stderr);
+    let n = forever_iterations(&ran.stdout).unwrap_or_else(|| panic!("{}", ran.stdout));
+    assert!(n > 0, "{}", ran.stdout);
+    assert_eq!(field(&ran.stdout, "latency (us)", "count "), Some(n));
+    assert!(ran.checksum().is_some(), "{}", ran.stdout);
+
+    // The same as JSON: no count was asked for.
+    let ran = run_until_sigint(exe, &["--forever", "--json"], &dir, RUN_FOR);
+    assert_eq!(ran.status.code(), Some(0), "{}", ran.stderr);
+    let report: serde_json::Value = serde_json::from_str(ran.stdout.trim())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", ran.stdout));
+    assert_eq!(report["requested"], serde_json::Value::Null, "{report}");
+    assert_eq!(report["stopped_by_signal"], true, "{report}");
+    let n = report["iterations"].as_u64().unwrap();
+    assert!(n > 0 && report["latency_us"]["count"] == n, "{report}");
+
+    // Periodic: released every 1 ms until the signal.
+    let ran = run_until_sigint(exe, &["--forever", "--period-us", "1000"], &dir, RUN_FOR);
+    assert_eq!(ran.status.code(), Some(0), "{}", ran.stderr);
+    assert!(
+        forever_iterations(&ran.stdout).is_some_and(|n| n > 0),
+        "{}",
+        ran.stdout
+    );
+
+    // SIGTERM too.
+    let ran = run_until_signal(exe, &["--forever"], &dir, RUN_FOR, libc::SIGTERM);
+    assert_eq!(ran.status.code(), Some(0), "{}", ran.stderr);
+    assert!(forever_iterations(&ran.stdout).is_some(), "{}", ran.stdout);
+}
+
+#[test]
+fn forever_on_two_threads_stops_at_an_iteration_both_agree_on() {
+    // Appendix A as written by hand: two threads, signals between them; the
+    // slots of the latency window are reused many times over.
+    let dir = scratch("streaming-forever-appendix");
+    let exe = build(gcc(), &Case::new(root("examples/appendix.ssc"), ""), &dir)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ran = run_until_sigint(&exe, &["--forever"], &dir, RUN_FOR);
+    assert_eq!(ran.status.code(), Some(0), "{}{}", ran.stdout, ran.stderr);
+    assert_eq!(ran.threads(), Some(2), "{}", ran.stdout);
+    let n = forever_iterations(&ran.stdout).unwrap_or_else(|| panic!("{}", ran.stdout));
+    assert!(n > 0);
+    assert_eq!(field(&ran.stdout, "latency (us)", "count "), Some(n));
+    // Exactly N whole iterations ran: the checksum of a run of N.
+    let again = run_in(
+        &[],
+        &exe,
+        &["--iterations", &n.to_string()],
+        &[],
+        &dir,
+        RUN_DEADLINE,
+    )
+    .unwrap();
+    assert!(again.status.success(), "{}", again.stderr);
+    assert_eq!(
+        ran.checksum(),
+        again.checksum(),
+        "{}{}",
+        ran.stdout,
+        again.stdout
+    );
+}
+
+/// The process whose executable is `exe`, among `candidates`.
+fn running(exe: &Path, candidates: impl IntoIterator<Item = i32>) -> Option<u32> {
+    candidates
+        .into_iter()
+        .find(|p| std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == exe))
+        .map(|p| p as u32)
+}
+
+/// The children of `pid` (Linux: /proc/PID/task/PID/children).
+fn children(pid: u32) -> Vec<i32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// Waits until the program `exe` runs (found by `find`) and has started
+/// its threads, then lets it run a while.
+fn wait_for_program(exe: &Path, find: impl Fn() -> Vec<i32>) -> u32 {
+    let t0 = Instant::now();
+    loop {
+        if let Some(p) = running(exe, find()).filter(|&p| has_threads(p)) {
+            std::thread::sleep(RUN_FOR);
+            return p;
+        }
+        assert!(t0.elapsed() < RUN_DEADLINE, "the program never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn forever_under_ssc_run_stops_on_sigint_to_ssc() {
+    let dir = scratch("streaming-run");
+    let _s = slot();
+    let child = Command::new(SSC)
+        .args(["run", "tests/in/chain.ssc", "-od"])
+        .arg(&dir)
+        .args(["--", "--forever"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ssc_pid = child.id();
+    wait_for_program(&dir.join("chain"), || children(ssc_pid));
+    // SAFETY: a signal to our own child, ssc, alone (not its group).
+    unsafe { libc::kill(ssc_pid as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        forever_iterations(&stdout).is_some_and(|n| n > 0),
+        "{stdout}"
     );
 }
