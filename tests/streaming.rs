@@ -4,11 +4,12 @@
 //! 1/128 of the exact value; per-iteration records only for a dump, and
 //! only its first `--dump-iterations`), and `--forever` runs until
 //! SIGINT/SIGTERM, then reports the iterations that ran and exits 0 — run
-//! directly and through `ssc run`.
+//! directly, through `ssc run`, and by a ^C on a terminal.
 //! runtime-c/README.md, "Timers, report and dumps" and "Stopping".
 
 mod support;
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -336,6 +337,14 @@ fn children(pid: u32) -> Vec<i32> {
         .collect()
 }
 
+/// Every process.
+fn all_pids() -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
 /// Waits until the program `exe` runs (found by `find`) and has started
 /// its threads, then lets it run a while.
 fn wait_for_program(exe: &Path, find: impl Fn() -> Vec<i32>) -> u32 {
@@ -378,4 +387,59 @@ fn forever_under_ssc_run_stops_on_sigint_to_ssc() {
         forever_iterations(&stdout).is_some_and(|n| n > 0),
         "{stdout}"
     );
+}
+
+/// A ^C typed on the terminal reaches ssc and the program together (one
+/// process group); ssc must not send it again, or the program's second
+/// SIGINT would end it without its report. util-linux `script` gives ssc a
+/// terminal; the ^C is typed into it.
+#[test]
+fn a_ctrl_c_on_the_terminal_stops_ssc_run_forever_with_its_report() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to run ssc on a terminal");
+        return;
+    }
+    let dir = scratch("streaming-tty");
+    let exe = dir.join("chain");
+    let _s = slot();
+    let cmd = format!(
+        "exec {SSC} run {} -od {} -- --forever",
+        root("tests/in/chain.ssc").display(),
+        dir.display()
+    );
+    let mut script = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // What the terminal shows, read as it comes (the build's spinner too).
+    let mut screen = script.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut screen, &mut all);
+        all
+    });
+    wait_for_program(&exe, all_pids);
+    let mut tty = script.stdin.take().unwrap();
+    tty.write_all(b"\x03").unwrap();
+    tty.flush().unwrap();
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = script.try_wait().unwrap() {
+            break s;
+        }
+        if t0.elapsed() > RUN_DEADLINE {
+            let _ = script.kill();
+            panic!("ssc run did not stop on ^C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(tty);
+    let text = String::from_utf8_lossy(&reader.join().unwrap()).replace('\r', "");
+    assert_eq!(status.code(), Some(0), "{text}");
+    let n = forever_iterations(&text).unwrap_or_else(|| panic!("no report: {text}"));
+    assert!(n > 0, "{text}");
+    assert_eq!(field(&text, "latency (us)", "count "), Some(n), "{text}");
 }
