@@ -601,10 +601,11 @@ int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
     if (status)
         return status;
     io.frames = frames;
-    if (!o->iterations_given)
+    if (!o->iterations_given && !o->forever)
         o->iterations = frames;
     /* an output slot is reused by iteration i + frames: keep it from
-     * running while iteration i still writes there */
+     * running while iteration i still writes there (with --forever too:
+     * after the stop each frame's file holds its last iteration's outputs) */
     if (io.dir && o->iterations > frames && (!o->max_lead || o->max_lead > frames))
         o->max_lead = (uint32_t)(frames < 1000000000 ? frames : 1000000000);
     ssc_program_externals(io.ext, io.n_ext, io.slots, frames);

@@ -1,4 +1,5 @@
-/* ssc_kernels.h — the built-in kernels of SPEC §7.
+/* ssc_kernels.h — the built-in kernels (docs/language.md, "Built-in
+ * functions"; the exact arithmetic in runtime-c/README.md, "Built-ins").
  *
  * Each entry takes one ssc_call (the kernel ABI of ssc_rt.h / README.md)
  * and dispatches on the element type of its ports; all ports of a built-in

@@ -75,9 +75,10 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* 20 us: a spinning waiter sees a post in ~50 ns, a sleeping one is woken
- * in ~40 us on the reference KVM machine (SPEC §4.1). Atomic so it may be
- * changed while threads run. */
+/* 20 us: a spinning waiter sees a post in ~60 ns, a sleeping one is woken
+ * in 13-31 us (p50; 48 us p99) on the 2-vCPU KVM machine ssc was developed
+ * on (runtime-c/README.md, "Measured costs"). Atomic so it may be changed
+ * while threads run. */
 static atomic_uint_fast64_t spin_bound_ns = 20000;
 
 void ssc_set_spin_ns(uint64_t ns) { atomic_store_explicit(&spin_bound_ns, ns, memory_order_relaxed); }
@@ -424,6 +425,7 @@ void ssc_options_init(ssc_options *o, const char *program, uint64_t iterations)
     o->iterations = iterations;
     o->spin_ns = 20000;
     o->dump_format = SSC_DUMP_CSV;
+    o->dump_iterations = SSC_DUMP_ITERATIONS;
     o->program = program;
 }
 
@@ -432,9 +434,11 @@ static void usage(FILE *f, const char *argv0)
     fprintf(f,
         "usage: %s [options]\n"
         "  --iterations N     run N iterations\n"
+        "  --forever          run until SIGINT/SIGTERM, then report as usual (exit 0)\n"
         "  --period-us P      release the sources of iteration i at t0 + i*P us\n"
         "  --dump F           write the per-iteration timings to F\n"
         "  --dump-format csv|json|binary\n"
+        "  --dump-iterations N  the dump holds the first N iterations (default %d)\n"
         "  --json             print the report as JSON\n"
         "  --spin-ns N        spin N ns before a wait sleeps (0: sleep at once)\n"
         "  --fifo PRIO        run the threads SCHED_FIFO at PRIO (1..99)\n"
@@ -444,8 +448,10 @@ static void usage(FILE *f, const char *argv0)
         "                     folder of them (name order); read before the run\n"
         "  --output DIR       write every frame's outputs to DIR as SINK_NNNN.pgm|pfm|raw\n"
         "  --help             this text\n"
-        "SIGINT/SIGTERM stop at an iteration boundary and print the report.\n",
-        argv0);
+        "SIGINT/SIGTERM stop at an iteration boundary and print the report.\n"
+        "Memory does not grow with the iterations: the latency statistics stream\n"
+        "(percentiles within 0.78 %%), only a dump keeps per-iteration records.\n",
+        argv0, SSC_DUMP_ITERATIONS);
 }
 
 static void bad_arg(const char *argv0, const char *msg, const char *arg)
@@ -483,6 +489,8 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             o->json = 1, takes_value = 0;
         } else if (!strcmp(a, "--mlock")) {
             o->lock_memory = 1, takes_value = 0;
+        } else if (!strcmp(a, "--forever")) {
+            o->forever = 1, takes_value = 0;
         } else if (!val) {
             bad_arg(argv0, "unknown option or missing value", a);
         } else if (!strcmp(a, "--input")) {
@@ -497,7 +505,7 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             o->iterations_given = 1;
             o->iterations = parse_u64(argv0, a, val);
             if (o->iterations == 0)
-                bad_arg(argv0, a, "must be at least 1");
+                bad_arg(argv0, a, "must be at least 1 (--forever runs until SIGINT/SIGTERM)");
         } else if (!strcmp(a, "--period-us")) {
             o->period_ns = parse_u64(argv0, a, val) * 1000;
         } else if (!strcmp(a, "--spin-ns")) {
@@ -514,6 +522,10 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             o->max_lead = (uint32_t)n;
         } else if (!strcmp(a, "--dump")) {
             o->dump_path = val;
+        } else if (!strcmp(a, "--dump-iterations")) {
+            o->dump_iterations = parse_u64(argv0, a, val);
+            if (o->dump_iterations == 0)
+                bad_arg(argv0, a, "must be at least 1");
         } else if (!strcmp(a, "--dump-format")) {
             if (!strcmp(val, "csv")) o->dump_format = SSC_DUMP_CSV;
             else if (!strcmp(val, "json")) o->dump_format = SSC_DUMP_JSON;
@@ -523,6 +535,11 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             bad_arg(argv0, "unknown option", a);
         }
         i += takes_value;
+    }
+    if (o->forever) {
+        if (o->iterations_given)
+            bad_arg(argv0, "--forever runs until SIGINT/SIGTERM", "leave out --iterations");
+        o->iterations = UINT64_MAX;
     }
 }
 
@@ -545,16 +562,28 @@ static struct {
     uint64_t t0, release0;          /* run start; release of iteration 0 */
     uint64_t completed;             /* iterations every thread finished */
     int stopped_by_signal;
-    /* Per iteration, ns since t0: first source start, last sink end. */
+    /* Per iteration in flight, ns since t0: first source start, last sink
+     * end (slot i % lat_slots). */
     atomic_uint_fast64_t *lat_begin, *lat_end;
+    /* A program: threads still to finish the iteration of each slot; the
+     * last one summarises it into its own streaming statistics. */
+    atomic_uint *lat_pending;
+    ssc_stream_stats *streams;      /* one per thread, merged by ssc_finish */
+    /* No thread begins k before every other has finished k - lead (0: no
+     * bound): --max-lead, and in a program at most SSC_LATENCY_WINDOW - 1. */
+    uint64_t lead;
+    /* The dump's records, for iterations < trace_n (0 without a dump). */
+    uint64_t trace_n;
+    uint64_t *trace_lat;            /* [iteration][begin, end] */
     uint64_t *box_times;            /* -ta: [box][iteration][start, end] */
     uint64_t *thread_times;         /* -tt: [thread][iteration][busy, wait] */
     ssc_box *boxes;
     int n_boxes;
     ssc_thread *threads;
     atomic_flag fifo_warned;
-    /* lat_begin/lat_end hold iteration i at i % lat_slots: every iteration
-     * in a program, the frames in flight in a library. */
+    /* lat_begin/lat_end hold iteration i at i % lat_slots: the iterations in
+     * flight (SSC_LATENCY_WINDOW) in a program, the frames in flight in a
+     * library. */
     uint64_t lat_slots;
     /* External frames (library mode, or files given to a program): frame
      * slot s of external e at ext_frames[s * n_ext + e]; iteration i uses
@@ -570,7 +599,9 @@ static struct {
     atomic_uint bell_sleepers;
     uint64_t waited;                /* frames the caller has waited for */
     pthread_t *tids;
-    ssc_stream_stats stream;        /* latencies of the frames waited for */
+    ssc_stream_stats stream;        /* latencies of the frames waited for (a
+                                       library), of every iteration (a program,
+                                       after ssc_finish merged the threads') */
 } rt = { .fifo_warned = ATOMIC_FLAG_INIT, .lat_slots = 1 };
 
 static void on_stop_signal(int sig)
@@ -654,6 +685,7 @@ static int init_common(const ssc_options *o, int n_threads)
         return 3;
     }
     ssc_set_spin_ns(o->spin_ns);
+    rt.lead = o->max_lead;
     atomic_store(&rt.frontier, 0);
     if (o->lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
         rt_message("ssc: warning: mlockall refused (%s); memory may be paged\n",
@@ -676,18 +708,23 @@ static int init_common(const ssc_options *o, int n_threads)
 /* ------------------------------------------------------------------ */
 
 /* Waits until every thread but `self` (NULL: every thread) has finished
- * `need` iterations. The counters are 32-bit (futex words); comparisons
+ * `need` iterations; returns the least count it saw (UINT64_MAX when no
+ * other thread exists). The counters are 32-bit (futex words); comparisons
  * are modulo 2^32. */
-static void wait_others_done(const ssc_thread *self, uint64_t need)
+static uint64_t wait_others_done(const ssc_thread *self, uint64_t need)
 {
+    uint64_t least = UINT64_MAX;
     for (int j = 0; j < rt.n_threads; j++) {
         ssc_thread *o = &rt.threads[j];
         if (o == self)
             continue;
         for (;;) {
             unsigned d = atomic_load_explicit(&o->done, memory_order_acquire);
-            if ((int32_t)(d - (unsigned)need) >= 0)
+            if ((int32_t)(d - (unsigned)need) >= 0) {
+                uint64_t seen = need + (uint32_t)(d - (unsigned)need);
+                least = seen < least ? seen : least;
                 break;
+            }
             if (spin_while_equal(&o->done, d))
                 continue;
             atomic_fetch_add(&o->watchers, 1);          /* Dekker, as in signals */
@@ -696,14 +733,19 @@ static void wait_others_done(const ssc_thread *self, uint64_t need)
             atomic_fetch_sub(&o->watchers, 1);
         }
     }
+    return least;
 }
 
-/* -kd / --max-lead. Cannot deadlock: this thread has begun iteration k, so
- * all threads will finish every iteration < k (see below), and need < k. */
+/* -kd / --max-lead, and the latency window. Cannot deadlock: this thread
+ * has begun iteration k, so all threads will finish every iteration < k
+ * (see below), and need < k. The counts only grow, so what was seen last
+ * time answers most calls without reading the other threads' lines. */
 static void wait_for_slowest(ssc_thread *self, uint64_t need)
 {
+    if (need <= self->others_done)
+        return;
     uint64_t start = rt.thread_times ? ssc_now_ns() : 0;
-    wait_others_done(self, need);
+    self->others_done = wait_others_done(self, need);
     if (rt.thread_times)
         self->wait += ssc_now_ns() - start;
 }
@@ -758,24 +800,49 @@ int ssc_iteration_begin(ssc_thread *t)
             break;
     }
     t->busy = t->wait = 0;
-    if (rt.opt.max_lead && k > rt.opt.max_lead)
-        wait_for_slowest(t, k - rt.opt.max_lead);
+    if (rt.lead && k > rt.lead)
+        wait_for_slowest(t, k - rt.lead);
     return 1;
+}
+
+/* A program: the last thread to finish iteration i (the slot's count,
+ * acq_rel, orders every thread's source and sink times of i before this)
+ * adds its latency to its own streaming statistics, keeps it for the dump
+ * when i < trace_n, and frees the slot for iteration i + lat_slots, which
+ * no thread begins before this thread's `done` says i is finished. */
+static void finish_latency(ssc_thread *t, uint64_t i)
+{
+    uint64_t slot = i % rt.lat_slots;
+    if (atomic_fetch_sub_explicit(&rt.lat_pending[slot], 1, memory_order_acq_rel) != 1)
+        return;
+    uint64_t b = atomic_load_explicit(&rt.lat_begin[slot], memory_order_relaxed);
+    uint64_t e = atomic_load_explicit(&rt.lat_end[slot], memory_order_relaxed);
+    if (b != NOT_RECORDED && e != NOT_RECORDED && e >= b)
+        ssc_stream_add(&rt.streams[t->index], e - b);
+    if (i < rt.trace_n) {
+        rt.trace_lat[2 * i] = b;
+        rt.trace_lat[2 * i + 1] = e;
+    }
+    atomic_store_explicit(&rt.lat_begin[slot], NOT_RECORDED, memory_order_relaxed);
+    atomic_store_explicit(&rt.lat_end[slot], NOT_RECORDED, memory_order_relaxed);
+    atomic_store_explicit(&rt.lat_pending[slot], (unsigned)rt.n_threads, memory_order_relaxed);
 }
 
 void ssc_iteration_end(ssc_thread *t)
 {
-    if (rt.thread_times) {
-        uint64_t *rec = rt.thread_times + 2 * ((uint64_t)t->index * rt.opt.iterations + t->iter);
+    if (rt.thread_times && t->iter < rt.trace_n) {
+        uint64_t *rec = rt.thread_times + 2 * ((uint64_t)t->index * rt.trace_n + t->iter);
         rec[0] = t->busy;
         rec[1] = t->wait;
     }
+    if (!lib_mode)
+        finish_latency(t, t->iter);
     t->iter++;
-    if (rt.opt.max_lead || lib_mode) {   /* watched by --max-lead and ssc_lib_wait */
-        atomic_store(&t->done, (unsigned)t->iter);
-        if (atomic_load(&t->watchers))
-            futex_wake(&t->done, INT_MAX);
-    }
+    /* Watched by the lead (the latency window, --max-lead) and ssc_lib_wait;
+     * seq_cst: the release of everything above, and Dekker with `watchers`. */
+    atomic_store(&t->done, (unsigned)t->iter);
+    if (atomic_load(&t->watchers))
+        futex_wake(&t->done, INT_MAX);
 }
 
 void ssc_W(ssc_thread *t, ssc_signal *s)
@@ -856,8 +923,8 @@ void ssc_E(ssc_thread *t, ssc_box *b)
         atomic_min_u64(&rt.lat_begin[i % rt.lat_slots], start - rt.t0);
     if (b->flags & SSC_BOX_SINK)
         atomic_max_u64(&rt.lat_end[i % rt.lat_slots], end - rt.t0);
-    if (rt.box_times && b->index >= 0) {   /* a box outside the table: untimed */
-        uint64_t *rec = rt.box_times + 2 * ((uint64_t)b->index * rt.opt.iterations + i);
+    if (rt.box_times && b->index >= 0 && i < rt.trace_n) {   /* a box outside the table: untimed */
+        uint64_t *rec = rt.box_times + 2 * ((uint64_t)b->index * rt.trace_n + i);
         rec[0] = start - rt.t0;
         rec[1] = end - rt.t0;
     }
@@ -883,7 +950,8 @@ static void *alloc_times(uint64_t rows, uint64_t iterations)
     if (rows && iterations <= SIZE_MAX / 16 / rows)
         p = malloc((size_t)(rows * iterations * 16));
     if (!p) {
-        fprintf(stderr, "ssc: cannot allocate timers for %" PRIu64 " iterations\n", iterations);
+        fprintf(stderr, "%s: cannot allocate the dump's records of %" PRIu64 " iterations "
+                "(--dump-iterations)\n", prog_name, iterations);
         exit(3);
     }
     memset(p, 0xff, (size_t)(rows * iterations * 16));   /* NOT_RECORDED */
@@ -926,26 +994,41 @@ int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes
     rt.n_boxes = n_boxes;
     for (int b = 0; b < n_boxes; b++)
         boxes[b].index = b;
-    rt.lat_slots = n_iter;
-    uint64_t *lat = alloc_times(1, n_iter);   /* begin and end side by side */
-    rt.lat_begin = (atomic_uint_fast64_t *)lat;
-    rt.lat_end = (atomic_uint_fast64_t *)lat + n_iter;
-    for (uint64_t i = 0; i < n_iter; i++) {
-        atomic_init(&rt.lat_begin[i], NOT_RECORDED);
-        atomic_init(&rt.lat_end[i], NOT_RECORDED);
+    /* The latency of the iterations in flight, and per-thread streaming
+     * statistics: memory that does not grow with the iterations. */
+    rt.lat_slots = SSC_LATENCY_WINDOW;
+    if (!rt.lead || rt.lead > SSC_LATENCY_WINDOW - 1)
+        rt.lead = SSC_LATENCY_WINDOW - 1;
+    rt.lat_begin = malloc(sizeof(atomic_uint_fast64_t) * 2 * SSC_LATENCY_WINDOW);
+    rt.lat_pending = malloc(sizeof(atomic_uint) * SSC_LATENCY_WINDOW);
+    rt.streams = aligned_alloc(64, sizeof(ssc_stream_stats) * (size_t)n_threads);
+    /* Per-iteration records only for a dump, and only its first iterations. */
+    rt.trace_n = 0;
+    if (rt.opt.dump_path)
+        rt.trace_n = rt.opt.dump_iterations < n_iter ? rt.opt.dump_iterations : n_iter;
+    if (rt.trace_n) {
+        rt.trace_lat = alloc_times(1, rt.trace_n);
+        if (rt.opt.time_boxes && n_boxes)
+            rt.box_times = alloc_times((uint64_t)n_boxes, rt.trace_n);
+        if (rt.opt.time_threads)
+            rt.thread_times = alloc_times((uint64_t)n_threads, rt.trace_n);
     }
-    if (rt.opt.time_boxes && n_boxes)
-        rt.box_times = alloc_times((uint64_t)n_boxes, n_iter);
-    if (rt.opt.time_threads)
-        rt.thread_times = alloc_times((uint64_t)n_threads, n_iter);
 
     rt.threads = aligned_alloc(64, sizeof(ssc_thread) * (size_t)n_threads);
     pthread_t *tids = malloc(sizeof *tids * (size_t)n_threads);
     struct start_arg *args = malloc(sizeof *args * (size_t)n_threads);
-    if (!rt.threads || !tids || !args) {
-        fprintf(stderr, "ssc: out of memory starting threads\n");
+    if (!rt.threads || !tids || !args || !rt.lat_begin || !rt.lat_pending || !rt.streams) {
+        fprintf(stderr, "%s: out of memory starting threads\n", prog_name);
         return 3;
     }
+    rt.lat_end = rt.lat_begin + SSC_LATENCY_WINDOW;
+    for (uint64_t i = 0; i < SSC_LATENCY_WINDOW; i++) {
+        atomic_init(&rt.lat_begin[i], NOT_RECORDED);
+        atomic_init(&rt.lat_end[i], NOT_RECORDED);
+        atomic_init(&rt.lat_pending[i], (unsigned)n_threads);
+    }
+    for (int i = 0; i < n_threads; i++)
+        ssc_stream_reset(&rt.streams[i]);
     rt.t0 = ssc_now_ns();
     rt.release0 = rt.t0 + (rt.opt.period_ns ? 1000000 : 0);  /* 1 ms to start threads */
     for (int i = 0; i < n_threads; i++) {   /* all of them before any runs */
@@ -1029,21 +1112,27 @@ void ssc_stats_compute(uint64_t *ns, uint64_t n, ssc_stats *s)
 static void print_report(const ssc_stats *s)
 {
     const char *name = rt.opt.program ? rt.opt.program : "ssc-program";
+    char requested[24] = "null";   /* --forever: no count was asked for */
+    if (!rt.opt.forever)
+        snprintf(requested, sizeof requested, "%" PRIu64, rt.opt.iterations);
     if (rt.opt.json) {
         printf("{\"program\": \"%s\", \"threads\": %d, \"iterations\": %" PRIu64
-               ", \"requested\": %" PRIu64 ", \"stopped_by_signal\": %s,\n"
+               ", \"requested\": %s, \"stopped_by_signal\": %s,\n"
                " \"latency_us\": {\"count\": %" PRIu64 ", \"mean\": %.3f, \"stddev\": %.3f, "
                "\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"p99_9\": %.3f, \"max\": %.3f},\n"
                " \"checksum\": \"0x%016" PRIx64 "\"}\n",
-               name, rt.n_threads, rt.completed, rt.opt.iterations,
+               name, rt.n_threads, rt.completed, requested,
                rt.stopped_by_signal ? "true" : "false", s->count, s->mean / 1e3,
                s->stddev / 1e3, s->min / 1e3, s->p50 / 1e3, s->p99 / 1e3, s->p999 / 1e3,
                s->max / 1e3, ssc_checksum());
         return;
     }
     printf("program: %s, %d threads\n", name, rt.n_threads);
-    printf("iterations: %" PRIu64 " of %" PRIu64 "%s\n", rt.completed, rt.opt.iterations,
-           rt.stopped_by_signal ? " (stopped by signal)" : "");
+    if (rt.opt.forever)
+        printf("iterations: %" PRIu64 " (--forever, stopped by signal)\n", rt.completed);
+    else
+        printf("iterations: %" PRIu64 " of %" PRIu64 "%s\n", rt.completed, rt.opt.iterations,
+               rt.stopped_by_signal ? " (stopped by signal)" : "");
     printf("latency (us): count %" PRIu64 "  mean %.3f  sd %.3f  min %.3f  p50 %.3f  "
            "p99 %.3f  p99.9 %.3f  max %.3f\n", s->count, s->mean / 1e3, s->stddev / 1e3,
            s->min / 1e3, s->p50 / 1e3, s->p99 / 1e3, s->p999 / 1e3, s->max / 1e3);
@@ -1059,17 +1148,18 @@ static void put_time(FILE *f, uint64_t v, const char *missing)
         fprintf(f, "%" PRIu64, v);
 }
 
-static uint64_t lat_at(atomic_uint_fast64_t *a, uint64_t i) { return atomic_load(&a[i]); }
+/* Iterations the dump holds: the completed ones among the first trace_n. */
+static uint64_t dumped(void) { return rt.completed < rt.trace_n ? rt.completed : rt.trace_n; }
 
 static void dump_csv(FILE *f)
 {
-    uint64_t n = rt.completed, N = rt.opt.iterations;
+    uint64_t n = dumped(), N = rt.trace_n;
     fprintf(f, "record,index,name,iteration,a_ns,b_ns\n");
     for (uint64_t i = 0; i < n; i++) {
         fprintf(f, "latency,0,,%" PRIu64 ",", i);
-        put_time(f, lat_at(rt.lat_begin, i), "");
+        put_time(f, rt.trace_lat[2 * i], "");
         fputc(',', f);
-        put_time(f, lat_at(rt.lat_end, i), "");
+        put_time(f, rt.trace_lat[2 * i + 1], "");
         fputc('\n', f);
     }
     for (int b = 0; rt.box_times && b < rt.n_boxes; b++)
@@ -1106,17 +1196,17 @@ static void json_column(FILE *f, const uint64_t *rec, uint64_t n, int col)
 
 static void dump_json(FILE *f)
 {
-    uint64_t n = rt.completed, N = rt.opt.iterations;
-    fprintf(f, "{\"iterations\": %" PRIu64 ", \"t0_ns\": %" PRIu64 ",\n \"latency\": {\"begin_ns\": [",
-            n, rt.t0);
+    uint64_t n = dumped(), N = rt.trace_n;
+    fprintf(f, "{\"iterations\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"t0_ns\": %" PRIu64
+            ",\n \"latency\": {\"begin_ns\": [", n, rt.completed, rt.t0);
     for (uint64_t i = 0; i < n; i++) {
         fputs(i ? "," : "", f);
-        put_time(f, lat_at(rt.lat_begin, i), "null");
+        put_time(f, rt.trace_lat[2 * i], "null");
     }
     fputs("], \"end_ns\": [", f);
     for (uint64_t i = 0; i < n; i++) {
         fputs(i ? "," : "", f);
-        put_time(f, lat_at(rt.lat_end, i), "null");
+        put_time(f, rt.trace_lat[2 * i + 1], "null");
     }
     fputs("]},\n \"boxes\": [", f);
     for (int b = 0; rt.box_times && b < rt.n_boxes; b++) {
@@ -1147,7 +1237,7 @@ static void put_u64(FILE *f, uint64_t v) { fwrite(&v, sizeof v, 1, f); }
  * the targets ssc supports). */
 static void dump_binary(FILE *f)
 {
-    uint64_t n = rt.completed, N = rt.opt.iterations;
+    uint64_t n = dumped(), N = rt.trace_n;
     uint32_t n_boxes = rt.box_times ? (uint32_t)rt.n_boxes : 0;
     uint32_t n_threads = rt.thread_times ? (uint32_t)rt.n_threads : 0;
     fwrite("SSCDUMP1", 1, 8, f);
@@ -1155,10 +1245,8 @@ static void dump_binary(FILE *f)
     put_u32(f, n_boxes);
     put_u32(f, n_threads);
     put_u64(f, rt.t0);
-    for (uint64_t i = 0; i < n; i++) {
-        put_u64(f, lat_at(rt.lat_begin, i));
-        put_u64(f, lat_at(rt.lat_end, i));
-    }
+    if (n)
+        fwrite(rt.trace_lat, 16, (size_t)n, f);
     for (uint32_t b = 0; b < n_boxes; b++) {
         uint32_t len = (uint32_t)strlen(rt.boxes[b].name);
         put_u32(f, len);
@@ -1191,26 +1279,36 @@ static int write_dump(void)
 
 int ssc_finish(void)
 {
-    uint64_t *lat = malloc(sizeof *lat * (size_t)(rt.completed ? rt.completed : 1));
-    uint64_t n = 0;
-    for (uint64_t i = 0; lat && i < rt.completed; i++) {
-        uint64_t b = lat_at(rt.lat_begin, i), e = lat_at(rt.lat_end, i);
-        if (b != NOT_RECORDED && e != NOT_RECORDED && e >= b)
-            lat[n++] = e - b;
-    }
+    /* Every iteration was summarised by the thread that finished it last. */
+    ssc_stream_reset(&rt.stream);
+    for (int i = 0; rt.streams && i < rt.n_threads; i++)
+        ssc_stream_merge(&rt.stream, &rt.streams[i]);
     ssc_stats s;
-    ssc_stats_compute(lat, n, &s);
-    free(lat);
+    ssc_stream_summary(&rt.stream, &s);
     print_report(&s);
     fflush(stdout);
 
-    int status = rt.opt.dump_path ? write_dump() : 0;
+    int status = 0;
+    if (rt.opt.dump_path) {
+        status = write_dump();
+        if (!status && rt.completed > rt.trace_n)
+            fprintf(stderr, "%s: the dump %s holds the first %" PRIu64 " of %" PRIu64
+                    " iterations (--dump-iterations N for more)\n", prog_name,
+                    rt.opt.dump_path, rt.trace_n, rt.completed);
+    }
     free(rt.lat_begin);   /* lat_end lives in the same block */
+    free(rt.lat_pending);
+    free(rt.streams);
+    free(rt.trace_lat);
     free(rt.box_times);
     free(rt.thread_times);
     free(rt.threads);
     free(rt.cpusets);
     rt.lat_begin = rt.lat_end = NULL;
+    rt.lat_pending = NULL;
+    rt.streams = NULL;
+    rt.trace_lat = NULL;
+    rt.trace_n = 0;
     rt.box_times = rt.thread_times = NULL;
     rt.threads = NULL;
     rt.cpusets = NULL;
@@ -1222,7 +1320,9 @@ int ssc_finish(void)
 /* ------------------------------------------------------------------ */
 
 /* Values below 128 have a bucket each; above, 64 buckets per power of two:
- * v in [64·2^e, 128·2^e) falls in bucket 128 + (e − 1)·64 + (v >> e) − 64. */
+ * v in [64·2^e, 128·2^e) falls in bucket 128 + (e − 1)·64 + (v >> e) − 64,
+ * of width w = 2^e. Its middle (below) is at most w/2 from any value of
+ * the bucket, which is at least 64·w: a relative error of at most 1/128. */
 static int hist_index(uint64_t v)
 {
     if (v < 128)
@@ -1257,6 +1357,28 @@ void ssc_stream_add(ssc_stream_stats *s, uint64_t ns)
     s->mean += delta / (double)s->count;
     s->m2 += delta * ((double)ns - s->mean);
     s->hist[hist_index(ns)]++;
+}
+
+void ssc_stream_merge(ssc_stream_stats *into, const ssc_stream_stats *from)
+{
+    if (!from->count)
+        return;
+    if (!into->count) {
+        *into = *from;
+        return;
+    }
+    /* Chan, Golub and LeVeque's pairwise update of the mean and M2. */
+    double na = (double)into->count, nb = (double)from->count, n = na + nb;
+    double delta = from->mean - into->mean;
+    into->mean += delta * nb / n;
+    into->m2 += from->m2 + delta * delta * na * nb / n;
+    into->count += from->count;
+    if (from->min < into->min)
+        into->min = from->min;
+    if (from->max > into->max)
+        into->max = from->max;
+    for (int i = 0; i < SSC_HIST_BUCKETS; i++)
+        into->hist[i] += from->hist[i];
 }
 
 static uint64_t stream_percentile(const ssc_stream_stats *s, double pct)
@@ -1375,6 +1497,8 @@ int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
     for (int b = 0; b < n_boxes; b++)
         boxes[b].index = b;
     rt.lat_slots = depth;
+    rt.lead = rt.opt.max_lead;
+    rt.trace_n = 0;
     rt.lat_begin = malloc(sizeof(atomic_uint_fast64_t) * 2 * (size_t)depth);
     rt.ext = malloc(sizeof *ext * (size_t)(n_ext ? n_ext : 1));
     rt.ext_frames = calloc((size_t)depth * (size_t)(n_ext ? n_ext : 1), sizeof *rt.ext_frames);

@@ -71,11 +71,14 @@ gcc $TSAN -o "$OUT/hand.tsan" "$HERE/examples/appendix_by_hand.c" $RT || fail "t
 # setarch -R: older TSan runtimes fail under high-entropy ASLR.
 NOASLR=""
 setarch "$(uname -m)" -R true 2>/dev/null && NOASLR="setarch $(uname -m) -R"
-for spin in 20000 0; do   # spinning, then every wait on the futex (and -kd 1)
-    TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/hand.tsan" --iterations 60 \
+# spinning, over more iterations than the latency window (256: its slots
+# are reused), then every wait on the futex (and -kd 1)
+for run in "20000 300" "0 60"; do
+    set -- $run; spin=$1; n=$2
+    TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/hand.tsan" --iterations $n \
         --spin-ns $spin $([ $spin = 0 ] && echo --max-lead 1) > "$OUT/tsan.txt" 2> "$OUT/tsan.err" || { cat "$OUT/tsan.err"; fail "tsan run (spin $spin)"; }
     grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report (spin $spin)"; }
-    grep -q "^iterations: 60 of 60$" "$OUT/tsan.txt" || fail "tsan run incomplete (spin $spin)"
+    grep -q "^iterations: $n of $n$" "$OUT/tsan.txt" || fail "tsan run incomplete (spin $spin)"
 done
 if [ $QUICK = 1 ]; then
     echo "   --quick: the unit tests under TSan are skipped"
@@ -84,6 +87,15 @@ else
         || { cat "$OUT/tsan.err"; fail "tsan unit tests"; }
     grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report in unit tests"; }
 fi
+step "ThreadSanitizer: --forever until SIGINT"
+TSAN_OPTIONS="halt_on_error=1 exitcode=66" $NOASLR "$OUT/hand.tsan" --forever --dump "$OUT/tsan.csv" \
+    > "$OUT/tsan.txt" 2> "$OUT/tsan.err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid || { cat "$OUT/tsan.err"; fail "tsan --forever exited $?"; }
+grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan report (--forever)"; }
+grep -q "^iterations: [0-9]* (--forever, stopped by signal)$" "$OUT/tsan.txt" || { cat "$OUT/tsan.txt"; fail "tsan --forever report"; }
 RT=$GCC_RT
 
 # ---- SIGINT halfway: a complete report of the completed iterations -----
@@ -96,14 +108,17 @@ grep -q "ThreadSanitizer" "$OUT/tsan.err" && { cat "$OUT/tsan.err"; fail "TSan r
 
 # interrupt PROGRAM DELAY ARGS...: SIGINT after DELAY s; the report must
 # cover N whole iterations, with the checksum of N reference iterations.
+# With --forever among ARGS, no --iterations is given.
 interrupt() {
     prog=$1; delay=$2; shift 2
-    "$prog" --iterations 100000 --dump "$OUT/stop.csv" "$@" > "$OUT/stop.txt" &
+    case " $* " in *" --forever "*) ITERS="" ;; *) ITERS="--iterations 100000" ;; esac
+    "$prog" $ITERS --dump "$OUT/stop.csv" "$@" > "$OUT/stop.txt" &
     pid=$!
     sleep "$delay"
     kill -INT $pid
     wait $pid || fail "interrupted program exited $?"
-    N=$(sed -n 's/^iterations: \([0-9]*\) of 100000 (stopped by signal)$/\1/p' "$OUT/stop.txt")
+    N=$(sed -n -e 's/^iterations: \([0-9]*\) of 100000 (stopped by signal)$/\1/p' \
+        -e 's/^iterations: \([0-9]*\) (--forever, stopped by signal)$/\1/p' "$OUT/stop.txt")
     [ -n "$N" ] && [ "$N" -gt 0 ] || { cat "$OUT/stop.txt"; fail "no 'stopped by signal' report"; }
     grep -q "^latency (us): count $N " "$OUT/stop.txt" || fail "latency count after SIGINT"
     [ "$(grep -c '^latency,' "$OUT/stop.csv")" = "$N" ] || fail "dump rows after SIGINT"
@@ -118,6 +133,9 @@ interrupt "$OUT/hand.gcc" 0.4 --spin-ns 0
 interrupt "$OUT/barrier" 0.4
 interrupt "$OUT/barrier" 0.4 --spin-ns 0
 interrupt "$OUT/hand.gcc" 0.4 --max-lead 1
+interrupt "$OUT/hand.gcc" 0.4 --forever
+interrupt "$OUT/barrier" 0.4 --forever --spin-ns 0
+interrupt "$OUT/hand.gcc" 0.4 --forever --period-us 200
 
 # ---- command line ---------------------------------------------------------
 step "command line: --help, unknown options, bad values"
@@ -126,6 +144,13 @@ set +e
 "$OUT/hand.gcc" --frobnicate 2> "$OUT/err.txt"; [ $? = 2 ] || fail "unknown option: exit code"
 "$OUT/hand.gcc" --iterations x 2> /dev/null; [ $? = 2 ] || fail "bad number: exit code"
 "$OUT/hand.gcc" --iterations 2> /dev/null; [ $? = 2 ] || fail "missing value: exit code"
+# --forever runs until a signal: no --iterations beside it; 0 iterations
+# points to it
+"$OUT/hand.gcc" --forever --iterations 5 2> "$OUT/err2.txt"; [ $? = 2 ] || fail "--forever --iterations: exit code"
+grep -q "leave out --iterations" "$OUT/err2.txt" || fail "--forever --iterations: message"
+"$OUT/hand.gcc" --iterations 0 2> "$OUT/err2.txt"; [ $? = 2 ] || fail "--iterations 0: exit code"
+grep -q -- "--forever" "$OUT/err2.txt" || fail "--iterations 0: no hint of --forever"
+"$OUT/hand.gcc" --dump-iterations 0 2> /dev/null; [ $? = 2 ] || fail "--dump-iterations 0: exit code"
 set -e
 grep -q "unknown option" "$OUT/err.txt" || fail "unknown option: message"
 
@@ -172,10 +197,15 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
     grep -q "mlockall refused" "$OUT/err.txt" || fail "no mlockall warning"
 fi
 
-step "dumps: csv, json, binary"
+step "dumps: csv, json, binary; --dump-iterations"
 "$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.csv" > /dev/null
 # header + 30 latency + 6 boxes x 30 + 2 threads x 30
 [ "$(wc -l < "$OUT/d.csv")" = $((1 + 30 + 180 + 60)) ] || fail "csv dump rows"
+# the first 10 of 30 iterations, and a note that says so
+"$OUT/hand.gcc" --iterations 30 --dump "$OUT/d10.csv" --dump-iterations 10 > "$OUT/d10.txt" 2> "$OUT/d10.err"
+[ "$(wc -l < "$OUT/d10.csv")" = $((1 + 10 + 60 + 20)) ] || fail "csv dump rows with --dump-iterations 10"
+grep -q "latency (us): count 30 " "$OUT/d10.txt" || fail "the report covers every iteration, not the dump's"
+grep -q "holds the first 10 of 30 iterations" "$OUT/d10.err" || fail "no note of the dump's first iterations"
 "$OUT/hand.gcc" --iterations 30 --dump "$OUT/d.json" --dump-format json > /dev/null
 if command -v python3 > /dev/null; then
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \

@@ -229,6 +229,49 @@ fn more_iterations_than_frames_cycle_and_a_single_file_is_every_frames() {
     }
 }
 
+/// `--forever` cycles the frames until SIGINT, as more iterations than
+/// frames do; after the stop each frame's file holds the outputs of the
+/// last iteration that ran on it.
+#[test]
+fn forever_cycles_the_frames_and_writes_them_after_the_stop() {
+    let exe = program("forever", "-ts reduced 2");
+    let dir = scratch("images-forever-frames");
+    let f = frame_folders(&dir, 2);
+    let out = dir.join("out");
+    let mut args = input_args(&f);
+    args.extend([
+        "--output".into(),
+        out.display().to_string(),
+        "--forever".into(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let ran = run_until_sigint(&exe, &args, &dir, std::time::Duration::from_millis(500));
+    assert_eq!(ran.status.code(), Some(0), "{}{}", ran.stdout, ran.stderr);
+    let n: u64 = ran
+        .stdout
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("iterations: ")?
+                .strip_suffix(" (--forever, stopped by signal)")?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("{}", ran.stdout));
+    for k in 0..2 {
+        let path = out.join(format!("out_{k:04}.pgm"));
+        if (k as u64) >= n {
+            assert!(!path.exists(), "frame {k} never ran");
+            continue;
+        }
+        let (_, v) = read_back(&path);
+        let want: Vec<f64> = image16(k)
+            .iter()
+            .map(|&x| (x as u32 * 3 / 2).min(65535) as f64)
+            .collect();
+        assert_eq!(v, want, "frame {k} after {n} iterations");
+    }
+}
+
 #[test]
 fn every_scheduler_and_the_python_module_print_one_checksum_on_the_same_files() {
     let dir = scratch("images-checksums-frames");

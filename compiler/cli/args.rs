@@ -95,7 +95,8 @@ pub struct FmtArgs {
 pub struct RunArgs {
     #[command(flatten)]
     pub build: BuildArgs,
-    /// Arguments for the executable, after `--`.
+    /// Arguments for the executable, after `--` (`--iterations N`, `--forever`,
+    /// `--period-us P`, …; the program's `--help` lists them).
     #[arg(last = true)]
     pub program_args: Vec<String>,
 }

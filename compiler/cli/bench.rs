@@ -400,6 +400,9 @@ fn run_once(job: &mut Job, iterations: u64) -> Result<(), i32> {
         .arg(&job.dump)
         .arg("--dump-format")
         .arg("csv")
+        // Every iteration's latency: the box plot and the measured period.
+        .arg("--dump-iterations")
+        .arg(iterations.to_string())
         .output()
         .map_err(|e| {
             eprintln!("error: cannot run `{}`: {e}", job.executable.display());

@@ -587,12 +587,11 @@ fn user_kernel_names(files: &[PathBuf]) -> Result<Vec<String>, i32> {
     Ok(names)
 }
 
-/// `ssc run`: build, then run the executable with its arguments, streaming
-/// its report.
 /// `ssc run`: builds, then runs the executable with `program_args` (and
-/// `--json` when given to `ssc run` for a program, not for `-t info`).
-/// SIGINT and SIGTERM sent to ssc alone reach the program too: ssc waits
-/// for it and ends as it did.
+/// `--json` when given to `ssc run` for a program, not for `-t info`),
+/// streaming its report. SIGINT and SIGTERM sent to ssc alone reach the
+/// program too (a terminal's ^C reaches both at once and is not sent
+/// again): ssc waits for it and ends as it did.
 pub fn run(a: &BuildArgs, program_args: &[String]) -> i32 {
     let built = match build(a) {
         Ok(b) => b,
@@ -665,10 +664,16 @@ mod forward {
     /// The last signal forwarded, else 0.
     static GOT: AtomicI32 = AtomicI32::new(0);
 
-    extern "C" fn on_signal(sig: libc::c_int) {
+    extern "C" fn on_signal(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
         GOT.store(sig, Ordering::SeqCst);
         let pid = CHILD.load(Ordering::SeqCst);
-        if pid > 0 {
+        // A terminal's ^C (sent by the kernel, SI_KERNEL) goes to the whole
+        // foreground process group, the program included: sent again, it
+        // would be the program's second SIGINT, which ends it without its
+        // report (its handler is SA_RESETHAND).
+        // SAFETY: the kernel passes a valid siginfo_t with SA_SIGINFO.
+        let from_terminal = !info.is_null() && unsafe { (*info).si_code } == libc::SI_KERNEL;
+        if pid > 0 && !from_terminal {
             // SAFETY: kill is async-signal-safe.
             unsafe { libc::kill(pid, sig) };
         }
@@ -690,7 +695,7 @@ mod forward {
                 unsafe {
                     let mut sa: libc::sigaction = std::mem::zeroed();
                     sa.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-                    sa.sa_flags = libc::SA_RESTART;
+                    sa.sa_flags = libc::SA_RESTART | libc::SA_SIGINFO;
                     libc::sigemptyset(&mut sa.sa_mask);
                     let mut prev: libc::sigaction = std::mem::zeroed();
                     if libc::sigaction(sig, &sa, &mut prev) == 0 {
@@ -702,7 +707,8 @@ mod forward {
         }
 
         /// The program started: signals go to it from now on, and one
-        /// that came before goes now.
+        /// that came before goes now (a terminal's too: the program did
+        /// not exist to receive it).
         pub fn child(&self, pid: u32) {
             CHILD.store(pid as i32, Ordering::SeqCst);
             let sig = GOT.load(Ordering::SeqCst);

@@ -1,4 +1,6 @@
-//! Split: a declaration → an instantiation (data parallelism, SPEC §3).
+//! Split: a declaration → an instantiation (data parallelism: `-dp`, `-mdp`,
+//! `-gpp` in `docs/commands.md`, "`ssc build` options"; the rules in
+//! `docs/lowering.md`, "Split").
 //!
 //! Takes a declaration, the timing table and [`SplitOptions`]; gives the
 //! sub-boxes of every function instance and the fine-grained dependencies

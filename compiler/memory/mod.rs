@@ -1,5 +1,5 @@
-//! Memory scheduling: (HSDFG, Schedule) → [`MemoryPlan`] (SPEC §3 `-ms`;
-//! thesis §3.4.3).
+//! Memory scheduling: (HSDFG, Schedule) → [`MemoryPlan`] (`-ms` in
+//! `docs/commands.md`, "`ssc build` options"; thesis §3.4.3).
 //!
 //! Takes the HSDFG and the thread schedule; gives the placement of every
 //! buffer (one per OUT port, one iteration each) in the shared arena or a

@@ -1,4 +1,5 @@
-//! Thread scheduling: HSDFG → [`Schedule`] (SPEC §3 `-ts`; thesis §3.4.2).
+//! Thread scheduling: HSDFG → [`Schedule`] (`-ts` in `docs/commands.md`,
+//! "`ssc build` options"; thesis §3.4.2).
 //!
 //! Takes the HSDFG; gives, for each thread, the static order of the sub-boxes
 //! it runs, whether threads are pinned, and the predicted makespan of one
@@ -25,8 +26,8 @@ pub struct ScheduleOptions {
     /// The cores to use (`-cm c,c,…`); `None`: `0, 1, …, N−1`.
     pub cores: Option<Vec<usize>>,
     /// Pin thread i to core `cores[i % len]` (`-ca`). Fixed, predictable and
-    /// reduced pin their threads whatever this says (SPEC §3 defaults); it
-    /// makes simple and barrier pin too.
+    /// reduced pin their threads whatever this says (ARCHITECTURE.md,
+    /// "Pinning"); it makes simple and barrier pin too.
     pub affinity: bool,
     /// Budget of the reduced order search: (max states, max time). The state
     /// budget is deterministic; the time budget is a safety net only.

@@ -364,6 +364,78 @@ pub fn run_in(
     })
 }
 
+/// Whether process `pid` has started threads of its own (more than one
+/// task): a generated program has then begun its iterations.
+pub fn has_threads(pid: u32) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/task")).is_ok_and(|d| d.count() > 1)
+}
+
+/// Runs `exe args…` in `dir` until it has started its threads, lets it run
+/// `after` more, then sends it SIGINT and waits for it (killing it after
+/// [`RUN_DEADLINE`]: a deadlock, never a timing assertion).
+pub fn run_until_sigint(exe: &Path, args: &[&str], dir: &Path, after: Duration) -> Ran {
+    run_until_signal(exe, args, dir, after, libc::SIGINT)
+}
+
+/// [`run_until_sigint`] with another signal.
+pub fn run_until_signal(
+    exe: &Path,
+    args: &[&str],
+    dir: &Path,
+    after: Duration,
+    signal: i32,
+) -> Ran {
+    let _s = slot();
+    let out_path = dir.join("stdout.txt");
+    let err_path = dir.join("stderr.txt");
+    let t0 = Instant::now();
+    let mut child = Command::new(exe)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    let pid = child.id();
+    let mut ended = None;
+    while ended.is_none() && !has_threads(pid) {
+        assert!(
+            t0.elapsed() < RUN_DEADLINE,
+            "{} never started its threads",
+            exe.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+        ended = child.try_wait().unwrap();
+    }
+    if ended.is_none() {
+        std::thread::sleep(after);
+        // SAFETY: a signal to our own child, not yet waited for.
+        unsafe { libc::kill(pid as i32, signal) };
+    }
+    let status = loop {
+        if let Some(s) = ended {
+            break s;
+        }
+        if t0.elapsed() > RUN_DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{} did not stop after signal {signal} (deadlock?)",
+                exe.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+        ended = child.try_wait().unwrap();
+    };
+    Ran {
+        status,
+        stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
+        stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
+        elapsed: t0.elapsed(),
+    }
+}
+
 /// Builds and runs `iterations`; Ok((checksum, threads)) when it exits 0
 /// with a complete report.
 pub fn build_and_run(

@@ -1,4 +1,6 @@
-//! The C back end (SPEC §4): HSDFG + runtime section → a pthread C program.
+//! The C back end (the program: `docs/commands.md`, "The generated
+//! program"; its runtime: `runtime-c/README.md`): HSDFG + runtime section
+//! → a pthread C program.
 //!
 //! Takes the HSDFG (functions, ports, buffers, sub-boxes) and a runtime
 //! section with explicit `thread_execution` programs (emitted by the sync

@@ -281,7 +281,7 @@ pub fn unimplemented<'h>(h: &'h Hsdfg, user_kernels: &[String]) -> Option<(&'h s
         format!("function `{}` (used by `{}`) has no implementation", f.function, f.name),
     )
     .hint(format!(
-        "it is not a built-in (SPEC §7); write `void {}(const ssc_call *call)` in a C file and pass it with `--kernels FILE.c`",
+        "it is not a built-in (docs/language.md, \"Built-in functions\"); write `void {}(const ssc_call *call)` in a C file and pass it with `--kernels FILE.c`",
         f.function
     ));
     Some((&f.function, d))
