@@ -3,7 +3,7 @@
 //! times were 36 ms, 3 041 ms and 297 620 ms.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ssc::front::diagnostics::SourceFile;
+use ssc::diagnostics::SourceFile;
 use ssc::ptts::{self, Options};
 use std::path::Path;
 use std::time::Duration;

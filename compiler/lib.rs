@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod back;
 pub mod cli;
+pub mod diagnostics;
 pub mod front;
 pub mod generate;
 pub mod ir;

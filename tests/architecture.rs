@@ -12,8 +12,22 @@ use std::path::Path;
 /// pipeline that runs them, what reads its result (analysis, back ends),
 /// the command line; then the tools beside the pipeline.
 const ORDER: &[&str] = &[
-    "ir", "reach", "front", "lower", "schedule", "memory", "sync", "verify", "pipeline",
-    "analysis", "back", "generate", "ptts", "throttle", "cli",
+    "ir",
+    "diagnostics",
+    "reach",
+    "front",
+    "lower",
+    "schedule",
+    "memory",
+    "sync",
+    "verify",
+    "pipeline",
+    "analysis",
+    "back",
+    "generate",
+    "ptts",
+    "throttle",
+    "cli",
 ];
 
 /// Every `crate::NAME` of the module's files, outside comments.

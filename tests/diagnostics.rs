@@ -2,8 +2,8 @@
 //! its rendered diagnostics are snapshotted; every `examples/*.ssc` checks
 //! clean.
 
+use ssc::diagnostics::{render, Diagnostic, SourceFile};
 use ssc::front::check::check;
-use ssc::front::diagnostics::{render, Diagnostic, SourceFile};
 use ssc::front::syntax::parse;
 use std::path::{Path, PathBuf};
 
@@ -194,7 +194,7 @@ fn json_diagnostics_carry_every_field() {
     let text = std::fs::read_to_string("tests/bad/port_typo.ssc").unwrap();
     let (diags, _) = diagnose("t.ssc", &text);
     let file = SourceFile::new("t.ssc", text);
-    let v = ssc::front::diagnostics::to_json(&diags[0], &file);
+    let v = ssc::diagnostics::to_json(&diags[0], &file);
     assert_eq!(v["code"], "E005");
     assert_eq!(v["severity"], "error");
     assert_eq!(v["file"], "t.ssc");

@@ -3,7 +3,7 @@
 //! that is a description hides under another tag, and no file cites a
 //! specification the repository does not hold.
 
-use ssc::front::diagnostics::{render, SourceFile};
+use ssc::diagnostics::{render, SourceFile};
 use std::path::{Path, PathBuf};
 
 /// (file, line, tag, text) of every fenced code block.

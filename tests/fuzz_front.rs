@@ -2,8 +2,8 @@
 //! mutations of `examples/appendix.ssc` go through parse + check + render.
 
 use proptest::prelude::*;
+use ssc::diagnostics::{render, SourceFile};
 use ssc::front::check::check;
-use ssc::front::diagnostics::{render, SourceFile};
 use ssc::front::syntax::parse;
 use ssc::front::syntax::KEYWORDS;
 

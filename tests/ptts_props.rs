@@ -10,7 +10,7 @@
 use num_bigint::BigUint;
 use num_traits::Zero;
 use proptest::prelude::*;
-use ssc::front::diagnostics::SourceFile;
+use ssc::diagnostics::SourceFile;
 use ssc::ptts::{self, simulate, Analysis, Model, Options};
 use std::collections::BTreeMap;
 use std::path::Path;

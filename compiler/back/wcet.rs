@@ -29,7 +29,7 @@
 
 use super::c::{Program, RUNTIME_FILES};
 use crate::back::c::c_type;
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::builtins::builtin_of;
 use crate::ir::Direction;
 use crate::lower::hsdfg::Hsdfg;

@@ -4,7 +4,7 @@ use super::args::{BuildArgs, DataParallelism, DynamicMemory, Target, TimerDump};
 use super::config::Config;
 use super::exit;
 use crate::back;
-use crate::front::diagnostics::SourceFile;
+use crate::diagnostics::SourceFile;
 use crate::ir::Pair;
 use crate::lower::split::{self, SplitOptions};
 use crate::lower::LowerOptions;
@@ -312,7 +312,7 @@ pub(super) fn build_with(
 }
 
 fn lower_or_report<T>(
-    r: Result<T, Vec<crate::front::diagnostics::Diagnostic>>,
+    r: Result<T, Vec<crate::diagnostics::Diagnostic>>,
     file: &SourceFile,
 ) -> Result<T, i32> {
     r.map_err(|diags| {
@@ -569,7 +569,7 @@ fn user_kernel_names(files: &[PathBuf]) -> Result<Vec<String>, i32> {
                         + "void ".len()
                         + (rest.len() - rest.trim_start().len());
                     let file = SourceFile::new(f.display().to_string(), text.clone());
-                    let d = crate::front::diagnostics::Diagnostic::error(
+                    let d = crate::diagnostics::Diagnostic::error(
                         "E302",
                         format!("`{name}` is a built-in: a kernel of that name would be defined twice"),
                     )

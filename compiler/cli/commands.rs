@@ -3,7 +3,7 @@
 use super::args::{Command, FmtArgs, GenerateArgs};
 use super::exit;
 use super::source::{self, ReadError};
-use crate::front::diagnostics::{Diagnostic, SourceFile};
+use crate::diagnostics::{Diagnostic, SourceFile};
 use crate::ir::Description;
 use std::path::Path;
 

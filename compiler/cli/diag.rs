@@ -4,7 +4,7 @@
 //! cargo's `--message-format json`, for editors and CI). Chosen once per
 //! process from the global options, before any command runs.
 
-use crate::front::diagnostics::{render_styled, to_json, Diagnostic, SourceFile};
+use crate::diagnostics::{render_styled, to_json, Diagnostic, SourceFile};
 use clap::ValueEnum;
 use std::io::IsTerminal;
 use std::sync::OnceLock;

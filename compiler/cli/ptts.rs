@@ -3,7 +3,7 @@
 
 use super::exit;
 use super::source::{self, ReadError};
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ptts::{self, report, Decimal, Options};
 use clap::Args;
 use std::io::Write as _;
@@ -175,7 +175,7 @@ pub fn run(args: &PttsArgs) -> i32 {
 
 /// "`--round 0.1` gives N trees": the coarsest decimal steps that fit.
 fn round_hint(
-    file: &crate::front::diagnostics::SourceFile,
+    file: &crate::diagnostics::SourceFile,
     base: &Path,
     model: &crate::ptts::Model,
     max: u128,

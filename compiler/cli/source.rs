@@ -1,6 +1,6 @@
 //! Reading a description from a file or standard input.
 
-use crate::front::diagnostics::{Diagnostic, SourceFile};
+use crate::diagnostics::{Diagnostic, SourceFile};
 use crate::ir::Span;
 use std::io::Read;
 use std::path::Path;

@@ -5,7 +5,6 @@
 //! what is wrong with file:line:col, the source line and a hint.
 
 pub mod check;
-pub mod diagnostics;
 pub mod syntax;
 
 pub use check::check;

@@ -16,7 +16,7 @@
 //! stable otherwise). `index` takes the enclosing composition's
 //! resolution. Errors (E100–E109) name the composition and the instance.
 
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{
     Bind, Composition, Connection, ContainerComposition, ContainerDecl, Declaration, Function,
     FunctionDecl, InstanceResolution, Pair, PortRef, Span, Spanned,

@@ -271,7 +271,7 @@ impl Finder<'_> {
 
 use super::deps::port_elements;
 use super::timing::Timing;
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{Declaration, Instantiation};
 use std::collections::BTreeMap;
 

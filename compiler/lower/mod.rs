@@ -16,7 +16,7 @@ pub mod split;
 pub mod timing;
 pub mod validate;
 
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{Declaration, Description, Pair};
 use split::SplitOptions;
 use timing::Timing;

@@ -20,7 +20,7 @@
 //! boxes).
 
 use super::deps::dependencies;
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{Declaration, Instantiation, Parallelism, Region, Span};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -9,7 +9,7 @@
 //! result (a failure there is a bug of ssc, reported as such, never a panic).
 //! Gives everything the back ends need.
 
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{Description, Runtime};
 use crate::lower::hsdfg::Hsdfg;
 use crate::lower::timing::Timing;

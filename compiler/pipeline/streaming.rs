@@ -23,7 +23,7 @@
 //! options are returned unchanged and nothing falls back.
 
 use super::Options;
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::Description;
 use crate::lower::hsdfg::Hsdfg;
 use crate::lower::split::{self, Strips};

@@ -18,7 +18,7 @@ pub mod simulate;
 pub mod svg;
 pub mod syntax;
 
-use crate::front::diagnostics::{Diagnostic, SourceFile};
+use crate::diagnostics::{Diagnostic, SourceFile};
 use num_bigint::BigUint;
 use std::path::Path;
 

@@ -9,7 +9,7 @@
 //! `docs/ptts.md`). Reports every problem as a diagnostic `E402`–`E413`.
 
 use super::syntax::{ComponentSpec, Decimal, EtpSpec, Probability, PttsFile, MAX_SCALE};
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::Span;
 use num_bigint::BigUint;
 use num_integer::Integer;

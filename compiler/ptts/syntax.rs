@@ -6,7 +6,7 @@
 //! ([`Decimal`]); nothing is resolved here (no grid, no ETP file is read).
 //! Never panics, on any input.
 
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::front::syntax::grammar::{Rule, SscParser};
 use crate::ir::{Ident, Span, Spanned};
 use pest::iterators::Pair as PPair;

@@ -5,7 +5,7 @@
 //! costs included).
 
 use super::{list, Schedule, SchedulerKind, ThreadPlan};
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::ThreadSchedule;
 use crate::lower::hsdfg::Hsdfg;
 

@@ -1,7 +1,7 @@
 //! The view of a program that the template renders.
 
 use crate::back::description::op_text;
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::builtins::builtin_of;
 use crate::ir::{Direction, ElemType, Op, Runtime};
 use crate::lower::hsdfg::{BufferId, Hsdfg};

@@ -15,7 +15,7 @@
 
 use super::connections::{self, Node, Scope};
 use super::{builtins, codes, graph, names, ports};
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{
     Bind, Composition, ContainerComposition, ContainerDecl, InstanceResolution, Pair, Span,
 };

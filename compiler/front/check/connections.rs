@@ -11,7 +11,7 @@
 //! one driver of its type and grid, and the graph is a DAG.
 
 use super::{codes, graph, names};
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{Connection, Direction, Pair, Port, PortRef, Span};
 use std::collections::{HashMap, HashSet};
 

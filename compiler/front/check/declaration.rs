@@ -10,7 +10,7 @@
 
 use super::connections::{self, Node, Scope};
 use super::{builtins, names, ports};
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{Declaration, FunctionDecl, Span};
 use std::collections::HashMap;
 

@@ -12,7 +12,7 @@
 //! sub-boxes of every function tile its iteration space exactly.
 
 use super::{codes, names};
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{Declaration, Function, Instantiation, Parallelism, Region, SubBox};
 use std::collections::HashMap;
 

@@ -22,7 +22,7 @@ mod names;
 mod ports;
 mod runtime;
 
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::Description;
 
 /// The diagnostic codes of the checker, one per kind of problem.

@@ -7,7 +7,7 @@
 //! pointing back at the first definition.
 
 use super::codes;
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{Ident, Span};
 use std::collections::HashMap;
 

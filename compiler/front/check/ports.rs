@@ -6,7 +6,7 @@
 //! passes has unique names and windows only on inputs.
 
 use super::{codes, names};
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{Direction, Pair, Port, Span};
 
 /// Buffers may not be larger than this many bytes (docs/language.md).

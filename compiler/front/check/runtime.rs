@@ -15,7 +15,7 @@
 //! and counts only; deadlock and race freedom are proved by a later stage.
 
 use super::{codes, names, ports};
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::{
     Declaration, Direction, Function, Ident, Instantiation, MemoryMapping, Op, Port, PortRef,
     Runtime, Signal, Span, SubBox, SubBoxRef,

@@ -2,7 +2,7 @@
 //! diagnostics with a hint.
 
 use super::grammar::{Rule, SscParser};
-use crate::front::diagnostics::Diagnostic;
+use crate::diagnostics::Diagnostic;
 use crate::ir::*;
 use pest::iterators::Pair as PPair;
 use pest::Parser as _;
@@ -816,7 +816,7 @@ fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
         let mut d = Diagnostic::error("E001", "empty description").hint(
             "a description starts with `composition {` or `declaration {` (docs/language.md)",
         );
-        d.labels.push(crate::front::diagnostics::Label {
+        d.labels.push(crate::diagnostics::Label {
             span: Span::new(0, 0),
             message: "the file has no section".into(),
         });
