@@ -103,7 +103,7 @@ static span elements(const ssc_region *r, const ssc_port *p)
 
 static void bad_type(const char *kernel, ssc_type t)
 {
-    fprintf(stderr, "ssc: %s: unknown element type %d\n", kernel, (int)t);
+    fprintf(stderr, "%s: %s: unknown element type %d\n", ssc_program_name(), kernel, (int)t);
     abort();
 }
 

@@ -27,6 +27,15 @@
 static int lib_mode;
 static char lib_message[512];
 
+/* The program's own name (argv[0]) once the arguments are parsed: every
+ * message of a program starts with it, as a Unix tool's do. */
+static const char *prog_name = "ssc-program";
+
+const char *ssc_program_name(void)
+{
+    return prog_name;
+}
+
 __attribute__((format(printf, 1, 2))) static void rt_message(const char *fmt, ...)
 {
     va_list ap;
@@ -37,6 +46,7 @@ __attribute__((format(printf, 1, 2))) static void rt_message(const char *fmt, ..
         if (n && lib_message[n - 1] == '\n')
             lib_message[n - 1] = 0;
     } else {
+        fprintf(stderr, "%s: ", prog_name);
         vfprintf(stderr, fmt, ap);
     }
     va_end(ap);
@@ -191,14 +201,14 @@ int ssc_arena_init(ssc_arena *a, size_t bytes, int huge)
         p = mmap(NULL, a->mapped, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
         if (p == MAP_FAILED)
-            rt_message("ssc: warning: no huge pages for a %zu-byte arena (%s); "
+            rt_message("warning: no huge pages for a %zu-byte arena (%s); "
                     "using normal pages with MADV_HUGEPAGE\n", bytes, strerror(errno));
     }
     if (p == MAP_FAILED) {
         a->mapped = round_up(bytes, (size_t)sysconf(_SC_PAGESIZE));
         p = mmap(NULL, a->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) {
-            rt_message("ssc: cannot map a %zu-byte arena: %s\n", bytes, strerror(errno));
+            rt_message("cannot map a %zu-byte arena: %s\n", bytes, strerror(errno));
             return 3;
         }
         if (huge)
@@ -220,7 +230,7 @@ void *ssc_dyn_alloc(size_t bytes)
 {
     void *p = aligned_alloc(64, round_up(bytes ? bytes : 1, 64));
     if (!p) {
-        fprintf(stderr, "ssc: out of memory allocating %zu bytes\n", bytes);
+        fprintf(stderr, "%s: out of memory allocating %zu bytes\n", prog_name, bytes);
         exit(3);
     }
     return p;
@@ -242,7 +252,7 @@ static void *pool_grow(ssc_pool *p)   /* called with the lock held */
         size_t cap = p->cap_all ? 2 * p->cap_all : 16;
         void **all = realloc(p->all, cap * sizeof *all);
         if (!all) {
-            fprintf(stderr, "ssc: out of memory growing a block pool\n");
+            fprintf(stderr, "%s: out of memory growing a block pool\n", prog_name);
             exit(3);
         }
         p->all = all;
@@ -257,7 +267,7 @@ ssc_pool *ssc_pool_create(size_t block_bytes, unsigned preallocate)
 {
     ssc_pool *p = calloc(1, sizeof *p);
     if (!p) {
-        fprintf(stderr, "ssc: out of memory creating a block pool\n");
+        fprintf(stderr, "%s: out of memory creating a block pool\n", prog_name);
         exit(3);
     }
     pthread_mutex_init(&p->lock, NULL);
@@ -470,10 +480,6 @@ static uint64_t parse_u64(const char *argv0, const char *opt, const char *s)
     return v;
 }
 
-/* The program's own name (argv[0]), for messages written after the
- * arguments are parsed. */
-static const char *prog_name = "ssc-program";
-
 void ssc_parse_args(ssc_options *o, int argc, char **argv)
 {
     const char *argv0 = argc > 0 ? argv[0] : "ssc-program";
@@ -628,7 +634,7 @@ static int check_cores(const int *cores, int n, int pinned)
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
-        rt_message("ssc: cannot read the CPU affinity: %s\n", strerror(errno));
+        rt_message("cannot read the CPU affinity: %s\n", strerror(errno));
         return 3;
     }
     for (int i = 0; i < n; i++) {
@@ -639,7 +645,7 @@ static int check_cores(const int *cores, int n, int pinned)
         format_cpu_set(&allowed, list, sizeof list);
         if (pinned)
             snprintf(who, sizeof who, "thread %d is pinned to", i);
-        rt_message("ssc: %s core %d, which does not exist here: %ld CPUs online, "
+        rt_message("%s core %d, which does not exist here: %ld CPUs online, "
                 "this process may use cores %s\n", who, c, online, list);
         return 3;
     }
@@ -681,14 +687,14 @@ static int init_common(const ssc_options *o, int n_threads)
     rt.n_threads = n_threads;
     rt.cpusets = calloc((size_t)n_threads, sizeof *rt.cpusets);
     if (!rt.cpusets) {
-        rt_message("ssc: out of memory\n");
+        rt_message("out of memory\n");
         return 3;
     }
     ssc_set_spin_ns(o->spin_ns);
     rt.lead = o->max_lead;
     atomic_store(&rt.frontier, 0);
     if (o->lock_memory && mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
-        rt_message("ssc: warning: mlockall refused (%s); memory may be paged\n",
+        rt_message("warning: mlockall refused (%s); memory may be paged\n",
                 strerror(errno));
 
     if (lib_mode)
@@ -977,12 +983,12 @@ static int create_thread(pthread_t *tid, int i, struct start_arg *arg)
         pthread_attr_destroy(&attr);
         if (err == EPERM && fifo) {
             if (!atomic_flag_test_and_set(&rt.fifo_warned))
-                rt_message("ssc: warning: SCHED_FIFO not permitted; "
+                rt_message("warning: SCHED_FIFO not permitted; "
                         "running with normal priority\n");
             continue;
         }
         if (err)
-            rt_message("ssc: cannot create thread %d: %s\n", i, strerror(err));
+            rt_message("cannot create thread %d: %s\n", i, strerror(err));
         return err;
     }
 }
@@ -1506,7 +1512,7 @@ int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
     rt.tids = malloc(sizeof *rt.tids * (size_t)n_threads);
     lib_args = malloc(sizeof *lib_args * (size_t)n_threads);
     if (!rt.lat_begin || !rt.ext || !rt.ext_frames || !rt.threads || !rt.tids || !lib_args) {
-        rt_message("ssc: out of memory starting the library");
+        rt_message("out of memory starting the library");
         lib_free();
         return 3;
     }

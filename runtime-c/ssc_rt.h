@@ -430,4 +430,8 @@ void ssc_lib_stats(ssc_stats *out);
 /* The last error or warning of the runtime in library mode ("" if none). */
 const char *ssc_lib_message(void);
 
+/* The program's name (argv[0]) that its messages start with; "ssc-program"
+ * before the arguments are parsed. */
+const char *ssc_program_name(void);
+
 #endif /* SSC_RT_H */

@@ -223,9 +223,10 @@ fn children(pid: u32) -> Vec<i32> {
         .collect()
 }
 
-#[test]
-fn sigint_to_ssc_run_alone_stops_the_program_and_ssc_ends_as_it_did() {
-    let dir = scratch("sigint");
+/// `ssc run` of a long periodic run, its program found among ssc's
+/// children: (ssc, the program's pid).
+fn long_run(tag: &str) -> (std::process::Child, i32) {
+    let dir = scratch(tag);
     let child = ssc()
         .args(["run", "tests/in/chain.ssc", "-od"])
         .arg(&dir)
@@ -252,12 +253,17 @@ fn sigint_to_ssc_run_alone_stops_the_program_and_ssc_ends_as_it_did() {
         std::thread::sleep(Duration::from_millis(50));
     };
     std::thread::sleep(Duration::from_millis(300));
+    (child, program)
+}
+
+/// A signal to ssc alone (not its group) reaches the program, which stops
+/// with its report; ssc ends as the program did.
+fn signal_to_ssc_run_alone(signal: i32, tag: &str) {
+    let (child, program) = long_run(tag);
     // SAFETY: a signal to our own child, ssc, alone (not its group).
-    unsafe { libc::kill(ssc_pid as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, signal) };
     let out = child.wait_with_output().unwrap();
     let t = text(&out);
-    // The program stopped on the forwarded signal and printed its report;
-    // ssc exited with its status.
     assert!(
         !std::path::Path::new(&format!("/proc/{program}")).exists()
             || std::fs::read_to_string(format!("/proc/{program}/stat"))
@@ -266,6 +272,58 @@ fn sigint_to_ssc_run_alone_stops_the_program_and_ssc_ends_as_it_did() {
     );
     assert!(t.contains("stopped by signal"), "{t}");
     assert_eq!(out.status.code(), Some(0), "{t}");
+}
+
+#[test]
+fn sigint_to_ssc_run_alone_stops_the_program_and_ssc_ends_as_it_did() {
+    signal_to_ssc_run_alone(libc::SIGINT, "sigint");
+}
+
+#[test]
+fn sigterm_to_ssc_run_alone_stops_the_program_and_ssc_ends_as_it_did() {
+    signal_to_ssc_run_alone(libc::SIGTERM, "sigterm");
+}
+
+#[test]
+fn ssc_run_ends_with_the_program_s_exit_code_or_signal() {
+    use std::os::unix::process::ExitStatusExt;
+    // A program option it refuses: the program exits 2, so does ssc run.
+    let dir = scratch("run-status");
+    let out = ssc()
+        .args(["run", "tests/in/chain.ssc", "-od"])
+        .arg(&dir)
+        .args(["--", "--no-such-option"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    // A program killed on its own (not through ssc): ssc says how, exit 3.
+    let (child, program) = long_run("run-killed");
+    // SAFETY: a signal to the program, a child of our child.
+    unsafe { libc::kill(program, libc::SIGKILL) };
+    let out = child.wait_with_output().unwrap();
+    let t = text(&out);
+    assert!(t.contains("exited with signal: 9 (SIGKILL)"), "{t}");
+    assert_eq!(out.status.code(), Some(3), "{t}");
+}
+
+/// Every message of a generated program starts with the program's name:
+/// no message of the runtime or the kernels is written as `ssc: …`.
+#[test]
+fn runtime_messages_carry_the_program_s_name() {
+    for file in [
+        "runtime-c/ssc_rt.c",
+        "runtime-c/ssc_kernels.c",
+        "runtime-c/ssc_image.c",
+    ] {
+        let src = std::fs::read_to_string(file).unwrap();
+        for (i, line) in src.lines().enumerate() {
+            assert!(
+                !line.contains("\"ssc: "),
+                "{file}:{}: a message written as `ssc: …`: {line}",
+                i + 1
+            );
+        }
+    }
 }
 
 /// `ssc check` on a description in a scratch file; (exit code, stderr).
