@@ -286,7 +286,6 @@ fn sigterm_to_ssc_run_alone_stops_the_program_and_ssc_ends_as_it_did() {
 
 #[test]
 fn ssc_run_ends_with_the_program_s_exit_code_or_signal() {
-    use std::os::unix::process::ExitStatusExt;
     // A program option it refuses: the program exits 2, so does ssc run.
     let dir = scratch("run-status");
     let out = ssc()
