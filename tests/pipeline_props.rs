@@ -260,11 +260,7 @@ fn chain(cfg: &Config, timed: bool) -> Description {
     let text = ssc::back::description::print(&generate(&cfg.gen));
     let mut desc = parse_checked(&text, &format!("{cfg:?}"));
     if timed {
-        let entry = |name: &str, t: f64| ssc::ir::TimingEntry {
-            name: ssc::ir::Ident::new(name),
-            time: ssc::ir::Spanned::bare(t),
-            span: ssc::ir::Span::NONE,
-        };
+        let entry = ssc::ir::TimingEntry::function;
         desc.runtime = Some(ssc::ir::Runtime {
             timing: TIMING.iter().map(|&(f, t)| entry(f, t)).collect(),
             timing_system: vec![entry("wt", 1.0), entry("sg", 1.0)],

@@ -196,7 +196,7 @@ pub struct BuildArgs {
     /// [-gd] Stop after generating the declaration, print it.
     #[arg(long = "generatedeclaration", help_heading = "Composition")]
     pub generate_declaration: bool,
-    /// [-gw] Measure each function's execution-time profile and use it as the timing table.
+    /// [-gw] Measure each function instance's execution-time profile and use it as the timing table (per-instance entries).
     #[arg(long = "generatewcet", help_heading = "Composition")]
     pub generate_wcet: bool,
     /// [-cr] Override the composed resolution.

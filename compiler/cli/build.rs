@@ -836,18 +836,18 @@ fn measure(
     })?;
     if a.verbose {
         eprintln!(
-            "-gw: measured p{} of {} runs per function: {}",
+            "-gw: measured p{} of {} runs per function instance: {}",
             report.percentile,
             report.runs,
             report
-                .timing
+                .profiles
                 .iter()
-                .map(|(f, t)| format!("{f} {t}"))
+                .map(|p| format!("{} ({}) {}", p.function, p.c_function, p.percentile))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
     }
-    Ok(back::wcet::with_timing(desc, &report.timing))
+    Ok(back::wcet::with_timing(desc, &back::wcet::entries(&report)))
 }
 
 /// The compiled description of a build's arguments (for `ssc bench`'s
