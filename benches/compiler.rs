@@ -38,6 +38,7 @@ fn options(kind: SchedulerKind) -> pipeline::Options {
         sync: SyncOptions::default(),
         thread_execution: true,
         dynamic_memory: false,
+        asked: Default::default(),
     }
 }
 

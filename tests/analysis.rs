@@ -31,6 +31,7 @@ fn options(kind: SchedulerKind, sync: SyncOptions) -> pipeline::Options {
         sync,
         thread_execution: true,
         dynamic_memory: false,
+        asked: Default::default(),
     }
 }
 

@@ -43,6 +43,7 @@ fn options(k: SchedulerKind, sync: SyncOptions, dynamic_memory: bool) -> Options
         sync,
         thread_execution: true,
         dynamic_memory,
+        asked: Default::default(),
     }
 }
 

@@ -64,6 +64,7 @@ fn options(
         sync,
         thread_execution,
         dynamic_memory: false,
+        asked: Default::default(),
     }
 }
 

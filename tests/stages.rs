@@ -283,5 +283,6 @@ fn library_options(extra: &[&str]) -> ssc::pipeline::Options {
         },
         thread_execution: true,
         dynamic_memory: false,
+        asked: Default::default(),
     }
 }

@@ -140,6 +140,10 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
         },
         thread_execution: !a.no_thread_execution,
         dynamic_memory: a.dynamic_memory.is_some(),
+        asked: pipeline::Asked {
+            scheduler: a.thread_schedule.is_some(),
+            memory: a.memory_schedule.is_some(),
+        },
     }
 }
 
@@ -185,24 +189,6 @@ pub(super) fn build_with(
         for d in &config.defaults {
             eprintln!("default: {d}");
         }
-    }
-    let hand_written = desc
-        .runtime
-        .as_ref()
-        .is_some_and(|r| !r.thread_executions.is_empty());
-    let written_memory = desc.runtime.as_ref().is_some_and(|r| r.places_buffers());
-    if !hand_written && written_memory && a.memory_schedule.is_some() && a.dynamic_memory.is_none()
-    {
-        eprintln!(
-            "warning: {} places its buffers in its runtime section (memory_mapping, memory_binding): they are honoured as written, so -ms is ignored",
-            file.name
-        );
-    }
-    if hand_written && (a.thread_schedule.is_some() || a.memory_schedule.is_some()) {
-        eprintln!(
-            "warning: {} has a runtime section with thread programs: it is proven and honoured as written, so -ts and -ms are ignored (remove the runtime section to let ssc schedule)",
-            file.name
-        );
     }
     if let Some(code) = refuse_target(&config) {
         return Err(code);

@@ -20,6 +20,9 @@ use crate::sync::{PeriodicBarrier, SyncOptions};
 use crate::verify::{CounterExample, Extras, Proof};
 use std::collections::BTreeMap;
 
+mod decisions;
+pub use decisions::Asked;
+
 /// Options of every stage.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -36,6 +39,9 @@ pub struct Options {
     /// orderings of [`crate::memory::dynamic_edges`], which sync enforces
     /// and verify proves.
     pub dynamic_memory: bool,
+    /// What the command line gave itself (`-ts`, `-ms`): the pipeline warns
+    /// when the description overrides it (E502).
+    pub asked: Asked,
 }
 
 /// A description compiled down to a proven runtime.
@@ -54,6 +60,8 @@ pub struct Compiled {
     /// The core of each thread of `runtime.thread_executions`, when pinned.
     pub cores: Option<Vec<usize>>,
     pub proof: Proof,
+    /// Warnings of lowering and of the decisions taken against the command
+    /// line (threads dropped, options ignored: E500–E502).
     pub warnings: Vec<Diagnostic>,
     /// Each stage's report, for `-v`.
     pub notes: Vec<String>,
@@ -188,6 +196,7 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     let hsdfg = crate::lower::hsdfg::build(decl, inst, &timing, opts.lower.split.weighted)?;
     let given = description.runtime.clone().unwrap_or_default();
     let mut notes = Vec::new();
+    warnings.extend(decisions::ignored_options(&given, opts));
 
     if !given.thread_executions.is_empty() {
         // A hand-written runtime: checked, then honoured as written.
@@ -256,6 +265,9 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         s
     };
     notes.extend(schedule.notes.iter().map(|n| format!("schedule: {n}")));
+    if given.thread_schedule.is_empty() {
+        warnings.extend(decisions::unused_threads(&hsdfg, &schedule, &timing, opts));
+    }
     let memory_kind = if opts.dynamic_memory {
         MemoryKind::None
     } else {
