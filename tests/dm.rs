@@ -35,6 +35,7 @@ fn options(k: SchedulerKind, sync: SyncOptions, dynamic_memory: bool) -> Options
     Options {
         lower: LowerOptions {
             resolution_override: None,
+            cost: None,
             split: SplitOptions::default(),
         },
         scheduler: k,

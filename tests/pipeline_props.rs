@@ -56,6 +56,7 @@ fn options(
     Options {
         lower: LowerOptions {
             resolution_override: None,
+            cost: None,
             split,
         },
         scheduler: k,

@@ -114,6 +114,7 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
         lower: LowerOptions {
             resolution_override: a.compose_resolution.map(|(w, h)| Pair::new(w, h)),
             split,
+            cost: Some(cost_model().coefficients),
         },
         scheduler,
         schedule: ScheduleOptions {
@@ -144,6 +145,33 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
             scheduler: a.thread_schedule.is_some(),
             memory: a.memory_schedule.is_some(),
         },
+    }
+}
+
+/// The cost model's coefficients for functions without a timing entry:
+/// this CPU's calibration (`ssc calibrate`) or the shipped defaults, read
+/// once per process.
+fn cost_model() -> &'static crate::calibrate::Loaded {
+    static LOADED: std::sync::OnceLock<crate::calibrate::Loaded> = std::sync::OnceLock::new();
+    LOADED.get_or_init(crate::calibrate::load)
+}
+
+/// E504 (once per process) when a calibration cache exists but cannot be
+/// trusted, and under `-v` which coefficients the cost model uses.
+fn report_cost_model(a: &BuildArgs, file: &SourceFile) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let model = cost_model();
+    if let Some(why) = &model.ignored {
+        let d = crate::front::diagnostics::Diagnostic::warning("E504", why.clone()).hint(
+            "the cost model uses the shipped defaults; `ssc calibrate` measures this machine again and replaces the file",
+        );
+        super::diag::emit(&[d], file);
+    }
+    if a.verbose {
+        eprintln!("{}", model.note());
     }
 }
 
@@ -178,6 +206,7 @@ pub(super) fn build_with(
         return Err(exit::INPUT);
     }
     let config = Config::resolve(a);
+    report_cost_model(a, &file);
     if (a.strip_rows.is_some() || a.cache_bytes.is_some())
         && !matches!(config.threads, crate::schedule::SchedulerKind::Fused(_))
     {

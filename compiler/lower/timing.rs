@@ -7,14 +7,17 @@
 //! (`INSTANCE FUNC T`), and the cost of one wait and one signal.
 //! Guarantees: [`Timing::of`] takes the most specific entry that matches
 //! an instance (instance, then resolution, then C function); an instance
-//! no entry matches costs 1 µs; without `timing_system` the costs are
+//! no entry matches costs 1 µs, or with a cost model ([`Timing::model`],
+//! `super::cost`) what the model gives a built-in ([`Timing::cost`]; a
+//! user kernel still costs 1 µs); without `timing_system` the costs are
 //! [`SystemTiming::default`]; the table may name C functions and
 //! resolutions no description uses (instances are checked by the front
 //! end, E037). Iteration order is by key (`BTreeMap`s), so it is
 //! deterministic.
 
+use super::cost::Coefficients;
 use super::hsdfg::SystemTiming;
-use crate::ir::{Pair, Runtime, TimingScope};
+use crate::ir::{Direction, ElemType, FunctionDecl, Pair, Port, Runtime, TimingScope};
 use std::collections::BTreeMap;
 
 /// µs per function instance (whole iteration space) and the
@@ -28,6 +31,69 @@ pub struct Timing {
     /// `INSTANCE FUNC T`: by function instance.
     pub instances: BTreeMap<String, f64>,
     pub system: SystemTiming,
+    /// The cost model of the built-ins, for instances no entry matches
+    /// (`None`: they cost 1 µs).
+    pub model: Option<Coefficients>,
+}
+
+/// What the timing table and the cost model know of a function instance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Instance<'a> {
+    pub name: &'a str,
+    /// Its C function.
+    pub function: &'a str,
+    pub resolution: Pair,
+    /// The type of its first port (a built-in's ports share one).
+    pub ty: ElemType,
+    /// Its widest input window (`[1, 1]` without one).
+    pub window: Pair,
+}
+
+impl<'a> Instance<'a> {
+    /// The instance `name` of `decl` at `resolution`.
+    pub fn new(name: &'a str, decl: &'a FunctionDecl, resolution: Pair) -> Instance<'a> {
+        Instance::of_ports(name, decl.name.as_str(), resolution, &decl.ports)
+    }
+
+    /// An instance of the HSDFG.
+    pub fn of_info(f: &'a super::hsdfg::FunctionInfo) -> Instance<'a> {
+        let window = f
+            .ports
+            .iter()
+            .filter(|p| p.direction == Direction::In)
+            .map(|p| p.window)
+            .max_by_key(|w| w.x as u128 * w.y as u128)
+            .unwrap_or(Pair::ONE);
+        Instance {
+            name: &f.name,
+            function: &f.function,
+            resolution: f.resolution,
+            ty: f.ports.first().map_or(ElemType::Float, |p| p.ty),
+            window,
+        }
+    }
+
+    /// The same, from the function's ports.
+    pub fn of_ports(
+        name: &'a str,
+        function: &'a str,
+        resolution: Pair,
+        ports: &[Port],
+    ) -> Instance<'a> {
+        let window = ports
+            .iter()
+            .filter(|p| p.direction == Direction::In)
+            .map(|p| p.window_or_one())
+            .max_by_key(|w| w.x as u128 * w.y as u128)
+            .unwrap_or(Pair::ONE);
+        Instance {
+            name,
+            function,
+            resolution,
+            ty: ports.first().map_or(ElemType::Float, |p| p.ty),
+            window,
+        }
+    }
 }
 
 /// Which entry gave an instance its time.
@@ -36,7 +102,9 @@ pub enum Source {
     Instance,
     Resolution,
     Function,
-    /// No entry: the default of 1 µs.
+    /// No entry: the cost model of the built-ins.
+    Model,
+    /// No entry and no model (or a user kernel): the default of 1 µs.
     Default,
 }
 
@@ -89,6 +157,29 @@ impl Timing {
     /// [`Timing::lookup`]'s time.
     pub fn of(&self, instance: &str, function: &str, resolution: Pair) -> f64 {
         self.lookup(instance, function, resolution).0
+    }
+
+    /// µs of one whole run of an instance, and where it comes from: its
+    /// most specific entry ([`Timing::lookup`]), else the cost model for a
+    /// built-in, else 1.
+    pub fn cost(&self, i: &Instance) -> (f64, Source) {
+        let (t, source) = self.lookup(i.name, i.function, i.resolution);
+        if source != Source::Default {
+            return (t, source);
+        }
+        match self
+            .model
+            .and_then(|m| m.cost(i.function, i.ty, i.resolution, i.window))
+        {
+            Some(t) => (t, Source::Model),
+            None => (t, source),
+        }
+    }
+
+    /// Builder: the cost model for instances without an entry.
+    pub fn with_model(mut self, model: Option<Coefficients>) -> Timing {
+        self.model = model;
+        self
     }
 
     /// µs of C function `func` by its own entry (1 when it has none).

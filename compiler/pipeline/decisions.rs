@@ -1,15 +1,16 @@
 //! What the pipeline decided against the command line, said as warnings
-//! (docs/diagnostics.md, E500–E502): threads the scheduler left without a
-//! sub-box (E500), fewer sub-boxes than threads asked (E501), and `-ts` or
+//! (docs/diagnostics.md, E500–E503): threads the scheduler left without a
+//! sub-box (E500), fewer sub-boxes than threads asked (E501), `-ts` or
 //! `-ms` ignored because the runtime section already says what they would
-//! (E502). Each gives the reason and the fix; the CLI prints them like any
+//! (E502), and user kernels that cost 1 µs for want of a timing entry
+//! (E503). Each gives the reason and the fix; the CLI prints them like any
 //! other warning (text or `--message-format json`).
 
 use super::Options;
 use crate::front::diagnostics::Diagnostic;
 use crate::ir::{Runtime, Span};
 use crate::lower::hsdfg::Hsdfg;
-use crate::lower::timing::{Source, Timing};
+use crate::lower::timing::{Instance, Source, Timing};
 use crate::schedule::{Schedule, SchedulerKind};
 
 /// Threads the scheduler dropped.
@@ -18,6 +19,8 @@ pub const THREADS_DROPPED: &str = "E500";
 pub const FEWER_SUBBOXES: &str = "E501";
 /// `-ts` / `-ms` ignored for a runtime section that says it itself.
 pub const OPTION_IGNORED: &str = "E502";
+/// User kernels without a timing entry.
+pub const UNTIMED_KERNELS: &str = "E503";
 
 /// Which choices the command line made itself (not defaults): a stage that
 /// cannot honour one says so (E502). Defaults are never "ignored".
@@ -174,15 +177,21 @@ pub(super) fn unused_threads(
                 .unwrap_or(1)
         ),
         _ => format!(
-            "by the timing table, no sub-box would start earlier on them: reading another thread's output costs a signal and a wait more (sg {} µs + wt {} µs, timing_system)",
-            h.system.signal, h.system.wait
+            "by the timing table{}, no sub-box would start earlier on them: reading another thread's output costs a signal and a wait more (sg {} µs + wt {} µs, timing_system)",
+            if timing.model.is_some() {
+                " and the cost model of the built-ins"
+            } else {
+                ""
+            },
+            h.system.signal,
+            h.system.wait
         ),
     };
     let untimed: Vec<&str> = {
         let mut v: Vec<&str> = h
             .functions
             .iter()
-            .filter(|f| timing.lookup(&f.name, &f.function, f.resolution).1 == Source::Default)
+            .filter(|f| timing.cost(&Instance::of_info(f)).1 == Source::Default)
             .map(|f| f.function.as_str())
             .collect();
         v.sort();
@@ -192,14 +201,14 @@ pub(super) fn unused_threads(
     let mut fix = Vec::new();
     if !untimed.is_empty() && !matches!(opts.scheduler, SchedulerKind::Fused(_)) {
         why.push_str(&format!(
-            "; {} without a timing entry cost{} 1 µs each ({})",
-            if untimed.len() == 1 {
-                "1 C function"
+            "; without a timing entry{}, {} cost{} 1 µs",
+            if timing.model.is_some() {
+                " and not built-ins (which the cost model knows)"
             } else {
-                "C functions"
+                ""
             },
-            if untimed.len() == 1 { "s" } else { "" },
-            untimed.join(", ")
+            untimed.join(", "),
+            if untimed.len() == 1 { "s" } else { " each" }
         ));
         fix.push(
             "measure the functions with -gw (or give a timing table, docs/language.md)".to_string(),
@@ -230,4 +239,61 @@ fn capitalise(s: &str) -> String {
         Some(f) => f.to_uppercase().chain(c).collect(),
         None => String::new(),
     }
+}
+
+/// E503: kernels of the user's own (no built-ins, so no cost model) that
+/// no `timing` entry gives a time: they cost 1 µs, which the schedule and
+/// `-pr` take at its word.
+pub(super) fn untimed_kernels(
+    h: &Hsdfg,
+    timing: &Timing,
+    desc: &crate::ir::Description,
+) -> Option<Diagnostic> {
+    let mut kernels: Vec<&str> = h
+        .functions
+        .iter()
+        .filter(|f| crate::ir::builtins::builtin_of(&f.function).is_none())
+        .filter(|f| timing.cost(&Instance::of_info(f)).1 == Source::Default)
+        .map(|f| f.function.as_str())
+        .collect();
+    kernels.sort();
+    kernels.dedup();
+    if kernels.is_empty() {
+        return None;
+    }
+    let list = kernels
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    // Labelled where the description binds each kernel (first binding).
+    let binds = desc.composition.iter().flat_map(|c| &c.binds);
+    let uses = desc.declaration.iter().flat_map(|d| &d.functions);
+    let names: Vec<&crate::ir::Ident> = binds
+        .map(|b| &b.function)
+        .chain(uses.map(|f| &f.function))
+        .collect();
+    let mut warning = Diagnostic::warning(
+        UNTIMED_KERNELS,
+        format!(
+            "{} {list} {} no timing entry: the schedule takes {} to cost 1 µs a run",
+            if kernels.len() == 1 {
+                "kernel"
+            } else {
+                "kernels"
+            },
+            if kernels.len() == 1 { "has" } else { "have" },
+            if kernels.len() == 1 { "it" } else { "each" },
+        ),
+    );
+    for k in &kernels {
+        if let Some(i) = names.iter().find(|i| i.name == *k && !i.span.is_none()) {
+            warning = warning.label(i.span, "bound here, without a timing entry");
+        }
+    }
+    Some(warning.hint(format!(
+        "the cost model knows only the built-ins: measure {} with `ssc build FILE --kernels KERNELS.c -gw` (or `-t wcet`), or give a `timing` entry (`{} T`, docs/language.md)",
+        if kernels.len() == 1 { "it" } else { "them" },
+        kernels[0]
+    )))
 }

@@ -186,7 +186,7 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     let lowered = crate::lower::lower(desc, &lower_opts)?;
     let mut warnings = lowered.warnings;
     let description = lowered.description;
-    let timing = Timing::from_runtime(description.runtime.as_ref());
+    let timing = Timing::from_runtime(description.runtime.as_ref()).with_model(opts.lower.cost);
     let (Some(decl), Some(inst)) = (&description.declaration, &description.instantiation) else {
         return Err(vec![Diagnostic::error(
             "E299",
@@ -194,6 +194,7 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         )]);
     };
     let hsdfg = crate::lower::hsdfg::build(decl, inst, &timing, opts.lower.split.weighted)?;
+    warnings.extend(decisions::untimed_kernels(&hsdfg, &timing, &description));
     let given = description.runtime.clone().unwrap_or_default();
     let mut notes = Vec::new();
     warnings.extend(decisions::ignored_options(&given, opts));
