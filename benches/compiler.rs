@@ -35,10 +35,10 @@ fn options(kind: SchedulerKind) -> pipeline::Options {
             ..ScheduleOptions::default()
         },
         memory: MemoryKind::Interference,
-        memory_explicit: true,
         sync: SyncOptions::default(),
         thread_execution: true,
         dynamic_memory: false,
+        asked: Default::default(),
     }
 }
 

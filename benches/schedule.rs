@@ -15,6 +15,7 @@ fn bench(c: &mut Criterion) {
     let desc = generate(&GenerateOptions::default());
     let opts = LowerOptions {
         resolution_override: None,
+        cost: None,
         split: SplitOptions {
             max_parts: 16,
             ..SplitOptions::default()

@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod back;
+pub mod calibrate;
 pub mod cli;
 pub mod diagnostics;
 pub mod front;

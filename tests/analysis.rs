@@ -30,8 +30,8 @@ fn options(kind: SchedulerKind, sync: SyncOptions) -> pipeline::Options {
         memory: MemoryKind::Interference,
         sync,
         thread_execution: true,
-        memory_explicit: true,
         dynamic_memory: false,
+        asked: Default::default(),
     }
 }
 
@@ -223,11 +223,31 @@ fn wcet_harness_prints_a_timing_section_and_profiles() {
     let run = Command::new(&exe).args(["--runs", "7"]).output().unwrap();
     assert!(run.status.success());
     let text = String::from_utf8_lossy(&run.stdout);
-    // The timing section is a valid runtime section naming every C function.
+    // The timing section is a valid runtime section naming every C function
+    // and, after each, its instances.
     let section = &text[text.find("runtime {").expect("a runtime section")..];
     for f in ["func_source", "func_gain", "func_conv", "func_sink"] {
         assert!(section.contains(f), "{section}");
     }
+    for e in [
+        "f6 func_gain ",
+        "f7 func_conv ",
+        "f8 func_source ",
+        "f9 func_sink ",
+    ] {
+        assert!(section.contains(e), "{section}");
+    }
+    // It replaces the appendix's own runtime section, and the result checks.
+    let appendix = std::fs::read_to_string("examples/appendix.ssc").unwrap();
+    let with_table = format!(
+        "{}{section}",
+        &appendix[..appendix.find("\nruntime").unwrap() + 1]
+    );
+    let desc = ssc::front::syntax::parse(&with_table).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(ssc::front::check::check(&desc).is_empty(), "{with_table}");
+    let t = ssc::lower::timing::Timing::from_runtime(desc.runtime.as_ref());
+    assert_eq!(t.instances.len(), 4, "{section}");
+    assert_eq!(t.functions.len(), 4, "{section}");
     let etp = dir.join("etp");
     let run = Command::new(&exe)
         .args(["--runs", "9", "--percentile", "50", "--json", "--etp-dir"])

@@ -1,7 +1,7 @@
 //! Dependencies point down the pipeline (ARCHITECTURE.md, "Stages"): a
 //! stage's module may use the modules before it in [`ORDER`], never one
 //! after it. Read from the sources: every `crate::MODULE` outside comments
-//! in `compiler/MODULE/**.rs`. `cargo test --test architecture --
+//! in `compiler/MODULE/**.rs` or `compiler/MODULE.rs`. `cargo test --test architecture --
 //! --nocapture` prints the graph.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,40 +24,41 @@ const ORDER: &[&str] = &[
     "pipeline",
     "analysis",
     "back",
+    "calibrate",
     "generate",
     "ptts",
     "throttle",
     "cli",
 ];
 
-/// Every `crate::NAME` of the module's files, outside comments.
-fn uses(dir: &Path, out: &mut BTreeSet<String>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            uses(&path, out);
+/// Every `crate::NAME` of the module's files (a folder, or one file),
+/// outside comments.
+fn uses(path: &Path, out: &mut BTreeSet<String>) {
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            uses(&entry.unwrap().path(), out);
+        }
+        return;
+    }
+    if path.extension().is_none_or(|e| e != "rs") {
+        return;
+    }
+    let text = std::fs::read_to_string(path).unwrap();
+    for line in text.lines() {
+        let code = line.trim_start();
+        if code.starts_with("//") {
             continue;
         }
-        if path.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        for line in text.lines() {
-            let code = line.trim_start();
-            if code.starts_with("//") {
-                continue;
-            }
-            let code = code.split(" //").next().unwrap_or(code);
-            let mut rest = code;
-            while let Some(i) = rest.find("crate::") {
-                rest = &rest[i + "crate::".len()..];
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_lowercase() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    out.insert(name);
-                }
+        let code = code.split(" //").next().unwrap_or(code);
+        let mut rest = code;
+        while let Some(i) = rest.find("crate::") {
+            rest = &rest[i + "crate::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.insert(name);
             }
         }
     }
@@ -69,13 +70,14 @@ fn every_module_uses_only_the_modules_before_it() {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for entry in std::fs::read_dir(&root).unwrap() {
         let path = entry.unwrap().path();
-        if path.is_dir() {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let mut deps = BTreeSet::new();
-            uses(&path, &mut deps);
-            deps.remove(&name);
-            graph.insert(name, deps);
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if name == "lib" || name == "main" {
+            continue;
         }
+        let mut deps = BTreeSet::new();
+        uses(&path, &mut deps);
+        deps.remove(&name);
+        graph.insert(name, deps);
     }
     let rank = |m: &str| {
         ORDER

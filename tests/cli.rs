@@ -353,7 +353,7 @@ fn options_ignored_by_a_hand_written_runtime_are_warned_about() {
     assert_eq!(out.status.code(), Some(0));
     let err = text(&out.stderr);
     assert!(
-        err.contains("honoured as written") && err.contains("-ts and -ms are ignored"),
+        err.contains("honoured as written") && err.contains("-ts simple is ignored"),
         "{err}"
     );
     let out = ssc(&["build", "examples/appendix.ssc", "-t", "info"]);
@@ -391,7 +391,7 @@ fn written_memory_sections_are_honoured() {
     );
     assert_eq!(back.status.code(), Some(0), "{}", text(&back.stderr));
     assert!(
-        text(&back.stderr).contains("-ms is ignored"),
+        text(&back.stderr).contains("-ms interference is ignored"),
         "{}",
         text(&back.stderr)
     );

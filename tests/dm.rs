@@ -36,15 +36,16 @@ fn options(k: SchedulerKind, sync: SyncOptions, dynamic_memory: bool) -> Options
     Options {
         lower: LowerOptions {
             resolution_override: None,
+            cost: None,
             split: SplitOptions::default(),
         },
         scheduler: k,
         schedule: ScheduleOptions::default(),
         memory: MemoryKind::Interference,
         sync,
-        memory_explicit: true,
         thread_execution: true,
         dynamic_memory,
+        asked: Default::default(),
     }
 }
 

@@ -111,8 +111,8 @@ fn the_gantt_chart_names_threads_bars_and_functions() {
         memory: ssc::memory::MemoryKind::Interference,
         sync: ssc::sync::SyncOptions::default(),
         thread_execution: true,
-        memory_explicit: true,
         dynamic_memory: false,
+        asked: Default::default(),
     };
     opts.lower.split.max_parts = 2;
     let c = pipeline::compile(&desc, &opts).unwrap();

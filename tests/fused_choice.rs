@@ -129,10 +129,10 @@ fn the_decision_follows_the_largest_frame_against_the_budget() {
                 ..ScheduleOptions::default()
             },
             memory: MemoryKind::Fold,
-            memory_explicit: false,
             sync: Default::default(),
             thread_execution: true,
             dynamic_memory: false,
+            asked: Default::default(),
         };
         opts.lower.split.strips = Some(Strips {
             cache_bytes: budget,

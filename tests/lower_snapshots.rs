@@ -25,6 +25,7 @@ fn inputs() -> Vec<PathBuf> {
 fn opts() -> LowerOptions {
     LowerOptions {
         resolution_override: None,
+        cost: None,
         split: SplitOptions {
             max_parts: 3,
             ..SplitOptions::default()

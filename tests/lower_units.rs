@@ -120,6 +120,7 @@ fn resolution_override_and_unweighted_times() {
     desc2.runtime = None;
     let opts = LowerOptions {
         resolution_override: Some(Pair::new(64, 32)),
+        cost: None,
         split: SplitOptions {
             max_parts: 4,
             weighted: false,

@@ -57,6 +57,7 @@ fn options(
     Options {
         lower: LowerOptions {
             resolution_override: None,
+            cost: None,
             split,
         },
         scheduler: k,
@@ -64,8 +65,8 @@ fn options(
         memory: m,
         sync,
         thread_execution,
-        memory_explicit: true,
         dynamic_memory: false,
+        asked: Default::default(),
     }
 }
 
@@ -273,11 +274,7 @@ fn chain(cfg: &Config, timed: bool) -> Description {
     let text = ssc::back::description::print(&generate(&cfg.gen));
     let mut desc = parse_checked(&text, &format!("{cfg:?}"));
     if timed {
-        let entry = |name: &str, t: f64| ssc::ir::TimingEntry {
-            name: ssc::ir::Ident::new(name),
-            time: ssc::ir::Spanned::bare(t),
-            span: ssc::ir::Span::NONE,
-        };
+        let entry = ssc::ir::TimingEntry::function;
         desc.runtime = Some(ssc::ir::Runtime {
             timing: TIMING.iter().map(|&(f, t)| entry(f, t)).collect(),
             timing_system: vec![entry("wt", 1.0), entry("sg", 1.0)],

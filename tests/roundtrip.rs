@@ -242,10 +242,28 @@ impl Gen {
         }
     }
 
+    /// `timing` entries of every scope: `FUNC T`, `FUNC [w, h] T`,
+    /// `INSTANCE FUNC T`.
     fn timing(&mut self) -> Vec<TimingEntry> {
+        (0..self.count(4))
+            .map(|_| TimingEntry {
+                name: self.name(),
+                scope: match self.below(3) {
+                    0 => TimingScope::Function,
+                    1 => TimingScope::Resolution(self.pair()),
+                    _ => TimingScope::Instance(self.name()),
+                },
+                time: Spanned::bare(self.time()),
+                span: Span::NONE,
+            })
+            .collect()
+    }
+
+    fn timing_system(&mut self) -> Vec<TimingEntry> {
         (0..self.count(3))
             .map(|_| TimingEntry {
                 name: self.name(),
+                scope: TimingScope::Function,
                 time: Spanned::bare(self.time()),
                 span: Span::NONE,
             })
@@ -264,7 +282,7 @@ impl Gen {
     fn runtime(&mut self) -> Runtime {
         Runtime {
             timing: self.timing(),
-            timing_system: self.timing(),
+            timing_system: self.timing_system(),
             thread_schedule: (0..self.count(2))
                 .map(|_| ThreadSchedule {
                     thread: self.name(),

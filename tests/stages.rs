@@ -45,6 +45,12 @@ fn build(file: &str, extra: &[&str], stdin: Option<&str>) -> String {
         .arg(file)
         .args(&base)
         .args(extra)
+        // No calibration cache: the cost model's shipped defaults, the
+        // same on every machine.
+        .env(
+            "XDG_CACHE_HOME",
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-calibration"),
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -258,6 +264,7 @@ fn library_options(extra: &[&str]) -> ssc::pipeline::Options {
     ssc::pipeline::Options {
         lower: ssc::lower::LowerOptions {
             resolution_override: None,
+            cost: None,
             split: SplitOptions {
                 max_parts: 2,
                 ..SplitOptions::default()
@@ -282,7 +289,7 @@ fn library_options(extra: &[&str]) -> ssc::pipeline::Options {
             ..Default::default()
         },
         thread_execution: true,
-        memory_explicit: true,
         dynamic_memory: false,
+        asked: Default::default(),
     }
 }

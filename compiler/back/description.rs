@@ -304,7 +304,7 @@ impl Printer {
         let timing = |entries: &[TimingEntry]| -> Vec<(String, Span)> {
             entries
                 .iter()
-                .map(|e| (format!("{} {}", e.name, e.time.value), e.span))
+                .map(|e| (format!("{} {}", e.key_text(), e.time.value), e.span))
                 .collect()
         };
         self.list(1, "timing", timing(&r.timing));

@@ -9,12 +9,14 @@
 //! function *alone*, over its whole resolution, `warmup` times untimed and
 //! `runs` times timed. It prints
 //!
-//! * a `runtime { timing …; }` section: per C function, the chosen
-//!   percentile of its runs, in µs (the unit of `timing`). A C function used
-//!   by several instances (a convolution at three scales) gets the figure of
-//!   its instance with the largest iteration space — the table gives one time
-//!   per C function "for the full resolution" (docs/language.md) — and the largest
-//!   such figure when several instances tie;
+//! * a `runtime { timing …; }` section, in µs (the unit of `timing`): per
+//!   instance, `INSTANCE FUNC T` with the chosen percentile of its runs, and
+//!   per C function, `FUNC T` with the figure of its instance with the
+//!   largest iteration space (the largest such figure when several tie),
+//!   which the instance entries override (the most specific entry wins,
+//!   docs/language.md) and which stays for instances the table does not
+//!   name (the table given to another description). Grouped by C function
+//!   (sorted), its own entry first, then its instances by name;
 //! * with `--json`, the same as JSON together with every instance's
 //!   execution-time profile (ETP): `{"function": INSTANCE, "unit": "us",
 //!   "pmf": [[value, probability], …]}` plus its C function, resolution,
@@ -234,6 +236,27 @@ pub fn emit(h: &Hsdfg, o: &WcetOptions) -> Result<Program, Vec<Diagnostic>> {
         "static const int representative[N_FUNCTIONS + 1] = {{ {} }};",
         list(
             representative
+                .iter()
+                .map(|k| k.to_string())
+                .chain(["0".into()])
+                .collect()
+        )
+    );
+    // The printed table: per C function (sorted) its entry (-1), then its
+    // instances by name.
+    let mut table_order: Vec<i64> = Vec::new();
+    for (c, _) in kinds.iter().enumerate() {
+        table_order.push(-(c as i64) - 1);
+        let mut inst: Vec<usize> = (0..n).filter(|&i| kind_of[i] == c).collect();
+        inst.sort_by(|&a, &b| h.functions[a].name.cmp(&h.functions[b].name));
+        table_order.extend(inst.into_iter().map(|i| i as i64));
+    }
+    let _ = writeln!(
+        s,
+        "#define N_TABLE {}\nstatic const int table_order[N_TABLE + 1] = {{ {} }}; /* -1 - k: C function k; i: instance i */",
+        table_order.len(),
+        list(
+            table_order
                 .iter()
                 .map(|k| k.to_string())
                 .chain(["0".into()])
@@ -488,8 +511,14 @@ const MAIN_BODY: &str = r#"    /* one pass in a topological order: every input h
                    sum[i].mean, sum[i].pct, sum[i].max);
         }
         printf("runtime {\n  timing\n");
-        for (int c = 0; c < N_KINDS; c++)
-            printf("    %s %.3f%s\n", kind_name[c], table[c], c + 1 < N_KINDS ? "," : ";");
+        for (int k = 0; k < N_TABLE; k++) {
+            const char *end = k + 1 < N_TABLE ? "," : ";";
+            int e = table_order[k];
+            if (e < 0)
+                printf("    %s %.3f%s\n", kind_name[-1 - e], table[-1 - e], end);
+            else
+                printf("    %s %s %.3f%s\n", instance_name[e], kind_name[kind_of[e]], sum[e].pct, end);
+        }
         printf("}\n");
     }
     if (etp_dir) {
@@ -511,24 +540,54 @@ const MAIN_BODY: &str = r#"    /* one pass in a topological order: every input h
 }
 "#;
 
-/// The description with a timing table put into its runtime section (one
-/// is added when it has none): measured entries replace the ones of the
-/// same function, the others are kept.
+/// The entries of a measured table: per C function the figure of the
+/// report's table (its largest instance), and per instance its chosen
+/// percentile (`INSTANCE FUNC T`).
+pub fn entries(report: &WcetReport) -> Vec<crate::ir::TimingEntry> {
+    use crate::ir::TimingEntry;
+    let mut out: Vec<TimingEntry> = report
+        .timing
+        .iter()
+        .map(|(f, t)| TimingEntry::function(f.clone(), *t))
+        .collect();
+    out.extend(
+        report
+            .profiles
+            .iter()
+            .map(|p| TimingEntry::instance(p.function.clone(), p.c_function.clone(), p.percentile)),
+    );
+    out
+}
+
+/// The description with measured timing entries put into its runtime
+/// section (one is added when it has none): each replaces the entry of
+/// the same key (`FUNC`, `FUNC [w, h]`, `INSTANCE`), the others are kept.
+/// The table is then grouped by C function (sorted): its own entry, its
+/// resolutions, its instances by name.
 pub fn with_timing(
     desc: &crate::ir::Description,
-    table: &BTreeMap<String, f64>,
+    measured: &[crate::ir::TimingEntry],
 ) -> crate::ir::Description {
-    use crate::ir::{Ident, Span, Spanned, TimingEntry};
+    use crate::ir::{TimingEntry, TimingScope};
+    fn key(e: &TimingEntry) -> (String, u8, String) {
+        let (rank, rest) = match &e.scope {
+            TimingScope::Function => (0, String::new()),
+            TimingScope::Resolution(r) => (1, format!("{:020}x{:020}", r.value.x, r.value.y)),
+            TimingScope::Instance(i) => (2, i.name.clone()),
+        };
+        (e.name.name.clone(), rank, rest)
+    }
+    // Instances are keyed by their own name only.
+    fn same(a: &TimingEntry, b: &TimingEntry) -> bool {
+        match (&a.scope, &b.scope) {
+            (TimingScope::Instance(x), TimingScope::Instance(y)) => x.name == y.name,
+            _ => key(a) == key(b),
+        }
+    }
     let mut d = desc.clone();
     let rt = d.runtime.get_or_insert_with(Default::default);
-    rt.timing.retain(|e| !table.contains_key(&e.name.name));
-    for (f, t) in table {
-        rt.timing.push(TimingEntry {
-            name: Ident::new(f.clone()),
-            time: Spanned::new(*t, Span::default()),
-            span: Span::default(),
-        });
-    }
-    rt.timing.sort_by(|a, b| a.name.name.cmp(&b.name.name));
+    rt.timing.retain(|e| !measured.iter().any(|m| same(e, m)));
+    rt.timing.extend(measured.iter().cloned());
+    rt.timing.sort_by_key(key);
     d
 }

@@ -43,6 +43,8 @@ pub enum Command {
     Throttle(super::throttle::ThrottleArgs),
     /// Exact end-to-end latency distribution of a time-triggered chain (`.ptts`, docs/ptts.md).
     Ptts(super::ptts::PttsArgs),
+    /// Measure this machine's cost-model coefficients (a few seconds) and cache them per CPU model.
+    Calibrate(CalibrateArgs),
     /// Explain a diagnostic code: `ssc explain E108` (as `rustc --explain`).
     Explain(ExplainArgs),
     /// Print a shell completion script: `ssc completions bash > /etc/bash_completion.d/ssc`.
@@ -64,6 +66,15 @@ pub struct ManArgs {
     /// of printing `ssc.1`.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Measure nothing: print the coefficients `ssc build` uses now (the
+    /// cached calibration of this CPU, or the shipped defaults) and where
+    /// they come from.
+    #[arg(long)]
+    pub show: bool,
 }
 
 #[derive(Debug, Args)]
@@ -197,7 +208,7 @@ pub struct BuildArgs {
     /// [-gd] Stop after generating the declaration, print it.
     #[arg(long = "generatedeclaration", help_heading = "Composition")]
     pub generate_declaration: bool,
-    /// [-gw] Measure each function's execution-time profile and use it as the timing table.
+    /// [-gw] Measure each function instance's execution-time profile and use it as the timing table (per-instance entries).
     #[arg(long = "generatewcet", help_heading = "Composition")]
     pub generate_wcet: bool,
     /// [-cr] Override the composed resolution.

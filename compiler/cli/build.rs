@@ -115,6 +115,7 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
         lower: LowerOptions {
             resolution_override: a.compose_resolution.map(|(w, h)| Pair::new(w, h)),
             split,
+            cost: Some(cost_model().coefficients),
         },
         scheduler,
         schedule: ScheduleOptions {
@@ -123,7 +124,6 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
             ..ScheduleOptions::default()
         },
         memory,
-        memory_explicit: a.memory_schedule.is_some(),
         sync: SyncOptions {
             iteration_barrier: a.add_barrier,
             iteration_sync: a.add_iteration_sync,
@@ -142,6 +142,37 @@ fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
         },
         thread_execution: !a.no_thread_execution,
         dynamic_memory: a.dynamic_memory.is_some(),
+        asked: pipeline::Asked {
+            scheduler: a.thread_schedule.is_some(),
+            memory: a.memory_schedule.is_some(),
+        },
+    }
+}
+
+/// The cost model's coefficients for functions without a timing entry:
+/// this CPU's calibration (`ssc calibrate`) or the shipped defaults, read
+/// once per process.
+fn cost_model() -> &'static crate::calibrate::Loaded {
+    static LOADED: std::sync::OnceLock<crate::calibrate::Loaded> = std::sync::OnceLock::new();
+    LOADED.get_or_init(crate::calibrate::load)
+}
+
+/// E504 (once per process) when a calibration cache exists but cannot be
+/// trusted, and under `-v` which coefficients the cost model uses.
+fn report_cost_model(a: &BuildArgs, file: &SourceFile) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let model = cost_model();
+    if let Some(why) = &model.ignored {
+        let d = crate::diagnostics::Diagnostic::warning("E504", why.clone()).hint(
+            "the cost model uses the shipped defaults; `ssc calibrate` measures this machine again and replaces the file",
+        );
+        super::diag::emit(&[d], file);
+    }
+    if a.verbose {
+        eprintln!("{}", model.note());
     }
 }
 
@@ -176,6 +207,7 @@ pub(super) fn build_with(
         return Err(exit::INPUT);
     }
     let config = Config::resolve(a);
+    report_cost_model(a, &file);
     if (a.strip_rows.is_some() || a.cache_bytes.is_some())
         && !matches!(config.threads, crate::schedule::SchedulerKind::Fused(_))
     {
@@ -187,24 +219,6 @@ pub(super) fn build_with(
         for d in &config.defaults {
             eprintln!("default: {d}");
         }
-    }
-    let hand_written = desc
-        .runtime
-        .as_ref()
-        .is_some_and(|r| !r.thread_executions.is_empty());
-    let written_memory = desc.runtime.as_ref().is_some_and(|r| r.places_buffers());
-    if !hand_written && written_memory && a.memory_schedule.is_some() && a.dynamic_memory.is_none()
-    {
-        eprintln!(
-            "warning: {} places its buffers in its runtime section (memory_mapping, memory_binding): they are honoured as written, so -ms is ignored",
-            file.name
-        );
-    }
-    if hand_written && (a.thread_schedule.is_some() || a.memory_schedule.is_some()) {
-        eprintln!(
-            "warning: {} has a runtime section with thread programs: it is proven and honoured as written, so -ts and -ms are ignored (remove the runtime section to let ssc schedule)",
-            file.name
-        );
     }
     if let Some(code) = refuse_target(&config) {
         return Err(code);
@@ -852,18 +866,18 @@ fn measure(
     })?;
     if a.verbose {
         eprintln!(
-            "-gw: measured p{} of {} runs per function: {}",
+            "-gw: measured p{} of {} runs per function instance: {}",
             report.percentile,
             report.runs,
             report
-                .timing
+                .profiles
                 .iter()
-                .map(|(f, t)| format!("{f} {t}"))
+                .map(|p| format!("{} ({}) {}", p.function, p.c_function, p.percentile))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
     }
-    Ok(back::wcet::with_timing(desc, &report.timing))
+    Ok(back::wcet::with_timing(desc, &back::wcet::entries(&report)))
 }
 
 /// The compiled description of a build's arguments (for `ssc bench`'s

@@ -20,6 +20,7 @@ pub fn dispatch(command: Command) -> i32 {
         Command::Bench(a) => super::bench::bench(&a),
         Command::Throttle(a) => super::throttle::run(&a),
         Command::Ptts(a) => super::ptts::run(&a),
+        Command::Calibrate(a) => calibrate(a.show),
         Command::Explain(a) => explain(&a.code),
         Command::Completions(a) => {
             let mut cmd = <super::args::Cli as clap::CommandFactory>::command();
@@ -30,6 +31,59 @@ pub fn dispatch(command: Command) -> i32 {
             exit::OK
         }
         Command::Man(a) => man(a.out.as_deref()),
+    }
+}
+
+/// `ssc calibrate`: measures the cost model's coefficients and caches
+/// them (`crate::calibrate`); with `--show`, prints those in use.
+fn calibrate(show: bool) -> i32 {
+    use crate::calibrate;
+    let print = |c: &crate::lower::cost::Coefficients| {
+        let named = c.to_named();
+        println!("call        {:>9.3} ns", named.call_ns);
+        for (f, v) in &named.point_ns {
+            println!("{f:<12}{v:>9.4} ns/point (float)");
+        }
+        println!("window tap  {:>9.4} ns/point (func_conv)", named.tap_ns);
+        for (t, v) in &named.type_factor {
+            println!("{t:<12}{v:>9.3} × float");
+        }
+    };
+    if show {
+        let loaded = calibrate::load();
+        if let Some(why) = &loaded.ignored {
+            eprintln!("warning: {why}");
+        }
+        eprintln!("{}", loaded.note());
+        print(&loaded.coefficients);
+        return exit::OK;
+    }
+    let started = std::time::Instant::now();
+    let dir = std::env::temp_dir().join(format!("ssc-calibrate-{}", std::process::id()));
+    let measured = calibrate::measure(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let c = match measured {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: calibration failed: {e}");
+            return exit::EXTERNAL;
+        }
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let cpu = calibrate::cpu_model();
+    match calibrate::store(&c, &cpu, seconds) {
+        Ok(path) => {
+            print(&c);
+            eprintln!(
+                "calibrated {cpu} in {seconds:.1} s; wrote {} (`ssc build` uses it for functions without a timing entry)",
+                path.display()
+            );
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            exit::EXTERNAL
+        }
     }
 }
 

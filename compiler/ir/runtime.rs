@@ -1,6 +1,6 @@
 //! The `runtime` section: timing, threads, memory, programs, signals.
 
-use super::{Ident, PortRef, Span, Spanned, SubBoxRef};
+use super::{Ident, Pair, PortRef, Span, Spanned, SubBoxRef};
 
 /// `runtime { ... }`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -25,13 +25,72 @@ impl Runtime {
     }
 }
 
-/// `FUNC T` in `timing` (µs for the full resolution), or `wt T` / `sg T` in
-/// `timing_system`. Times are non-negative decimals.
+/// An entry of `timing` (µs of one run of a function instance over its
+/// whole iteration space), or `wt T` / `sg T` in `timing_system`. Times are
+/// non-negative decimals.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimingEntry {
+    /// The C function (`func_conv`), or `wt` / `sg` in `timing_system`.
     pub name: Ident,
+    /// Which of the C function's instances the time is for.
+    pub scope: TimingScope,
     pub time: Spanned<f64>,
     pub span: Span,
+}
+
+impl TimingEntry {
+    /// `FUNC T` (or `wt T` / `sg T`).
+    pub fn function(name: impl Into<String>, time: f64) -> TimingEntry {
+        TimingEntry {
+            name: Ident::new(name),
+            scope: TimingScope::Function,
+            time: Spanned::bare(time),
+            span: Span::NONE,
+        }
+    }
+
+    /// `FUNC [w, h] T`.
+    pub fn resolution(name: impl Into<String>, resolution: Pair, time: f64) -> TimingEntry {
+        TimingEntry {
+            scope: TimingScope::Resolution(Spanned::bare(resolution)),
+            ..TimingEntry::function(name, time)
+        }
+    }
+
+    /// `INSTANCE FUNC T`.
+    pub fn instance(
+        instance: impl Into<String>,
+        function: impl Into<String>,
+        time: f64,
+    ) -> TimingEntry {
+        TimingEntry {
+            scope: TimingScope::Instance(Ident::new(instance)),
+            ..TimingEntry::function(function, time)
+        }
+    }
+
+    /// What the entry is keyed by, as written before its time: `func_conv`,
+    /// `func_conv [256, 256]`, `nr1 func_conv`.
+    pub fn key_text(&self) -> String {
+        match &self.scope {
+            TimingScope::Function => self.name.name.clone(),
+            TimingScope::Resolution(r) => format!("{} {}", self.name, r.value),
+            TimingScope::Instance(i) => format!("{i} {}", self.name),
+        }
+    }
+}
+
+/// The instances a `timing` entry is for, least specific first; the most
+/// specific entry that matches an instance gives its time.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TimingScope {
+    /// `FUNC T`: every instance of the C function.
+    Function,
+    /// `FUNC [w, h] T`: the instances of the C function at that resolution.
+    Resolution(Spanned<Pair>),
+    /// `INSTANCE FUNC T`: one function instance of the declaration (which
+    /// must run FUNC).
+    Instance(Ident),
 }
 
 /// `TH [F.k, ...]`.

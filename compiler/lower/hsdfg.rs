@@ -270,7 +270,7 @@ impl Finder<'_> {
 // The builder.
 
 use super::deps::port_elements;
-use super::timing::Timing;
+use super::timing::{Instance, Timing};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{Declaration, Instantiation};
 use std::collections::BTreeMap;
@@ -282,9 +282,10 @@ use std::collections::BTreeMap;
 /// `P.i → C.j` for every buffer from P to C through which `C.j` reads what
 /// `P.i` writes (every buffer from P to C when none does, as for a
 /// hand-written or coarse dependency), each followed by its 1-token
-/// [`EdgeKind::WriteAfterRead`] partner `C.j → P.i`. Times: the function's
-/// `timing` × (sub-box area / function area) when `weighted`, else the whole
-/// figure. Errors (E110–E114) for names the declaration does not know, an IN
+/// [`EdgeKind::WriteAfterRead`] partner `C.j → P.i`. Times: the instance's
+/// time ([`Timing::cost`]: its most specific `timing` entry, else the cost
+/// model) × (sub-box area /
+/// function area) when `weighted`, else the whole figure. Errors (E110–E114) for names the declaration does not know, an IN
 /// port without a driver, or a dependency between functions that share no
 /// buffer.
 pub fn build(
@@ -431,7 +432,9 @@ pub fn build(
             })
             .collect();
         let whole = Region::whole(info.resolution).area();
-        let t = timing.get(&info.function);
+        let t = timing
+            .cost(&Instance::new(&info.name, fd, info.resolution))
+            .0;
         let time = if weighted && whole > 0 {
             t * region.area() as f64 / whole as f64
         } else {

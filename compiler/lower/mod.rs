@@ -10,6 +10,7 @@
 //! description that, parsed and lowered again, gives the same description.
 
 pub mod compose;
+pub mod cost;
 pub mod deps;
 pub mod hsdfg;
 pub mod split;
@@ -21,12 +22,17 @@ use crate::ir::{Declaration, Description, Pair};
 use split::SplitOptions;
 use timing::Timing;
 
-/// Options of the lowering stages (`-cr`, `-dp`, `-mdp`, `-gpp`, `-cd`, `-wt`).
+/// Options of the lowering stages (`-cr`, `-dp`, `-mdp`, `-gpp`, `-cd`, `-wt`)
+/// and the cost model.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LowerOptions {
     /// `-cr w,h`: overrides the resolution of `compose`.
     pub resolution_override: Option<Pair>,
     pub split: SplitOptions,
+    /// The cost model of the built-ins for functions without a `timing`
+    /// entry (`None`: they cost 1 µs; `ssc build` gives the calibrated
+    /// coefficients or the shipped ones).
+    pub cost: Option<cost::Coefficients>,
 }
 
 /// A lowered description and the warnings found on the way.
@@ -100,7 +106,7 @@ pub fn lower_to_declaration(
 /// the result.
 pub fn lower(desc: &Description, opts: &LowerOptions) -> Result<Lowered, Vec<Diagnostic>> {
     let decl = declaration(desc, opts)?;
-    let timing = Timing::from_runtime(desc.runtime.as_ref());
+    let timing = Timing::from_runtime(desc.runtime.as_ref()).with_model(opts.cost);
     let mut warnings = Vec::new();
     let inst = match &desc.instantiation {
         Some(i) => {
@@ -140,7 +146,7 @@ pub fn lower_to_hsdfg(
     opts: &LowerOptions,
 ) -> Result<(Description, hsdfg::Hsdfg), Vec<Diagnostic>> {
     let l = lower(desc, opts)?;
-    let timing = Timing::from_runtime(l.description.runtime.as_ref());
+    let timing = Timing::from_runtime(l.description.runtime.as_ref()).with_model(opts.cost);
     let (Some(d), Some(i)) = (&l.description.declaration, &l.description.instantiation) else {
         unreachable!("lower fills in both sections")
     };

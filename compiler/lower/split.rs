@@ -9,7 +9,7 @@
 //! Part counts (P = `max_parts`, `-mdp`; `NONE` functions always get 1):
 //! * `-dp none`: 1 for every function;
 //! * `-dp full`: P for every `FULL` function;
-//! * `-dp some`: the heaviest `FULL` function (timing of its C function)
+//! * `-dp some`: the heaviest `FULL` function (its timing, [`Timing::cost`])
 //!   gets P, every other `FULL` one `round(P·t/tmax)`, at least 1;
 //! * `-gpp` (precise, overrides `-dp some`/`full`; `-dp none` still wins):
 //!   one target grain `g = W / P²`, with `W` the total work of one
@@ -35,7 +35,7 @@
 //! functions in declaration order.
 
 use super::deps::dependencies;
-use super::timing::Timing;
+use super::timing::{Instance, Timing};
 use crate::ir::{
     Declaration, Instantiation, Parallelism, Region, Span, Spanned, SubBox, SubBoxRef,
 };
@@ -203,7 +203,17 @@ pub fn part_counts(d: &Declaration, timing: &Timing, opts: &SplitOptions) -> Vec
             .map(|fd| fd.parallelism == Parallelism::Full)
             .unwrap_or(false)
     };
-    let t = |f: &crate::ir::Function| timing.get(f.function.as_str()).max(0.0);
+    let t = |f: &crate::ir::Function| {
+        match d.function_decl(f.function.as_str()) {
+            Some(fd) => {
+                timing
+                    .cost(&Instance::new(f.name.as_str(), fd, f.resolution.value))
+                    .0
+            }
+            None => timing.of(f.name.as_str(), f.function.as_str(), f.resolution.value),
+        }
+        .max(0.0)
+    };
     if opts.dp == DataParallelism::None {
         return vec![1; d.functions.len()];
     }

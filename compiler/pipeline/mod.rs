@@ -20,7 +20,9 @@ use crate::sync::{Extras, PeriodicBarrier, SyncOptions};
 use crate::verify::{CounterExample, Proof};
 use std::collections::BTreeMap;
 
+mod decisions;
 mod streaming;
+pub use decisions::Asked;
 
 /// Options of every stage.
 #[derive(Clone, Debug)]
@@ -29,10 +31,6 @@ pub struct Options {
     pub scheduler: SchedulerKind,
     pub schedule: ScheduleOptions,
     pub memory: MemoryKind,
-    /// `memory` was asked for (`-ms`), not the default of the scheduler:
-    /// kept when `-ts fused` runs a chain box-at-a-time (see
-    /// [`streaming`]), which otherwise uses interference.
-    pub memory_explicit: bool,
     /// `timing`/`timing_system` are filled in from the description.
     pub sync: SyncOptions,
     /// `-te`: keep `thread_execution` and `signal` in the printed runtime.
@@ -42,6 +40,11 @@ pub struct Options {
     /// orderings of [`crate::memory::dynamic_edges`], which sync enforces
     /// and verify proves.
     pub dynamic_memory: bool,
+    /// What the command line gave itself (`-ts`, `-ms`): the pipeline warns
+    /// when the description overrides it (E502), and keeps an asked `-ms`
+    /// when `-ts fused` runs a chain box-at-a-time (see [`streaming`]),
+    /// which otherwise uses interference.
+    pub asked: Asked,
 }
 
 /// A description compiled down to a proven runtime.
@@ -60,6 +63,8 @@ pub struct Compiled {
     /// The core of each thread of `runtime.thread_executions`, when pinned.
     pub cores: Option<Vec<usize>>,
     pub proof: Proof,
+    /// Warnings of lowering and of the decisions taken against the command
+    /// line (threads dropped, options ignored: E500–E502).
     pub warnings: Vec<Diagnostic>,
     /// Each stage's report, for `-v`.
     pub notes: Vec<String>,
@@ -178,7 +183,7 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     let lowered = crate::lower::lower(desc, &lower_opts)?;
     let mut warnings = lowered.warnings;
     let description = lowered.description;
-    let timing = Timing::from_runtime(description.runtime.as_ref());
+    let timing = Timing::from_runtime(description.runtime.as_ref()).with_model(opts.lower.cost);
     let (Some(decl), Some(inst)) = (&description.declaration, &description.instantiation) else {
         return Err(vec![Diagnostic::error(
             "E299",
@@ -186,8 +191,10 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         )]);
     };
     let hsdfg = crate::lower::hsdfg::build(decl, inst, &timing, opts.lower.split.weighted)?;
+    warnings.extend(decisions::untimed_kernels(&hsdfg, &timing, &description));
     let given = description.runtime.clone().unwrap_or_default();
     let mut notes = Vec::new();
+    warnings.extend(decisions::ignored_options(&given, opts));
 
     if !given.thread_executions.is_empty() {
         // A hand-written runtime: checked, then honoured as written.
@@ -262,6 +269,15 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         s
     };
     notes.extend(schedule.notes.iter().map(|n| format!("schedule: {n}")));
+    if given.thread_schedule.is_empty() {
+        // What ran: box-at-a-time when fused fell back (E140).
+        let ran = Options {
+            scheduler: schedule.kind,
+            ..opts.clone()
+        };
+        let ran = if fallback.is_some() { &ran } else { opts };
+        warnings.extend(decisions::unused_threads(&hsdfg, &schedule, &timing, ran));
+    }
     if opts.dynamic_memory {
         memory_kind = MemoryKind::None;
     }

@@ -85,7 +85,7 @@ pub(super) fn decide(
 /// The memory schedule under the fallback: interference unless `-ms` was
 /// given.
 pub(super) fn memory(opts: &Options) -> MemoryKind {
-    if opts.memory_explicit {
+    if opts.asked.memory {
         opts.memory
     } else {
         MemoryKind::Interference

@@ -57,7 +57,8 @@ pub fn schedule(h: &Hsdfg, kind: SchedulerKind, opts: &ScheduleOptions) -> Sched
 }
 
 /// Turns a list schedule into a [`Schedule`]: drops threads that got no
-/// actor, names the rest `thread0…`, pins them when asked.
+/// actor, names the rest `thread0…`, pins them when asked. (The pipeline
+/// warns about dropped threads, E500/E501: it knows the threads asked.)
 fn finish(
     kind: SchedulerKind,
     r: list::ListResult,
@@ -67,7 +68,6 @@ fn finish(
     mut notes: Vec<String>,
 ) -> Schedule {
     let pinned = pinned || opts.affinity;
-    let asked = r.threads.len();
     let threads: Vec<ThreadPlan> = r
         .threads
         .into_iter()
@@ -83,13 +83,6 @@ fn finish(
             start,
         })
         .collect();
-    if threads.len() < asked && !matches!(kind, SchedulerKind::Simple) {
-        notes.push(format!(
-            "{} of {} threads got no sub-box and were dropped",
-            asked - threads.len(),
-            asked
-        ));
-    }
     notes.push(format!(
         "makespan {:.1} µs, lower bound {:.1} µs",
         r.makespan, lower_bound

@@ -93,6 +93,9 @@ pub mod codes {
     pub const BOUND_AND_COMPOSED: &str = "E035";
     /// (warning) A function name within a few edits of a built-in's.
     pub const UNKNOWN_FUNCTION: &str = "E036";
+    /// A `timing` entry for a function instance the declaration does not
+    /// have, or for one with another C function than it runs.
+    pub const UNKNOWN_TIMED_INSTANCE: &str = "E037";
 }
 
 /// Checks every section present, and each against the sections above it.

@@ -1,7 +1,8 @@
 //! The `runtime` section, against the declaration and the instantiation.
 //!
 //! Takes the [`Declaration`], the [`Instantiation`] and the [`Runtime`];
-//! gives E004 (duplicate timing entries, threads, programs, mappings,
+//! gives E037 (a timing entry for an unknown function instance, or one
+//! given a C function it does not run), E004 (duplicate timing entries, threads, programs, mappings,
 //! bindings, schedules, signals, barriers, a port bound twice), E005 (unknown
 //! sub-boxes, threads, signals, barriers, mappings, ports, system costs),
 //! E022/E023 (a sub-box that the thread schedule or the programs miss or
@@ -18,7 +19,7 @@ use super::{codes, names, ports};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{
     Declaration, Direction, Function, Ident, Instantiation, MemoryMapping, Op, Port, PortRef,
-    Runtime, Signal, Span, SubBox, SubBoxRef,
+    Runtime, Signal, Span, SubBox, SubBoxRef, TimingScope,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -45,7 +46,7 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mu
     };
 
     // Timing.
-    names::duplicates("timing entry for", r.timing.iter().map(|t| &t.name), out);
+    timing(d, r, out);
     names::duplicates("system cost", r.timing_system.iter().map(|t| &t.name), out);
     for t in &r.timing_system {
         if t.name.name != "wt" && t.name.name != "sg" {
@@ -610,6 +611,82 @@ fn resolve<'a>(
                 decl.ports.iter().map(|p| p.name.name.as_str()),
             ));
             None
+        }
+    }
+}
+
+/// The `timing` entries: E004 for two entries with one key (`FUNC`,
+/// `FUNC [w, h]`, `INSTANCE`), E037 for an instance the declaration does
+/// not have ("did you mean") or one given a C function it does not run.
+/// C functions and resolutions no instance uses are fine: a table may be
+/// shared between descriptions.
+fn timing(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
+    // Keys of the three kinds never clash (an instance may be named like
+    // a C function).
+    let mut first: HashMap<(u8, String), Span> = HashMap::new();
+    for e in &r.timing {
+        let (key, span) = match &e.scope {
+            TimingScope::Function => ((0, e.name.name.clone()), e.name.span),
+            TimingScope::Resolution(res) => (
+                (1, format!("{} {}", e.name, res.value)),
+                e.name.span.join(res.span),
+            ),
+            TimingScope::Instance(i) => ((2, i.name.clone()), i.span),
+        };
+        match first.get(&key) {
+            Some(&prev) => out.push(names::duplicate("timing entry for", &key.1, span, prev)),
+            None => {
+                first.insert(key, span);
+            }
+        }
+        let TimingScope::Instance(i) = &e.scope else {
+            continue;
+        };
+        match d.functions.iter().find(|f| f.name.name == i.name) {
+            None => {
+                let mut diag = Diagnostic::error(
+                    codes::UNKNOWN_TIMED_INSTANCE,
+                    format!("timing entry for an unknown function instance `{i}`"),
+                )
+                .label(i.span, "no function instance of the declaration");
+                let same: Vec<&str> = d
+                    .functions
+                    .iter()
+                    .filter(|f| f.function.name == e.name.name)
+                    .map(|f| f.name.as_str())
+                    .collect();
+                diag = match names::suggest(&i.name, d.functions.iter().map(|f| f.name.as_str())) {
+                    Some(s) => diag.hint(format!("did you mean `{s}`?")),
+                    None if !same.is_empty() => diag.hint(format!(
+                        "the instances of `{}` are {}",
+                        e.name,
+                        same.iter()
+                            .map(|s| format!("`{s}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                    None => diag.hint(format!(
+                        "`INSTANCE FUNC T` names a function instance of the declaration; for every instance of `{}` write `{} T`",
+                        e.name, e.name
+                    )),
+                };
+                out.push(diag);
+            }
+            Some(f) if f.function.name != e.name.name => out.push(
+                Diagnostic::error(
+                    codes::UNKNOWN_TIMED_INSTANCE,
+                    format!(
+                        "timing entry for `{i}` says it runs `{}`, but it runs `{}`",
+                        e.name, f.function
+                    ),
+                )
+                .label(e.name.span, format!("`{i}` runs `{}`", f.function))
+                .hint(format!(
+                    "the declaration has `function {i} {} {}`: write `{i} {} {}`",
+                    f.function, f.resolution.value, f.function, e.time.value
+                )),
+            ),
+            Some(_) => {}
         }
     }
 }

@@ -381,8 +381,22 @@ impl Builder {
             .map(|e| {
                 let s = span(&e);
                 let mut it = kids(e);
-                let name = ident(it.next().unwrap());
-                let t = it.next().unwrap();
+                let first = ident(it.next().unwrap());
+                let mut t = it.next().unwrap();
+                // `INSTANCE FUNC T` or `FUNC [w, h] T` (`timing` only).
+                let (name, scope) = match t.as_rule() {
+                    Rule::ident => {
+                        let function = ident(t);
+                        t = it.next().unwrap();
+                        (function, TimingScope::Instance(first))
+                    }
+                    Rule::pair => {
+                        let res = self.pair(t, "a resolution");
+                        t = it.next().unwrap();
+                        (first, TimingScope::Resolution(res))
+                    }
+                    _ => (first, TimingScope::Function),
+                };
                 let ts = span(&t);
                 let time = match t.as_str().parse::<f64>() {
                     Ok(v) if v.is_finite() => v,
@@ -396,6 +410,7 @@ impl Builder {
                 };
                 TimingEntry {
                     name,
+                    scope,
                     time: Spanned::new(time, ts),
                     span: s,
                 }

@@ -1,0 +1,483 @@
+//! `ssc calibrate`: the per-machine coefficients of the built-ins' cost
+//! model (`lower::cost`), measured in a few seconds and cached per CPU
+//! model.
+//!
+//! **Measuring.** A synthetic declaration ([`SUITE`]) has one instance of
+//! every built-in at a few hundred thousand points (`float`), a
+//! convolution with a 3×3 and one with a 7×7 window, a gain at 64×64 (the
+//! cost of a call) and a gain of each other element type. The `-t wcet`
+//! harness (`back::wcet`) built from it, compiled as `ssc build` compiles
+//! (`-O3 -march=native` unless `$CC`/`$CFLAGS` say otherwise), times every
+//! instance alone; the median of [`RUNS`] runs is fitted: the call cost
+//! from the two gains, each built-in's cost per point from its own time,
+//! the window's cost per tap from the two convolutions, each type's factor
+//! from its gain against the `float` one. A coefficient the fit makes 0 or
+//! less (noise) is clamped to a small positive one, so the model stays
+//! strictly monotone.
+//!
+//! **The cache.** `${XDG_CACHE_HOME:-$HOME/.cache}/ssc/calibration/KEY.json`
+//! (`XDG_CACHE_HOME` only when it is an absolute path, as the XDG spec
+//! says), KEY a hash of the CPU model (`/proc/cpuinfo`'s `model name`).
+//! The file names its CPU; [`load`] uses it only when it is well-formed
+//! JSON of this format and version, names this CPU and every coefficient
+//! is valid; otherwise (corrupt, copied from another machine, another
+//! version) it is ignored with a warning and the shipped defaults are
+//! used, as they are when there is no file.
+
+use crate::back;
+use crate::lower::cost::{Coefficients, Named, TYPES};
+use crate::lower::LowerOptions;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Timed runs per instance (after [`WARMUP`] untimed ones); the median goes
+/// into the fit.
+pub const RUNS: u64 = 15;
+pub const WARMUP: u64 = 3;
+
+/// The format's name and version, in every cache file.
+const FORMAT: &str = "ssc-calibration";
+const VERSION: u32 = 1;
+
+/// The side of the big instances (points = SIDE²), and of the small gain.
+const SIDE: u64 = 512;
+const SMALL: u64 = 64;
+
+/// The declaration measured: see the module documentation.
+pub fn suite() -> String {
+    let mut d = String::from("declaration {\n");
+    let port = |name: &str, dir: &str, ty: &str, mul: u64, window: u64| {
+        let w = if window > 1 {
+            format!(" [{window}, {window}]")
+        } else {
+            String::new()
+        };
+        format!("{name} {dir} {ty} mul [{mul}, {mul}]{w}; ")
+    };
+    let decl = |d: &mut String, name: &str, ports: &[String]| {
+        d.push_str(&format!(
+            "  function_declaration {name} FULL {{ {}}};\n",
+            ports.concat()
+        ));
+    };
+    let f = "float";
+    decl(&mut d, "func_source", &[port("out", "OUT", f, 1, 1)]);
+    decl(&mut d, "func_sink", &[port("in", "IN", f, 1, 1)]);
+    for k in ["func_gain", "func_copy"] {
+        decl(
+            &mut d,
+            k,
+            &[port("in", "IN", f, 1, 1), port("out", "OUT", f, 1, 1)],
+        );
+    }
+    decl(
+        &mut d,
+        "func_dup",
+        &[
+            port("in", "IN", f, 1, 1),
+            port("out1", "OUT", f, 1, 1),
+            port("out2", "OUT", f, 1, 1),
+        ],
+    );
+    for k in ["func_plus", "func_mul", "func_avg"] {
+        decl(
+            &mut d,
+            k,
+            &[
+                port("in1", "IN", f, 1, 1),
+                port("in2", "IN", f, 1, 1),
+                port("out", "OUT", f, 1, 1),
+            ],
+        );
+    }
+    decl(
+        &mut d,
+        "func_conv",
+        &[port("in", "IN", f, 1, 3), port("out", "OUT", f, 1, 1)],
+    );
+    decl(
+        &mut d,
+        "func_conv_7x7",
+        &[port("in", "IN", f, 1, 7), port("out", "OUT", f, 1, 1)],
+    );
+    decl(
+        &mut d,
+        "func_down",
+        &[port("in", "IN", f, 2, 1), port("out", "OUT", f, 1, 1)],
+    );
+    decl(
+        &mut d,
+        "func_up",
+        &[port("in", "IN", f, 1, 1), port("out", "OUT", f, 2, 1)],
+    );
+    for t in TYPES.iter().filter(|t| t.keyword() != "float") {
+        let t = t.keyword();
+        decl(
+            &mut d,
+            &format!("func_source_{t}"),
+            &[port("out", "OUT", t, 1, 1)],
+        );
+        decl(
+            &mut d,
+            &format!("func_gain_{t}"),
+            &[port("in", "IN", t, 1, 1), port("out", "OUT", t, 1, 1)],
+        );
+    }
+    let (n, h, s) = (SIDE, SIDE / 2, SMALL);
+    let mut inst = vec![
+        format!("src func_source [{n}, {n}]"),
+        format!("src_half func_source [{h}, {h}]"),
+        format!("src_small func_source [{s}, {s}]"),
+        format!("sink func_sink [{n}, {n}]"),
+        format!("gain func_gain [{n}, {n}]"),
+        format!("gain_small func_gain [{s}, {s}]"),
+        format!("copy func_copy [{n}, {n}]"),
+        format!("dup func_dup [{n}, {n}]"),
+        format!("plus func_plus [{n}, {n}]"),
+        format!("product func_mul [{n}, {n}]"),
+        format!("avg func_avg [{n}, {n}]"),
+        format!("conv3 func_conv [{n}, {n}]"),
+        format!("conv7 func_conv_7x7 [{n}, {n}]"),
+        format!("down func_down [{h}, {h}]"),
+        format!("up func_up [{h}, {h}]"),
+    ];
+    let mut conns = vec![
+        "src.out -> sink.in;".to_string(),
+        "src_small.out -> gain_small.in;".to_string(),
+        "src_half.out -> up.in;".to_string(),
+        "src.out -> down.in;".to_string(),
+    ];
+    for k in ["gain", "copy", "dup", "conv3", "conv7"] {
+        conns.push(format!("src.out -> {k}.in;"));
+    }
+    for k in ["plus", "product", "avg"] {
+        conns.push(format!("src.out -> {k}.in1;"));
+        conns.push(format!("src.out -> {k}.in2;"));
+    }
+    for t in TYPES.iter().filter(|t| t.keyword() != "float") {
+        let t = t.keyword();
+        inst.push(format!("src_{t} func_source_{t} [{n}, {n}]"));
+        inst.push(format!("gain_{t} func_gain_{t} [{n}, {n}]"));
+        conns.push(format!("src_{t}.out -> gain_{t}.in;"));
+    }
+    d.push_str(&format!("  function {};\n", inst.join(", ")));
+    for c in conns {
+        d.push_str(&format!("  {c}\n"));
+    }
+    d.push_str("}\n");
+    d
+}
+
+/// The coefficients of the medians (µs) of the suite's instances.
+pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, String> {
+    let t = |name: &str| -> Result<f64, String> {
+        median_us
+            .get(name)
+            .map(|v| v * 1000.0)
+            .ok_or_else(|| format!("the harness did not time `{name}`"))
+    };
+    const TINY: f64 = 1e-3;
+    let (big, half, small) = (
+        (SIDE * SIDE) as f64,
+        (SIDE * SIDE / 4) as f64,
+        (SMALL * SMALL) as f64,
+    );
+    let mut c = Coefficients::shipped();
+    // The call cost: the line through the small and the big gain.
+    let per_point = ((t("gain")? - t("gain_small")?) / (big - small)).max(TINY);
+    c.call = (t("gain_small")? - small * per_point).max(1.0);
+    let point = |name: &str, points: f64| -> Result<f64, String> {
+        Ok(((t(name)? - c.call) / points).max(TINY))
+    };
+    let per: [(&str, f64); 11] = [
+        ("src", big),
+        ("sink", big),
+        ("gain", big),
+        ("copy", big),
+        ("dup", big),
+        ("plus", big),
+        ("product", big),
+        ("avg", big),
+        ("conv3", big),
+        ("down", half),
+        ("up", half),
+    ];
+    for (i, (name, points)) in per.iter().enumerate() {
+        c.point[i] = point(name, *points)?;
+    }
+    // The convolution: 9 and 49 taps.
+    let (c3, c7) = (point("conv3", big)?, point("conv7", big)?);
+    c.tap = ((c7 - c3) / 40.0).max(TINY);
+    c.point[8] = (c3 - 9.0 * c.tap).max(TINY);
+    let float = point("gain", big)?;
+    for (i, ty) in TYPES.iter().enumerate() {
+        c.types[i] = if ty.keyword() == "float" {
+            1.0
+        } else {
+            (point(&format!("gain_{}", ty.keyword()), big)? / float).max(TINY)
+        };
+    }
+    c.validate()?;
+    Ok(c)
+}
+
+/// Measures this machine: writes and compiles the harness of [`suite`]
+/// in `dir`, runs it, fits. Errors say which step failed.
+pub fn measure(dir: &Path) -> Result<Coefficients, String> {
+    let desc = crate::front::syntax::parse(&suite())
+        .map_err(|e| format!("internal error: the calibration suite does not parse: {e:?}"))?;
+    let mut opts = LowerOptions::default();
+    opts.split.dp = crate::lower::split::DataParallelism::None;
+    let (_, h) = crate::lower::lower_to_hsdfg(&desc, &opts)
+        .map_err(|e| format!("internal error: the calibration suite does not lower: {e:?}"))?;
+    let wopts = back::wcet::WcetOptions {
+        name: "ssc_calibrate".into(),
+        runs: RUNS,
+        warmup: WARMUP,
+        percentile: 50.0,
+        user_kernels: Vec::new(),
+    };
+    let program = back::wcet::emit(&h, &wopts)
+        .map_err(|d| format!("internal error: the calibration harness: {d:?}"))?;
+    let exe = dir.join("ssc_calibrate");
+    back::c::write_files(&program, &[], dir, false).map_err(|e| e.to_string())?;
+    back::c::compile(&program, &[], dir, &exe, false).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new(&exe)
+        .arg("--json")
+        .output()
+        .map_err(|e| format!("cannot run `{}`: {e}", exe.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the calibration harness failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let report = back::wcet::parse_report(&String::from_utf8_lossy(&out.stdout))?;
+    let medians: BTreeMap<String, f64> = report
+        .profiles
+        .iter()
+        .map(|p| (p.function.clone(), p.percentile))
+        .collect();
+    fit(&medians)
+}
+
+/// The CPU model this machine reports (`/proc/cpuinfo`'s `model name`,
+/// else its `Hardware`/`CPU part` lines, else the architecture).
+pub fn cpu_model() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |key: &str| {
+        info.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == key).then(|| v.trim().to_string())
+        })
+    };
+    field("model name")
+        .or_else(|| field("Hardware"))
+        .or_else(|| field("CPU part").map(|p| format!("CPU part {p}")))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+/// FNV-1a, 64 bits: a hash that never changes between Rust versions.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The user's cache directory: `$XDG_CACHE_HOME` when it is an absolute
+/// path, else `$HOME/.cache`.
+pub fn cache_dir() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    xdg.or_else(|| {
+        std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| PathBuf::from(h).join(".cache"))
+    })
+}
+
+/// The cache file of a CPU model.
+pub fn cache_file(cpu: &str) -> Option<PathBuf> {
+    Some(cache_file_under(&cache_dir()?, cpu))
+}
+
+/// The cache file of a CPU model under a cache directory.
+pub fn cache_file_under(cache_dir: &Path, cpu: &str) -> PathBuf {
+    cache_dir
+        .join("ssc")
+        .join("calibration")
+        .join(format!("{:016x}.json", fnv(cpu)))
+}
+
+/// A cache file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheFile {
+    pub format: String,
+    pub version: u32,
+    /// The CPU model it was measured on.
+    pub cpu: String,
+    /// Seconds the calibration took.
+    pub seconds: f64,
+    pub coefficients: Named,
+}
+
+/// Which coefficients a build uses, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loaded {
+    pub coefficients: Coefficients,
+    /// The cache file they come from; `None`: the shipped defaults.
+    pub from: Option<PathBuf>,
+    /// Why a cache file that exists was not used (corrupt, foreign).
+    pub ignored: Option<String>,
+    pub cpu: String,
+}
+
+impl Loaded {
+    /// The `-v` line: which coefficients, and from where.
+    pub fn note(&self) -> String {
+        match (&self.from, &self.ignored) {
+            (Some(p), _) => format!(
+                "cost model: calibrated coefficients for {} ({})",
+                self.cpu,
+                p.display()
+            ),
+            (None, Some(_)) => format!(
+                "cost model: shipped defaults (the cache file was ignored; `ssc calibrate` measures {})",
+                self.cpu
+            ),
+            (None, None) => format!(
+                "cost model: shipped defaults (no calibration for {}; `ssc calibrate` measures it in a few seconds)",
+                self.cpu
+            ),
+        }
+    }
+}
+
+/// Reads a cache file for `cpu`: the coefficients, or why it cannot be
+/// trusted.
+pub fn read(path: &Path, cpu: &str) -> Result<Coefficients, String> {
+    let text = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let text = String::from_utf8(text).map_err(|_| "it is not UTF-8 text".to_string())?;
+    let file: CacheFile =
+        serde_json::from_str(&text).map_err(|e| format!("it is not a calibration file: {e}"))?;
+    if file.format != FORMAT || file.version != VERSION {
+        return Err(format!(
+            "it is `{}` version {}, not `{FORMAT}` version {VERSION}",
+            file.format, file.version
+        ));
+    }
+    if file.cpu != cpu {
+        return Err(format!(
+            "it was measured on another CPU ({}), not this one ({cpu})",
+            file.cpu
+        ));
+    }
+    Coefficients::from_named(&file.coefficients)
+}
+
+/// The coefficients for this machine: its cache file when it can be
+/// trusted, else the shipped defaults (with the reason when a file was
+/// there).
+pub fn load() -> Loaded {
+    let cpu = cpu_model();
+    let shipped = |ignored| Loaded {
+        coefficients: Coefficients::shipped(),
+        from: None,
+        ignored,
+        cpu: cpu.clone(),
+    };
+    let Some(path) = cache_file(&cpu) else {
+        return shipped(None);
+    };
+    if !path.exists() {
+        return shipped(None);
+    }
+    match read(&path, &cpu) {
+        Ok(c) => Loaded {
+            coefficients: c,
+            from: Some(path),
+            ignored: None,
+            cpu,
+        },
+        Err(why) => shipped(Some(format!(
+            "the calibration cache `{}` is ignored: {why}",
+            path.display()
+        ))),
+    }
+}
+
+/// Writes the cache file of this machine; its path.
+pub fn store(c: &Coefficients, cpu: &str, seconds: f64) -> Result<PathBuf, String> {
+    let path = cache_file(cpu)
+        .ok_or("no cache directory: neither XDG_CACHE_HOME (absolute) nor HOME is set")?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    }
+    let file = CacheFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        cpu: cpu.into(),
+        seconds,
+        coefficients: c.to_named(),
+    };
+    let text = serde_json::to_string_pretty(&file).unwrap_or_default() + "\n";
+    // Write beside it and rename: a reader never sees half a file.
+    let tmp = path.with_extension(format!("json.{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write `{}`: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_suite_lowers_with_one_instance_per_measurement() {
+        let desc = crate::front::syntax::parse(&suite()).unwrap();
+        let mut opts = LowerOptions::default();
+        opts.split.dp = crate::lower::split::DataParallelism::None;
+        let (_, h) = crate::lower::lower_to_hsdfg(&desc, &opts).unwrap();
+        assert_eq!(h.functions.len(), 15 + 2 * 7);
+    }
+
+    #[test]
+    fn the_fit_recovers_the_coefficients_of_exact_times() {
+        // Times made by a known model fit back to it.
+        let c = Coefficients::shipped();
+        let desc = crate::front::syntax::parse(&suite()).unwrap();
+        let d = crate::lower::lower_to_declaration(&desc, &LowerOptions::default())
+            .unwrap()
+            .declaration
+            .unwrap();
+        let medians: BTreeMap<String, f64> = d
+            .functions
+            .iter()
+            .map(|f| {
+                let fd = d.function_decl(f.function.as_str()).unwrap();
+                let i =
+                    crate::lower::timing::Instance::new(f.name.as_str(), fd, f.resolution.value);
+                (
+                    f.name.name.clone(),
+                    c.cost(i.function, i.ty, i.resolution, i.window).unwrap(),
+                )
+            })
+            .collect();
+        let fitted = fit(&medians).unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(1.0);
+        assert!(close(fitted.call, c.call), "{fitted:?}");
+        assert!(close(fitted.tap, c.tap), "{fitted:?}");
+        for i in 0..11 {
+            assert!(close(fitted.point[i], c.point[i]), "{i}: {fitted:?}");
+        }
+        for i in 0..8 {
+            assert!(close(fitted.types[i], c.types[i]), "{i}: {fitted:?}");
+        }
+    }
+}

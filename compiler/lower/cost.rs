@@ -1,0 +1,208 @@
+//! The cost model of the built-in kernels: what a function instance with
+//! no `timing` entry costs (docs/language.md, "runtime").
+//!
+//! Takes a built-in (or a variant of one), the element type of its ports,
+//! its resolution (the iteration space) and its input window; gives µs of
+//! one whole run:
+//!
+//! ```text
+//! t = (call + points · type(T) · (point(K) + taps · tap)) / 1000
+//! ```
+//!
+//! with `points = w · h`, `taps = wx · wy` the window (`func_conv` only; its
+//! `point` is the cost of a 0-tap window) and the coefficients in ns: a
+//! fixed cost per call, a cost per point per built-in for `float` (what
+//! `mul` and the port count of a built-in make it read and write is part
+//! of it: a built-in's shape is fixed, E031), a cost per window tap, and a
+//! factor per element type (`float` = 1). The coefficients are per machine:
+//! measured by `ssc calibrate` (`crate::calibrate`) and cached per CPU
+//! model, else [`Coefficients::shipped`]. Guarantees: every coefficient is
+//! finite and positive ([`Coefficients::validate`]), so the cost grows
+//! strictly with the points and with the window; user kernels (not
+//! built-ins) have no model ([`Coefficients::cost`] gives `None`).
+
+use crate::ir::builtins::{builtin_of, BUILTINS};
+use crate::ir::{ElemType, Pair};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The element types, in the order of [`Coefficients::types`].
+pub const TYPES: [ElemType; 8] = ElemType::ALL;
+
+/// The per-machine coefficients of the model, ns (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Coefficients {
+    /// Fixed cost of one call.
+    pub call: f64,
+    /// Per point of the iteration space, per built-in (order of
+    /// [`BUILTINS`]), for `float`.
+    pub point: [f64; 11],
+    /// `func_conv`: per window element per point, for `float`.
+    pub tap: f64,
+    /// Factor per element type (order of [`TYPES`]), `float` = 1.
+    pub types: [f64; 8],
+}
+
+/// The serialised form: names instead of positions, so a file from
+/// another version (a built-in more or less) is refused, never misread.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Named {
+    pub call_ns: f64,
+    pub point_ns: BTreeMap<String, f64>,
+    pub tap_ns: f64,
+    pub type_factor: BTreeMap<String, f64>,
+}
+
+impl Coefficients {
+    /// The defaults shipped with ssc, for a machine never calibrated:
+    /// `ssc calibrate` on the development machine (an AMD EPYC server
+    /// core, `-O3 -march=native`), rounded. The call cost fitted below
+    /// 1 ns there (a call is lost in the noise of a 64×64 gain) and is
+    /// clamped to it.
+    pub fn shipped() -> Coefficients {
+        Coefficients {
+            call: 1.0,
+            //      source  sink  gain  copy   dup  plus   mul   avg  conv  down    up
+            point: [
+                0.125, 0.105, 0.07, 0.074, 0.14, 0.072, 0.071, 0.072, 0.064, 0.172, 0.176,
+            ],
+            tap: 0.0117,
+            //      char uchar short ushort  int  uint float double
+            types: [2.7, 0.41, 1.67, 0.52, 3.09, 1.13, 1.0, 2.26],
+        }
+    }
+
+    /// µs of one whole run of `function` (a built-in or a variant) at
+    /// `resolution` with ports of type `ty` and an input window `window`;
+    /// `None` for a function that is no built-in.
+    pub fn cost(
+        &self,
+        function: &str,
+        ty: ElemType,
+        resolution: Pair,
+        window: Pair,
+    ) -> Option<f64> {
+        let builtin = builtin_of(function)?;
+        let k = BUILTINS.iter().position(|b| *b == builtin)?;
+        let t = TYPES.iter().position(|x| *x == ty).unwrap_or(6);
+        let points = resolution.x as f64 * resolution.y as f64;
+        let taps = if builtin == "func_conv" {
+            window.x as f64 * window.y as f64
+        } else {
+            0.0
+        };
+        let ns = self.call + points * self.types[t] * (self.point[k] + taps * self.tap);
+        Some(ns / 1000.0)
+    }
+
+    /// Every coefficient finite and positive, and no more than a second per
+    /// point (a measurement that went wrong); the first bad one otherwise.
+    pub fn validate(&self) -> Result<(), String> {
+        let ok = |v: f64| v.is_finite() && v > 0.0 && v < 1e9;
+        if !ok(self.call) {
+            return Err(format!("call_ns {} is not a positive time", self.call));
+        }
+        if !ok(self.tap) {
+            return Err(format!("tap_ns {} is not a positive time", self.tap));
+        }
+        for (b, v) in BUILTINS.iter().zip(self.point) {
+            if !ok(v) {
+                return Err(format!("point_ns of {b}, {v}, is not a positive time"));
+            }
+        }
+        for (t, v) in TYPES.iter().zip(self.types) {
+            if !ok(v) {
+                return Err(format!(
+                    "type_factor of {}, {v}, is not positive",
+                    t.keyword()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn to_named(&self) -> Named {
+        Named {
+            call_ns: self.call,
+            point_ns: BUILTINS
+                .iter()
+                .zip(self.point)
+                .map(|(b, v)| (b.to_string(), v))
+                .collect(),
+            tap_ns: self.tap,
+            type_factor: TYPES
+                .iter()
+                .zip(self.types)
+                .map(|(t, v)| (t.keyword().to_string(), v))
+                .collect(),
+        }
+    }
+
+    /// The coefficients of a serialised form that names every built-in and
+    /// type exactly once, each valid.
+    pub fn from_named(n: &Named) -> Result<Coefficients, String> {
+        let mut c = Coefficients::shipped();
+        c.call = n.call_ns;
+        c.tap = n.tap_ns;
+        if n.point_ns.len() != BUILTINS.len() {
+            return Err(format!(
+                "point_ns names {} functions, not the {} built-ins",
+                n.point_ns.len(),
+                BUILTINS.len()
+            ));
+        }
+        for (i, b) in BUILTINS.iter().enumerate() {
+            c.point[i] = *n
+                .point_ns
+                .get(*b)
+                .ok_or_else(|| format!("point_ns lacks {b}"))?;
+        }
+        if n.type_factor.len() != TYPES.len() {
+            return Err(format!(
+                "type_factor names {} types, not {}",
+                n.type_factor.len(),
+                TYPES.len()
+            ));
+        }
+        for (i, t) in TYPES.iter().enumerate() {
+            c.types[i] = *n
+                .type_factor
+                .get(t.keyword())
+                .ok_or_else(|| format!("type_factor lacks {}", t.keyword()))?;
+        }
+        c.validate()?;
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_defaults_are_valid_and_round_trip() {
+        let c = Coefficients::shipped();
+        c.validate().unwrap();
+        assert_eq!(Coefficients::from_named(&c.to_named()).unwrap(), c);
+        assert_eq!(
+            c.cost("my_kernel", ElemType::Float, Pair::new(8, 8), Pair::ONE),
+            None
+        );
+        // A variant costs what its built-in does.
+        assert_eq!(
+            c.cost(
+                "func_conv_5x5",
+                ElemType::Float,
+                Pair::new(64, 64),
+                Pair::new(5, 5)
+            ),
+            c.cost(
+                "func_conv",
+                ElemType::Float,
+                Pair::new(64, 64),
+                Pair::new(5, 5)
+            )
+        );
+    }
+}

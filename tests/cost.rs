@@ -1,0 +1,289 @@
+//! The cost model of the built-ins (`lower::cost`) and its calibration
+//! (`ssc calibrate`): a bigger instance costs more, whatever valid
+//! coefficients; the model gives functions without a timing entry their
+//! time; the cache is used when it can be trusted and ignored with a
+//! warning (E504) when it is corrupt or foreign; kernels of one's own
+//! without a timing entry are a warning (E503).
+
+use proptest::prelude::*;
+use ssc::calibrate::{cache_file_under, cpu_model, CacheFile};
+use ssc::ir::builtins::BUILTINS;
+use ssc::ir::{ElemType, Pair};
+use ssc::lower::cost::Coefficients;
+use ssc::lower::{lower_to_hsdfg, LowerOptions};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn coefficients() -> impl Strategy<Value = Coefficients> {
+    (
+        0.01f64..1e4,
+        proptest::array::uniform11(1e-3f64..10.0),
+        1e-3f64..10.0,
+        proptest::array::uniform8(0.05f64..10.0),
+    )
+        .prop_map(|(call, point, tap, types)| Coefficients {
+            call,
+            point,
+            tap,
+            types,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// More points, or (for a convolution) a wider window: more µs, for
+    /// every built-in and element type.
+    #[test]
+    fn a_bigger_instance_costs_more(
+        c in coefficients(),
+        k in 0usize..11,
+        t in 0usize..8,
+        (w, h) in (1u64..4096, 1u64..4096),
+        (dw, dh) in (0u64..4096, 0u64..4096),
+        (wx, wy, dwin) in (1u64..9, 1u64..9, 1u64..9),
+    ) {
+        prop_assume!(dw + dh > 0);
+        c.validate().unwrap();
+        let (f, ty) = (BUILTINS[k], ElemType::ALL[t]);
+        let window = Pair::new(wx, wy);
+        let small = c.cost(f, ty, Pair::new(w, h), window).unwrap();
+        let big = c.cost(f, ty, Pair::new(w + dw, h + dh), window).unwrap();
+        prop_assert!(big > small, "{f} {ty:?}: {big} ≤ {small}");
+        prop_assert!(small > 0.0);
+        let wider = c.cost(f, ty, Pair::new(w, h), Pair::new(wx + dwin, wy)).unwrap();
+        if f == "func_conv" {
+            prop_assert!(wider > small, "a wider window: {wider} ≤ {small}");
+        } else {
+            prop_assert_eq!(wider, small);
+        }
+    }
+}
+
+/// µs of one whole run of each function instance in the HSDFG.
+fn instance_times(desc: &ssc::ir::Description, opts: &LowerOptions) -> BTreeMap<String, f64> {
+    let (_, h) = lower_to_hsdfg(desc, opts).unwrap();
+    let mut t: BTreeMap<String, f64> = BTreeMap::new();
+    for a in h.actors() {
+        *t.entry(h.function_of(a).name.clone()).or_default() += h.actor(a).time;
+    }
+    t
+}
+
+#[test]
+fn the_model_times_the_functions_without_an_entry_by_their_size() {
+    let desc = ssc::front::syntax::parse(include_str!("../examples/xray.ssc")).unwrap();
+    let opts = LowerOptions {
+        cost: Some(Coefficients::shipped()),
+        ..LowerOptions::default()
+    };
+    let t = instance_times(&desc, &opts);
+    // The noise reduction at 512², 256², 128²; the down-scalers at 256², 128².
+    assert!(t["nr0"] > t["nr1"] && t["nr1"] > t["nr2"], "{t:?}");
+    assert!(t["down1"] > t["down2"], "{t:?}");
+    // A 3×3 convolution costs more than a gain of the same size.
+    assert!(t["nr0"] > t["contrast"], "{t:?}");
+    // Without the model (the library's default) every function costs 1 µs.
+    let unit = instance_times(&desc, &LowerOptions::default());
+    assert!(unit.values().all(|&v| (v - 1.0).abs() < 1e-9), "{unit:?}");
+    // An entry still wins over the model.
+    let mut timed = desc.clone();
+    timed.runtime = Some(ssc::ir::Runtime {
+        timing: vec![ssc::ir::TimingEntry::function("func_conv", 7.0)],
+        ..Default::default()
+    });
+    let t = instance_times(&timed, &opts);
+    assert_eq!((t["nr0"], t["nr2"]), (7.0, 7.0));
+}
+
+fn ssc_in(cache: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssc"))
+        .args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("cost")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The predicted makespan of `-t info`, and standard error.
+fn build_info(cache: &Path) -> (String, String) {
+    let out = ssc_in(
+        cache,
+        &[
+            "build",
+            "examples/xray.ssc",
+            "-ts",
+            "reduced",
+            "2",
+            "-t",
+            "info",
+            "-v",
+        ],
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let makespan = text(&out.stdout)
+        .lines()
+        .find(|l| l.starts_with("makespan"))
+        .unwrap()
+        .to_string();
+    (makespan, err)
+}
+
+fn cache_file(cpu: &str, coefficients: &Coefficients) -> String {
+    serde_json::to_string(&CacheFile {
+        format: "ssc-calibration".into(),
+        version: 1,
+        cpu: cpu.into(),
+        seconds: 1.0,
+        coefficients: coefficients.to_named(),
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
+    let cache = scratch("cache");
+    let file = cache_file_under(&cache, &cpu_model());
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    // No file: the shipped defaults, said under -v, no warning.
+    let (shipped, err) = build_info(&cache);
+    assert!(
+        err.contains("cost model: shipped defaults (no calibration for"),
+        "{err}"
+    );
+    assert!(!err.contains("E504"), "{err}");
+
+    let mut doubled = Coefficients::shipped();
+    doubled.point.iter_mut().for_each(|p| *p *= 2.0);
+    let mut negative = Coefficients::shipped();
+    negative.tap = -1.0;
+    let bad: [(&str, String, &str); 5] = [
+        (
+            "garbage",
+            "{\"format\": \"ssc-calib".into(),
+            "it is not a calibration file",
+        ),
+        (
+            "binary",
+            "\u{0}\u{1}".into(),
+            "it is not a calibration file",
+        ),
+        (
+            "foreign",
+            cache_file("Some Other CPU 9000", &doubled),
+            "measured on another CPU (Some Other CPU 9000)",
+        ),
+        (
+            "another version",
+            cache_file(&cpu_model(), &doubled).replace("\"version\":1", "\"version\":99"),
+            "version 99",
+        ),
+        (
+            "a negative coefficient",
+            cache_file(&cpu_model(), &negative),
+            "tap_ns -1 is not a positive time",
+        ),
+    ];
+    for (what, content, why) in bad {
+        std::fs::write(&file, content).unwrap();
+        let (makespan, err) = build_info(&cache);
+        assert!(err.contains("warning[E504]"), "{what}: {err}");
+        assert!(
+            err.contains("is ignored") && err.contains(why),
+            "{what}: {err}"
+        );
+        assert!(
+            err.contains("cost model: shipped defaults (the cache file was ignored"),
+            "{what}: {err}"
+        );
+        assert_eq!(makespan, shipped, "{what}: never trusted");
+    }
+    // A good file for this CPU is used.
+    std::fs::write(&file, cache_file(&cpu_model(), &doubled)).unwrap();
+    let (makespan, err) = build_info(&cache);
+    assert!(!err.contains("E504"), "{err}");
+    assert!(
+        err.contains("cost model: calibrated coefficients for"),
+        "{err}"
+    );
+    assert_ne!(makespan, shipped, "the calibrated coefficients are used");
+}
+
+#[test]
+fn calibrate_measures_caches_and_is_used() {
+    let cache = scratch("calibrate");
+    let started = std::time::Instant::now();
+    let out = ssc_in(&cache, &["calibrate"]);
+    let seconds = started.elapsed().as_secs_f64();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    eprintln!("ssc calibrate took {seconds:.1} s");
+    let file = cache_file_under(&cache, &cpu_model());
+    let c = ssc::calibrate::read(&file, &cpu_model()).unwrap();
+    c.validate().unwrap();
+    assert!(
+        text(&out.stdout).contains("func_conv"),
+        "{}",
+        text(&out.stdout)
+    );
+    let show = ssc_in(&cache, &["calibrate", "--show"]);
+    assert!(
+        text(&show.stderr).contains("cost model: calibrated coefficients"),
+        "{}",
+        text(&show.stderr)
+    );
+    let (_, err) = build_info(&cache);
+    assert!(err.contains("cost model: calibrated coefficients"), "{err}");
+}
+
+#[test]
+fn a_kernel_of_ones_own_without_a_timing_entry_is_a_warning() {
+    let cache = scratch("kernels");
+    let build = |extra: &[&str]| {
+        let mut args = vec![
+            "build",
+            "examples/user_kernel.ssc",
+            "--kernels",
+            "examples/kernels/invert.c",
+            "-t",
+            "info",
+        ];
+        args.extend(extra);
+        let out = ssc_in(&cache, &args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let err = build(&[]);
+    assert!(
+        err.contains("warning[E503]: kernel `func_invert` has no timing entry"),
+        "{err}"
+    );
+    assert!(err.contains("-gw"), "{err}");
+    assert!(
+        err.contains("examples/user_kernel.ssc:12:"),
+        "labelled at the binding: {err}"
+    );
+    // Measured: no warning.
+    let err = build(&[
+        "-gw",
+        "--wcet-runs",
+        "3",
+        "-od",
+        cache.join("gw").to_str().unwrap(),
+    ]);
+    assert!(!err.contains("E503"), "{err}");
+}
