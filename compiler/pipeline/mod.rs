@@ -254,9 +254,9 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     // Schedule (or take the hand-written thread lists), allocate, synchronise.
     let mut memory_kind = opts.memory;
     let schedule = if let Some(fb) = &fallback {
-        let (s, tried) = streaming::schedule(&hsdfg, fb, &opts.schedule);
+        let s = streaming::schedule(&hsdfg, fb, &opts.schedule);
         memory_kind = streaming::memory(opts);
-        warnings.push(streaming::warning(desc, fb, &s, memory_kind, &tried));
+        warnings.push(streaming::warning(desc, fb, &s, memory_kind));
         s
     } else if given.thread_schedule.is_empty() {
         crate::schedule::schedule(&hsdfg, opts.scheduler, &opts.schedule)
