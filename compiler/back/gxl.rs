@@ -59,19 +59,27 @@ fn string(s: &str) -> String {
     )
 }
 
+impl Out {
+    /// A GXL document with one graph named `name`, open for nodes and edges.
+    fn start(name: &str) -> Out {
+        let mut o = Out {
+            s: String::new(),
+            next: 0,
+        };
+        o.s.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
+        o.s.push_str("<gxl xmlns=\"http://www.gupro.de/GXL/gxl-1.0.dtd\">\n");
+        let _ = writeln!(
+            o.s,
+            "  <graph role=\"graph\" edgeids=\"false\" edgemode=\"directed\" id=\"{}\">",
+            crate::back::sdf3::escape(name)
+        );
+        o
+    }
+}
+
 /// The HSDFG as GROOVE GXL.
 pub fn gxl(g: &Hsdfg, name: &str) -> String {
-    let mut o = Out {
-        s: String::new(),
-        next: 0,
-    };
-    o.s.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
-    o.s.push_str("<gxl xmlns=\"http://www.gupro.de/GXL/gxl-1.0.dtd\">\n");
-    let _ = writeln!(
-        o.s,
-        "  <graph role=\"graph\" edgeids=\"false\" edgemode=\"directed\" id=\"{}\">",
-        crate::back::sdf3::escape(name)
-    );
+    let mut o = Out::start(name);
     let mut node_of = Vec::new();
     for a in g.actors() {
         let actor = g.actor(a);
@@ -127,17 +135,7 @@ pub fn gxl(g: &Hsdfg, name: &str) -> String {
 
 /// The runtime HSDFG (`-pr`'s graph) as GROOVE GXL.
 pub fn gxl_runtime(g: &RuntimeGraph, name: &str) -> String {
-    let mut o = Out {
-        s: String::new(),
-        next: 0,
-    };
-    o.s.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
-    o.s.push_str("<gxl xmlns=\"http://www.gupro.de/GXL/gxl-1.0.dtd\">\n");
-    let _ = writeln!(
-        o.s,
-        "  <graph role=\"graph\" edgeids=\"false\" edgemode=\"directed\" id=\"{}\">",
-        crate::back::sdf3::escape(name)
-    );
+    let mut o = Out::start(name);
     let mut node_of = Vec::new();
     for a in &g.actors {
         let n = o.node();
