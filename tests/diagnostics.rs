@@ -187,6 +187,14 @@ fn many_identical_connections_are_linear_and_capped() {
     assert!(r.lines().count() < 60, "{r}");
     // Over 10 s before (miette laid out all 20 000 labels).
     assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+    // `ssc fmt`'s work on the same file (parse, print with comments) is
+    // linear too, and keeps every copy.
+    let start = std::time::Instant::now();
+    let desc = ssc::front::syntax::parse(&text).unwrap();
+    let formatted = ssc::back::description::print_with_comments(&desc, &text);
+    let took = start.elapsed();
+    assert_eq!(formatted.matches("a.out -> b.in;").count(), 20_000);
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
 }
 
 #[test]
