@@ -140,7 +140,7 @@ pub fn strip_count(d: &Declaration, st: &Strips) -> u64 {
         // last-level cache box-at-a-time: streaming is the point, and its
         // strips are also made short enough that the folded buffers hold
         // about 1/20 of what box-at-a-time needs (rings ∝ strip height).
-        if streams(d, st.cache_bytes) {
+        if frames_exceed(&outputs, st.cache_bytes) {
             budget.min((tallest / MEMORY_STRIPS).max(MIN_STRIP_ROWS))
         } else {
             budget
@@ -178,7 +178,12 @@ pub fn largest_output_frame(d: &Declaration) -> u128 {
 /// finds each frame in the core's cache already and strips only add
 /// sub-boxes and waits.
 pub fn streams(d: &Declaration, cache_bytes: u64) -> bool {
-    largest_output_frame(d) >= cache_bytes as u128
+    frames_exceed(&output_frames(d), cache_bytes)
+}
+
+/// [`streams`] on frames already listed.
+fn frames_exceed(frames: &[u128], cache_bytes: u64) -> bool {
+    frames.iter().any(|&b| b >= cache_bytes as u128)
 }
 
 impl Default for SplitOptions {

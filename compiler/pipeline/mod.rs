@@ -270,12 +270,12 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
     };
     notes.extend(schedule.notes.iter().map(|n| format!("schedule: {n}")));
     if given.thread_schedule.is_empty() {
-        // What ran: box-at-a-time when fused fell back (E140).
-        let ran = Options {
+        // Judged by what ran: box-at-a-time when fused fell back (E140).
+        let ran = fallback.map(|_| Options {
             scheduler: schedule.kind,
             ..opts.clone()
-        };
-        let ran = if fallback.is_some() { &ran } else { opts };
+        });
+        let ran = ran.as_ref().unwrap_or(opts);
         warnings.extend(decisions::unused_threads(&hsdfg, &schedule, &timing, ran));
     }
     if opts.dynamic_memory {
