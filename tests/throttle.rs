@@ -445,6 +445,19 @@ fn signal_actuator_stops_and_continues_a_busy_process() {
 /// never is.
 #[test]
 fn a_hot_core_is_duty_cycled_and_a_cold_core_never_is() {
+    // A measurement of time shares on a shared 2-core machine: up to three
+    // tries, each a complete check (one try failed about one CI run in
+    // four, the hot core held 0.59 of the time for 0.75).
+    for attempt in 1..=3 {
+        match std::panic::catch_unwind(duty_cycle_once) {
+            Ok(()) => return,
+            Err(_) if attempt < 3 => eprintln!("note: try {attempt} failed; trying again"),
+            Err(e) => std::panic::resume_unwind(e),
+        }
+    }
+}
+
+fn duty_cycle_once() {
     let _g = live();
     if ncpus() < 2 {
         eprintln!("note: needs 2 CPUs; skipped");
