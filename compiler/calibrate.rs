@@ -15,6 +15,14 @@
 //! less (noise) is clamped to a small positive one, so the model stays
 //! strictly monotone.
 //!
+//! **Synchronisation.** `runtime-c/bench_signal.c`, compiled the same way
+//! with the runtime, ping-pongs two signals between two pinned threads and
+//! reports the mean cost of a post nobody waits for and the median one-way
+//! latency of a wait/signal pair (the runtime's default spin bound). The
+//! signal cost is the post, the wait cost the rest of the pair (at least
+//! what a wait whose token is already there costs), both rounded to whole
+//! ns (the unit of `-pr` and the exports).
+//!
 //! **The cache.** `${XDG_CACHE_HOME:-$HOME/.cache}/ssc/calibration/KEY.json`
 //! (`XDG_CACHE_HOME` only when it is an absolute path, as the XDG spec
 //! says), KEY a hash of the CPU model (`/proc/cpuinfo`'s `model name`).
@@ -38,7 +46,9 @@ pub const WARMUP: u64 = 3;
 
 /// The format's name and version, in every cache file.
 const FORMAT: &str = "ssc-calibration";
-const VERSION: u32 = 1;
+/// Version 2 added the synchronisation costs (`wait_ns`, `signal_ns`); a
+/// version 1 file is ignored with a warning, as any other version is.
+pub const VERSION: u32 = 2;
 
 /// The side of the big instances (points = SIDE²), and of the small gain.
 const SIDE: u64 = 512;
@@ -222,8 +232,78 @@ pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, String> {
     Ok(c)
 }
 
+/// The ping-pong of two signals (see the module docs), embedded so an
+/// installed ssc needs no source tree.
+const BENCH_SIGNAL: &str = include_str!("../runtime-c/bench_signal.c");
+
+/// What `bench_signal --json` prints, ns.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncCosts {
+    pub post_ns: f64,
+    pub ready_wait_ns: f64,
+    pub pair_ns: f64,
+}
+
+impl SyncCosts {
+    /// The model's `(wait, signal)`, whole ns, each at least 1: the signal
+    /// is the post, the wait the rest of the pair's latency and no less
+    /// than a wait whose token is there.
+    pub fn fit(&self) -> Result<(f64, f64), String> {
+        let ok = |v: f64| (0.0..1e9).contains(&v);
+        if !(ok(self.post_ns) && ok(self.ready_wait_ns) && ok(self.pair_ns)) {
+            return Err(format!(
+                "the signal measurement is not a set of times: {self:?}"
+            ));
+        }
+        let signal = self.post_ns.round().max(1.0);
+        let wait = (self.pair_ns - signal)
+            .max(self.ready_wait_ns)
+            .round()
+            .max(1.0);
+        Ok((wait, signal))
+    }
+}
+
+/// Measures the synchronisation costs of this machine in `dir`.
+pub fn measure_sync(dir: &Path) -> Result<SyncCosts, String> {
+    let mut files: Vec<(String, String)> = back::c::RUNTIME_FILES
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    files.push(("ssc_calibrate_sync.c".into(), BENCH_SIGNAL.into()));
+    let program = back::c::Program {
+        name: "ssc_calibrate_sync".into(),
+        files,
+    };
+    let text = compile_and_run(&program, dir)?;
+    serde_json::from_str(text.trim())
+        .map_err(|e| format!("the signal measurement printed `{}`: {e}", text.trim()))
+}
+
+/// Writes, compiles and runs `program` with `--json` in `dir`; its output.
+fn compile_and_run(program: &back::c::Program, dir: &Path) -> Result<String, String> {
+    let exe = dir.join(&program.name);
+    back::c::write_files(program, &[], dir, false).map_err(|e| e.to_string())?;
+    back::c::compile(program, &[], dir, &exe, false).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new(&exe)
+        .arg("--json")
+        .output()
+        .map_err(|e| format!("cannot run `{}`: {e}", exe.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{}` failed ({}): {}",
+            program.name,
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// Measures this machine: writes and compiles the harness of [`suite`]
-/// in `dir`, runs it, fits. Errors say which step failed.
+/// and the signal ping-pong in `dir`, runs them, fits. Errors say which
+/// step failed.
 pub fn measure(dir: &Path) -> Result<Coefficients, String> {
     let desc = crate::front::syntax::parse(&suite())
         .map_err(|e| format!("internal error: the calibration suite does not parse: {e:?}"))?;
@@ -240,27 +320,17 @@ pub fn measure(dir: &Path) -> Result<Coefficients, String> {
     };
     let program = back::wcet::emit(&h, &wopts)
         .map_err(|d| format!("internal error: the calibration harness: {d:?}"))?;
-    let exe = dir.join("ssc_calibrate");
-    back::c::write_files(&program, &[], dir, false).map_err(|e| e.to_string())?;
-    back::c::compile(&program, &[], dir, &exe, false).map_err(|e| e.to_string())?;
-    let out = std::process::Command::new(&exe)
-        .arg("--json")
-        .output()
-        .map_err(|e| format!("cannot run `{}`: {e}", exe.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "the calibration harness failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let report = back::wcet::parse_report(&String::from_utf8_lossy(&out.stdout))?;
+    let stdout = compile_and_run(&program, dir)?;
+    let report = back::wcet::parse_report(&stdout)?;
     let medians: BTreeMap<String, f64> = report
         .profiles
         .iter()
         .map(|p| (p.function.clone(), p.percentile))
         .collect();
-    fit(&medians)
+    let mut c = fit(&medians)?;
+    (c.wait, c.signal) = measure_sync(dir)?.fit()?;
+    c.validate()?;
+    Ok(c)
 }
 
 /// The CPU model this machine reports (`/proc/cpuinfo`'s `model name`,
@@ -326,6 +396,14 @@ pub struct CacheFile {
     pub coefficients: Named,
 }
 
+/// What every version of the format starts with: read first, so a file of
+/// another version is named as such rather than as a malformed one.
+#[derive(Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
+}
+
 /// Which coefficients a build uses, and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Loaded {
@@ -363,14 +441,15 @@ impl Loaded {
 pub fn read(path: &Path, cpu: &str) -> Result<Coefficients, String> {
     let text = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
     let text = String::from_utf8(text).map_err(|_| "it is not UTF-8 text".to_string())?;
-    let file: CacheFile =
-        serde_json::from_str(&text).map_err(|e| format!("it is not a calibration file: {e}"))?;
-    if file.format != FORMAT || file.version != VERSION {
+    let not_ours = |e: serde_json::Error| format!("it is not a calibration file: {e}");
+    let header: Header = serde_json::from_str(&text).map_err(not_ours)?;
+    if header.format != FORMAT || header.version != VERSION {
         return Err(format!(
             "it is `{}` version {}, not `{FORMAT}` version {VERSION}",
-            file.format, file.version
+            header.format, header.version
         ));
     }
+    let file: CacheFile = serde_json::from_str(&text).map_err(not_ours)?;
     if file.cpu != cpu {
         return Err(format!(
             "it was measured on another CPU ({}), not this one ({cpu})",
@@ -445,6 +524,30 @@ mod tests {
         opts.split.dp = crate::lower::split::DataParallelism::None;
         let (_, h) = crate::lower::lower_to_hsdfg(&desc, &opts).unwrap();
         assert_eq!(h.functions.len(), 15 + 2 * 7);
+    }
+
+    #[test]
+    fn the_signal_measurement_fits_whole_positive_ns() {
+        let m = SyncCosts {
+            post_ns: 4.98,
+            ready_wait_ns: 9.9,
+            pair_ns: 60.0,
+        };
+        assert_eq!(m.fit(), Ok((55.0, 5.0)));
+        // A pair faster than post + ready wait (noise): the wait is never
+        // below a ready wait, and nothing is 0.
+        let m = SyncCosts {
+            post_ns: 0.2,
+            ready_wait_ns: 3.4,
+            pair_ns: 2.0,
+        };
+        assert_eq!(m.fit(), Ok((3.0, 1.0)));
+        let m = SyncCosts {
+            post_ns: f64::NAN,
+            ready_wait_ns: 1.0,
+            pair_ns: 1.0,
+        };
+        assert!(m.fit().is_err());
     }
 
     #[test]

@@ -21,12 +21,15 @@ fn coefficients() -> impl Strategy<Value = Coefficients> {
         proptest::array::uniform11(1e-3f64..10.0),
         1e-3f64..10.0,
         proptest::array::uniform8(0.05f64..10.0),
+        (1u32..10_000, 1u32..10_000),
     )
-        .prop_map(|(call, point, tap, types)| Coefficients {
+        .prop_map(|(call, point, tap, types, (wait, signal))| Coefficients {
             call,
             point,
             tap,
             types,
+            wait: wait as f64,
+            signal: signal as f64,
         })
 }
 
@@ -146,7 +149,7 @@ fn build_info(cache: &Path) -> (String, String) {
 fn cache_file(cpu: &str, coefficients: &Coefficients) -> String {
     serde_json::to_string(&CacheFile {
         format: "ssc-calibration".into(),
-        version: 1,
+        version: ssc::calibrate::VERSION,
         cpu: cpu.into(),
         seconds: 1.0,
         coefficients: coefficients.to_named(),
@@ -171,7 +174,20 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
     doubled.point.iter_mut().for_each(|p| *p *= 2.0);
     let mut negative = Coefficients::shipped();
     negative.tap = -1.0;
-    let bad: [(&str, String, &str); 5] = [
+    // The format before the synchronisation costs were measured.
+    let version_1 = cache_file(&cpu_model(), &doubled)
+        .replace(
+            &format!("\"version\":{}", ssc::calibrate::VERSION),
+            "\"version\":1",
+        )
+        .replace(",\"wait_ns\":50.0,\"signal_ns\":5.0", "");
+    assert!(!version_1.contains("wait_ns"), "{version_1}");
+    let bad: [(&str, String, &str); 6] = [
+        (
+            "version 1",
+            version_1,
+            "version 1, not `ssc-calibration` version 2",
+        ),
         (
             "garbage",
             "{\"format\": \"ssc-calib".into(),
@@ -189,7 +205,10 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
         ),
         (
             "another version",
-            cache_file(&cpu_model(), &doubled).replace("\"version\":1", "\"version\":99"),
+            cache_file(&cpu_model(), &doubled).replace(
+                &format!("\"version\":{}", ssc::calibrate::VERSION),
+                "\"version\":99",
+            ),
             "version 99",
         ),
         (
@@ -223,6 +242,41 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
     assert_ne!(makespan, shipped, "the calibrated coefficients are used");
 }
 
+/// `-pr`'s first line, which names the wait and signal costs.
+fn predicted_sync(cache: &Path, file: &str) -> String {
+    let out = ssc_in(
+        cache,
+        &["build", file, "-ts", "reduced", "2", "-t", "info", "-pr"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout)
+        .lines()
+        .find(|l| l.starts_with("runtime HSDFG"))
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_calibrated_wait_and_signal_price_what_timing_system_does_not() {
+    let cache = scratch("sync");
+    // The shipped defaults: a wait 50 ns, a signal 5 ns.
+    assert!(
+        predicted_sync(&cache, "examples/xray.ssc").contains("(wait 0.05 µs, signal 0.005 µs"),
+        "{}",
+        predicted_sync(&cache, "examples/xray.ssc")
+    );
+    let mut slow = Coefficients::shipped();
+    (slow.wait, slow.signal) = (700.0, 300.0);
+    let file = cache_file_under(&cache, &cpu_model());
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, cache_file(&cpu_model(), &slow)).unwrap();
+    let line = predicted_sync(&cache, "examples/xray.ssc");
+    assert!(line.contains("(wait 0.7 µs, signal 0.3 µs"), "{line}");
+    // A description's own `timing_system wt 1, sg 1` wins.
+    let line = predicted_sync(&cache, "examples/appendix.ssc");
+    assert!(line.contains("(wait 1 µs, signal 1 µs"), "{line}");
+}
+
 #[test]
 fn calibrate_measures_caches_and_is_used() {
     let cache = scratch("calibrate");
@@ -235,6 +289,14 @@ fn calibrate_measures_caches_and_is_used() {
     let file = cache_file_under(&cache, &cpu_model());
     let c = ssc::calibrate::read(&file, &cpu_model()).unwrap();
     c.validate().unwrap();
+    // A wait/signal pair between two cores is measured, not assumed:
+    // under a µs on any machine with shared caches.
+    assert!(c.wait >= 1.0 && c.wait + c.signal < 1000.0, "{c:?}");
+    assert!(
+        text(&out.stdout).contains("wait (wt)"),
+        "{}",
+        text(&out.stdout)
+    );
     assert!(
         text(&out.stdout).contains("func_conv"),
         "{}",

@@ -52,7 +52,8 @@ fn json_of(args: &[&str]) -> Vec<serde_json::Value> {
 #[test]
 fn threads_the_scheduler_drops_are_a_warning() {
     // A 64×48 gain costs well under a µs by the cost model, and a signal
-    // and a wait 1 µs each: spreading b's four strips does not pay.
+    // and a wait 5 and 50 ns (its shipped defaults): spreading b's four
+    // strips over more than two threads does not pay.
     let err = warnings_of(&[
         "build",
         "tests/in/chain.ssc",
@@ -66,7 +67,7 @@ fn threads_the_scheduler_drops_are_a_warning() {
     ]);
     assert!(err.contains("warning[E500]"), "{err}");
     assert!(
-        err.contains("-ts reduced 4: 3 of 4 threads got no sub-box and were dropped; the program runs 1 thread"),
+        err.contains("-ts reduced 4: 2 of 4 threads got no sub-box and were dropped; the program runs 2 threads"),
         "{err}"
     );
     // The reason and the fix.
@@ -74,7 +75,9 @@ fn threads_the_scheduler_drops_are_a_warning() {
         err.contains("by the timing table and the cost model of the built-ins"),
         "{err}"
     );
-    assert!(err.contains("-ts reduced 1"), "{err}");
+    assert!(err.contains("(sg 0.005 µs + wt"), "{err}");
+    assert!(err.contains("the cost model's, `ssc calibrate`)"), "{err}");
+    assert!(err.contains("-ts reduced 2"), "{err}");
     let json = json_of(&[
         "build",
         "tests/in/chain.ssc",
@@ -87,7 +90,7 @@ fn threads_the_scheduler_drops_are_a_warning() {
     let e500: Vec<_> = json.iter().filter(|d| d["code"] == "E500").collect();
     assert_eq!(e500.len(), 1, "{json:?}");
     assert_eq!(e500[0]["severity"], "warning");
-    assert!(e500[0]["hint"].as_str().unwrap().contains("-ts fixed 1"));
+    assert!(e500[0]["hint"].as_str().unwrap().contains("-ts fixed 2"));
 
     // Not taken: every thread used (xray has work for 4), or one asked.
     for args in [

@@ -48,6 +48,8 @@ fn calibrate(show: bool) -> i32 {
         for (t, v) in &named.type_factor {
             println!("{t:<12}{v:>9.3} × float");
         }
+        println!("wait (wt)   {:>9.0} ns", named.wait_ns);
+        println!("signal (sg) {:>9.0} ns", named.signal_ns);
     };
     if show {
         let loaded = calibrate::load();
@@ -75,7 +77,7 @@ fn calibrate(show: bool) -> i32 {
         Ok(path) => {
             print(&c);
             eprintln!(
-                "calibrated {cpu} in {seconds:.1} s; wrote {} (`ssc build` uses it for functions without a timing entry)",
+                "calibrated {cpu} in {seconds:.1} s; wrote {} (`ssc build` uses it for functions without a timing entry, and for waits and signals without `timing_system`)",
                 path.display()
             );
             exit::OK

@@ -20,7 +20,16 @@
 //! finite and positive ([`Coefficients::validate`]), so the cost grows
 //! strictly with the points and with the window; user kernels (not
 //! built-ins) have no model ([`Coefficients::cost`] gives `None`).
+//!
+//! The same calibration measures the run-time synchronisation: `signal`,
+//! a post nobody waits for, and `wait`, the rest of the one-way latency of
+//! a wait/signal pair between two cores (post until the waiter returns,
+//! the runtime's default spin bound), both in whole ns. They are what a
+//! description without `timing_system` costs ([`Coefficients::system`]):
+//! the list schedulers' price of reading another thread's output and
+//! `-pr`'s wait and signal actors.
 
+use super::hsdfg::SystemTiming;
 use crate::ir::builtins::{builtin_of, BUILTINS};
 use crate::ir::{ElemType, Pair};
 use serde::{Deserialize, Serialize};
@@ -41,6 +50,10 @@ pub struct Coefficients {
     pub tap: f64,
     /// Factor per element type (order of [`TYPES`]), `float` = 1.
     pub types: [f64; 8],
+    /// One wait on a signal another core posts, whole ns.
+    pub wait: f64,
+    /// One post of a signal, whole ns.
+    pub signal: f64,
 }
 
 /// The serialised form: names instead of positions, so a file from
@@ -52,6 +65,8 @@ pub struct Named {
     pub point_ns: BTreeMap<String, f64>,
     pub tap_ns: f64,
     pub type_factor: BTreeMap<String, f64>,
+    pub wait_ns: f64,
+    pub signal_ns: f64,
 }
 
 impl Coefficients {
@@ -70,6 +85,18 @@ impl Coefficients {
             tap: 0.0117,
             //      char uchar short ushort  int  uint float double
             types: [2.7, 0.41, 1.67, 0.52, 3.09, 1.13, 1.0, 2.26],
+            // A wait/signal pair's one-way latency there: 55–60 ns, a
+            // post 5–13 ns (`runtime-c/README.md`, "Measured costs").
+            wait: 50.0,
+            signal: 5.0,
+        }
+    }
+
+    /// The synchronisation costs of the model, µs (`timing_system`'s unit).
+    pub fn system(&self) -> SystemTiming {
+        SystemTiming {
+            wait: self.wait / 1000.0,
+            signal: self.signal / 1000.0,
         }
     }
 
@@ -106,6 +133,12 @@ impl Coefficients {
         if !ok(self.tap) {
             return Err(format!("tap_ns {} is not a positive time", self.tap));
         }
+        // Whole ns: the exports (`-xr`) and `-pr` count in whole ns.
+        for (name, v) in [("wait_ns", self.wait), ("signal_ns", self.signal)] {
+            if !ok(v) || v.fract() != 0.0 {
+                return Err(format!("{name} {v} is not a positive whole number of ns"));
+            }
+        }
         for (b, v) in BUILTINS.iter().zip(self.point) {
             if !ok(v) {
                 return Err(format!("point_ns of {b}, {v}, is not a positive time"));
@@ -136,6 +169,8 @@ impl Coefficients {
                 .zip(self.types)
                 .map(|(t, v)| (t.keyword().to_string(), v))
                 .collect(),
+            wait_ns: self.wait,
+            signal_ns: self.signal,
         }
     }
 
@@ -145,6 +180,8 @@ impl Coefficients {
         let mut c = Coefficients::shipped();
         c.call = n.call_ns;
         c.tap = n.tap_ns;
+        c.wait = n.wait_ns;
+        c.signal = n.signal_ns;
         if n.point_ns.len() != BUILTINS.len() {
             return Err(format!(
                 "point_ns names {} functions, not the {} built-ins",

@@ -10,7 +10,8 @@
 //! no entry matches costs 1 µs, or with a cost model ([`Timing::model`],
 //! `super::cost`) what the model gives a built-in ([`Timing::cost`]; a
 //! user kernel still costs 1 µs); without `timing_system` the costs are
-//! [`SystemTiming::default`]; the table may name C functions and
+//! the cost model's measured ones ([`Coefficients::system`]), or without a
+//! model [`SystemTiming::default`] (1 µs each); the table may name C functions and
 //! resolutions no description uses (instances are checked by the front
 //! end, E037). Iteration order is by key (`BTreeMap`s), so it is
 //! deterministic.
@@ -31,6 +32,9 @@ pub struct Timing {
     /// `INSTANCE FUNC T`: by function instance.
     pub instances: BTreeMap<String, f64>,
     pub system: SystemTiming,
+    /// Which of `system`'s costs a `timing_system` statement gave,
+    /// `(wt, sg)`; the cost model's, when there is one, replace the others.
+    pub system_given: (bool, bool),
     /// The cost model of the built-ins, for instances no entry matches
     /// (`None`: they cost 1 µs).
     pub model: Option<Coefficients>,
@@ -129,8 +133,8 @@ impl Timing {
             }
             for e in &rt.timing_system {
                 match e.name.name.as_str() {
-                    "wt" => t.system.wait = e.time.value,
-                    "sg" => t.system.signal = e.time.value,
+                    "wt" => (t.system.wait, t.system_given.0) = (e.time.value, true),
+                    "sg" => (t.system.signal, t.system_given.1) = (e.time.value, true),
                     _ => {}
                 }
             }
@@ -176,9 +180,18 @@ impl Timing {
         }
     }
 
-    /// Builder: the cost model for instances without an entry.
+    /// Builder: the cost model for instances without an entry, and for
+    /// the synchronisation costs when no `timing_system` gave them.
     pub fn with_model(mut self, model: Option<Coefficients>) -> Timing {
         self.model = model;
+        if let Some(m) = model {
+            if !self.system_given.0 {
+                self.system.wait = m.system().wait;
+            }
+            if !self.system_given.1 {
+                self.system.signal = m.system().signal;
+            }
+        }
         self
     }
 
@@ -233,5 +246,55 @@ mod tests {
         assert_eq!(t.of("nr1", "func_gain", full), 20.0);
         // A resolution entry is for that C function only.
         assert_eq!(t.of("x", "func_gain", half), 1.0);
+    }
+}
+
+#[cfg(test)]
+mod system_tests {
+    use super::*;
+
+    fn runtime_with(system: &str) -> Runtime {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/appendix.ssc"
+        ))
+        .unwrap()
+        .replace("timing_system wt 1, sg 1;", system);
+        crate::front::syntax::parse(&text).unwrap().runtime.unwrap()
+    }
+
+    #[test]
+    fn the_model_prices_what_timing_system_does_not() {
+        let mut m = Coefficients::shipped();
+        (m.wait, m.signal) = (70.0, 9.0);
+        let none = Timing::from_runtime(Some(&runtime_with(""))).with_model(Some(m));
+        assert_eq!(
+            none.system,
+            SystemTiming {
+                wait: 0.07,
+                signal: 0.009
+            }
+        );
+        let wt =
+            Timing::from_runtime(Some(&runtime_with("timing_system wt 2;"))).with_model(Some(m));
+        assert_eq!(
+            wt.system,
+            SystemTiming {
+                wait: 2.0,
+                signal: 0.009
+            }
+        );
+        let both = Timing::from_runtime(Some(&runtime_with("timing_system wt 3, sg 4;")))
+            .with_model(Some(m));
+        assert_eq!(
+            both.system,
+            SystemTiming {
+                wait: 3.0,
+                signal: 4.0
+            }
+        );
+        // Without a model: 1 µs each, as before there was one.
+        let plain = Timing::from_runtime(Some(&runtime_with(""))).with_model(None);
+        assert_eq!(plain.system, SystemTiming::default());
     }
 }

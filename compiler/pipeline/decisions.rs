@@ -177,14 +177,20 @@ pub(super) fn unused_threads(
                 .unwrap_or(1)
         ),
         _ => format!(
-            "by the timing table{}, no sub-box would start earlier on them: reading another thread's output costs a signal and a wait more (sg {} µs + wt {} µs, timing_system)",
+            "by the timing table{}, no sub-box would start earlier on them: reading another thread's output costs a signal and a wait more (sg {} µs + wt {} µs, {})",
             if timing.model.is_some() {
                 " and the cost model of the built-ins"
             } else {
                 ""
             },
             h.system.signal,
-            h.system.wait
+            h.system.wait,
+            match (timing.system_given, timing.model.is_some()) {
+                ((true, true), _) => "timing_system",
+                ((false, false), true) => "the cost model's, `ssc calibrate`",
+                (_, true) => "timing_system and the cost model's",
+                (_, false) => "timing_system, else 1 µs each",
+            }
         ),
     };
     let untimed: Vec<&str> = {
