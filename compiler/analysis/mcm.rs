@@ -95,8 +95,25 @@ pub fn max_cycle_ratio(n: usize, edges: &[Edge]) -> Result<Option<CycleRatio>, M
     if let Some(c) = zero_token_cycle(n, edges) {
         return Err(McmError::ZeroTokenCycle(c));
     }
-    // Only nodes that lie on or lead to a cycle matter: prune the others
-    // (repeatedly drop nodes with no remaining out-edge).
+    let (out, nodes) = cyclic_part(n, edges);
+    if nodes.is_empty() {
+        return Ok(None);
+    }
+    let scale = edges.iter().map(|e| e.2 as f64).sum::<f64>().max(1.0);
+    let mut howard = Howard::new(n, edges, nodes, out, scale * 1e-12);
+    for _round in 0..100_000 {
+        howard.evaluate();
+        if !howard.improve() {
+            break;
+        }
+    }
+    Ok(critical(howard.cycles))
+}
+
+/// Only nodes that lie on or lead to a cycle matter: prune the others
+/// (repeatedly drop nodes with no remaining out-edge). Gives the out-edges
+/// between the nodes kept, and those nodes.
+fn cyclic_part(n: usize, edges: &[Edge]) -> (Vec<Vec<usize>>, Vec<usize>) {
     let mut alive = vec![true; n];
     let mut out_deg = vec![0usize; n];
     let mut ins: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -125,137 +142,12 @@ pub fn max_cycle_ratio(n: usize, edges: &[Edge]) -> Result<Option<CycleRatio>, M
         }
     }
     let nodes: Vec<usize> = (0..n).filter(|&u| alive[u]).collect();
-    if nodes.is_empty() {
-        return Ok(None);
-    }
-    let scale = edges.iter().map(|e| e.2 as f64).sum::<f64>().max(1.0);
-    let eps = scale * 1e-12;
+    (out, nodes)
+}
 
-    // Initial policy: the heaviest out-edge of every node.
-    let mut policy = vec![usize::MAX; n];
-    for &u in &nodes {
-        let mut best = out[u][0];
-        for &e in &out[u] {
-            if edges[e].2 > edges[best].2 {
-                best = e;
-            }
-        }
-        policy[u] = best;
-    }
-    let mut lambda = vec![0f64; n];
-    let mut x = vec![0f64; n];
-    let mut cycle_of = vec![usize::MAX; n];
-    let mut cycles: Vec<CycleRatio> = Vec::new();
-    for _round in 0..100_000 {
-        // Value determination: every node's policy path ends in one cycle.
-        cycles.clear();
-        cycle_of.iter_mut().for_each(|c| *c = usize::MAX);
-        let mut mark = vec![usize::MAX; n];
-        for &s in &nodes {
-            if cycle_of[s] != usize::MAX {
-                continue;
-            }
-            let mut path = Vec::new();
-            let mut u = s;
-            while mark[u] == usize::MAX && cycle_of[u] == usize::MAX {
-                mark[u] = s;
-                path.push(u);
-                u = edges[policy[u]].1;
-            }
-            if cycle_of[u] == usize::MAX && mark[u] == s {
-                // A new cycle through u.
-                let mut cyc = Vec::new();
-                let mut w = u;
-                loop {
-                    cyc.push(policy[w]);
-                    w = edges[policy[w]].1;
-                    if w == u {
-                        break;
-                    }
-                }
-                let lowest = cyc
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, &e)| edges[e].0)
-                    .map(|(i, _)| i)
-                    .unwrap_or(0);
-                cyc.rotate_left(lowest);
-                let weight: u64 = cyc.iter().map(|&e| edges[e].2).sum();
-                let tokens: u64 = cyc.iter().map(|&e| edges[e].3).sum();
-                let id = cycles.len();
-                let root = edges[cyc[0]].0;
-                let l = weight as f64 / tokens as f64;
-                for &e in &cyc {
-                    cycle_of[edges[e].0] = id;
-                    lambda[edges[e].0] = l;
-                }
-                // Potentials around the cycle, from its root backwards.
-                x[root] = 0.0;
-                for &e in cyc.iter().rev() {
-                    let (a, b, w, t) = edges[e];
-                    if a != root {
-                        x[a] = w as f64 - l * t as f64 + x[b];
-                    }
-                }
-                cycles.push(CycleRatio {
-                    weight,
-                    tokens,
-                    edges: cyc,
-                });
-            }
-            // The path's nodes, back to front, take their successor's cycle.
-            for &p in path.iter().rev() {
-                if cycle_of[p] == usize::MAX {
-                    let (_, b, w, t) = edges[policy[p]];
-                    cycle_of[p] = cycle_of[b];
-                    lambda[p] = lambda[b];
-                    x[p] = w as f64 - lambda[p] * t as f64 + x[b];
-                }
-            }
-        }
-        // Policy improvement, first on the ratio, then on the potential.
-        let mut changed = false;
-        for &u in &nodes {
-            let mut best = lambda[u];
-            let mut choice = None;
-            for &e in &out[u] {
-                let v = edges[e].1;
-                if lambda[v] > best + best.abs().max(1.0) * 1e-12 {
-                    best = lambda[v];
-                    choice = Some(e);
-                }
-            }
-            if let Some(e) = choice {
-                policy[u] = e;
-                changed = true;
-            }
-        }
-        if !changed {
-            for &u in &nodes {
-                let mut best = x[u];
-                let mut choice = None;
-                for &e in &out[u] {
-                    let (_, v, w, t) = edges[e];
-                    if (lambda[v] - lambda[u]).abs() <= lambda[u].abs() * 1e-12 {
-                        let val = w as f64 - lambda[u] * t as f64 + x[v];
-                        if val > best + eps {
-                            best = val;
-                            choice = Some(e);
-                        }
-                    }
-                }
-                if let Some(e) = choice {
-                    policy[u] = e;
-                    changed = true;
-                }
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    // The critical cycle: the largest exact ratio (compare a/b > c/d as a·d > c·b).
-    let best = cycles.into_iter().reduce(|a, b| {
+/// The critical cycle: the largest exact ratio (compare a/b > c/d as a·d > c·b).
+fn critical(cycles: Vec<CycleRatio>) -> Option<CycleRatio> {
+    cycles.into_iter().reduce(|a, b| {
         let lhs = b.weight as u128 * a.tokens as u128;
         let rhs = a.weight as u128 * b.tokens as u128;
         if lhs > rhs {
@@ -263,8 +155,177 @@ pub fn max_cycle_ratio(n: usize, edges: &[Edge]) -> Result<Option<CycleRatio>, M
         } else {
             a
         }
-    });
-    Ok(best)
+    })
+}
+
+/// The state of the policy iteration: every node's chosen out-edge, the
+/// ratio of the cycle its policy path ends in, its potential, and the
+/// cycles of the policy.
+struct Howard<'e> {
+    edges: &'e [Edge],
+    nodes: Vec<usize>,
+    out: Vec<Vec<usize>>,
+    /// The tolerance of a better potential.
+    eps: f64,
+    policy: Vec<usize>,
+    lambda: Vec<f64>,
+    x: Vec<f64>,
+    cycle_of: Vec<usize>,
+    cycles: Vec<CycleRatio>,
+}
+
+impl<'e> Howard<'e> {
+    /// Initial policy: the heaviest out-edge of every node.
+    fn new(n: usize, edges: &'e [Edge], nodes: Vec<usize>, out: Vec<Vec<usize>>, eps: f64) -> Self {
+        let mut policy = vec![usize::MAX; n];
+        for &u in &nodes {
+            let mut best = out[u][0];
+            for &e in &out[u] {
+                if edges[e].2 > edges[best].2 {
+                    best = e;
+                }
+            }
+            policy[u] = best;
+        }
+        Howard {
+            edges,
+            nodes,
+            out,
+            eps,
+            policy,
+            lambda: vec![0f64; n],
+            x: vec![0f64; n],
+            cycle_of: vec![usize::MAX; n],
+            cycles: Vec::new(),
+        }
+    }
+
+    /// Value determination: every node's policy path ends in one cycle.
+    fn evaluate(&mut self) {
+        let edges = self.edges;
+        self.cycles.clear();
+        self.cycle_of.iter_mut().for_each(|c| *c = usize::MAX);
+        let mut mark = vec![usize::MAX; self.policy.len()];
+        for si in 0..self.nodes.len() {
+            let s = self.nodes[si];
+            if self.cycle_of[s] != usize::MAX {
+                continue;
+            }
+            let mut path = Vec::new();
+            let mut u = s;
+            while mark[u] == usize::MAX && self.cycle_of[u] == usize::MAX {
+                mark[u] = s;
+                path.push(u);
+                u = edges[self.policy[u]].1;
+            }
+            if self.cycle_of[u] == usize::MAX && mark[u] == s {
+                self.close_cycle(u);
+            }
+            // The path's nodes, back to front, take their successor's cycle.
+            for &p in path.iter().rev() {
+                if self.cycle_of[p] == usize::MAX {
+                    let (_, b, w, t) = edges[self.policy[p]];
+                    self.cycle_of[p] = self.cycle_of[b];
+                    self.lambda[p] = self.lambda[b];
+                    self.x[p] = w as f64 - self.lambda[p] * t as f64 + self.x[b];
+                }
+            }
+        }
+    }
+
+    /// A new cycle of the policy through u: its ratio and the potentials
+    /// around it.
+    fn close_cycle(&mut self, u: usize) {
+        let edges = self.edges;
+        let mut cyc = Vec::new();
+        let mut w = u;
+        loop {
+            cyc.push(self.policy[w]);
+            w = edges[self.policy[w]].1;
+            if w == u {
+                break;
+            }
+        }
+        let lowest = cyc
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, &e)| edges[e].0)
+            .map(|(i, _)| i)
+            .unwrap_or(0);
+        cyc.rotate_left(lowest);
+        let weight: u64 = cyc.iter().map(|&e| edges[e].2).sum();
+        let tokens: u64 = cyc.iter().map(|&e| edges[e].3).sum();
+        let id = self.cycles.len();
+        let root = edges[cyc[0]].0;
+        let l = weight as f64 / tokens as f64;
+        for &e in &cyc {
+            self.cycle_of[edges[e].0] = id;
+            self.lambda[edges[e].0] = l;
+        }
+        // Potentials around the cycle, from its root backwards.
+        self.x[root] = 0.0;
+        for &e in cyc.iter().rev() {
+            let (a, b, w, t) = edges[e];
+            if a != root {
+                self.x[a] = w as f64 - l * t as f64 + self.x[b];
+            }
+        }
+        self.cycles.push(CycleRatio {
+            weight,
+            tokens,
+            edges: cyc,
+        });
+    }
+
+    /// Policy improvement, first on the ratio, then on the potential;
+    /// whether the policy changed.
+    fn improve(&mut self) -> bool {
+        self.improve_ratio() || self.improve_potential()
+    }
+
+    fn improve_ratio(&mut self) -> bool {
+        let mut changed = false;
+        for &u in &self.nodes {
+            let mut best = self.lambda[u];
+            let mut choice = None;
+            for &e in &self.out[u] {
+                let v = self.edges[e].1;
+                if self.lambda[v] > best + best.abs().max(1.0) * 1e-12 {
+                    best = self.lambda[v];
+                    choice = Some(e);
+                }
+            }
+            if let Some(e) = choice {
+                self.policy[u] = e;
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    fn improve_potential(&mut self) -> bool {
+        let (lambda, x) = (&self.lambda, &self.x);
+        let mut changed = false;
+        for &u in &self.nodes {
+            let mut best = x[u];
+            let mut choice = None;
+            for &e in &self.out[u] {
+                let (_, v, w, t) = self.edges[e];
+                if (lambda[v] - lambda[u]).abs() <= lambda[u].abs() * 1e-12 {
+                    let val = w as f64 - lambda[u] * t as f64 + x[v];
+                    if val > best + self.eps {
+                        best = val;
+                        choice = Some(e);
+                    }
+                }
+            }
+            if let Some(e) = choice {
+                self.policy[u] = e;
+                changed = true;
+            }
+        }
+        changed
+    }
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@
 
 pub mod mcm;
 
-use crate::ir::Op;
+use crate::ir::{Op, ThreadExecution};
 use crate::pipeline::Compiled;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -132,34 +132,87 @@ struct Host {
 /// Builds the runtime HSDFG of a compiled description.
 pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
     let h = &c.hsdfg;
-    let finder = h.finder();
-    let r = &c.runtime;
-    let wt = ns(h.system.wait);
-    let sg = ns(h.system.signal);
-    let mut g = RuntimeGraph::default();
-    let mut names: BTreeMap<String, usize> = BTreeMap::new();
-    let mut unique = |base: String| -> String {
+    let mut b = Builder {
+        c,
+        finder: h.finder(),
+        wt: ns(h.system.wait),
+        sg: ns(h.system.signal),
+        g: RuntimeGraph::default(),
+        names: BTreeMap::new(),
+        posts: BTreeMap::new(),
+        waits: BTreeMap::new(),
+        meets: Vec::new(),
+    };
+    for t in &c.runtime.thread_executions {
+        b.thread(t);
+    }
+    b.signals();
+    b.barriers();
+    b.self_loops();
+    b.g
+}
+
+/// The runtime HSDFG under construction, with the signal ends and barrier
+/// meetings collected per thread.
+struct Builder<'a> {
+    c: &'a Compiled,
+    finder: crate::lower::hsdfg::Finder<'a>,
+    /// The costs of one `W` and one `S`, in ns.
+    wt: u64,
+    sg: u64,
+    g: RuntimeGraph,
+    names: BTreeMap<String, usize>,
+    posts: BTreeMap<String, Host>,
+    waits: BTreeMap<String, Host>,
+    meets: Vec<(String, Host, Host)>,
+}
+
+impl Builder<'_> {
+    /// `base`, or `base_xK` with the first K that no actor has yet.
+    fn unique(&mut self, base: String) -> String {
         let mut name = base.clone();
         let mut k = 1;
-        while names.contains_key(&name) {
+        while self.names.contains_key(&name) {
             name = format!("{base}_x{k}");
             k += 1;
         }
-        names.insert(name.clone(), 0);
+        self.names.insert(name.clone(), 0);
         name
-    };
+    }
 
-    // Signal ends and barrier meetings, collected per thread.
-    let mut posts: BTreeMap<String, Host> = BTreeMap::new();
-    let mut waits: BTreeMap<String, Host> = BTreeMap::new();
-    let mut meets: Vec<(String, Host, Host)> = Vec::new();
-    for t in &r.thread_executions {
+    /// One thread program: its actors, the costs and ends of its ops, and
+    /// its program-order channels.
+    fn thread(&mut self, t: &ThreadExecution) {
+        let hosts = self.exec_actors(t);
+        self.fold_ops(t, &hosts);
+        let (first, last) = (hosts[0], *hosts.last().unwrap_or(&hosts[0]));
+        for w in hosts.windows(2) {
+            self.g.channels.push(RtChannel {
+                from: w[0],
+                to: w[1],
+                tokens: 0,
+                kind: ChannelKind::Order,
+            });
+        }
+        if hosts.len() > 1 {
+            self.g.channels.push(RtChannel {
+                from: last,
+                to: first,
+                tokens: 1,
+                kind: ChannelKind::Order,
+            });
+        }
+    }
+
+    /// One actor per E, in program order; one for the thread when it
+    /// executes nothing.
+    fn exec_actors(&mut self, t: &ThreadExecution) -> Vec<usize> {
+        let h = &self.c.hsdfg;
         let thread = t.thread.name.clone();
-        // One actor per E, in program order.
         let mut hosts: Vec<usize> = Vec::new();
         for op in &t.ops {
             if let Op::Exec(sb) = &op.value {
-                let (time, function, source, sink) = match finder.find(sb) {
+                let (time, function, source, sink) = match self.finder.find(sb) {
                     Some(a) => {
                         let f = h.function_of(a);
                         let ins = f
@@ -176,9 +229,9 @@ pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
                     }
                     None => (0, "unknown".to_string(), false, false),
                 };
-                let name = unique(format!("{}_{}", sb.function.name, sb.index));
-                hosts.push(g.actors.len());
-                g.actors.push(RtActor {
+                let name = self.unique(format!("{}_{}", sb.function.name, sb.index));
+                hosts.push(self.g.actors.len());
+                self.g.actors.push(RtActor {
                     name,
                     label: sb.to_string(),
                     kind_name: function,
@@ -191,9 +244,10 @@ pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
             }
         }
         if hosts.is_empty() {
-            hosts.push(g.actors.len());
-            g.actors.push(RtActor {
-                name: unique(format!("thread_{thread}")),
+            hosts.push(self.g.actors.len());
+            let name = self.unique(format!("thread_{thread}"));
+            self.g.actors.push(RtActor {
+                name,
                 label: thread.clone(),
                 kind_name: "thread".into(),
                 kind: ActorKind::Thread,
@@ -203,6 +257,12 @@ pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
                 sink: false,
             });
         }
+        hosts
+    }
+
+    /// Every W, S and B of the program folded into its host actor: the
+    /// costs added, the signal ends and barrier meetings recorded.
+    fn fold_ops(&mut self, t: &ThreadExecution, hosts: &[usize]) {
         let first = hosts[0];
         let last = *hosts.last().unwrap_or(&first);
         let mut done = 0usize; // E ops seen so far
@@ -242,91 +302,90 @@ pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
                 Op::Exec(_) => done += 1,
                 Op::Wait(s) => {
                     let host = after(done);
-                    g.actors[host.actor].time_ns += wt;
-                    waits.insert(s.name.clone(), host);
+                    self.g.actors[host.actor].time_ns += self.wt;
+                    self.waits.insert(s.name.clone(), host);
                 }
                 Op::Signal(s) => {
                     let host = before(done);
-                    g.actors[host.actor].time_ns += sg;
-                    posts.insert(s.name.clone(), host);
+                    self.g.actors[host.actor].time_ns += self.sg;
+                    self.posts.insert(s.name.clone(), host);
                 }
-                Op::Barrier(b) => meets.push((b.name.clone(), before(done), after(done))),
+                Op::Barrier(b) => self.meets.push((b.name.clone(), before(done), after(done))),
             }
         }
-        for w in hosts.windows(2) {
-            g.channels.push(RtChannel {
-                from: w[0],
-                to: w[1],
-                tokens: 0,
-                kind: ChannelKind::Order,
+    }
+
+    /// Signals: S(i) → W(i + t0); host iterations shift the count.
+    fn signals(&mut self) {
+        for s in &self.c.runtime.signals {
+            let name = &s.name.name;
+            let (Some(p), Some(w)) = (self.posts.get(name), self.waits.get(name)) else {
+                continue;
+            };
+            let t0 = self
+                .c
+                .signal_tokens
+                .get(name)
+                .copied()
+                .unwrap_or(u32::from(s.initial_token)) as i64;
+            self.g.channels.push(RtChannel {
+                from: p.actor,
+                to: w.actor,
+                tokens: (t0 + w.shift - p.shift).max(0) as u64,
+                kind: ChannelKind::Signal(name.clone()),
             });
         }
-        if hosts.len() > 1 {
-            g.channels.push(RtChannel {
-                from: last,
-                to: first,
+    }
+
+    /// Barriers: every participant's actor before → the barrier → every
+    /// participant's actor after.
+    fn barriers(&mut self) {
+        let mut barrier_actor: BTreeMap<String, usize> = BTreeMap::new();
+        for (b, before, after) in std::mem::take(&mut self.meets) {
+            let id = match barrier_actor.get(&b) {
+                Some(&id) => id,
+                None => {
+                    let name = self.unique(format!("barrier_{b}"));
+                    self.g.actors.push(RtActor {
+                        name,
+                        label: b.clone(),
+                        kind_name: "barrier".into(),
+                        kind: ActorKind::Barrier,
+                        time_ns: 0,
+                        thread: None,
+                        source: false,
+                        sink: false,
+                    });
+                    barrier_actor.insert(b.clone(), self.g.actors.len() - 1);
+                    self.g.actors.len() - 1
+                }
+            };
+            self.g.channels.push(RtChannel {
+                from: before.actor,
+                to: id,
+                tokens: (-before.shift).max(0) as u64,
+                kind: ChannelKind::Barrier(b.clone()),
+            });
+            self.g.channels.push(RtChannel {
+                from: id,
+                to: after.actor,
+                tokens: after.shift.max(0) as u64,
+                kind: ChannelKind::Barrier(b.clone()),
+            });
+        }
+    }
+
+    /// A 1-token self-loop on every actor.
+    fn self_loops(&mut self) {
+        for a in 0..self.g.actors.len() {
+            self.g.channels.push(RtChannel {
+                from: a,
+                to: a,
                 tokens: 1,
-                kind: ChannelKind::Order,
+                kind: ChannelKind::SelfLoop,
             });
         }
     }
-    // Signals: S(i) → W(i + t0); host iterations shift the count.
-    for s in &r.signals {
-        let name = &s.name.name;
-        let (Some(p), Some(w)) = (posts.get(name), waits.get(name)) else {
-            continue;
-        };
-        let t0 = c
-            .signal_tokens
-            .get(name)
-            .copied()
-            .unwrap_or(u32::from(s.initial_token)) as i64;
-        g.channels.push(RtChannel {
-            from: p.actor,
-            to: w.actor,
-            tokens: (t0 + w.shift - p.shift).max(0) as u64,
-            kind: ChannelKind::Signal(name.clone()),
-        });
-    }
-    // Barriers: every participant's actor before → the barrier → every
-    // participant's actor after.
-    let mut barrier_actor: BTreeMap<String, usize> = BTreeMap::new();
-    for (b, before, after) in &meets {
-        let id = *barrier_actor.entry(b.clone()).or_insert_with(|| {
-            g.actors.push(RtActor {
-                name: unique(format!("barrier_{b}")),
-                label: b.clone(),
-                kind_name: "barrier".into(),
-                kind: ActorKind::Barrier,
-                time_ns: 0,
-                thread: None,
-                source: false,
-                sink: false,
-            });
-            g.actors.len() - 1
-        });
-        g.channels.push(RtChannel {
-            from: before.actor,
-            to: id,
-            tokens: (-before.shift).max(0) as u64,
-            kind: ChannelKind::Barrier(b.clone()),
-        });
-        g.channels.push(RtChannel {
-            from: id,
-            to: after.actor,
-            tokens: after.shift.max(0) as u64,
-            kind: ChannelKind::Barrier(b.clone()),
-        });
-    }
-    for a in 0..g.actors.len() {
-        g.channels.push(RtChannel {
-            from: a,
-            to: a,
-            tokens: 1,
-            kind: ChannelKind::SelfLoop,
-        });
-    }
-    g
 }
 
 /// The analysis of a runtime HSDFG.

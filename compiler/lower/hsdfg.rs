@@ -272,7 +272,7 @@ impl Finder<'_> {
 use super::deps::port_elements;
 use super::timing::{Instance, Timing};
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Declaration, Instantiation};
+use crate::ir::{Declaration, FunctionDecl, Instantiation};
 use std::collections::BTreeMap;
 
 /// Builds the HSDFG of a checked declaration and instantiation.
@@ -294,193 +294,287 @@ pub fn build(
     timing: &Timing,
     weighted: bool,
 ) -> Result<Hsdfg, Vec<Diagnostic>> {
-    let mut errors = Vec::new();
-    let mut functions: Vec<FunctionInfo> = Vec::new();
-    let mut by_name: BTreeMap<&str, FunctionId> = BTreeMap::new();
-    let mut buffers: Vec<Buffer> = Vec::new();
-    let mut out_buffer: BTreeMap<(&str, &str), BufferId> = BTreeMap::new();
-    let mut decl_of = Vec::new();
-    // Function instances and their OUT buffers.
-    for f in &d.functions {
-        let Some(fd) = d.function_decl(f.function.as_str()) else {
-            errors.push(
-                Diagnostic::error(
-                    "E110",
-                    format!("function `{}` of `{}` is not declared", f.function, f.name),
-                )
-                .label(f.function.span, "no function_declaration"),
-            );
-            continue;
-        };
-        let id = FunctionId(functions.len());
-        decl_of.push(fd);
-        by_name.insert(f.name.as_str(), id);
-        let res = f.resolution.value;
-        let mut ports = Vec::new();
-        for (pi, p) in fd.ports.iter().enumerate() {
-            let grid = Pair::new(
-                res.x.saturating_mul(p.mul.value.x),
-                res.y.saturating_mul(p.mul.value.y),
-            );
-            let mut buffer = BufferId(usize::MAX);
-            if p.direction == Direction::Out {
-                buffer = BufferId(buffers.len());
-                out_buffer.insert((f.name.as_str(), p.name.as_str()), buffer);
-                buffers.push(Buffer {
-                    name: format!("{}.{}", f.name, p.name),
-                    producer: (id, pi),
-                    readers: Vec::new(),
+    let mut b = Builder::default();
+    b.declare_functions(d);
+    b.connect_inputs(d);
+    b.attach_readers();
+    if !b.errors.is_empty() {
+        return Err(b.errors);
+    }
+    b.add_actors(i, timing, weighted);
+    b.list_subboxes();
+    b.add_edges(i);
+    if !b.errors.is_empty() {
+        return Err(b.errors);
+    }
+    Ok(Hsdfg {
+        functions: b.functions,
+        buffers: b.buffers,
+        graph: b.graph,
+        system: timing.system,
+    })
+}
+
+/// What [`build`] has made so far, step by step: the function instances and
+/// their buffers, then the actors, then the edges, and the errors found.
+#[derive(Default)]
+struct Builder<'a> {
+    errors: Vec<Diagnostic>,
+    functions: Vec<FunctionInfo>,
+    by_name: BTreeMap<&'a str, FunctionId>,
+    buffers: Vec<Buffer>,
+    out_buffer: BTreeMap<(&'a str, &'a str), BufferId>,
+    decl_of: Vec<&'a FunctionDecl>,
+    graph: DiGraph<Actor, Edge, u32>,
+    actor_of: BTreeMap<(&'a str, u64), ActorId>,
+}
+
+impl<'a> Builder<'a> {
+    /// Function instances and their OUT buffers (E110 for an undeclared
+    /// function).
+    fn declare_functions(&mut self, d: &'a Declaration) {
+        for f in &d.functions {
+            let Some(fd) = d.function_decl(f.function.as_str()) else {
+                self.errors.push(
+                    Diagnostic::error(
+                        "E110",
+                        format!("function `{}` of `{}` is not declared", f.function, f.name),
+                    )
+                    .label(f.function.span, "no function_declaration"),
+                );
+                continue;
+            };
+            let id = FunctionId(self.functions.len());
+            self.decl_of.push(fd);
+            self.by_name.insert(f.name.as_str(), id);
+            let res = f.resolution.value;
+            let mut ports = Vec::new();
+            for (pi, p) in fd.ports.iter().enumerate() {
+                let grid = Pair::new(
+                    res.x.saturating_mul(p.mul.value.x),
+                    res.y.saturating_mul(p.mul.value.y),
+                );
+                let mut buffer = BufferId(usize::MAX);
+                if p.direction == Direction::Out {
+                    buffer = BufferId(self.buffers.len());
+                    self.out_buffer
+                        .insert((f.name.as_str(), p.name.as_str()), buffer);
+                    self.buffers.push(Buffer {
+                        name: format!("{}.{}", f.name, p.name),
+                        producer: (id, pi),
+                        readers: Vec::new(),
+                        ty: p.ty,
+                        grid,
+                        bytes: grid.x.saturating_mul(grid.y).saturating_mul(p.ty.size()),
+                    });
+                }
+                ports.push(PortInfo {
+                    name: p.name.name.clone(),
+                    direction: p.direction,
                     ty: p.ty,
+                    mul: p.mul.value,
+                    window: p.window_or_one(),
                     grid,
-                    bytes: grid.x.saturating_mul(grid.y).saturating_mul(p.ty.size()),
+                    buffer,
                 });
             }
-            ports.push(PortInfo {
-                name: p.name.name.clone(),
-                direction: p.direction,
-                ty: p.ty,
-                mul: p.mul.value,
-                window: p.window_or_one(),
-                grid,
-                buffer,
+            self.functions.push(FunctionInfo {
+                name: f.name.name.clone(),
+                function: f.function.name.clone(),
+                parallelism: fd.parallelism,
+                resolution: res,
+                ports,
+                subboxes: Vec::new(),
             });
         }
-        functions.push(FunctionInfo {
-            name: f.name.name.clone(),
-            function: f.function.name.clone(),
-            parallelism: fd.parallelism,
-            resolution: res,
-            ports,
-            subboxes: Vec::new(),
-        });
     }
-    // Connect IN ports to their driver's buffer.
-    for c in &d.connections {
-        let (Some(po), Some(co)) = (&c.from.owner, &c.to.owner) else {
-            continue;
-        };
-        let Some(&b) = out_buffer.get(&(po.as_str(), c.from.port.as_str())) else {
-            errors.push(
-                Diagnostic::error("E111", format!("`{}` is not an output port", c.from))
-                    .label(c.from.span, "unknown output"),
-            );
-            continue;
-        };
-        let Some(&cf) = by_name.get(co.as_str()) else {
-            errors.push(
-                Diagnostic::error("E111", format!("`{}` names no function instance", c.to))
-                    .label(c.to.span, "unknown function"),
-            );
-            continue;
-        };
-        let Some(pi) = functions[cf.0]
-            .ports
-            .iter()
-            .position(|p| p.name == c.to.port.name && p.direction == Direction::In)
-        else {
-            errors.push(
-                Diagnostic::error("E111", format!("`{}` is not an input port", c.to))
-                    .label(c.to.span, "unknown input"),
-            );
-            continue;
-        };
-        functions[cf.0].ports[pi].buffer = b;
+
+    /// Connect IN ports to their driver's buffer (E111 for a connection
+    /// end that names no such port).
+    fn connect_inputs(&mut self, d: &Declaration) {
+        for c in &d.connections {
+            let (Some(po), Some(co)) = (&c.from.owner, &c.to.owner) else {
+                continue;
+            };
+            let Some(&b) = self.out_buffer.get(&(po.as_str(), c.from.port.as_str())) else {
+                self.errors.push(
+                    Diagnostic::error("E111", format!("`{}` is not an output port", c.from))
+                        .label(c.from.span, "unknown output"),
+                );
+                continue;
+            };
+            let Some(&cf) = self.by_name.get(co.as_str()) else {
+                self.errors.push(
+                    Diagnostic::error("E111", format!("`{}` names no function instance", c.to))
+                        .label(c.to.span, "unknown function"),
+                );
+                continue;
+            };
+            let Some(pi) = self.functions[cf.0]
+                .ports
+                .iter()
+                .position(|p| p.name == c.to.port.name && p.direction == Direction::In)
+            else {
+                self.errors.push(
+                    Diagnostic::error("E111", format!("`{}` is not an input port", c.to))
+                        .label(c.to.span, "unknown input"),
+                );
+                continue;
+            };
+            self.functions[cf.0].ports[pi].buffer = b;
+        }
     }
-    for (fi, f) in functions.iter().enumerate() {
-        for (pi, p) in f.ports.iter().enumerate() {
-            if p.direction == Direction::In {
-                if p.buffer.0 == usize::MAX {
-                    errors.push(Diagnostic::error(
-                        "E112",
-                        format!("input port `{}.{}` has no driver", f.name, p.name),
-                    ));
-                } else {
-                    buffers[p.buffer.0].readers.push((FunctionId(fi), pi));
+
+    /// Every buffer's readers, from the IN ports connected to it (E112 for
+    /// an IN port without a driver).
+    fn attach_readers(&mut self) {
+        for (fi, f) in self.functions.iter().enumerate() {
+            for (pi, p) in f.ports.iter().enumerate() {
+                if p.direction == Direction::In {
+                    if p.buffer.0 == usize::MAX {
+                        self.errors.push(Diagnostic::error(
+                            "E112",
+                            format!("input port `{}.{}` has no driver", f.name, p.name),
+                        ));
+                    } else {
+                        self.buffers[p.buffer.0].readers.push((FunctionId(fi), pi));
+                    }
                 }
             }
         }
     }
-    if !errors.is_empty() {
-        return Err(errors);
+
+    /// One actor per sub-box, with its accesses and time (E113 for a
+    /// sub-box of no function instance).
+    fn add_actors(&mut self, i: &'a Instantiation, timing: &Timing, weighted: bool) {
+        for sb in &i.subboxes {
+            let Some(&fid) = self.by_name.get(sb.id.function.as_str()) else {
+                self.errors.push(
+                    Diagnostic::error(
+                        "E113",
+                        format!("sub-box `{}` names no function instance", sb.id),
+                    )
+                    .label(sb.id.span, "unknown function"),
+                );
+                continue;
+            };
+            let fd = self.decl_of[fid.0];
+            let info = &self.functions[fid.0];
+            let region = sb.region.value;
+            let accesses = info
+                .ports
+                .iter()
+                .enumerate()
+                .map(|(pi, p)| Access {
+                    buffer: p.buffer,
+                    port: pi,
+                    write: p.direction == Direction::Out,
+                    elements: port_elements(region, &fd.ports[pi], info.resolution),
+                })
+                .collect();
+            let whole = Region::whole(info.resolution).area();
+            let t = timing
+                .cost(&Instance::new(&info.name, fd, info.resolution))
+                .0;
+            let time = if weighted && whole > 0 {
+                t * region.area() as f64 / whole as f64
+            } else {
+                t
+            };
+            let a = self.graph.add_node(Actor {
+                subbox: SubBoxRef::new(&info.name, sb.id.index),
+                function: fid,
+                region,
+                time,
+                accesses,
+            });
+            self.actor_of
+                .insert((sb.id.function.as_str(), sb.id.index), a);
+        }
     }
-    // Actors.
-    let mut graph: DiGraph<Actor, Edge, u32> = DiGraph::new();
-    let mut actor_of: BTreeMap<(&str, u64), ActorId> = BTreeMap::new();
-    for sb in &i.subboxes {
-        let Some(&fid) = by_name.get(sb.id.function.as_str()) else {
-            errors.push(
-                Diagnostic::error(
-                    "E113",
-                    format!("sub-box `{}` names no function instance", sb.id),
-                )
-                .label(sb.id.span, "unknown function"),
-            );
-            continue;
-        };
-        let fd = decl_of[fid.0];
-        let info = &functions[fid.0];
-        let region = sb.region.value;
-        let accesses = info
-            .ports
-            .iter()
-            .enumerate()
-            .map(|(pi, p)| Access {
-                buffer: p.buffer,
-                port: pi,
-                write: p.direction == Direction::Out,
-                elements: port_elements(region, &fd.ports[pi], info.resolution),
-            })
-            .collect();
-        let whole = Region::whole(info.resolution).area();
-        let t = timing
-            .cost(&Instance::new(&info.name, fd, info.resolution))
-            .0;
-        let time = if weighted && whole > 0 {
-            t * region.area() as f64 / whole as f64
-        } else {
-            t
-        };
-        let a = graph.add_node(Actor {
-            subbox: SubBoxRef::new(&info.name, sb.id.index),
-            function: fid,
-            region,
-            time,
-            accesses,
-        });
-        actor_of.insert((sb.id.function.as_str(), sb.id.index), a);
+
+    /// Every function's actors, by sub-box index.
+    fn list_subboxes(&mut self) {
+        let graph = &self.graph;
+        for (fi, f) in self.functions.iter_mut().enumerate() {
+            let mut v: Vec<(u64, ActorId)> = graph
+                .node_indices()
+                .filter(|&a| graph[a].function == FunctionId(fi))
+                .map(|a| (graph[a].subbox.index, a))
+                .collect();
+            v.sort();
+            f.subboxes = v.into_iter().map(|(_, a)| a).collect();
+        }
     }
-    for (fi, f) in functions.iter_mut().enumerate() {
-        let mut v: Vec<(u64, ActorId)> = graph
-            .node_indices()
-            .filter(|&a| graph[a].function == FunctionId(fi))
-            .map(|a| (graph[a].subbox.index, a))
-            .collect();
-        v.sort();
-        f.subboxes = v.into_iter().map(|(_, a)| a).collect();
+
+    /// Per dependency, its edges and their write-after-read partners
+    /// (E113 for an unknown sub-box, E114 for functions that share no
+    /// buffer).
+    fn add_edges(&mut self, i: &Instantiation) {
+        for dep in &i.dependencies {
+            let (Some(&p), Some(&c)) = (
+                self.actor_of
+                    .get(&(dep.from.function.as_str(), dep.from.index)),
+                self.actor_of.get(&(dep.to.function.as_str(), dep.to.index)),
+            ) else {
+                self.errors.push(
+                    Diagnostic::error(
+                        "E113",
+                        format!(
+                            "dependency `{} => {}` names an unknown sub-box",
+                            dep.from, dep.to
+                        ),
+                    )
+                    .label(dep.span, "here"),
+                );
+                continue;
+            };
+            let bufs = self.dependency_buffers(p, c);
+            if bufs.is_empty() {
+                self.errors.push(
+                    Diagnostic::error(
+                        "E114",
+                        format!(
+                            "dependency `{} => {}` joins functions that share no buffer",
+                            dep.from, dep.to
+                        ),
+                    )
+                    .label(dep.span, "no connection from producer to consumer")
+                    .hint("remove it, or connect the two functions in the declaration"),
+                );
+                continue;
+            }
+            for b in bufs {
+                self.graph.add_edge(
+                    p,
+                    c,
+                    Edge {
+                        kind: EdgeKind::Dependency,
+                        tokens: 0,
+                        buffer: b,
+                    },
+                );
+                self.graph.add_edge(
+                    c,
+                    p,
+                    Edge {
+                        kind: EdgeKind::WriteAfterRead,
+                        tokens: 1,
+                        buffer: b,
+                    },
+                );
+            }
+        }
     }
-    // Edges.
-    for dep in &i.dependencies {
-        let (Some(&p), Some(&c)) = (
-            actor_of.get(&(dep.from.function.as_str(), dep.from.index)),
-            actor_of.get(&(dep.to.function.as_str(), dep.to.index)),
-        ) else {
-            errors.push(
-                Diagnostic::error(
-                    "E113",
-                    format!(
-                        "dependency `{} => {}` names an unknown sub-box",
-                        dep.from, dep.to
-                    ),
-                )
-                .label(dep.span, "here"),
-            );
-            continue;
-        };
-        let (pa, ca) = (&graph[p], &graph[c]);
+
+    /// The buffers from `p` to `c` through which `c` reads what `p` writes;
+    /// every buffer from P to C when none does; sorted, without repeats.
+    fn dependency_buffers(&self, p: ActorId, c: ActorId) -> Vec<BufferId> {
+        let (pa, ca) = (&self.graph[p], &self.graph[c]);
         let shared: Vec<(BufferId, bool)> = ca
             .accesses
             .iter()
-            .filter(|r| !r.write && buffers[r.buffer.0].producer.0 == pa.function)
+            .filter(|r| !r.write && self.buffers[r.buffer.0].producer.0 == pa.function)
             .map(|r| {
                 let w = pa
                     .accesses
@@ -497,48 +591,6 @@ pub fn build(
         }
         bufs.sort();
         bufs.dedup();
-        if bufs.is_empty() {
-            errors.push(
-                Diagnostic::error(
-                    "E114",
-                    format!(
-                        "dependency `{} => {}` joins functions that share no buffer",
-                        dep.from, dep.to
-                    ),
-                )
-                .label(dep.span, "no connection from producer to consumer")
-                .hint("remove it, or connect the two functions in the declaration"),
-            );
-            continue;
-        }
-        for b in bufs {
-            graph.add_edge(
-                p,
-                c,
-                Edge {
-                    kind: EdgeKind::Dependency,
-                    tokens: 0,
-                    buffer: b,
-                },
-            );
-            graph.add_edge(
-                c,
-                p,
-                Edge {
-                    kind: EdgeKind::WriteAfterRead,
-                    tokens: 1,
-                    buffer: b,
-                },
-            );
-        }
+        bufs
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    Ok(Hsdfg {
-        functions,
-        buffers,
-        graph,
-        system: timing.system,
-    })
 }

@@ -21,7 +21,7 @@
 
 use super::deps::dependencies;
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Declaration, Instantiation, Parallelism, Region, Span};
+use crate::ir::{Declaration, Function, Instantiation, Parallelism, Region, Span};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The labelled flat graph of a declaration.
@@ -318,7 +318,31 @@ pub fn validate_declaration(
 /// warnings (an extra dependency), in a deterministic order.
 pub fn validate_instantiation(d: &Declaration, i: &Instantiation) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    let mut per: BTreeMap<&str, Vec<(u64, Region, Span)>> = BTreeMap::new();
+    let (per, seen) = subboxes_per_function(d, i, &mut out);
+    for f in &d.functions {
+        let boxes = per.get(f.name.as_str()).cloned().unwrap_or_default();
+        check_tiling(d, i, f, &boxes, &mut out);
+    }
+    if out.iter().any(|d| d.is_error()) {
+        return out;
+    }
+    check_dependencies(d, i, &seen, &mut out);
+    out
+}
+
+/// A sub-box of a function: (index, region, where it is given).
+type GivenBox = (u64, Region, Span);
+
+/// The sub-boxes of every function, in the order given, and every
+/// (function, index) given; E125 for a sub-box of no function, E126 for
+/// one given twice.
+#[allow(clippy::type_complexity)]
+fn subboxes_per_function<'a>(
+    d: &Declaration,
+    i: &'a Instantiation,
+    out: &mut Vec<Diagnostic>,
+) -> (BTreeMap<&'a str, Vec<GivenBox>>, BTreeSet<(&'a str, u64)>) {
+    let mut per: BTreeMap<&str, Vec<GivenBox>> = BTreeMap::new();
     let mut seen: BTreeSet<(&str, u64)> = BTreeSet::new();
     for sb in &i.subboxes {
         let name = sb.id.function.as_str();
@@ -343,82 +367,110 @@ pub fn validate_instantiation(d: &Declaration, i: &Instantiation) -> Vec<Diagnos
             .or_default()
             .push((sb.id.index, sb.region.value, sb.span));
     }
-    for f in &d.functions {
-        let res = f.resolution.value;
-        let whole = Region::whole(res);
-        let boxes = per.get(f.name.as_str()).cloned().unwrap_or_default();
-        let mut bad = false;
-        for &(k, r, span) in &boxes {
-            if r.is_empty() || r.intersect(&whole) != r {
+    (per, seen)
+}
+
+/// One function's sub-boxes tile its space exactly (E127 outside or empty,
+/// E128 overlapping, E129 a gap), and a `NONE` function runs whole (E130).
+fn check_tiling(
+    d: &Declaration,
+    i: &Instantiation,
+    f: &Function,
+    boxes: &[GivenBox],
+    out: &mut Vec<Diagnostic>,
+) {
+    let whole = Region::whole(f.resolution.value);
+    let mut bad = check_regions(f, whole, boxes, out);
+    let area: u128 = boxes.iter().map(|b| b.1.area()).sum();
+    if !bad && area != whole.area() {
+        out.push(
+            Diagnostic::error(
+                "E129",
+                format!(
+                    "the sub-boxes of `{}` leave a gap: they cover {area} of its {} points",
+                    f.name,
+                    whole.area()
+                ),
+            )
+            .label(i.span, "in this instantiation")
+            .hint(format!("sub-boxes must tile {} exactly", whole)),
+        );
+        bad = true;
+    }
+    let none = d
+        .function_decl(f.function.as_str())
+        .map(|fd| fd.parallelism == Parallelism::None)
+        .unwrap_or(false);
+    if none && !bad && boxes.len() > 1 {
+        out.push(
+            Diagnostic::error(
+                "E130",
+                format!(
+                    "`{}` runs `{}`, which is NONE (must run whole), but is split into {} sub-boxes",
+                    f.name,
+                    f.function,
+                    boxes.len()
+                ),
+            )
+            .label(boxes[1].2, "second sub-box"),
+        );
+    }
+}
+
+/// E127 for an empty region or one outside the function's space, E128 for
+/// two that overlap; whether there was any.
+fn check_regions(
+    f: &Function,
+    whole: Region,
+    boxes: &[GivenBox],
+    out: &mut Vec<Diagnostic>,
+) -> bool {
+    let mut bad = false;
+    for &(k, r, span) in boxes {
+        if r.is_empty() || r.intersect(&whole) != r {
+            out.push(
+                Diagnostic::error(
+                    "E127",
+                    format!(
+                        "sub-box `{}.{k}` {r} is empty or outside `{}`'s space {}",
+                        f.name, f.name, whole
+                    ),
+                )
+                .label(span, "this region"),
+            );
+            bad = true;
+        }
+    }
+    for (a, &(ka, ra, sa)) in boxes.iter().enumerate() {
+        for &(kb, rb, _) in &boxes[a + 1..] {
+            if ra.intersects(&rb) {
                 out.push(
                     Diagnostic::error(
-                        "E127",
+                        "E128",
                         format!(
-                            "sub-box `{}.{k}` {r} is empty or outside `{}`'s space {}",
-                            f.name, f.name, whole
+                            "sub-boxes `{n}.{ka}` {ra} and `{n}.{kb}` {rb} overlap in {}",
+                            ra.intersect(&rb),
+                            n = f.name
                         ),
                     )
-                    .label(span, "this region"),
+                    .label(sa, "overlaps"),
                 );
                 bad = true;
             }
         }
-        for (a, &(ka, ra, sa)) in boxes.iter().enumerate() {
-            for &(kb, rb, _) in &boxes[a + 1..] {
-                if ra.intersects(&rb) {
-                    out.push(
-                        Diagnostic::error(
-                            "E128",
-                            format!(
-                                "sub-boxes `{n}.{ka}` {ra} and `{n}.{kb}` {rb} overlap in {}",
-                                ra.intersect(&rb),
-                                n = f.name
-                            ),
-                        )
-                        .label(sa, "overlaps"),
-                    );
-                    bad = true;
-                }
-            }
-        }
-        let area: u128 = boxes.iter().map(|b| b.1.area()).sum();
-        if !bad && area != whole.area() {
-            out.push(
-                Diagnostic::error(
-                    "E129",
-                    format!(
-                        "the sub-boxes of `{}` leave a gap: they cover {area} of its {} points",
-                        f.name,
-                        whole.area()
-                    ),
-                )
-                .label(i.span, "in this instantiation")
-                .hint(format!("sub-boxes must tile {} exactly", whole)),
-            );
-            bad = true;
-        }
-        let none = d
-            .function_decl(f.function.as_str())
-            .map(|fd| fd.parallelism == Parallelism::None)
-            .unwrap_or(false);
-        if none && !bad && boxes.len() > 1 {
-            out.push(
-                Diagnostic::error(
-                    "E130",
-                    format!(
-                        "`{}` runs `{}`, which is NONE (must run whole), but is split into {} sub-boxes",
-                        f.name,
-                        f.function,
-                        boxes.len()
-                    ),
-                )
-                .label(boxes[1].2, "second sub-box"),
-            );
-        }
     }
-    if out.iter().any(|d| d.is_error()) {
-        return out;
-    }
+    bad
+}
+
+/// The dependencies against the ones the data implies: E131 for an unknown
+/// sub-box, E132 for a missing dependency, the warning E133 for an extra
+/// one.
+fn check_dependencies(
+    d: &Declaration,
+    i: &Instantiation,
+    seen: &BTreeSet<(&str, u64)>,
+    out: &mut Vec<Diagnostic>,
+) {
     for dep in &i.dependencies {
         for r in [&dep.from, &dep.to] {
             if !seen.contains(&(r.function.as_str(), r.index)) {
@@ -469,5 +521,4 @@ pub fn validate_instantiation(d: &Declaration, i: &Instantiation) -> Vec<Diagnos
             );
         }
     }
-    out
 }

@@ -158,110 +158,14 @@ impl Lifetimes {
                 start[a.index()] = th.start.get(k).copied().unwrap_or(0.0);
             }
         }
-        // Edges: 0-token successors, and everything the runtime enforces
-        // with its tokens (for `crate::reach`).
-        let mut succ0: Vec<Vec<usize>> = vec![Vec::new(); n];
-        let mut enforced: Vec<(usize, usize, u32, bool)> = Vec::new();
-        for (_, a, b, e) in h.edges() {
-            let (a, b) = (a.index(), b.index());
-            if e.tokens == 0 {
-                succ0[a].push(b);
-            }
-            enforced.push((a, b, e.tokens, false));
-        }
-        for th in &s.threads {
-            for w in th.actors.windows(2) {
-                succ0[w[0].index()].push(w[1].index());
-                enforced.push((w[0].index(), w[1].index(), 0, true));
-            }
-            if let (Some(f), Some(l)) = (th.actors.first(), th.actors.last()) {
-                if f != l {
-                    enforced.push((l.index(), f.index(), 1, false));
-                }
-            }
-        }
-        for v in succ0.iter_mut() {
-            v.sort_unstable();
-            v.dedup();
-        }
-
-        // Global order: Kahn with priority (start, thread, index).
-        let mut indeg = vec![0usize; n];
-        for v in &succ0 {
-            for &b in v {
-                indeg[b] += 1;
-            }
-        }
-        let mut heap = BinaryHeap::new();
-        for (i, &d) in indeg.iter().enumerate() {
-            if d == 0 {
-                heap.push(Ready {
-                    start: start[i],
-                    thread: thread[i],
-                    index: i,
-                });
-            }
-        }
-        let mut order_idx = Vec::with_capacity(n);
-        let mut done = vec![false; n];
-        while let Some(r) = heap.pop() {
-            order_idx.push(r.index);
-            done[r.index] = true;
-            for &b in &succ0[r.index] {
-                indeg[b] -= 1;
-                if indeg[b] == 0 {
-                    heap.push(Ready {
-                        start: start[b],
-                        thread: thread[b],
-                        index: b,
-                    });
-                }
-            }
-        }
-        // A cyclic 0-token graph is not a valid schedule; keep going with
-        // the rest in index order so that callers can still report.
-        order_idx.extend((0..n).filter(|&i| !done[i]));
+        let (succ0, enforced) = enforced_edges(h, s, n);
+        let order_idx = global_order(&succ0, &start, &thread);
         let mut pos = vec![0usize; n];
         for (p, &a) in order_idx.iter().enumerate() {
             pos[a] = p;
         }
-
-        // Reachability within 0 and 1 token. A cyclic 0-token graph (not a
-        // valid schedule) keeps only the edges along the global order.
-        let tg = |keep_all: bool| {
-            let mut g = TokenGraph::new(n);
-            for &(a, b, t, program) in &enforced {
-                if t == 0 && !keep_all && pos[a] >= pos[b] {
-                    continue;
-                }
-                if program {
-                    g.add_program_order(a, b);
-                } else {
-                    g.add(a, b, t);
-                }
-            }
-            g
-        };
-        let reach = Reach::new(&tg(true))
-            .or_else(|_| Reach::new(&tg(false)))
-            .expect("edges along a topological order are acyclic");
-
-        // Accessors.
-        let nb = h.buffers.len();
-        let mut accessors: Vec<Vec<usize>> = vec![Vec::new(); nb];
-        let mut writers: Vec<Vec<usize>> = vec![Vec::new(); nb];
-        for a in h.actors() {
-            for acc in &h.actor(a).accesses {
-                accessors[acc.buffer.0].push(a.index());
-                if acc.write {
-                    writers[acc.buffer.0].push(a.index());
-                }
-            }
-        }
-        for v in accessors.iter_mut().chain(writers.iter_mut()) {
-            v.sort_by_key(|&a| pos[a]);
-            v.dedup();
-        }
+        let reach = reach_within_one_token(n, &enforced, &pos);
+        let (accessors, writers) = accessors_in_order(h, &pos);
         let last: Vec<Vec<usize>> = accessors
             .iter()
             .map(|acc| {
@@ -271,7 +175,7 @@ impl Lifetimes {
                     .collect()
             })
             .collect();
-        let live = (0..nb)
+        let live = (0..h.buffers.len())
             .map(|b| {
                 let first = writers[b]
                     .first()
@@ -281,51 +185,7 @@ impl Lifetimes {
                 (first, end.max(first))
             })
             .collect();
-
-        // Buffer order. What an accessor x reaches strictly is, per chain
-        // of `reach`, a suffix; what every accessor of A reaches is the
-        // suffix from the largest of their thresholds, `after[A][c]`. A is
-        // before B iff every accessor of B lies in it.
-        let k = reach.chains();
-        let place: Vec<(usize, usize)> = (0..n).map(|x| reach.place(x)).collect();
-        let mut after = vec![0usize; nb * k];
-        for (a, acc) in accessors.iter().enumerate() {
-            let row = &mut after[a * k..][..k];
-            for &x in acc {
-                for (c, t) in row.iter_mut().enumerate() {
-                    let strict = if c == place[x].0 {
-                        place[x].1 + 1
-                    } else {
-                        reach.first0(x, c).unwrap_or(usize::MAX)
-                    };
-                    *t = (*t).max(strict);
-                }
-            }
-        }
-        // Each B as (chain, first position) of its accessors.
-        let firsts: Vec<Vec<(usize, usize)>> = accessors
-            .iter()
-            .map(|acc| {
-                let mut f: Vec<(usize, usize)> = Vec::new();
-                for &y in acc {
-                    let (c, p) = place[y];
-                    match f.iter_mut().find(|e| e.0 == c) {
-                        Some(e) => e.1 = e.1.min(p),
-                        None => f.push((c, p)),
-                    }
-                }
-                f
-            })
-            .collect();
-        let mut before = BitMatrix::new(nb);
-        for a in 0..nb {
-            let row = &after[a * k..][..k];
-            for (b, f) in firsts.iter().enumerate() {
-                if a != b && f.iter().all(|&(c, p)| p >= row[c]) {
-                    before.set(a, b);
-                }
-            }
-        }
+        let before = buffer_order(&reach, &accessors, n);
 
         Lifetimes {
             order: order_idx.iter().map(|&i| ActorId::new(i)).collect(),
@@ -478,4 +338,169 @@ pub(crate) fn arena_sizes(placements: &[Placement], threads: usize) -> (u64, Vec
         }
     }
     (shared, local)
+}
+
+/// An ordering the runtime enforces: (from, to, tokens, program order).
+type Enforced = (usize, usize, u32, bool);
+
+/// Edges: 0-token successors (sorted, without repeats), and everything the
+/// runtime enforces with its tokens (for `crate::reach`).
+fn enforced_edges(h: &Hsdfg, s: &Schedule, n: usize) -> (Vec<Vec<usize>>, Vec<Enforced>) {
+    let mut succ0: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut enforced: Vec<Enforced> = Vec::new();
+    for (_, a, b, e) in h.edges() {
+        let (a, b) = (a.index(), b.index());
+        if e.tokens == 0 {
+            succ0[a].push(b);
+        }
+        enforced.push((a, b, e.tokens, false));
+    }
+    for th in &s.threads {
+        for w in th.actors.windows(2) {
+            succ0[w[0].index()].push(w[1].index());
+            enforced.push((w[0].index(), w[1].index(), 0, true));
+        }
+        if let (Some(f), Some(l)) = (th.actors.first(), th.actors.last()) {
+            if f != l {
+                enforced.push((l.index(), f.index(), 1, false));
+            }
+        }
+    }
+    for v in succ0.iter_mut() {
+        v.sort_unstable();
+        v.dedup();
+    }
+    (succ0, enforced)
+}
+
+/// Global order: Kahn with priority (start, thread, index).
+fn global_order(succ0: &[Vec<usize>], start: &[f64], thread: &[usize]) -> Vec<usize> {
+    let n = succ0.len();
+    let mut indeg = vec![0usize; n];
+    for v in succ0 {
+        for &b in v {
+            indeg[b] += 1;
+        }
+    }
+    let mut heap = BinaryHeap::new();
+    for (i, &d) in indeg.iter().enumerate() {
+        if d == 0 {
+            heap.push(Ready {
+                start: start[i],
+                thread: thread[i],
+                index: i,
+            });
+        }
+    }
+    let mut order_idx = Vec::with_capacity(n);
+    let mut done = vec![false; n];
+    while let Some(r) = heap.pop() {
+        order_idx.push(r.index);
+        done[r.index] = true;
+        for &b in &succ0[r.index] {
+            indeg[b] -= 1;
+            if indeg[b] == 0 {
+                heap.push(Ready {
+                    start: start[b],
+                    thread: thread[b],
+                    index: b,
+                });
+            }
+        }
+    }
+    // A cyclic 0-token graph is not a valid schedule; keep going with
+    // the rest in index order so that callers can still report.
+    order_idx.extend((0..n).filter(|&i| !done[i]));
+    order_idx
+}
+
+/// Reachability within 0 and 1 token. A cyclic 0-token graph (not a
+/// valid schedule) keeps only the edges along the global order.
+fn reach_within_one_token(n: usize, enforced: &[Enforced], pos: &[usize]) -> Reach {
+    let tg = |keep_all: bool| {
+        let mut g = TokenGraph::new(n);
+        for &(a, b, t, program) in enforced {
+            if t == 0 && !keep_all && pos[a] >= pos[b] {
+                continue;
+            }
+            if program {
+                g.add_program_order(a, b);
+            } else {
+                g.add(a, b, t);
+            }
+        }
+        g
+    };
+    Reach::new(&tg(true))
+        .or_else(|_| Reach::new(&tg(false)))
+        .expect("edges along a topological order are acyclic")
+}
+
+/// Accessors and writers of every buffer, in the global order.
+fn accessors_in_order(h: &Hsdfg, pos: &[usize]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let nb = h.buffers.len();
+    let mut accessors: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    let mut writers: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    for a in h.actors() {
+        for acc in &h.actor(a).accesses {
+            accessors[acc.buffer.0].push(a.index());
+            if acc.write {
+                writers[acc.buffer.0].push(a.index());
+            }
+        }
+    }
+    for v in accessors.iter_mut().chain(writers.iter_mut()) {
+        v.sort_by_key(|&a| pos[a]);
+        v.dedup();
+    }
+    (accessors, writers)
+}
+
+/// Buffer order. What an accessor x reaches strictly is, per chain of
+/// `reach`, a suffix; what every accessor of A reaches is the suffix from
+/// the largest of their thresholds, `after[A][c]`. A is before B iff every
+/// accessor of B lies in it.
+fn buffer_order(reach: &Reach, accessors: &[Vec<usize>], n: usize) -> BitMatrix {
+    let nb = accessors.len();
+    let k = reach.chains();
+    let place: Vec<(usize, usize)> = (0..n).map(|x| reach.place(x)).collect();
+    let mut after = vec![0usize; nb * k];
+    for (a, acc) in accessors.iter().enumerate() {
+        let row = &mut after[a * k..][..k];
+        for &x in acc {
+            for (c, t) in row.iter_mut().enumerate() {
+                let strict = if c == place[x].0 {
+                    place[x].1 + 1
+                } else {
+                    reach.first0(x, c).unwrap_or(usize::MAX)
+                };
+                *t = (*t).max(strict);
+            }
+        }
+    }
+    // Each B as (chain, first position) of its accessors.
+    let firsts: Vec<Vec<(usize, usize)>> = accessors
+        .iter()
+        .map(|acc| {
+            let mut f: Vec<(usize, usize)> = Vec::new();
+            for &y in acc {
+                let (c, p) = place[y];
+                match f.iter_mut().find(|e| e.0 == c) {
+                    Some(e) => e.1 = e.1.min(p),
+                    None => f.push((c, p)),
+                }
+            }
+            f
+        })
+        .collect();
+    let mut before = BitMatrix::new(nb);
+    for a in 0..nb {
+        let row = &after[a * k..][..k];
+        for (b, f) in firsts.iter().enumerate() {
+            if a != b && f.iter().all(|&(c, p)| p >= row[c]) {
+                before.set(a, b);
+            }
+        }
+    }
+    before
 }

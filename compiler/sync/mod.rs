@@ -233,21 +233,113 @@ fn reduce(g: &Order, cands: &[Need], alive: &mut [bool], bnode: usize) {
 
 /// [`synchronise`], with the [`SyncPlan`] extras.
 pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOptions) -> SyncPlan {
-    let na = h.graph.node_count();
-    let th = s.thread_of(na);
-    let mut pos = vec![0usize; na];
-    let mut start = vec![0.0f64; na];
-    for t in &s.threads {
-        for (i, &a) in t.actors.iter().enumerate() {
-            pos[a.index()] = i;
-            start[a.index()] = t.start.get(i).copied().unwrap_or(0.0);
-        }
-    }
-    let fin = |a: ActorId| start[a.index()] + h.actor(a).time;
+    let times = Times::new(h, s);
     let barrier = s.iteration_barrier || opts.iteration_barrier;
     let mut notes = Vec::new();
 
-    // Everything that must be ordered, deduplicated by (from, to).
+    let (needs, kd) = orderings_needed(h, s, m, opts);
+    let cands = candidates(h, &times, &needs, &mut notes);
+    let kept = kept_signals(s, &cands, barrier, times.start.len());
+    notes.push(format!(
+        "{} orderings needed, {} across threads, {} kept as signals, {} implied",
+        needs.len(),
+        cands.len(),
+        kept.len(),
+        cands.len() - kept.len()
+    ));
+
+    let (outs, ins) = ops_in_order(&times, &kept, opts);
+    let (names, signals, signal_tokens) = name_signals(s, &outs);
+    let bname = "b0";
+    let execs = thread_executions(h, s, &ins, &outs, &names, barrier.then_some(bname));
+    let all_threads: Vec<Ident> = s.threads.iter().map(|t| Ident::new(&t.name)).collect();
+    let barriers = if barrier {
+        vec![Barrier {
+            name: Ident::new(bname),
+            threads: all_threads.clone(),
+            span: Span::NONE,
+        }]
+    } else {
+        Vec::new()
+    };
+    let periodic_barrier = opts.keep_barrier_every.map(|n| PeriodicBarrier {
+        name: "k0".into(),
+        threads: s.threads.iter().map(|t| t.name.clone()).collect(),
+        every: n.max(1),
+    });
+    if let Some(n) = kd {
+        notes.push(format!("-kd {n}: threads at most {n} iterations apart"));
+    }
+
+    let (memory_mappings, memory_bindings, memory_schedules) = memory_sections(h, m, &times.start);
+    SyncPlan {
+        runtime: Runtime {
+            timing: opts.timing.clone(),
+            timing_system: opts.timing_system.clone(),
+            thread_schedule: thread_schedule(h, s),
+            memory_mappings,
+            memory_bindings,
+            memory_schedules,
+            thread_executions: execs,
+            signals,
+            barriers,
+            span: Span::NONE,
+        },
+        periodic_barrier,
+        signal_tokens,
+        notes,
+    }
+}
+
+/// Where the schedule puts every actor: its thread, its position on it and
+/// its predicted start.
+struct Times<'a> {
+    h: &'a Hsdfg,
+    thread: Vec<usize>,
+    pos: Vec<usize>,
+    start: Vec<f64>,
+}
+
+impl<'a> Times<'a> {
+    fn new(h: &'a Hsdfg, s: &Schedule) -> Self {
+        let na = h.graph.node_count();
+        let thread = s.thread_of(na);
+        let mut pos = vec![0usize; na];
+        let mut start = vec![0.0f64; na];
+        for t in &s.threads {
+            for (i, &a) in t.actors.iter().enumerate() {
+                pos[a.index()] = i;
+                start[a.index()] = t.start.get(i).copied().unwrap_or(0.0);
+            }
+        }
+        Times {
+            h,
+            thread,
+            pos,
+            start,
+        }
+    }
+
+    /// The actor's predicted start.
+    fn start(&self, a: ActorId) -> f64 {
+        self.start[a.index()]
+    }
+
+    /// The actor's predicted finish.
+    fn fin(&self, a: ActorId) -> f64 {
+        self.start[a.index()] + self.h.actor(a).time
+    }
+}
+
+/// Everything that must be ordered, deduplicated by (from, to) with the
+/// fewest tokens (module documentation, "What must be ordered"); and the
+/// `-kd` distance when one was asked for.
+fn orderings_needed(
+    h: &Hsdfg,
+    s: &Schedule,
+    m: &MemoryPlan,
+    opts: &SyncOptions,
+) -> (BTreeMap<(ActorId, ActorId), u32>, Option<u32>) {
     let mut needs: BTreeMap<(ActorId, ActorId), u32> = BTreeMap::new();
     let mut need = |from: ActorId, to: ActorId, tokens: u32| {
         let e = needs.entry((from, to)).or_insert(tokens);
@@ -283,12 +375,22 @@ pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOpti
             }
         }
     }
+    (needs, kd)
+}
 
-    // Same-thread needs are program order; the rest are candidates.
+/// Same-thread needs are program order (a note for one the schedule runs
+/// the other way round); the rest are candidates, the most likely
+/// redundant first: more tokens, then more slack.
+fn candidates(
+    h: &Hsdfg,
+    times: &Times,
+    needs: &BTreeMap<(ActorId, ActorId), u32>,
+    notes: &mut Vec<String>,
+) -> Vec<Need> {
     let mut cands: Vec<Need> = Vec::new();
-    for (&(from, to), &tokens) in &needs {
-        if th[from.index()] == th[to.index()] {
-            if tokens == 0 && pos[from.index()] >= pos[to.index()] {
+    for (&(from, to), &tokens) in needs {
+        if times.thread[from.index()] == times.thread[to.index()] {
+            if tokens == 0 && times.pos[from.index()] >= times.pos[to.index()] {
                 notes.push(format!(
                     "cannot enforce {} → {} (0 tokens): the schedule runs them the other way \
                      round on one thread",
@@ -300,18 +402,22 @@ pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOpti
             cands.push(Need { from, to, tokens });
         }
     }
-    // Try the most likely redundant first: more tokens, then more slack.
     cands.sort_by(|x, y| {
-        let sx = start[x.to.index()] - fin(x.from);
-        let sy = start[y.to.index()] - fin(y.from);
+        let sx = times.start(x.to) - times.fin(x.from);
+        let sy = times.start(y.to) - times.fin(y.from);
         y.tokens
             .cmp(&x.tokens)
             .then(sy.total_cmp(&sx))
             .then(x.from.cmp(&y.from))
             .then(x.to.cmp(&y.to))
     });
+    cands
+}
 
-    // The ordering graph.
+/// The candidates the transitive reduction keeps as signals, over the
+/// ordering graph of program order, the iteration barrier and the
+/// candidates (module documentation, "Transitive reduction").
+fn kept_signals(s: &Schedule, cands: &[Need], barrier: bool, na: usize) -> Vec<Need> {
     let bnode = na;
     let mut g = Order {
         adj: vec![Vec::new(); na + 1],
@@ -331,33 +437,36 @@ pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOpti
         g.adj[c.from.index()].push((c.to.index(), c.tokens, Some(i)));
     }
     let mut alive = vec![true; cands.len()];
-    reduce(&g, &cands, &mut alive, bnode);
-    let kept: Vec<Need> = cands
+    reduce(&g, cands, &mut alive, bnode);
+    cands
         .iter()
         .zip(&alive)
         .filter(|(_, &a)| a)
         .map(|(c, _)| *c)
-        .collect();
-    notes.push(format!(
-        "{} orderings needed, {} across threads, {} kept as signals, {} implied",
-        needs.len(),
-        cands.len(),
-        kept.len(),
-        cands.len() - kept.len()
-    ));
+        .collect()
+}
 
-    // Ops: W before E, S after E, in the requested order.
+/// Per actor, its outgoing signals (`S` after `E`) and incoming waits (`W`
+/// before `E`), each in the requested order (`-ss`, `-st`).
+#[allow(clippy::type_complexity)]
+fn ops_in_order(
+    times: &Times,
+    kept: &[Need],
+    opts: &SyncOptions,
+) -> (Vec<Vec<Need>>, Vec<Vec<Need>>) {
+    let na = times.start.len();
     let mut outs: Vec<Vec<Need>> = vec![Vec::new(); na];
     let mut ins: Vec<Vec<Need>> = vec![Vec::new(); na];
-    for c in &kept {
+    for c in kept {
         outs[c.from.index()].push(*c);
         ins[c.to.index()].push(*c);
     }
     for o in &mut outs {
         if opts.sort_signals || opts.sort_waits {
             o.sort_by(|x, y| {
-                start[x.to.index()]
-                    .total_cmp(&start[y.to.index()])
+                times
+                    .start(x.to)
+                    .total_cmp(&times.start(y.to))
                     .then(x.to.cmp(&y.to))
             });
         } else {
@@ -367,15 +476,29 @@ pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOpti
     for i in &mut ins {
         if opts.sort_waits {
             i.sort_by(|x, y| {
-                fin(x.from)
-                    .total_cmp(&fin(y.from))
+                times
+                    .fin(x.from)
+                    .total_cmp(&times.fin(y.from))
                     .then(x.from.cmp(&y.from))
             });
         } else {
             i.sort_by_key(|x| x.from);
         }
     }
-    // Names: s0, s1, … in program order of the S ops.
+    (outs, ins)
+}
+
+/// Signal names: s0, s1, … in program order of the S ops; the signals, and
+/// the initial tokens of those with more than one.
+#[allow(clippy::type_complexity)]
+fn name_signals(
+    s: &Schedule,
+    outs: &[Vec<Need>],
+) -> (
+    HashMap<(ActorId, ActorId), String>,
+    Vec<Signal>,
+    BTreeMap<String, u32>,
+) {
     let mut names: HashMap<(ActorId, ActorId), String> = HashMap::new();
     let mut signals = Vec::new();
     let mut signal_tokens = BTreeMap::new();
@@ -395,7 +518,19 @@ pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOpti
             }
         }
     }
-    let bname = "b0";
+    (names, signals, signal_tokens)
+}
+
+/// One program per thread: for each actor `W`s, `E`, `S`s; the barrier at
+/// the end when there is one.
+fn thread_executions(
+    h: &Hsdfg,
+    s: &Schedule,
+    ins: &[Vec<Need>],
+    outs: &[Vec<Need>],
+    names: &HashMap<(ActorId, ActorId), String>,
+    barrier: Option<&str>,
+) -> Vec<ThreadExecution> {
     let mut execs = Vec::new();
     for t in &s.threads {
         let mut ops = Vec::new();
@@ -410,7 +545,7 @@ pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOpti
                 ))));
             }
         }
-        if barrier {
+        if let Some(bname) = barrier {
             ops.push(Spanned::bare(Op::Barrier(Ident::new(bname))));
         }
         execs.push(ThreadExecution {
@@ -419,55 +554,23 @@ pub fn synchronise_plan(h: &Hsdfg, s: &Schedule, m: &MemoryPlan, opts: &SyncOpti
             span: Span::NONE,
         });
     }
-    let all_threads: Vec<Ident> = s.threads.iter().map(|t| Ident::new(&t.name)).collect();
-    let barriers = if barrier {
-        vec![Barrier {
-            name: Ident::new(bname),
-            threads: all_threads.clone(),
-            span: Span::NONE,
-        }]
-    } else {
-        Vec::new()
-    };
-    let periodic_barrier = opts.keep_barrier_every.map(|n| PeriodicBarrier {
-        name: "k0".into(),
-        threads: s.threads.iter().map(|t| t.name.clone()).collect(),
-        every: n.max(1),
-    });
-    if let Some(n) = kd {
-        notes.push(format!("-kd {n}: threads at most {n} iterations apart"));
-    }
+    execs
+}
 
-    let (memory_mappings, memory_bindings, memory_schedules) = memory_sections(h, m, &start);
-    SyncPlan {
-        runtime: Runtime {
-            timing: opts.timing.clone(),
-            timing_system: opts.timing_system.clone(),
-            thread_schedule: s
-                .threads
+/// The `thread_schedule` section: every thread's sub-boxes in order.
+fn thread_schedule(h: &Hsdfg, s: &Schedule) -> Vec<ThreadSchedule> {
+    s.threads
+        .iter()
+        .map(|t| ThreadSchedule {
+            thread: Ident::new(&t.name),
+            subboxes: t
+                .actors
                 .iter()
-                .map(|t| ThreadSchedule {
-                    thread: Ident::new(&t.name),
-                    subboxes: t
-                        .actors
-                        .iter()
-                        .map(|&a| h.actor(a).subbox.clone())
-                        .collect(),
-                    span: Span::NONE,
-                })
+                .map(|&a| h.actor(a).subbox.clone())
                 .collect(),
-            memory_mappings,
-            memory_bindings,
-            memory_schedules,
-            thread_executions: execs,
-            signals,
-            barriers,
             span: Span::NONE,
-        },
-        periodic_barrier,
-        signal_tokens,
-        notes,
-    }
+        })
+        .collect()
 }
 
 /// `memory_mapping` (`mB` per buffer B), `memory_binding` (`mB [producer

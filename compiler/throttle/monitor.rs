@@ -110,6 +110,88 @@ pub fn sched_seconds(pid: i32) -> Option<(f64, f64)> {
 /// Runs the monitor until the duration elapses, a signal, or a vanished task.
 pub fn run(cfg: &Config) -> Result<Outcome, Error> {
     let start = Instant::now();
+    let be_cores = best_effort_cores(cfg)?;
+    if cfg.interval_us == 0 {
+        return Err(Error::Usage("--interval-us must be positive".into()));
+    }
+    let mut opened =
+        sensor::open(&cfg.sensor, &be_cores, cfg.event.as_deref(), start).map_err(Error::Sensor)?;
+    let threshold_bps = threshold_bps(cfg, &mut opened, &be_cores)?;
+    let policy = Policy {
+        mode: cfg.mode,
+        interval_us: cfg.interval_us,
+        threshold_bps,
+        suspend_us: cfg.suspend_us,
+        max_factor: cfg.max_factor,
+        budget_bytes: cfg.budget_bytes,
+        period_us: cfg.period_us,
+    };
+    let act =
+        actuator::open(cfg.actuator, &cfg.target, &be_cores, cfg.duty).map_err(Error::External)?;
+    let act_name = act.name();
+    let dog = watchdog::spawn(&act.rescue()).map_err(Error::External)?;
+    install_handlers();
+    let pids = match &cfg.target {
+        Target::Pids(p) => p.clone(),
+        _ => Vec::new(),
+    };
+    let cpu0: Vec<Option<(f64, f64)>> = pids.iter().map(|&p| sched_seconds(p)).collect();
+    let wall0 = Instant::now();
+
+    let shared = Shared {
+        act: Arc::new(Mutex::new(act)),
+        halt: Arc::new(AtomicBool::new(false)),
+        records: Arc::new(Mutex::new(Vec::new())),
+        fifo_warned: Arc::new(AtomicBool::new(false)),
+    };
+    let begin = start.elapsed().as_micros() as u64;
+    let end_us = cfg.duration_us.map(|d| begin + d);
+    let mut handles = Vec::new();
+    for (core, sensor) in be_cores.iter().copied().zip(opened.sensors.drain(..)) {
+        let sampler = Sampler {
+            core,
+            policy,
+            end_us,
+            clock_start: start,
+            priority: cfg.priority,
+            shared: shared.clone(),
+        };
+        handles.push(std::thread::spawn(move || sampler.run(sensor)));
+    }
+    let (cores, mut note, failure) = join(handles);
+    shared
+        .act
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .resume_all();
+    dog.disarm();
+    if SIGNALLED.load(Ordering::SeqCst) && note.is_none() {
+        note = Some("stopped by a signal".into());
+    }
+    let wall = wall0.elapsed().as_secs_f64().max(1e-6);
+    let cpu_share = cpu_shares(&pids, cpu0, wall);
+    let mut records =
+        std::mem::take(&mut *shared.records.lock().unwrap_or_else(|p| p.into_inner()));
+    records.sort_by_key(|r| (r.t_us, r.core));
+    let out = Outcome {
+        sensor: opened.name,
+        actuator: act_name,
+        policy,
+        be_cores,
+        cores,
+        records,
+        cpu_share,
+        note,
+        failure,
+    };
+    write_files(cfg, &out)?;
+    Ok(out)
+}
+
+/// The best-effort cores: `--be-cores`, else every online core not in
+/// `--rt-cores`; an error when there are none, or one is real-time or
+/// offline.
+fn best_effort_cores(cfg: &Config) -> Result<Vec<usize>, Error> {
     let online = cpu::online();
     let be_cores: Vec<usize> = match &cfg.be_cores {
         Some(c) => c.clone(),
@@ -135,21 +217,26 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
             "core {c} is not online (online: {online:?})"
         )));
     }
-    if cfg.interval_us == 0 {
-        return Err(Error::Usage("--interval-us must be positive".into()));
-    }
-    let opened =
-        sensor::open(&cfg.sensor, &be_cores, cfg.event.as_deref(), start).map_err(Error::Sensor)?;
-    let mut sensors = opened.sensors;
-    let threshold_bps = match cfg.threshold {
+    Ok(be_cores)
+}
+
+/// `--threshold` in bytes per second: as given, or a percentage of the
+/// replayed trace's maximum or of the maximum measured on the first core.
+fn threshold_bps(
+    cfg: &Config,
+    opened: &mut sensor::Opened,
+    be_cores: &[usize],
+) -> Result<f64, Error> {
+    Ok(match cfg.threshold {
         Threshold::Rate(r) => r,
         Threshold::Percent(p) => {
-            let max = match &opened.trace {
-                Some(t) => t.max_bps(),
-                None => calibrate::measure(sensors[0].as_mut(), be_cores[0]).map_err(|e| {
-                    Error::External(format!("measuring the maximum bandwidth: {e}"))
-                })?,
-            };
+            let max =
+                match &opened.trace {
+                    Some(t) => t.max_bps(),
+                    None => calibrate::measure(opened.sensors[0].as_mut(), be_cores[0]).map_err(
+                        |e| Error::External(format!("measuring the maximum bandwidth: {e}")),
+                    )?,
+                };
             if max <= 0.0 {
                 return Err(Error::Usage(format!(
                     "--threshold {p}%: the measured maximum bandwidth is 0 (give bytes/s instead)"
@@ -157,87 +244,97 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
             }
             max * p / 100.0
         }
-    };
-    let policy = Policy {
-        mode: cfg.mode,
-        interval_us: cfg.interval_us,
-        threshold_bps,
-        suspend_us: cfg.suspend_us,
-        max_factor: cfg.max_factor,
-        budget_bytes: cfg.budget_bytes,
-        period_us: cfg.period_us,
-    };
-    let act =
-        actuator::open(cfg.actuator, &cfg.target, &be_cores, cfg.duty).map_err(Error::External)?;
-    let act_name = act.name();
-    let dog = watchdog::spawn(&act.rescue()).map_err(Error::External)?;
-    install_handlers();
-    let pids = match &cfg.target {
-        Target::Pids(p) => p.clone(),
-        _ => Vec::new(),
-    };
-    let cpu0: Vec<Option<(f64, f64)>> = pids.iter().map(|&p| sched_seconds(p)).collect();
-    let wall0 = Instant::now();
+    })
+}
 
-    let act: Arc<Mutex<Box<dyn Actuator>>> = Arc::new(Mutex::new(act));
-    let halt = Arc::new(AtomicBool::new(false));
-    let records = Arc::new(Mutex::new(Vec::new()));
-    let fifo_warned = Arc::new(AtomicBool::new(false));
-    let clock_start = start;
-    let begin = start.elapsed().as_micros() as u64;
-    let end_us = cfg.duration_us.map(|d| begin + d);
-    let mut handles = Vec::new();
-    for (core, mut sensor) in be_cores.iter().copied().zip(sensors.drain(..)) {
-        let (act, halt, records, fifo_warned) = (
-            act.clone(),
-            halt.clone(),
-            records.clone(),
-            fifo_warned.clone(),
-        );
-        let priority = cfg.priority;
-        handles.push(std::thread::spawn(move || {
-            if let Err(e) = cpu::fifo(priority) {
-                if !fifo_warned.swap(true, Ordering::SeqCst) {
-                    eprintln!(
-                        "warning: SCHED_FIFO not permitted ({e}); sampling threads run at normal priority, so sampling may be late"
-                    );
-                }
-            }
-            // Pinned after SCHED_FIFO: a busy best-effort task on the core
-            // cannot delay the thread's start.
-            if let Err(e) = cpu::pin(core) {
-                eprintln!("warning: cannot pin the sampling thread to core {core}: {e}");
-            }
-            let clock = WallClock(clock_start);
-            let stop = || SIGNALLED.load(Ordering::SeqCst) || halt.load(Ordering::SeqCst);
-            let mut local = Vec::new();
-            let (sum, err) = cycle::run_core(
-                core,
-                &policy,
-                end_us,
-                &clock,
-                sensor.as_mut(),
-                &mut |suspend| {
-                    let mut a = act.lock().unwrap_or_else(|p| p.into_inner());
-                    if suspend {
-                        a.suspend(core)
-                    } else {
-                        a.resume(core)
-                    }
+/// What the sampling threads share: the actuator, the halt flag (set by a
+/// thread that fails), the records, and whether the SCHED_FIFO warning was
+/// printed.
+#[derive(Clone)]
+struct Shared {
+    act: Arc<Mutex<Box<dyn Actuator>>>,
+    halt: Arc<AtomicBool>,
+    records: Arc<Mutex<Vec<Record>>>,
+    fifo_warned: Arc<AtomicBool>,
+}
+
+/// One best-effort core's sampling thread.
+struct Sampler {
+    core: usize,
+    policy: Policy,
+    end_us: Option<u64>,
+    clock_start: Instant,
+    priority: i32,
+    shared: Shared,
+}
+
+impl Sampler {
+    /// Raises its priority, pins itself, runs [`cycle::run_core`] and
+    /// hands its records over.
+    fn run(self, mut sensor: sensor::BoxedSensor) -> (CoreSummary, Option<CycleError>) {
+        let Sampler {
+            core,
+            policy,
+            end_us,
+            clock_start,
+            priority,
+            shared:
+                Shared {
+                    act,
+                    halt,
+                    records,
+                    fifo_warned,
                 },
-                &stop,
-                &mut |r| local.push(r),
-            );
-            if err.is_some() {
-                halt.store(true, Ordering::SeqCst);
+        } = self;
+        if let Err(e) = cpu::fifo(priority) {
+            if !fifo_warned.swap(true, Ordering::SeqCst) {
+                eprintln!(
+                    "warning: SCHED_FIFO not permitted ({e}); sampling threads run at normal priority, so sampling may be late"
+                );
             }
-            records
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .extend(local);
-            (sum, err)
-        }));
+        }
+        // Pinned after SCHED_FIFO: a busy best-effort task on the core
+        // cannot delay the thread's start.
+        if let Err(e) = cpu::pin(core) {
+            eprintln!("warning: cannot pin the sampling thread to core {core}: {e}");
+        }
+        let clock = WallClock(clock_start);
+        let stop = || SIGNALLED.load(Ordering::SeqCst) || halt.load(Ordering::SeqCst);
+        let mut local = Vec::new();
+        let (sum, err) = cycle::run_core(
+            core,
+            &policy,
+            end_us,
+            &clock,
+            sensor.as_mut(),
+            &mut |suspend| {
+                let mut a = act.lock().unwrap_or_else(|p| p.into_inner());
+                if suspend {
+                    a.suspend(core)
+                } else {
+                    a.resume(core)
+                }
+            },
+            &stop,
+            &mut |r| local.push(r),
+        );
+        if err.is_some() {
+            halt.store(true, Ordering::SeqCst);
+        }
+        records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend(local);
+        (sum, err)
     }
+}
+
+/// The sampling threads' summaries, in core order; why the run ended early
+/// (a vanished task), and why it failed, if it did.
+#[allow(clippy::type_complexity)]
+fn join(
+    handles: Vec<std::thread::JoinHandle<(CoreSummary, Option<CycleError>)>>,
+) -> (Vec<CoreSummary>, Option<String>, Option<String>) {
     let mut cores = Vec::new();
     let mut note = None;
     let mut failure = None;
@@ -257,14 +354,17 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
             Err(_) => failure = Some("a sampling thread panicked".into()),
         }
     }
-    act.lock().unwrap_or_else(|p| p.into_inner()).resume_all();
-    dog.disarm();
-    if SIGNALLED.load(Ordering::SeqCst) && note.is_none() {
-        note = Some("stopped by a signal".into());
-    }
-    let wall = wall0.elapsed().as_secs_f64().max(1e-6);
-    let cpu_share = pids
-        .iter()
+    (cores, note, failure)
+}
+
+/// Per `--be-pid` process, its CPU and runnable shares of the wall time
+/// since `cpu0` was read (None if it vanished).
+fn cpu_shares(
+    pids: &[i32],
+    cpu0: Vec<Option<(f64, f64)>>,
+    wall: f64,
+) -> Vec<(i32, Option<(f64, f64)>)> {
+    pids.iter()
         .zip(cpu0)
         .map(|(&p, c0)| {
             let share = c0
@@ -272,20 +372,11 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
                 .map(|((r0, w0), (r1, w1))| ((r1 - r0) / wall, (r1 - r0 + w1 - w0) / wall));
             (p, share)
         })
-        .collect();
-    let mut records = std::mem::take(&mut *records.lock().unwrap_or_else(|p| p.into_inner()));
-    records.sort_by_key(|r| (r.t_us, r.core));
-    let out = Outcome {
-        sensor: opened.name,
-        actuator: act_name,
-        policy,
-        be_cores,
-        cores,
-        records,
-        cpu_share,
-        note,
-        failure,
-    };
+        .collect()
+}
+
+/// `--log` and `--svg`.
+fn write_files(cfg: &Config, out: &Outcome) -> Result<(), Error> {
     if let Some(path) = &cfg.log {
         let meta = log::Meta {
             sensor: &out.sensor,
@@ -304,5 +395,5 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
         std::fs::write(path, svg::render(&out.records, &out.cores, threshold))
             .map_err(|e| Error::External(format!("cannot write {}: {e}", path.display())))?;
     }
-    Ok(out)
+    Ok(())
 }

@@ -159,25 +159,57 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
     for (i, n) in scope.nodes.iter().enumerate() {
         index.entry(n.name).or_insert(i);
     }
-    let mut drivers: HashMap<End, Vec<&Connection>> = HashMap::new();
-    let mut driving: HashMap<End, usize> = HashMap::new();
-    let mut edges: Vec<(usize, usize)> = Vec::new();
-    let mut edge_conn: Vec<&Connection> = Vec::new();
-    let mut typo_from: HashSet<Option<usize>> = HashSet::new();
-    let mut typo_to: HashSet<Option<usize>> = HashSet::new();
+    let mut w = Wiring {
+        index,
+        drivers: HashMap::new(),
+        driving: HashMap::new(),
+        edges: Vec::new(),
+        edge_conn: Vec::new(),
+        typo_from: HashSet::new(),
+        typo_to: HashSet::new(),
+    };
     for c in connections {
-        let from = scope.resolve(&c.from, &index, out);
-        let to = scope.resolve(&c.to, &index, out);
+        w.connect(scope, c, out);
+    }
+    w.check_ends(scope, out);
+    w.check_cycles(scope, out);
+}
+
+/// What the connections of a graph wire, gathered one connection at a
+/// time.
+struct Wiring<'n, 'c> {
+    /// Node names to indices (the first of duplicates).
+    index: HashMap<&'n str, usize>,
+    /// The connections into every input.
+    drivers: HashMap<End, Vec<&'c Connection>>,
+    /// How many connections leave every driving end.
+    driving: HashMap<End, usize>,
+    /// Node to node, with the connection of each edge.
+    edges: Vec<(usize, usize)>,
+    edge_conn: Vec<&'c Connection>,
+    /// The nodes (`None`: own ports) with a misspelt port as source or
+    /// destination.
+    typo_from: HashSet<Option<usize>>,
+    typo_to: HashSet<Option<usize>>,
+}
+
+impl<'c> Wiring<'_, 'c> {
+    /// One connection: E005 for an end it does not name, E008 for a wrong
+    /// direction, E009/E010 for a type or grid mismatch; records what it
+    /// drives.
+    fn connect(&mut self, scope: &Scope, c: &'c Connection, out: &mut Vec<Diagnostic>) {
+        let from = scope.resolve(&c.from, &self.index, out);
+        let to = scope.resolve(&c.to, &self.index, out);
         // A misspelt port (reported with "did you mean") leaves its node's
         // real port unconnected: that is no second problem to report.
         if from.is_none() {
-            if let Some(k) = scope.owner(&c.from, &index) {
-                typo_from.insert(k);
+            if let Some(k) = scope.owner(&c.from, &self.index) {
+                self.typo_from.insert(k);
             }
         }
         if to.is_none() {
-            if let Some(k) = scope.owner(&c.to, &index) {
-                typo_to.insert(k);
+            if let Some(k) = scope.owner(&c.to, &self.index) {
+                self.typo_to.insert(k);
             }
         }
         let (from, to) = match (from, to) {
@@ -186,17 +218,17 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
             // connected, so that it is not reported as undriven or unused.
             (Some(f), None) => {
                 if scope.drives(f) {
-                    *driving.entry(f).or_default() += 1;
+                    *self.driving.entry(f).or_default() += 1;
                 }
-                continue;
+                return;
             }
             (None, Some(t)) => {
                 if !scope.drives(t) {
-                    drivers.entry(t).or_default().push(c);
+                    self.drivers.entry(t).or_default().push(c);
                 }
-                continue;
+                return;
             }
-            (None, None) => continue,
+            (None, None) => return,
         };
         let mut ok = true;
         if !scope.drives(from) {
@@ -208,141 +240,163 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
             out.push(direction_error(scope, &c.to, to, false));
         }
         if !ok {
-            continue;
+            return;
         }
-        let (pf, pt) = (scope.port(from), scope.port(to));
-        if pf.ty != pt.ty {
-            out.push(
-                Diagnostic::error(
-                    codes::TYPE_MISMATCH,
-                    format!(
-                        "`{}` has type `{}` but `{}` has type `{}`",
-                        scope.name(from),
-                        pf.ty.keyword(),
-                        scope.name(to),
-                        pt.ty.keyword()
-                    ),
-                )
-                .label(c.span, "connected here")
-                .label(pf.span, format!("`{}` declared here", pf.ty.keyword()))
-                .label(pt.span, format!("`{}` declared here", pt.ty.keyword()))
-                .hint("connected ports must have the same TYPE (docs/language.md)"),
-            );
-        } else if let (Some(gf), Some(gt)) = (scope.grid(from), scope.grid(to)) {
-            if gf != gt {
-                out.push(
-                    Diagnostic::error(
-                        codes::GRID_MISMATCH,
-                        format!(
-                            "`{}` has grid {gf} but `{}` has grid {gt}",
-                            scope.name(from),
-                            scope.name(to)
-                        ),
-                    )
-                    .label(c.span, "connected here")
-                    .label(scope.node(from).span, grid_note(scope, from))
-                    .label(scope.node(to).span, grid_note(scope, to))
-                    .hint("a port's grid is resolution × mul; connected ports must have the same grid (docs/language.md)"),
-                );
-            }
-        }
-        drivers.entry(to).or_default().push(c);
-        *driving.entry(from).or_default() += 1;
+        check_type_and_grid(scope, c, from, to, out);
+        self.drivers.entry(to).or_default().push(c);
+        *self.driving.entry(from).or_default() += 1;
         if let (End::Inner(a, _), End::Inner(b, _)) = (from, to) {
-            edges.push((a, b));
-            edge_conn.push(c);
+            self.edges.push((a, b));
+            self.edge_conn.push(c);
         }
     }
 
-    // Drivers of every input, outputs that drive nothing.
-    let mut ends: Vec<End> = Vec::new();
-    for (n, node) in scope.nodes.iter().enumerate() {
-        if index.get(node.name) != Some(&n) {
-            continue; // a duplicate name, already reported
+    /// Drivers of every input (E012/E013), outputs that drive nothing
+    /// (E014).
+    fn check_ends(&self, scope: &Scope, out: &mut Vec<Diagnostic>) {
+        let mut ends: Vec<End> = Vec::new();
+        for (n, node) in scope.nodes.iter().enumerate() {
+            if self.index.get(node.name) != Some(&n) {
+                continue; // a duplicate name, already reported
+            }
+            ends.extend(first_ports(node).map(|p| End::Inner(n, p)));
         }
-        ends.extend(first_ports(node).map(|p| End::Inner(n, p)));
-    }
-    if let Some(own) = &scope.own {
-        ends.extend(first_ports(own).map(End::Own));
-    }
-    for e in ends {
-        let node = scope.node(e);
-        let port = scope.port(e);
-        let name = scope.name(e);
-        let key = match e {
-            End::Inner(n, _) => Some(n),
-            End::Own(_) => None,
-        };
-        if scope.drives(e) {
-            if !driving.contains_key(&e) && !typo_from.contains(&key) {
-                out.push(
-                    Diagnostic::warning(codes::UNUSED_OUTPUT, format!("`{name}` drives nothing"))
+        if let Some(own) = &scope.own {
+            ends.extend(first_ports(own).map(End::Own));
+        }
+        for e in ends {
+            let node = scope.node(e);
+            let port = scope.port(e);
+            let name = scope.name(e);
+            let key = match e {
+                End::Inner(n, _) => Some(n),
+                End::Own(_) => None,
+            };
+            if scope.drives(e) {
+                if !self.driving.contains_key(&e) && !self.typo_from.contains(&key) {
+                    out.push(
+                        Diagnostic::warning(
+                            codes::UNUSED_OUTPUT,
+                            format!("`{name}` drives nothing"),
+                        )
                         .label(
                             node.span,
                             format!("its port `{}` is never connected", port.name),
                         )
                         .hint(format!("connect `{name}` to an input, or remove the port")),
-                );
-            }
-            continue;
-        }
-        match drivers.get(&e).map(|d| d.as_slice()).unwrap_or(&[]) {
-            [] if typo_to.contains(&key) => {}
-            [] => out.push(
-                Diagnostic::error(codes::NO_DRIVER, format!("input `{name}` is not driven"))
-                    .label(
-                        node.span,
-                        format!("its port `{}` has no incoming connection", port.name),
-                    )
-                    .hint(format!(
-                        "every input has exactly one driver: add `SRC.PORT -> {name};`"
-                    )),
-            ),
-            [_] => {}
-            [first, rest @ ..] => {
-                let mut d = Diagnostic::error(
-                    codes::MANY_DRIVERS,
-                    format!("input `{name}` is driven {} times", rest.len() + 1),
-                )
-                .label(rest[0].span, "driven again here")
-                .label(first.span, "first driven here");
-                for c in &rest[1..] {
-                    d = d.label(c.span, "and here");
+                    );
                 }
-                out.push(
-                    d.hint("every input has exactly one driver; an output may feed many inputs"),
-                );
+                continue;
+            }
+            match self.drivers.get(&e).map(|d| d.as_slice()).unwrap_or(&[]) {
+                [] if self.typo_to.contains(&key) => {}
+                [] => out.push(
+                    Diagnostic::error(codes::NO_DRIVER, format!("input `{name}` is not driven"))
+                        .label(
+                            node.span,
+                            format!("its port `{}` has no incoming connection", port.name),
+                        )
+                        .hint(format!(
+                            "every input has exactly one driver: add `SRC.PORT -> {name};`"
+                        )),
+                ),
+                [_] => {}
+                [first, rest @ ..] => {
+                    let mut d = Diagnostic::error(
+                        codes::MANY_DRIVERS,
+                        format!("input `{name}` is driven {} times", rest.len() + 1),
+                    )
+                    .label(rest[0].span, "driven again here")
+                    .label(first.span, "first driven here");
+                    for c in &rest[1..] {
+                        d = d.label(c.span, "and here");
+                    }
+                    out.push(d.hint(
+                        "every input has exactly one driver; an output may feed many inputs",
+                    ));
+                }
             }
         }
     }
 
-    for cycle in graph::cycles(scope.nodes.len(), &edges) {
-        let mut path: Vec<&str> = cycle
-            .iter()
-            .map(|&e| scope.nodes[edges[e].0].name)
-            .collect();
-        path.push(path[0]);
-        let mut d = Diagnostic::error(
-            codes::CYCLE,
-            format!(
-                "the connections in {} form a cycle: {}",
-                scope.place,
-                path.join(" -> ")
-            ),
+    /// E015 for every cycle of the connections between nodes.
+    fn check_cycles(&self, scope: &Scope, out: &mut Vec<Diagnostic>) {
+        let edges = &self.edges;
+        for cycle in graph::cycles(scope.nodes.len(), edges) {
+            let mut path: Vec<&str> = cycle
+                .iter()
+                .map(|&e| scope.nodes[edges[e].0].name)
+                .collect();
+            path.push(path[0]);
+            let mut d = Diagnostic::error(
+                codes::CYCLE,
+                format!(
+                    "the connections in {} form a cycle: {}",
+                    scope.place,
+                    path.join(" -> ")
+                ),
+            );
+            for (i, &e) in cycle.iter().enumerate() {
+                d = d.label(
+                    self.edge_conn[e].span,
+                    if i == 0 {
+                        "this connection closes a cycle"
+                    } else {
+                        "part of the cycle"
+                    },
+                );
+            }
+            out.push(d.hint(
+                "the graph must be a DAG: a value cannot depend on itself within one iteration",
+            ));
+        }
+    }
+}
+
+/// E009 when the two ends' types differ, else E010 when their grids (both
+/// known) differ.
+fn check_type_and_grid(
+    scope: &Scope,
+    c: &Connection,
+    from: End,
+    to: End,
+    out: &mut Vec<Diagnostic>,
+) {
+    let (pf, pt) = (scope.port(from), scope.port(to));
+    if pf.ty != pt.ty {
+        out.push(
+            Diagnostic::error(
+                codes::TYPE_MISMATCH,
+                format!(
+                    "`{}` has type `{}` but `{}` has type `{}`",
+                    scope.name(from),
+                    pf.ty.keyword(),
+                    scope.name(to),
+                    pt.ty.keyword()
+                ),
+            )
+            .label(c.span, "connected here")
+            .label(pf.span, format!("`{}` declared here", pf.ty.keyword()))
+            .label(pt.span, format!("`{}` declared here", pt.ty.keyword()))
+            .hint("connected ports must have the same TYPE (docs/language.md)"),
         );
-        for (i, &e) in cycle.iter().enumerate() {
-            d = d.label(
-                edge_conn[e].span,
-                if i == 0 {
-                    "this connection closes a cycle"
-                } else {
-                    "part of the cycle"
-                },
+    } else if let (Some(gf), Some(gt)) = (scope.grid(from), scope.grid(to)) {
+        if gf != gt {
+            out.push(
+                Diagnostic::error(
+                    codes::GRID_MISMATCH,
+                    format!(
+                        "`{}` has grid {gf} but `{}` has grid {gt}",
+                        scope.name(from),
+                        scope.name(to)
+                    ),
+                )
+                .label(c.span, "connected here")
+                .label(scope.node(from).span, grid_note(scope, from))
+                .label(scope.node(to).span, grid_note(scope, to))
+                .hint("a port's grid is resolution × mul; connected ports must have the same grid (docs/language.md)"),
             );
         }
-        out.push(
-            d.hint("the graph must be a DAG: a value cannot depend on itself within one iteration"),
-        );
     }
 }
 

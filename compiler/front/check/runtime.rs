@@ -18,8 +18,8 @@
 use super::{codes, names, ports};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{
-    Declaration, Direction, Function, Ident, Instantiation, MemoryMapping, Op, Port, PortRef,
-    Runtime, Signal, Span, SubBox, SubBoxRef, TimingScope,
+    Declaration, Direction, Function, Ident, Instantiation, MemoryBinding, MemoryMapping, Op, Port,
+    PortRef, Runtime, Signal, Span, SubBox, SubBoxRef, TimingScope,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -30,23 +30,69 @@ fn key(r: &SubBoxRef) -> Key<'_> {
 }
 
 pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mut Vec<Diagnostic>) {
-    let mut boxes: HashMap<Key, &SubBox> = HashMap::new();
-    for sb in &inst.subboxes {
-        boxes.entry(key(&sb.id)).or_insert(sb);
+    let boxes = Boxes::new(inst);
+    timing(d, r, out);
+    timing_system(r, out);
+    let sched = thread_schedule(&boxes, r, out);
+    let programs = programs(&boxes, r, &sched, out);
+    check_signals(r, &programs.waits, &programs.sigs, out);
+    check_barriers(r, &programs.meets, out);
+    check_memory(d, r, out);
+}
+
+/// The sub-boxes of the instantiation by reference (the first of
+/// duplicates).
+struct Boxes<'a> {
+    inst: &'a Instantiation,
+    by_key: HashMap<Key<'a>, &'a SubBox>,
+    names: Vec<String>,
+}
+
+impl<'a> Boxes<'a> {
+    fn new(inst: &'a Instantiation) -> Self {
+        let mut by_key: HashMap<Key, &SubBox> = HashMap::new();
+        for sb in &inst.subboxes {
+            by_key.entry(key(&sb.id)).or_insert(sb);
+        }
+        let names = inst.subboxes.iter().map(|s| s.id.to_string()).collect();
+        Boxes {
+            inst,
+            by_key,
+            names,
+        }
     }
-    let box_names: Vec<String> = inst.subboxes.iter().map(|s| s.id.to_string()).collect();
-    let unknown_box = |r: &SubBoxRef, out: &mut Vec<Diagnostic>| {
+
+    fn contains(&self, r: &SubBoxRef) -> bool {
+        self.by_key.contains_key(&key(r))
+    }
+
+    /// E005 for a reference to no sub-box.
+    fn unknown(&self, r: &SubBoxRef, out: &mut Vec<Diagnostic>) {
         let name = r.to_string();
         out.push(names::undefined(
             format!("unknown sub-box `{name}`"),
             &name,
             r.span,
-            box_names.iter().map(|s| s.as_str()),
+            self.names.iter().map(|s| s.as_str()),
         ));
-    };
+    }
 
-    // Timing.
-    timing(d, r, out);
+    /// The instantiation's sub-boxes (the first of duplicates) that `done`
+    /// does not hold.
+    fn missing<V>(&self, done: &HashMap<Key, V>) -> Vec<&'a SubBox> {
+        self.inst
+            .subboxes
+            .iter()
+            .filter(|sb| {
+                !done.contains_key(&key(&sb.id)) && std::ptr::eq(self.by_key[&key(&sb.id)], *sb)
+            })
+            .collect()
+    }
+}
+
+/// `timing_system`: E004 for duplicates, E005 for a cost other than `wt`
+/// and `sg`.
+fn timing_system(r: &Runtime, out: &mut Vec<Diagnostic>) {
     names::duplicates("system cost", r.timing_system.iter().map(|t| &t.name), out);
     for t in &r.timing_system {
         if t.name.name != "wt" && t.name.name != "sg" {
@@ -61,14 +107,20 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mu
             );
         }
     }
+}
 
-    // Thread schedule.
+/// Where `thread_schedule` puts each sub-box: its thread and reference.
+type Scheduled<'a> = HashMap<Key<'a>, (&'a Ident, &'a SubBoxRef)>;
+
+/// `thread_schedule`: E004 for duplicate threads, E005 for unknown
+/// sub-boxes, E022/E023 for sub-boxes scheduled twice or not at all.
+fn thread_schedule<'a>(boxes: &Boxes, r: &'a Runtime, out: &mut Vec<Diagnostic>) -> Scheduled<'a> {
     names::duplicates("thread", r.thread_schedule.iter().map(|t| &t.thread), out);
-    let mut sched: HashMap<Key, (&Ident, &SubBoxRef)> = HashMap::new();
+    let mut sched: Scheduled = HashMap::new();
     for ts in &r.thread_schedule {
         for sb in &ts.subboxes {
-            if !boxes.contains_key(&key(sb)) {
-                unknown_box(sb, out);
+            if !boxes.contains(sb) {
+                boxes.unknown(sb, out);
             } else if let Some((th, first)) = sched.get(&key(sb)) {
                 out.push(
                     Diagnostic::error(
@@ -84,39 +136,54 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mu
             }
         }
     }
-    let sched_threads: HashSet<&str> = r
-        .thread_schedule
-        .iter()
-        .map(|t| t.thread.name.as_str())
-        .collect();
     if !r.thread_schedule.is_empty() {
-        for sb in &inst.subboxes {
-            if !sched.contains_key(&key(&sb.id)) && std::ptr::eq(boxes[&key(&sb.id)], sb) {
-                out.push(
-                    Diagnostic::error(
-                        codes::MISSING_SUBBOX,
-                        format!("sub-box `{}` is not in the thread schedule", sb.id),
-                    )
-                    .label(sb.id.span, "defined here, scheduled on no thread")
-                    .hint(format!(
-                        "add `{}` to one thread of `thread_schedule`",
-                        sb.id
-                    )),
-                );
-            }
+        for sb in boxes.missing(&sched) {
+            out.push(
+                Diagnostic::error(
+                    codes::MISSING_SUBBOX,
+                    format!("sub-box `{}` is not in the thread schedule", sb.id),
+                )
+                .label(sb.id.span, "defined here, scheduled on no thread")
+                .hint(format!(
+                    "add `{}` to one thread of `thread_schedule`",
+                    sb.id
+                )),
+            );
         }
     }
+    sched
+}
 
-    // Thread programs.
+/// What the thread programs do besides executing: the waits and signals
+/// of every signal name, and the barriers each thread meets.
+#[derive(Default)]
+struct Programs<'a> {
+    waits: HashMap<&'a str, Vec<Span>>,
+    sigs: HashMap<&'a str, Vec<Span>>,
+    meets: Vec<(&'a Ident, &'a Ident, Span)>,
+}
+
+/// `thread_execution`: E004 for duplicate programs, E005 for threads not
+/// in the schedule and unknown sub-boxes, E022/E023 for sub-boxes executed
+/// twice or never, E024 for one executed on another thread than its own.
+fn programs<'a>(
+    boxes: &Boxes,
+    r: &'a Runtime,
+    sched: &Scheduled,
+    out: &mut Vec<Diagnostic>,
+) -> Programs<'a> {
     names::duplicates(
         "thread program",
         r.thread_executions.iter().map(|t| &t.thread),
         out,
     );
+    let sched_threads: HashSet<&str> = r
+        .thread_schedule
+        .iter()
+        .map(|t| t.thread.name.as_str())
+        .collect();
     let mut execd: HashMap<Key, &SubBoxRef> = HashMap::new();
-    let mut waits: HashMap<&str, Vec<Span>> = HashMap::new();
-    let mut sigs: HashMap<&str, Vec<Span>> = HashMap::new();
-    let mut meets: Vec<(&Ident, &Ident, Span)> = Vec::new();
+    let mut p = Programs::default();
     for te in &r.thread_executions {
         if !sched_threads.is_empty() && !sched_threads.contains(te.thread.name.as_str()) {
             out.push(names::undefined(
@@ -132,8 +199,8 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mu
         for op in &te.ops {
             match &op.value {
                 Op::Exec(sb) => {
-                    if !boxes.contains_key(&key(sb)) {
-                        unknown_box(sb, out);
+                    if !boxes.contains(sb) {
+                        boxes.unknown(sb, out);
                         continue;
                     }
                     if let Some(first) = execd.get(&key(sb)) {
@@ -165,33 +232,28 @@ pub(super) fn check(d: &Declaration, inst: &Instantiation, r: &Runtime, out: &mu
                         }
                     }
                 }
-                Op::Wait(s) => waits.entry(&s.name).or_default().push(s.span),
-                Op::Signal(s) => sigs.entry(&s.name).or_default().push(s.span),
-                Op::Barrier(b) => meets.push((&te.thread, b, op.span)),
+                Op::Wait(s) => p.waits.entry(&s.name).or_default().push(s.span),
+                Op::Signal(s) => p.sigs.entry(&s.name).or_default().push(s.span),
+                Op::Barrier(b) => p.meets.push((&te.thread, b, op.span)),
             }
         }
     }
     if !r.thread_executions.is_empty() {
-        for sb in &inst.subboxes {
-            if !execd.contains_key(&key(&sb.id)) && std::ptr::eq(boxes[&key(&sb.id)], sb) {
-                out.push(
-                    Diagnostic::error(
-                        codes::MISSING_SUBBOX,
-                        format!("sub-box `{}` is executed by no thread", sb.id),
-                    )
-                    .label(sb.id.span, "defined here, never executed")
-                    .hint(format!(
-                        "add `E {}` to the program of the thread that schedules it",
-                        sb.id
-                    )),
-                );
-            }
+        for sb in boxes.missing(&execd) {
+            out.push(
+                Diagnostic::error(
+                    codes::MISSING_SUBBOX,
+                    format!("sub-box `{}` is executed by no thread", sb.id),
+                )
+                .label(sb.id.span, "defined here, never executed")
+                .hint(format!(
+                    "add `E {}` to the program of the thread that schedules it",
+                    sb.id
+                )),
+            );
         }
     }
-
-    check_signals(r, &waits, &sigs, out);
-    check_barriers(r, &meets, out);
-    check_memory(d, r, out);
+    p
 }
 
 fn check_signals(
@@ -369,6 +431,40 @@ fn check_barriers(r: &Runtime, meets: &[(&Ident, &Ident, Span)], out: &mut Vec<D
 }
 
 fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
+    let mappings = memory_mappings(r, out);
+    names::duplicates(
+        "memory binding of",
+        r.memory_bindings.iter().map(|b| &b.mapping),
+        out,
+    );
+    let mut m = Memory::new(d);
+    for b in &r.memory_bindings {
+        let mapping = mappings.get(b.mapping.name.as_str());
+        if mapping.is_none() {
+            out.push(names::undefined(
+                format!("memory binding of undeclared mapping `{}`", b.mapping),
+                &b.mapping.name,
+                b.mapping.span,
+                r.memory_mappings.iter().map(|m| m.name.name.as_str()),
+            ));
+        }
+        let buffer = m.bind_ports(b, out);
+        if let Some(mapping) = mapping {
+            m.check_size(b, mapping, buffer, out);
+        }
+    }
+    if !r.memory_bindings.is_empty() {
+        m.check_every_buffer_bound(out);
+    }
+    memory_schedules(r, &mappings, out);
+}
+
+/// `memory_mapping`: E004 for duplicates, E027 for an empty range; the
+/// mappings by name (the first of duplicates).
+fn memory_mappings<'a>(
+    r: &'a Runtime,
+    out: &mut Vec<Diagnostic>,
+) -> HashMap<&'a str, &'a MemoryMapping> {
     names::duplicates(
         "memory mapping",
         r.memory_mappings.iter().map(|m| &m.name),
@@ -392,51 +488,97 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
         }
         mappings.entry(&m.name.name).or_insert(m);
     }
+    mappings
+}
+
+/// `memory_schedule`: E004 for duplicates, E005 for undeclared mappings.
+fn memory_schedules(
+    r: &Runtime,
+    mappings: &HashMap<&str, &MemoryMapping>,
+    out: &mut Vec<Diagnostic>,
+) {
     names::duplicates(
-        "memory binding of",
-        r.memory_bindings.iter().map(|b| &b.mapping),
+        "memory schedule",
+        r.memory_schedules.iter().map(|m| &m.name),
         out,
     );
-
-    let mut funcs: HashMap<&str, &Function> = HashMap::new();
-    for f in &d.functions {
-        funcs.entry(&f.name.name).or_insert(f);
+    for ms in &r.memory_schedules {
+        for m in &ms.mappings {
+            if !mappings.contains_key(m.name.as_str()) {
+                out.push(names::undefined(
+                    format!(
+                        "memory schedule `{}` names undeclared mapping `{m}`",
+                        ms.name
+                    ),
+                    &m.name,
+                    m.span,
+                    r.memory_mappings.iter().map(|m| m.name.name.as_str()),
+                ));
+            }
+        }
     }
-    let port_of = |f: &Function, name: &str| -> Option<&Port> {
-        d.function_decl(&f.function.name)?
+}
+
+/// A buffer, named by its producer's (function, OUT port).
+type BufferKey<'a> = (&'a str, &'a str);
+
+/// The `memory_binding` checks: the declaration's functions and
+/// connections, and what the bindings so far have bound.
+struct Memory<'a> {
+    d: &'a Declaration,
+    funcs: HashMap<&'a str, &'a Function>,
+    /// Reader (function, port) -> its producer (function, port).
+    driver: HashMap<(&'a str, &'a str), BufferKey<'a>>,
+    bound_port: HashMap<(&'a str, &'a str), Span>,
+    buffer_mapping: HashMap<BufferKey<'a>, (&'a str, Span)>,
+}
+
+impl<'a> Memory<'a> {
+    fn new(d: &'a Declaration) -> Self {
+        let mut funcs: HashMap<&str, &Function> = HashMap::new();
+        for f in &d.functions {
+            funcs.entry(&f.name.name).or_insert(f);
+        }
+        let mut driver: HashMap<(&str, &str), (&str, &str)> = HashMap::new();
+        for c in &d.connections {
+            if let (Some(a), Some(b)) = (&c.from.owner, &c.to.owner) {
+                driver
+                    .entry((&b.name, &c.to.port.name))
+                    .or_insert((&a.name, &c.from.port.name));
+            }
+        }
+        Memory {
+            d,
+            funcs,
+            driver,
+            bound_port: HashMap::new(),
+            buffer_mapping: HashMap::new(),
+        }
+    }
+
+    fn port_of(&self, f: &Function, name: &str) -> Option<&'a Port> {
+        self.d
+            .function_decl(&f.function.name)?
             .ports
             .iter()
             .find(|p| p.name.name == name)
-    };
-    // Reader (function, port) -> its producer (function, port).
-    let mut driver: HashMap<(&str, &str), (&str, &str)> = HashMap::new();
-    for c in &d.connections {
-        if let (Some(a), Some(b)) = (&c.from.owner, &c.to.owner) {
-            driver
-                .entry((&b.name, &c.to.port.name))
-                .or_insert((&a.name, &c.from.port.name));
-        }
     }
 
-    let mut bound_port: HashMap<(&str, &str), Span> = HashMap::new();
-    let mut buffer_mapping: HashMap<(&str, &str), (&str, Span)> = HashMap::new();
-    for b in &r.memory_bindings {
-        let mapping = mappings.get(b.mapping.name.as_str());
-        if mapping.is_none() {
-            out.push(names::undefined(
-                format!("memory binding of undeclared mapping `{}`", b.mapping),
-                &b.mapping.name,
-                b.mapping.span,
-                r.memory_mappings.iter().map(|m| m.name.name.as_str()),
-            ));
-        }
-        let mut buffer: Option<((&str, &str), &PortRef)> = None;
+    /// One binding's ports: E005 for what they do not name, E004 for a
+    /// port bound twice, E029 for two buffers in the mapping or a buffer in
+    /// two mappings. Gives the mapping's buffer (its first), if any.
+    fn bind_ports(
+        &mut self,
+        b: &'a MemoryBinding,
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<(BufferKey<'a>, &'a PortRef)> {
+        let mut buffer: Option<(BufferKey, &PortRef)> = None;
         for pr in &b.ports {
-            let Some((f, port)) = resolve(d, &funcs, pr, out) else {
+            let Some((f, port)) = resolve(self.d, &self.funcs, pr, out) else {
                 continue;
             };
             let k = (f.name.name.as_str(), port.name.name.as_str());
-            if let Some(first) = bound_port.get(&k) {
+            if let Some(first) = self.bound_port.get(&k) {
                 out.push(names::duplicate(
                     "memory binding of port",
                     &pr.to_string(),
@@ -445,10 +587,10 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
                 ));
                 continue;
             }
-            bound_port.insert(k, pr.span);
+            self.bound_port.insert(k, pr.span);
             let buf = match port.direction {
                 Direction::Out => k,
-                Direction::In => match driver.get(&k) {
+                Direction::In => match self.driver.get(&k) {
                     Some(&p) => p,
                     None => continue,
                 },
@@ -472,7 +614,7 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
                 }
                 Some(_) => {}
             }
-            match buffer_mapping.get(&buf) {
+            match self.buffer_mapping.get(&buf) {
                 Some(&(m, at)) if m != b.mapping.name => out.push(
                     Diagnostic::error(
                         codes::MAPPING_BUFFERS,
@@ -487,51 +629,70 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
                 ),
                 Some(_) => {}
                 None => {
-                    buffer_mapping.insert(buf, (&b.mapping.name, pr.span));
+                    self.buffer_mapping.insert(buf, (&b.mapping.name, pr.span));
                 }
             }
         }
-        // Size.
+        buffer
+    }
+
+    /// Size (E030): the mapping holds its buffer, or a ring of its whole
+    /// rows.
+    fn check_size(
+        &self,
+        b: &MemoryBinding,
+        m: &MemoryMapping,
+        buffer: Option<(BufferKey, &PortRef)>,
+        out: &mut Vec<Diagnostic>,
+    ) {
         // The buffer's producer may be unknown (a connection from an
         // undefined function, reported elsewhere): then there is no size.
-        let producer = buffer.and_then(|(buf, _)| Some((buf, *funcs.get(buf.0)?)));
-        if let (Some(m), Some((buf, f))) = (mapping, producer) {
-            if let Some(p) = port_of(f, buf.1) {
-                if let Some((grid, bytes)) = ports::buffer(p, f.resolution.value) {
-                    let have = m.end.value.saturating_sub(m.start.value) as u128;
-                    // Smaller than the buffer: a ring of whole rows (storage
-                    // folding, row y at row y mod R); at least one row.
-                    let row = grid.x as u128 * p.ty.size() as u128;
-                    let ring_ok = row > 0 && have >= row && have.is_multiple_of(row);
-                    if m.start.value < m.end.value && have < bytes && !ring_ok {
-                        out.push(
-                            Diagnostic::error(
-                                codes::MAPPING_TOO_SMALL,
-                                format!(
-                                    "mapping `{}` has {have} bytes but the buffer of `{}.{}` needs {bytes} (grid {grid} × {} bytes), or whole rows of {row} bytes for a ring",
-                                    b.mapping, buf.0, buf.1, p.ty.size()
-                                ),
-                            )
-                            .label(b.mapping.span, format!("bound to `{}.{}`", buf.0, buf.1))
-                            .label(m.span, format!("{have} bytes"))
-                            .hint(format!("make the range {bytes} bytes long, or a multiple of {row} bytes to hold a ring of rows")),
-                        );
-                    }
-                }
-            }
+        let producer = buffer.and_then(|(buf, _)| Some((buf, *self.funcs.get(buf.0)?)));
+        let Some((buf, f)) = producer else {
+            return;
+        };
+        let Some(p) = self.port_of(f, buf.1) else {
+            return;
+        };
+        let Some((grid, bytes)) = ports::buffer(p, f.resolution.value) else {
+            return;
+        };
+        let have = m.end.value.saturating_sub(m.start.value) as u128;
+        // Smaller than the buffer: a ring of whole rows (storage
+        // folding, row y at row y mod R); at least one row.
+        let row = grid.x as u128 * p.ty.size() as u128;
+        let ring_ok = row > 0 && have >= row && have.is_multiple_of(row);
+        if m.start.value < m.end.value && have < bytes && !ring_ok {
+            out.push(
+                Diagnostic::error(
+                    codes::MAPPING_TOO_SMALL,
+                    format!(
+                        "mapping `{}` has {have} bytes but the buffer of `{}.{}` needs {bytes} (grid {grid} × {} bytes), or whole rows of {row} bytes for a ring",
+                        b.mapping, buf.0, buf.1, p.ty.size()
+                    ),
+                )
+                .label(b.mapping.span, format!("bound to `{}.{}`", buf.0, buf.1))
+                .label(m.span, format!("{have} bytes"))
+                .hint(format!("make the range {bytes} bytes long, or a multiple of {row} bytes to hold a ring of rows")),
+            );
         }
     }
 
-    if !r.memory_bindings.is_empty() {
+    /// E028 for every OUT port's buffer without a binding.
+    fn check_every_buffer_bound(&self, out: &mut Vec<Diagnostic>) {
+        let d = self.d;
         for f in &d.functions {
-            if !std::ptr::eq(funcs[f.name.name.as_str()], f) {
+            if !std::ptr::eq(self.funcs[f.name.name.as_str()], f) {
                 continue;
             }
             let Some(decl) = d.function_decl(&f.function.name) else {
                 continue;
             };
             for p in decl.ports.iter().filter(|p| p.direction == Direction::Out) {
-                if !buffer_mapping.contains_key(&(f.name.name.as_str(), p.name.name.as_str())) {
+                if !self
+                    .buffer_mapping
+                    .contains_key(&(f.name.name.as_str(), p.name.name.as_str()))
+                {
                     out.push(
                         Diagnostic::error(
                             codes::UNBOUND_BUFFER,
@@ -547,27 +708,6 @@ fn check_memory(d: &Declaration, r: &Runtime, out: &mut Vec<Diagnostic>) {
                         )),
                     );
                 }
-            }
-        }
-    }
-
-    names::duplicates(
-        "memory schedule",
-        r.memory_schedules.iter().map(|m| &m.name),
-        out,
-    );
-    for ms in &r.memory_schedules {
-        for m in &ms.mappings {
-            if !mappings.contains_key(m.name.as_str()) {
-                out.push(names::undefined(
-                    format!(
-                        "memory schedule `{}` names undeclared mapping `{m}`",
-                        ms.name
-                    ),
-                    &m.name,
-                    m.span,
-                    r.memory_mappings.iter().map(|m| m.name.name.as_str()),
-                ));
             }
         }
     }
