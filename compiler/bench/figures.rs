@@ -14,7 +14,9 @@
 //! their labels.
 
 use super::Job;
+use crate::memory::MemoryKind;
 use crate::pipeline::Compiled;
+use crate::schedule::SchedulerKind;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
@@ -24,7 +26,10 @@ type Failure = Box<dyn std::error::Error>;
 /// reduced + interference when it ran, else the last configuration.
 fn figure_config(jobs: &[Job]) -> Option<(String, String)> {
     jobs.iter()
-        .find(|j| j.scheduler.starts_with("reduced") && j.memory == "interference")
+        .find(|j| {
+            j.scheduler.starts_with(SchedulerKind::Reduced(0).keyword())
+                && j.memory == MemoryKind::Interference.keyword()
+        })
         .or(jobs.last())
         .map(|j| (j.scheduler.clone(), j.memory.clone()))
 }

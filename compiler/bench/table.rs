@@ -4,6 +4,10 @@
 //! whether the configurations agree on the checksum.
 
 use super::Job;
+use crate::schedule::SchedulerKind;
+
+/// The configuration the ratios compare with.
+const SIMPLE: &str = SchedulerKind::Simple.keyword();
 
 /// The thesis' table, one block per file.
 pub fn table(jobs: &[Job], iterations: u64, repeat: u64) -> String {
@@ -47,8 +51,8 @@ pub fn table(jobs: &[Job], iterations: u64, repeat: u64) -> String {
         for j in &rows {
             let simple = rows
                 .iter()
-                .find(|k| k.scheduler == "simple" && k.memory == j.memory)
-                .or_else(|| rows.iter().find(|k| k.scheduler == "simple"));
+                .find(|k| k.scheduler == SIMPLE && k.memory == j.memory)
+                .or_else(|| rows.iter().find(|k| k.scheduler == SIMPLE));
             let ratio = |a: f64, b: Option<f64>| match b {
                 Some(b) if b > 0.0 => format!("{:.2}", a / b),
                 _ => "-".into(),

@@ -60,7 +60,7 @@ impl DataParallelism {
     ];
 
     /// The `-dp` keyword.
-    pub fn keyword(self) -> &'static str {
+    pub const fn keyword(self) -> &'static str {
         match self {
             DataParallelism::None => "none",
             DataParallelism::Some => "some",

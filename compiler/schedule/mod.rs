@@ -129,7 +129,7 @@ impl SchedulerKind {
     ];
 
     /// The `-ts` keyword.
-    pub fn keyword(self) -> &'static str {
+    pub const fn keyword(self) -> &'static str {
         match self {
             SchedulerKind::Simple => "simple",
             SchedulerKind::Barrier => "barrier",
