@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod back;
+pub mod bench;
 pub mod calibrate;
 pub mod cli;
 pub mod diagnostics;

@@ -24,6 +24,7 @@ const ORDER: &[&str] = &[
     "pipeline",
     "analysis",
     "back",
+    "bench",
     "calibrate",
     "generate",
     "ptts",

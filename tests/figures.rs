@@ -6,8 +6,8 @@
 //! the `ssc ptts` plots (axes with the unit). With `SSC_FIGURES_PNG=DIR`
 //! and `rsvg-convert` on the PATH, each is also written as a PNG to look at.
 
-use ssc::cli::bench::{Job, Stats};
-use ssc::cli::figures;
+use ssc::bench::figures;
+use ssc::bench::{Job, Stats};
 use ssc::pipeline;
 use std::path::{Path, PathBuf};
 
@@ -151,7 +151,7 @@ fn the_gantt_chart_names_threads_bars_and_functions() {
 #[test]
 fn the_bench_table_explains_its_columns() {
     let jobs = vec![job("xray", 1000.0)];
-    let table = ssc::cli::bench::table(&jobs, 1000, 3);
+    let table = ssc::bench::table(&jobs, 1000, 3);
     for column in ["x̄/sim", "σ/sim", "pred.per", "meas.per", "pred.lat"] {
         let explained = table.lines().any(|l| {
             l.split_once(':')

@@ -6,7 +6,10 @@
 //! rewrites each known thesis spelling to its `--` alias before clap sees
 //! the command line. Both spellings are documented in `--help`.
 
-use clap::builder::TypedValueParser;
+use crate::lower::split::DataParallelism;
+use crate::memory::MemoryKind;
+use crate::schedule::SchedulerKind;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -135,14 +138,11 @@ pub struct GenerateArgs {
 pub struct BenchArgs {
     /// The descriptions to benchmark.
     pub files: Vec<PathBuf>,
-    /// Thread schedules, comma-separated: simple, barrier, fixed[N],
-    /// predictable[N], reduced[N], fused[N] (N: threads, default the online CPUs)
-    /// [default: simple,barrier,fixed,predictable,reduced].
-    #[arg(long, value_delimiter = ',', value_name = "KIND[N],…")]
+    /// Thread schedules, comma-separated (from the schedule stage's kinds).
+    #[arg(long, value_delimiter = ',', value_name = "KIND[N],…", help = bench_configs_help())]
     pub configs: Vec<String>,
-    /// Memory schedules, comma-separated: none, naive, reuse, interference,
-    /// mesif, fold [default: naive,interference].
-    #[arg(long, value_delimiter = ',', value_name = "KIND,…")]
+    /// Memory schedules, comma-separated (from the memory stage's kinds).
+    #[arg(long, value_delimiter = ',', value_name = "KIND,…", help = bench_memory_help())]
     pub memory: Vec<String>,
     /// Iterations of each executable per run (at least 2) [default: 1000].
     #[arg(long, value_name = "N")]
@@ -156,26 +156,12 @@ pub struct BenchArgs {
     pub out: Option<PathBuf>,
 }
 
-/// `-dp`: data parallelism.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DataParallelism {
-    None,
-    Some,
-    Full,
-}
-
-/// `-ms`: memory schedule (the memory stage's own kinds and keywords).
-pub use crate::memory::MemoryKind as MemorySchedule;
-
 /// `-dm`: run-time memory allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DynamicMemory {
     Dynamic,
     Reduced,
 }
-
-/// `-ts`: thread schedule (the schedule stage's own kinds and keywords).
-pub use crate::schedule::SchedulerKind as ThreadSchedule;
 
 /// `-t`: target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -217,7 +203,7 @@ pub struct BuildArgs {
 
     // ------------------------------------------------------------ DECLARATION
     /// [-dp] Data parallelism [default: full].
-    #[arg(long = "dataparallelism", value_enum, help_heading = "Declaration")]
+    #[arg(long = "dataparallelism", value_parser = kind::<DataParallelism>(DataParallelism::keywords()), help_heading = "Declaration")]
     pub data_parallelism: Option<DataParallelism>,
     /// [-mdp] The most sub-boxes per function [default: the thread count].
     #[arg(long = "maxdataparallelism", value_name = "N", value_parser = parse_positive, help_heading = "Declaration")]
@@ -231,26 +217,21 @@ pub struct BuildArgs {
     pub precise_data_parallelism: bool,
 
     // ---------------------------------------------------------- INSTANTIATION
-    /// [-ts] Thread schedule: simple | barrier | fixed N | predictable N | reduced N | fused N
-    /// (fused: strips of rows streamed depth first through the chain, in cache;
-    /// box-at-a-time when every frame fits the cache, warning E140)
-    /// [default: reduced <online CPUs>].
-    #[arg(long = "threadschedule", value_name = "KIND [N]", value_parser = parse_thread_schedule, help_heading = "Instantiation")]
-    pub thread_schedule: Option<ThreadSchedule>,
+    /// [-ts] Thread schedule (the schedule stage's kinds, `KIND [N]`).
+    #[arg(long = "threadschedule", value_name = "KIND [N]", value_parser = SchedulerKind::parse_words, help = thread_schedule_help(), help_heading = "Instantiation")]
+    pub thread_schedule: Option<SchedulerKind>,
     /// [-wt] Weight sub-box time by its share of the function [default: true].
     #[arg(long = "weightedtokens", value_name = "BOOL", action = clap::ArgAction::Set, help_heading = "Instantiation")]
     pub weighted_tokens: Option<bool>,
-    /// [-ms] Memory schedule: none | naive | reuse | interference | mesif | fold
-    /// (fold: each buffer a ring of the rows live at once)
-    /// [default: interference; fold with -ts fused].
+    /// [-ms] Memory schedule (the memory stage's kinds).
     #[arg(
         long = "memoryschedule",
         value_name = "KIND",
-        value_parser = clap::builder::PossibleValuesParser::new(MemorySchedule::keywords())
-            .map(|s| s.parse::<MemorySchedule>().expect("a listed keyword")),
+        value_parser = kind::<MemoryKind>(MemoryKind::keywords()),
+        help = memory_schedule_help(),
         help_heading = "Instantiation"
     )]
-    pub memory_schedule: Option<MemorySchedule>,
+    pub memory_schedule: Option<MemoryKind>,
     /// Compile the program for any machine of this architecture (-O2)
     /// instead of this one (-O3 -march=native); $CFLAGS, when set, wins.
     #[arg(long = "portable", help_heading = "Runtime")]
@@ -515,7 +496,7 @@ pub fn normalise(args: impl IntoIterator<Item = String>) -> Vec<String> {
                 out.push("--threadschedule".to_string());
                 continue;
             };
-            let counted = ThreadSchedule::counted(&kind);
+            let counted = SchedulerKind::counted(&kind);
             let count = match args.peek() {
                 Some(n) if counted && n.parse::<i64>().is_ok() => args.next(),
                 _ => None,
@@ -608,14 +589,58 @@ fn parse_cores(s: &str) -> Result<CoreMask, String> {
     Ok(CoreMask(cores))
 }
 
-fn parse_thread_schedule(s: &str) -> Result<ThreadSchedule, String> {
-    let mut words = s.split_whitespace();
-    let kind = words.next().unwrap_or("");
-    let count = words.next();
-    if words.next().is_some() {
-        return Err(format!("expected `KIND [N]`, found `{s}`"));
-    }
-    ThreadSchedule::parse(kind, count)
+/// A stage's kind as clap takes it: one of the stage's keywords (listed
+/// by `--help` and by the error for any other word), parsed by the stage.
+fn kind<K>(keywords: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = K>
+where
+    K: std::str::FromStr + Clone + Send + Sync + 'static,
+    K::Err: std::fmt::Debug,
+{
+    PossibleValuesParser::new(keywords).map(|s| s.parse::<K>().expect("a listed keyword"))
+}
+
+/// `-ts`'s help: the schedule stage's kinds, and the default.
+fn thread_schedule_help() -> String {
+    format!(
+        "[-ts] Thread schedule: {} (fused: strips of rows streamed depth first through the chain, in cache; box-at-a-time when every frame fits the cache, warning E140) [default: {} <online CPUs>]",
+        SchedulerKind::synopsis(" N").join(" | "),
+        super::config::DEFAULT_SCHEDULER.keyword()
+    )
+}
+
+/// `-ms`'s help: the memory stage's kinds, and the defaults.
+fn memory_schedule_help() -> String {
+    format!(
+        "[-ms] Memory schedule: {} (fold: each buffer a ring of the rows live at once) [default: {}; {} with -ts {}]",
+        MemoryKind::keywords().join(" | "),
+        super::config::DEFAULT_MEMORY.keyword(),
+        super::config::FUSED_MEMORY.keyword(),
+        SchedulerKind::Fused(0).keyword()
+    )
+}
+
+/// `ssc bench --configs`'s help: the schedule stage's kinds, bench's default.
+fn bench_configs_help() -> String {
+    let default: Vec<&str> = crate::bench::default_configs()
+        .into_iter()
+        .map(SchedulerKind::keyword)
+        .collect();
+    format!(
+        "Thread schedules, comma-separated: {} (N: threads, default the online CPUs) [default: {}]",
+        SchedulerKind::synopsis("[N]").join(", "),
+        default.join(",")
+    )
+}
+
+/// `ssc bench --memory`'s help: the memory stage's kinds, bench's default.
+fn bench_memory_help() -> String {
+    format!(
+        "Memory schedules, comma-separated: {} [default: {}]",
+        MemoryKind::keywords().join(", "),
+        crate::bench::DEFAULT_MEMORIES
+            .map(MemoryKind::keyword)
+            .join(",")
+    )
 }
 
 /// `--xr-graph`: which HSDFG `-xr` exports.

@@ -7,17 +7,19 @@ use crate::diagnostics::{Diagnostic, SourceFile};
 use crate::ir::Description;
 use std::path::Path;
 
-pub fn dispatch(command: Command) -> i32 {
+/// Runs a command; `argv` is ssc's command line as given (a program
+/// records it).
+pub fn dispatch(command: Command, argv: &[String]) -> i32 {
     match command {
         Command::Check(a) => check(&a.file),
         Command::Fmt(a) => fmt(&a),
-        Command::Build(a) => match super::build::build(&a) {
+        Command::Build(a) => match super::build::build(&a, argv) {
             Ok(_) => exit::OK,
             Err(code) => code,
         },
-        Command::Run(r) => super::build::run(&r.build, &r.program_args),
+        Command::Run(r) => super::build::run(&r.build, &r.program_args, argv),
         Command::Generate(a) => generate(&a),
-        Command::Bench(a) => super::bench::bench(&a),
+        Command::Bench(a) => super::bench::bench(&a, argv),
         Command::Throttle(a) => super::throttle::run(&a),
         Command::Ptts(a) => super::ptts::run(&a),
         Command::Calibrate(a) => calibrate(a.show),

@@ -2,15 +2,25 @@
 //! defaults so that `ssc build chain.ssc` alone gives the best program, and
 //! recording every default applied (printed by `-v`).
 
-use super::args::{BuildArgs, DataParallelism, MemorySchedule, Target, ThreadSchedule};
+use super::args::{BuildArgs, Target};
+use crate::lower::split::DataParallelism;
+use crate::memory::MemoryKind;
+use crate::schedule::SchedulerKind;
+
+/// `-ts`'s default, with the online CPUs as its thread count.
+pub const DEFAULT_SCHEDULER: SchedulerKind = SchedulerKind::Reduced(0);
+/// `-ms`'s default.
+pub const DEFAULT_MEMORY: MemoryKind = MemoryKind::Interference;
+/// `-ms`'s default with `-ts fused`.
+pub const FUSED_MEMORY: MemoryKind = MemoryKind::Fold;
 
 /// The options of one build, with every default filled in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    pub threads: ThreadSchedule,
+    pub threads: SchedulerKind,
     /// Threads of the schedule (for simple/barrier: the online CPUs, for -mdp).
     pub thread_count: usize,
-    pub memory: MemorySchedule,
+    pub memory: MemoryKind,
     pub data_parallelism: DataParallelism,
     pub max_parts: u64,
     pub weighted: bool,
@@ -35,8 +45,9 @@ impl Config {
         let mut defaults = Vec::new();
         let threads = match a.thread_schedule {
             None => {
-                defaults.push(format!("-ts reduced {cpus} (the online CPUs)"));
-                ThreadSchedule::Reduced(cpus)
+                let t = DEFAULT_SCHEDULER.with_threads(cpus);
+                defaults.push(format!("-ts {t} (the online CPUs)"));
+                t
             }
             Some(t) if t.threads() == Some(0) => {
                 defaults.push(format!("-ts {} {cpus} (the online CPUs)", t.keyword()));
@@ -49,17 +60,22 @@ impl Config {
             Some(n) => (n, true),
         };
         let memory = a.memory_schedule.unwrap_or_else(|| {
-            if matches!(threads, ThreadSchedule::Fused(_)) {
-                defaults.push("-ms fold (the default of -ts fused)".into());
-                MemorySchedule::Fold
+            if matches!(threads, SchedulerKind::Fused(_)) {
+                defaults.push(format!(
+                    "-ms {} (the default of -ts {})",
+                    FUSED_MEMORY.keyword(),
+                    threads.keyword()
+                ));
+                FUSED_MEMORY
             } else {
-                defaults.push("-ms interference".into());
-                MemorySchedule::Interference
+                defaults.push(format!("-ms {}", DEFAULT_MEMORY.keyword()));
+                DEFAULT_MEMORY
             }
         });
         let data_parallelism = a.data_parallelism.unwrap_or_else(|| {
-            defaults.push("-dp full".into());
-            DataParallelism::Full
+            let dp = DataParallelism::default();
+            defaults.push(format!("-dp {}", dp.keyword()));
+            dp
         });
         let max_parts = a.max_data_parallelism.unwrap_or_else(|| {
             defaults.push(format!("-mdp {thread_count} (the thread count)"));

@@ -4,12 +4,11 @@
 //! step failed).
 
 pub mod args;
-pub mod bench;
+mod bench;
 mod build;
 mod commands;
 pub mod config;
 pub mod diag;
-pub mod figures;
 mod ptts;
 mod source;
 mod throttle;
@@ -27,8 +26,7 @@ pub mod exit {
 /// Runs `ssc` with these arguments (the first is the program name) and
 /// returns the exit code.
 pub fn run(argv: Vec<String>) -> i32 {
-    let argv = args::normalise(argv);
-    let cli = match args::Cli::try_parse_from(argv) {
+    let cli = match args::Cli::try_parse_from(args::normalise(argv.iter().cloned())) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -41,7 +39,7 @@ pub fn run(argv: Vec<String>) -> i32 {
         }
     };
     diag::configure(cli.message_format, cli.color);
-    commands::dispatch(cli.command)
+    commands::dispatch(cli.command, &argv)
 }
 
 /// The `ssc` binary's entry point: [`run`], with a closed standard output

@@ -29,6 +29,22 @@ pub struct Description {
     pub runtime: Option<Runtime>,
 }
 
+impl Description {
+    /// Where the description binds the C function `function`: its first
+    /// `container_bind` of it, else its first `function` declaration using
+    /// it, as written in the source (`None` when only the compiler wrote
+    /// it). Diagnostics about the C function (E301) point there.
+    pub fn binding_of(&self, function: &str) -> Option<Span> {
+        let binds = self.composition.iter().flat_map(|c| &c.binds);
+        let uses = self.declaration.iter().flat_map(|d| &d.functions);
+        binds
+            .map(|b| &b.function)
+            .chain(uses.map(|f| &f.function))
+            .find(|f| f.name == function && !f.span.is_none())
+            .map(|f| f.span)
+    }
+}
+
 /// The element type of a port (docs/language.md, "Lexical rules").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ElemType {

@@ -40,13 +40,55 @@ use crate::ir::{
     Declaration, Instantiation, Parallelism, Region, Span, Spanned, SubBox, SubBoxRef,
 };
 
-/// `-dp none|some|full`.
+/// `-dp none|some|full`: this stage owns the keywords, their list and
+/// their parsing (the command line lists [`DataParallelism::keywords`] and
+/// parses with `FromStr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum DataParallelism {
     None,
     Some,
     #[default]
     Full,
+}
+
+impl DataParallelism {
+    /// Every kind, in the order `--help` lists them.
+    pub const ALL: [DataParallelism; 3] = [
+        DataParallelism::None,
+        DataParallelism::Some,
+        DataParallelism::Full,
+    ];
+
+    /// The `-dp` keyword.
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            DataParallelism::None => "none",
+            DataParallelism::Some => "some",
+            DataParallelism::Full => "full",
+        }
+    }
+
+    /// Every `-dp` keyword, in the order of [`DataParallelism::ALL`].
+    pub fn keywords() -> [&'static str; 3] {
+        DataParallelism::ALL.map(DataParallelism::keyword)
+    }
+}
+
+impl std::str::FromStr for DataParallelism {
+    type Err = String;
+
+    /// The `-dp` keyword.
+    fn from_str(s: &str) -> Result<DataParallelism, String> {
+        DataParallelism::ALL
+            .into_iter()
+            .find(|k| k.keyword() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown data parallelism `{s}`: expected {}",
+                    DataParallelism::keywords().join(", ")
+                )
+            })
+    }
 }
 
 /// How to split (`-dp`, `-mdp`, `-gpp`, `-cd`, `-wt`).

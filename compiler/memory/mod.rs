@@ -117,7 +117,7 @@ impl MemoryPlan {
 
 impl MemoryKind {
     /// The `-ms` keyword.
-    pub fn keyword(self) -> &'static str {
+    pub const fn keyword(self) -> &'static str {
         match self {
             MemoryKind::None => "none",
             MemoryKind::Naive => "naive",

@@ -116,18 +116,20 @@ pub enum SchedulerKind {
 }
 
 impl SchedulerKind {
-    /// Every `-ts` keyword, in the order `--help` lists them.
-    pub const KEYWORDS: [&'static str; 6] = [
-        "simple",
-        "barrier",
-        "fixed",
-        "predictable",
-        "reduced",
-        "fused",
+    /// Every kind, in the order `--help` lists them; a counted kind with 0
+    /// threads (not yet resolved to the online CPUs). This stage owns the
+    /// `-ts` vocabulary: the command line lists and parses from here.
+    pub const ALL: [SchedulerKind; 6] = [
+        SchedulerKind::Simple,
+        SchedulerKind::Barrier,
+        SchedulerKind::Fixed(0),
+        SchedulerKind::Predictable(0),
+        SchedulerKind::Reduced(0),
+        SchedulerKind::Fused(0),
     ];
 
     /// The `-ts` keyword.
-    pub fn keyword(self) -> &'static str {
+    pub const fn keyword(self) -> &'static str {
         match self {
             SchedulerKind::Simple => "simple",
             SchedulerKind::Barrier => "barrier",
@@ -138,9 +140,34 @@ impl SchedulerKind {
         }
     }
 
+    /// Every `-ts` keyword, in the order of [`SchedulerKind::ALL`].
+    pub fn keywords() -> [&'static str; 6] {
+        SchedulerKind::ALL.map(SchedulerKind::keyword)
+    }
+
+    /// The kind of a keyword, with 0 threads if counted.
+    fn of_keyword(keyword: &str) -> Option<SchedulerKind> {
+        SchedulerKind::ALL
+            .into_iter()
+            .find(|k| k.keyword() == keyword)
+    }
+
+    /// `-ts`'s kinds as `--help` spells them, `simple`, `fixed N`, … in the
+    /// order of [`SchedulerKind::ALL`], with `count` after a counted one
+    /// (`" N"`, `"[N]"`).
+    pub fn synopsis(count: &str) -> Vec<String> {
+        SchedulerKind::ALL
+            .iter()
+            .map(|k| match k.threads() {
+                Some(_) => format!("{}{count}", k.keyword()),
+                None => k.keyword().to_string(),
+            })
+            .collect()
+    }
+
     /// Whether the keyword takes a thread count (`fixed N`).
     pub fn counted(keyword: &str) -> bool {
-        matches!(keyword, "fixed" | "predictable" | "reduced" | "fused")
+        SchedulerKind::of_keyword(keyword).is_some_and(|k| k.threads().is_some())
     }
 
     /// The thread count of a counted kind (0: not yet resolved to the
@@ -181,25 +208,32 @@ impl SchedulerKind {
                 }
             },
         };
-        let k = match kind {
-            "simple" | "barrier" if count.is_some() => {
-                return Err(format!(
-                    "`{kind}` takes no thread count: it runs one thread per sub-box"
+        match SchedulerKind::of_keyword(kind) {
+            Some(k) if k.threads().is_none() && count.is_some() => Err(format!(
+                "`{kind}` takes no thread count: it runs one thread per sub-box"
+            )),
+            Some(k) => Ok(k.with_threads(threads)),
+            None => {
+                let mut expected = SchedulerKind::synopsis(" N");
+                let last = expected.pop().unwrap_or_default();
+                Err(format!(
+                    "unknown thread schedule `{kind}`: expected {} or {last}",
+                    expected.join(", ")
                 ))
             }
-            "simple" => SchedulerKind::Simple,
-            "barrier" => SchedulerKind::Barrier,
-            "fixed" => SchedulerKind::Fixed(threads),
-            "predictable" => SchedulerKind::Predictable(threads),
-            "reduced" => SchedulerKind::Reduced(threads),
-            "fused" => SchedulerKind::Fused(threads),
-            _ => {
-                return Err(format!(
-                    "unknown thread schedule `{kind}`: expected simple, barrier, fixed N, predictable N, reduced N or fused N"
-                ))
-            }
-        };
-        Ok(k)
+        }
+    }
+
+    /// `KIND [N]` as one value (`reduced 4`, `simple`), as `-ts` takes it
+    /// once the command line has joined its words.
+    pub fn parse_words(s: &str) -> Result<SchedulerKind, String> {
+        let mut words = s.split_whitespace();
+        let kind = words.next().unwrap_or("");
+        let count = words.next();
+        if words.next().is_some() {
+            return Err(format!("expected `KIND [N]`, found `{s}`"));
+        }
+        SchedulerKind::parse(kind, count)
     }
 }
 

@@ -1,4 +1,5 @@
-//! SVG figures of `ssc bench` (plotters, SVG backend only).
+//! SVG figures of `ssc bench` (plotters, SVG backend only); [`draw`]
+//! writes them for a bench run.
 //!
 //! * [`boxplot`]: one box per chain, sorted by median latency, like the
 //!   thesis' Figure 3.8 — box from p25 to p75, a line at the median,
@@ -12,13 +13,51 @@
 //! `tests/figures.rs` renders both (and the other SVGs of ssc) and checks
 //! their labels.
 
-use super::bench::Job;
+use super::Job;
+use crate::memory::MemoryKind;
 use crate::pipeline::Compiled;
+use crate::schedule::SchedulerKind;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
 type Failure = Box<dyn std::error::Error>;
+
+/// reduced + interference when it ran, else the last configuration.
+fn figure_config(jobs: &[Job]) -> Option<(String, String)> {
+    jobs.iter()
+        .find(|j| {
+            j.scheduler.starts_with(SchedulerKind::Reduced(0).keyword())
+                && j.memory == MemoryKind::Interference.keyword()
+        })
+        .or(jobs.last())
+        .map(|j| (j.scheduler.clone(), j.memory.clone()))
+}
+
+/// `ssc bench`'s figures under `out`: `boxplot.svg` of the figure
+/// configuration's jobs and each one's `<file>/gantt.svg`; a figure that
+/// cannot be drawn is a warning.
+pub fn draw(jobs: &[Job], out: &Path) {
+    let Some((s, m)) = figure_config(jobs) else {
+        return;
+    };
+    let boxes: Vec<&Job> = jobs
+        .iter()
+        .filter(|j| j.scheduler == s && j.memory == m)
+        .collect();
+    let path = out.join("boxplot.svg");
+    if let Err(e) = boxplot(&boxes, &format!("{s} + {m}"), &path) {
+        eprintln!("warning: cannot draw `{}`: {e}", path.display());
+    }
+    for j in &boxes {
+        if let Some(c) = &j.compiled {
+            let path = out.join(&j.file).join("gantt.svg");
+            if let Err(e) = gantt(c, &format!("{}: {s} + {m}, predicted", j.file), &path) {
+                eprintln!("warning: cannot draw `{}`: {e}", path.display());
+            }
+        }
+    }
+}
 
 /// Figure 3.8: latency box plots of the jobs, sorted by median.
 pub fn boxplot(jobs: &[&Job], config: &str, path: &Path) -> Result<(), Failure> {
