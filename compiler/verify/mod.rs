@@ -3,8 +3,11 @@
 //!
 //! Takes the HSDFG, a [`Runtime`] (emitted by [`crate::sync`] or written by
 //! hand and parsed) and the placement of every buffer; gives a [`Proof`] or
-//! the list of what fails. Works on names: sub-boxes are resolved through
-//! the HSDFG, and a name it cannot resolve is reported, never a panic.
+//! the list of what fails, each a [`CounterExample`] of ids into the HSDFG
+//! and the runtime (operations, actors, buffers, barriers), named only by
+//! [`CounterExample::display`] and labelled through
+//! [`CounterExample::ops`]. Sub-boxes are resolved through the HSDFG, and a
+//! name it cannot resolve is reported, never a panic.
 //!
 //! # The model
 //!
