@@ -8,7 +8,9 @@ use proptest::prelude::*;
 use ssc::ir::SubBoxRef;
 use ssc::lower::hsdfg::BufferId;
 use ssc::memory::lifetime::Lifetimes;
-use ssc::memory::{allocate, bound, check_plan, ArenaId, MemoryKind, MemoryPlan, OrderEdge};
+use ssc::memory::{
+    allocate, bound, check_plan, ArenaId, MemoryKind, MemoryPlan, OrderEdge, PlanError,
+};
 use ssc::schedule::SchedulerKind;
 
 fn offsets(p: &MemoryPlan) -> Vec<(ArenaId, u64)> {
@@ -106,9 +108,9 @@ fn appendix_a_one_thread_per_subbox_needs_an_edge() {
         // f9.0 of iteration i still reads.
         let mut bad = p.clone();
         bad.extra_edges.clear();
-        assert!(check_plan(&h, &s, &bad)
-            .unwrap_err()
-            .contains("reuses the bytes"));
+        let e = check_plan(&h, &s, &bad).unwrap_err();
+        assert!(matches!(e, PlanError::ReuseUnordered { .. }), "{e:?}");
+        assert!(e.display(&h).to_string().contains("reuses the bytes"));
     }
     // With a barrier between iterations, no edge.
     let mut sb = s.clone();
@@ -124,7 +126,9 @@ fn check_plan_rejects_interfering_overlap() {
     let mut p = allocate(&h, &s, MemoryKind::Interference);
     p.placements[F6].offset = MB; // f6.out on top of f7.out and f8.out
     p.shared_bytes = 2 * MB;
-    assert!(check_plan(&h, &s, &p).unwrap_err().contains("not ordered"));
+    let e = check_plan(&h, &s, &p).unwrap_err();
+    assert!(e.buffers().contains(&BufferId(F6)), "{e:?}");
+    assert!(e.display(&h).to_string().contains("not ordered"));
 }
 
 #[test]
@@ -149,7 +153,11 @@ fn check_all(seed: u64, n: usize, strips: u64, threads: usize) -> Result<(), Tes
         .collect();
     for p in &plans {
         if let Err(e) = check_plan(&h, &s, p) {
-            return Err(TestCaseError::fail(format!("{:?}: {e}", p.kind)));
+            return Err(TestCaseError::fail(format!(
+                "{:?}: {}",
+                p.kind,
+                e.display(&h)
+            )));
         }
         prop_assert!(
             p.used_bytes() >= p.lower_bound,

@@ -36,7 +36,7 @@ fn check(h: &Hsdfg) {
                 panic!(
                     "{k:?} {name}: {}",
                     e.iter()
-                        .map(|x| x.to_string())
+                        .map(|x| x.display(h, r).to_string())
                         .collect::<Vec<_>>()
                         .join("\n")
                 );

@@ -2,7 +2,7 @@
 
 mod testgen;
 use ssc::ir::{Op, Runtime};
-use ssc::verify::{placements_from_runtime, verify, CounterExample};
+use ssc::verify::{placements_from_runtime, verify, CounterExample, Deadlock, Malformed, OpId};
 use testgen::appendix_hsdfg;
 
 fn appendix_runtime() -> Runtime {
@@ -20,7 +20,7 @@ fn appendix_runtime_is_proved() {
         panic!(
             "{}",
             e.iter()
-                .map(|x| x.to_string())
+                .map(|x| x.display(&h, &r).to_string())
                 .collect::<Vec<_>>()
                 .join("\n")
         )
@@ -55,7 +55,7 @@ fn appendix_signals_needed_or_implied() {
         let m = without_signal(&r, s.name.as_str());
         match verify(&h, &m, &p) {
             Ok(_) => redundant.push(s.name.name.clone()),
-            Err(e) => println!("without {}: {}", s.name, e[0]),
+            Err(e) => println!("without {}: {}", s.name, e[0].display(&h, &m)),
         }
     }
     assert_eq!(redundant, ["s1", "s5", "s10", "s13"]);
@@ -74,16 +74,31 @@ fn appendix_counter_examples() {
         .unwrap()
         .initial_token = false;
     let e = verify(&h, &m, &p).unwrap_err();
-    assert!(matches!(e[0], CounterExample::Deadlock { .. }), "{}", e[0]);
-    println!("{}", e[0]);
+    assert!(
+        matches!(e[0], CounterExample::Deadlock(Deadlock::Cycle(_))),
+        "{}",
+        e[0].display(&h, &m)
+    );
+    println!("{}", e[0].display(&h, &m));
     // Placing f6.out over f8.out races.
     let mut q = p.clone();
     q[1].offset = q[0].offset;
     let e = verify(&h, &r, &q).unwrap_err();
     assert!(e.iter().any(|x| matches!(x, CounterExample::Race { .. })));
-    println!("{}", e[0]);
+    println!("{}", e[0].display(&h, &r));
     // An unknown sub-box is an error, not a panic.
     let mut m = r.clone();
     m.thread_executions[0].ops[1].value = Op::Exec(ssc::ir::SubBoxRef::new("nope", 3));
-    assert!(verify(&h, &m, &p).is_err());
+    let e = verify(&h, &m, &p).unwrap_err();
+    let unknown = OpId {
+        thread: 0,
+        index: 1,
+    };
+    assert_eq!(
+        e[0],
+        CounterExample::Program(Malformed::UnknownSubbox { op: unknown })
+    );
+    assert_eq!(e[0].ops(), [unknown]);
+    let text = e[0].display(&h, &m).to_string();
+    assert!(text.contains("executes nope.3"), "{text}");
 }

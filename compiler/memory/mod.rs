@@ -14,7 +14,8 @@
 //! interference relation, the global order and the cross-iteration edges
 //! (with the argument why sharing is safe); [`bound`] the lower bound.
 //! [`allocate`] runs one allocator, adds the edges and the notes;
-//! [`check_plan`] re-checks a plan against the rule above.
+//! [`check_plan`] re-checks a plan against the rule above, saying what
+//! breaks it as a [`PlanError`] (ids into the HSDFG, named on display).
 
 pub mod bound;
 pub mod fold;
@@ -29,6 +30,7 @@ pub mod ring;
 use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::schedule::Schedule;
 use lifetime::Lifetimes;
+use std::fmt;
 
 /// Which allocator (`-ms`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -289,6 +291,150 @@ fn plan_of(
     }
 }
 
+/// Why [`check_plan`] refuses a plan: ids into the HSDFG it was checked
+/// against, named by [`PlanError::display`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanError {
+    /// Not one placement per buffer.
+    PlacementCount { placements: usize, buffers: usize },
+    /// A folded buffer whose ring holds no row.
+    EmptyRing { buffer: BufferId },
+    /// Fewer bytes than the buffer, and fewer than one of its rows.
+    TooSmall { buffer: BufferId, placed: u64 },
+    /// In the local arena of `thread`, but some accessor runs elsewhere.
+    NotLocal { buffer: BufferId, thread: usize },
+    /// `[start, end)` reaches past the end of its arena.
+    PastArena {
+        buffer: BufferId,
+        start: u64,
+        end: u64,
+        arena_bytes: u64,
+    },
+    /// An ordering edge without a token outside a ring (may deadlock).
+    TokenlessEdge(OrderEdge),
+    /// Overlapping buffers whose accesses are not ordered within an iteration.
+    Unordered { first: BufferId, second: BufferId },
+    /// `first` is placed before `second`, but its accessor `x` does not
+    /// happen before `second`'s accessor `y`.
+    AccessNotBefore {
+        first: BufferId,
+        second: BufferId,
+        x: ActorId,
+        y: ActorId,
+    },
+    /// `later` reuses the bytes of `earlier`, but `later`'s accessor `y` of
+    /// iteration i is not ordered before `earlier`'s accessor `x` of i + 1.
+    ReuseUnordered {
+        earlier: BufferId,
+        later: BufferId,
+        x: ActorId,
+        y: ActorId,
+    },
+}
+
+impl PlanError {
+    /// The buffers the error is about, in the order the message names them.
+    pub fn buffers(&self) -> Vec<BufferId> {
+        match *self {
+            PlanError::PlacementCount { .. } => Vec::new(),
+            PlanError::EmptyRing { buffer }
+            | PlanError::TooSmall { buffer, .. }
+            | PlanError::NotLocal { buffer, .. }
+            | PlanError::PastArena { buffer, .. } => vec![buffer],
+            PlanError::TokenlessEdge(e) => vec![e.buffer],
+            PlanError::Unordered { first, second }
+            | PlanError::AccessNotBefore { first, second, .. } => vec![first, second],
+            PlanError::ReuseUnordered { earlier, later, .. } => vec![later, earlier],
+        }
+    }
+
+    /// The message, with the names of `h` (the HSDFG the plan was checked
+    /// against).
+    pub fn display<'a>(&'a self, h: &'a Hsdfg) -> impl fmt::Display + 'a {
+        PlanErrorText { e: self, h }
+    }
+}
+
+struct PlanErrorText<'a> {
+    e: &'a PlanError,
+    h: &'a Hsdfg,
+}
+
+impl fmt::Display for PlanErrorText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let h = self.h;
+        let buf = |b: BufferId| &h.buffer(b).name;
+        let actor = |a: ActorId| &h.actor(a).subbox;
+        match *self.e {
+            PlanError::PlacementCount {
+                placements,
+                buffers,
+            } => write!(f, "{placements} placements for {buffers} buffers"),
+            PlanError::EmptyRing { buffer } => write!(f, "{}: a ring of 0 rows", buf(buffer)),
+            PlanError::TooSmall { buffer, placed } => write!(
+                f,
+                "{}: {placed} bytes placed for {}",
+                buf(buffer),
+                h.buffer(buffer).bytes
+            ),
+            PlanError::NotLocal { buffer, thread } => write!(
+                f,
+                "{} in the local arena of thread {thread}, but not all its accessors run there",
+                buf(buffer)
+            ),
+            PlanError::PastArena {
+                buffer,
+                start,
+                end,
+                arena_bytes,
+            } => write!(
+                f,
+                "{}: [{start}, {end}) past its arena ({arena_bytes} bytes)",
+                buf(buffer)
+            ),
+            PlanError::TokenlessEdge(e) => write!(
+                f,
+                "extra edge {} → {} (reusing the bytes of {}) has no token (may deadlock)",
+                actor(e.from),
+                actor(e.to),
+                buf(e.buffer)
+            ),
+            PlanError::Unordered { first, second } => write!(
+                f,
+                "{} and {} overlap in bytes but their accesses are not ordered within an iteration",
+                buf(first),
+                buf(second)
+            ),
+            PlanError::AccessNotBefore {
+                first,
+                second,
+                x,
+                y,
+            } => write!(
+                f,
+                "{} (before {}) accessed by {} not before {}",
+                buf(first),
+                buf(second),
+                actor(x),
+                actor(y)
+            ),
+            PlanError::ReuseUnordered {
+                earlier,
+                later,
+                x,
+                y,
+            } => write!(
+                f,
+                "{} reuses the bytes of {}, but {} (iteration i) is not ordered before {} (iteration i+1)",
+                buf(later),
+                buf(earlier),
+                actor(y),
+                actor(x)
+            ),
+        }
+    }
+}
+
 /// Internal consistency check of a plan (the real proof is the runtime
 /// checker): one placement per buffer, covering its bytes and inside its
 /// arena; local arenas only for buffers whose accessors all run on that
@@ -298,44 +444,9 @@ fn plan_of(
 /// later one before every access of the earlier one in the next iteration
 /// (a path of at most one token through the HSDFG, program order with its
 /// wrap-around and the plan's extra edges, or an iteration barrier).
-pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), String> {
+pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), PlanError> {
     let lt = Lifetimes::new(h, s);
-    let nb = h.buffers.len();
-    if plan.placements.len() != nb {
-        return Err(format!(
-            "{} placements for {} buffers",
-            plan.placements.len(),
-            nb
-        ));
-    }
-    for (b, p) in plan.placements.iter().enumerate() {
-        let name = &h.buffers[b].name;
-        if p.fold(&h.buffers[b]) == Some(0) {
-            return Err(format!("{name}: a ring of 0 rows"));
-        }
-        if p.bytes < h.buffers[b].bytes && p.bytes < h.buffers[b].grid.x * h.buffers[b].ty.size() {
-            return Err(format!(
-                "{name}: {} bytes placed for {}",
-                p.bytes, h.buffers[b].bytes
-            ));
-        }
-        let size = match p.arena {
-            ArenaId::Shared => plan.shared_bytes,
-            ArenaId::Local(t) => {
-                if lt.single_thread(b) != Some(t) {
-                    return Err(format!("{name} in the local arena of thread {t}, but not all its accessors run there"));
-                }
-                plan.local_bytes.get(t).copied().unwrap_or(0)
-            }
-        };
-        if p.offset + p.bytes > size {
-            return Err(format!(
-                "{name}: [{}, {}) past its arena ({size} bytes)",
-                p.offset,
-                p.offset + p.bytes
-            ));
-        }
-    }
+    check_placements(h, &lt, plan)?;
     // A ring's 0-token orderings were checked acyclic by `fold`, and the
     // runtime checker proves them; every other plan orders across iterations only.
     for e in &plan.extra_edges {
@@ -343,25 +454,74 @@ pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), Stri
             .fold(h.buffer(e.buffer))
             .is_some();
         if e.tokens == 0 && !ring && plan.kind != Some(MemoryKind::None) {
-            return Err(format!("extra edge {:?} has no token (may deadlock)", e));
+            return Err(PlanError::TokenlessEdge(*e));
         }
     }
+    check_overlaps(&lt, plan)
+}
+
+/// Each placement against its buffer and its arena.
+fn check_placements(h: &Hsdfg, lt: &Lifetimes, plan: &MemoryPlan) -> Result<(), PlanError> {
+    let nb = h.buffers.len();
+    if plan.placements.len() != nb {
+        return Err(PlanError::PlacementCount {
+            placements: plan.placements.len(),
+            buffers: nb,
+        });
+    }
+    for (b, p) in plan.placements.iter().enumerate() {
+        let buffer = BufferId(b);
+        let buf = &h.buffers[b];
+        if p.fold(buf) == Some(0) {
+            return Err(PlanError::EmptyRing { buffer });
+        }
+        if p.bytes < buf.bytes && p.bytes < buf.grid.x * buf.ty.size() {
+            return Err(PlanError::TooSmall {
+                buffer,
+                placed: p.bytes,
+            });
+        }
+        let size = match p.arena {
+            ArenaId::Shared => plan.shared_bytes,
+            ArenaId::Local(t) => {
+                if lt.single_thread(b) != Some(t) {
+                    return Err(PlanError::NotLocal { buffer, thread: t });
+                }
+                plan.local_bytes.get(t).copied().unwrap_or(0)
+            }
+        };
+        if p.offset + p.bytes > size {
+            return Err(PlanError::PastArena {
+                buffer,
+                start: p.offset,
+                end: p.offset + p.bytes,
+                arena_bytes: size,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Every two overlapping buffers ordered, within an iteration and across.
+fn check_overlaps(lt: &Lifetimes, plan: &MemoryPlan) -> Result<(), PlanError> {
     let (pairs, bad) = lt.overlaps(&plan.placements);
     if let Some(&(a, b)) = bad.first() {
-        return Err(format!(
-            "{} and {} overlap in bytes but their accesses are not ordered within an iteration",
-            h.buffers[a].name, h.buffers[b].name
-        ));
+        return Err(PlanError::Unordered {
+            first: BufferId(a),
+            second: BufferId(b),
+        });
     }
     // Independent of `before`: every pair of accesses, one by one.
     for &(a, b) in &pairs {
         for &x in &lt.accessors[a] {
             for &y in &lt.accessors[b] {
                 if !lt.reaches(x, y) {
-                    return Err(format!(
-                        "{} (before {}) accessed by actor {x} not before actor {y}",
-                        h.buffers[a].name, h.buffers[b].name
-                    ));
+                    return Err(PlanError::AccessNotBefore {
+                        first: BufferId(a),
+                        second: BufferId(b),
+                        x: ActorId::new(x),
+                        y: ActorId::new(y),
+                    });
                 }
             }
         }
@@ -377,10 +537,12 @@ pub fn check_plan(h: &Hsdfg, s: &Schedule, plan: &MemoryPlan) -> Result<(), Stri
         for &x in &lt.accessors[a] {
             for &y in &lt.accessors[b] {
                 if !lt.within1(y, x, &extra) {
-                    return Err(format!(
-                        "{} reuses the bytes of {}, but actor {y} (iteration i) is not ordered before actor {x} (iteration i+1)",
-                        h.buffers[b].name, h.buffers[a].name
-                    ));
+                    return Err(PlanError::ReuseUnordered {
+                        earlier: BufferId(a),
+                        later: BufferId(b),
+                        x: ActorId::new(x),
+                        y: ActorId::new(y),
+                    });
                 }
             }
         }

@@ -14,10 +14,10 @@ use crate::ir::{Description, Runtime};
 use crate::lower::hsdfg::Hsdfg;
 use crate::lower::timing::Timing;
 use crate::lower::LowerOptions;
-use crate::memory::{MemoryKind, MemoryPlan};
+use crate::memory::{MemoryKind, MemoryPlan, Placement, PlanError};
 use crate::schedule::{Schedule, ScheduleOptions, SchedulerKind};
-use crate::sync::{Extras, PeriodicBarrier, SyncOptions};
-use crate::verify::{CounterExample, Proof};
+use crate::sync::{Extras, PeriodicBarrier, SyncOptions, SyncPlan};
+use crate::verify::{op_ref, CounterExample, Proof};
 use std::collections::BTreeMap;
 
 mod decisions;
@@ -70,65 +70,101 @@ pub struct Compiled {
     pub notes: Vec<String>,
 }
 
-fn counter_examples(code: &'static str, what: &str, ces: Vec<CounterExample>) -> Vec<Diagnostic> {
-    located(code, what, ces, None)
-}
+/// What [`located`] and the memory errors tell the user to do.
+const RUNTIME_HINT: &str = "a runtime must be free of deadlocks and races (docs/language.md); add the missing signal or move the buffer";
 
-/// Counter-examples as diagnostics; with the runtime they came from, each
-/// operation they name (`thread0[9] E f9.0`) is labelled in the source.
-fn located(
+/// Counter-examples as diagnostics, named after `h` and `r` (what the
+/// checker was given).
+fn counter_examples(
     code: &'static str,
     what: &str,
-    ces: Vec<CounterExample>,
-    runtime: Option<&Runtime>,
+    ces: &[CounterExample],
+    h: &Hsdfg,
+    r: &Runtime,
 ) -> Vec<Diagnostic> {
-    ces.into_iter()
+    ces.iter()
         .map(|ce| {
-            let text = ce.to_string();
-            let mut d = Diagnostic::error(code, format!("{what}: {text}"));
-            if let Some(r) = runtime {
-                for (thread, index) in op_mentions(&text) {
-                    let op = r
-                        .thread_executions
-                        .iter()
-                        .find(|t| t.thread.name == thread)
-                        .and_then(|t| t.ops.get(index));
-                    if let Some(op) = op {
-                        let label = format!("{thread}[{index}]");
-                        d = d.label(op.span, label);
-                    }
-                }
-            }
-            d.hint("a runtime must be free of deadlocks and races (docs/language.md); add the missing signal or move the buffer")
+            Diagnostic::error(code, format!("{what}: {}", ce.display(h, r))).hint(RUNTIME_HINT)
         })
         .collect()
 }
 
-/// The `NAME[INDEX]` operation references in a counter-example's text.
-fn op_mentions(text: &str) -> Vec<(String, usize)> {
-    let mut out: Vec<(String, usize)> = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while let Some(open) = text[i..].find('[').map(|o| o + i) {
-        let start = text[..open]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map(|p| p + 1)
-            .unwrap_or(0);
-        let close = text[open..].find(']').map(|c| c + open);
-        if let Some(close) = close {
-            if let Ok(index) = text[open + 1..close].parse::<usize>() {
-                let name = &text[start..open];
-                if !name.is_empty() && !out.iter().any(|(n, k)| n == name && *k == index) {
-                    out.push((name.to_string(), index));
+/// [`counter_examples`] of a runtime read from the source: each operation
+/// a counter-example names (`thread0[9]`) is labelled there.
+fn located(
+    code: &'static str,
+    what: &str,
+    ces: &[CounterExample],
+    h: &Hsdfg,
+    r: &Runtime,
+) -> Vec<Diagnostic> {
+    let ds = counter_examples(code, what, ces, h, r);
+    ds.into_iter()
+        .zip(ces)
+        .map(|(mut d, ce)| {
+            for o in ce.ops() {
+                let op = r
+                    .thread_executions
+                    .get(o.thread)
+                    .and_then(|t| t.ops.get(o.index));
+                if let Some(op) = op {
+                    d = d.label(op.span, op_ref(r, o));
                 }
             }
-        }
-        i = open + 1;
-        if i >= bytes.len() {
-            break;
+            d
+        })
+        .collect()
+}
+
+/// A plan [`crate::memory::check_plan`] refused: the input's fault (E210,
+/// labelled at the bindings of the buffers it names) when the runtime
+/// section placed the buffers, else a bug of ssc (E299).
+fn plan_error(e: &PlanError, h: &Hsdfg, given: &Runtime, written: bool) -> Diagnostic {
+    if !written {
+        return Diagnostic::error(
+            "E299",
+            format!(
+                "internal error: the memory plan is inconsistent: {}",
+                e.display(h)
+            ),
+        );
+    }
+    let mut d = Diagnostic::error(
+        "E210",
+        format!("the runtime section's memory is wrong: {}", e.display(h)),
+    );
+    // A buffer is bound where its producer's OUT port is.
+    let producers: Vec<(&str, &str)> = e
+        .buffers()
+        .into_iter()
+        .map(|b| {
+            let (f, port) = h.buffer(b).producer;
+            let f = h.function(f);
+            (f.name.as_str(), f.ports[port].name.as_str())
+        })
+        .collect();
+    for b in &given.memory_bindings {
+        let named = b.ports.iter().any(|p| {
+            producers
+                .iter()
+                .any(|&(f, port)| p.owner_name() == f && p.port.name == port)
+        });
+        if named {
+            d = d.label(b.span, format!("{} placed here", b.mapping));
         }
     }
-    out
+    d.hint("buffers may share bytes only when every use of one is ordered before every use of the other; move one of them, or let ssc place them (remove memory_mapping and memory_binding)")
+}
+
+/// The placements of a runtime section with programs and its proof, or
+/// why not (E210 for its memory sections, E211 for its programs).
+fn prove_written(h: &Hsdfg, r: &Runtime) -> Result<(Vec<Placement>, Proof), Vec<Diagnostic>> {
+    let placements = crate::verify::placements_from_runtime(h, r).map_err(|ces| {
+        counter_examples("E210", "the runtime section's memory is wrong", &ces, h, r)
+    })?;
+    let proof = crate::verify::verify(h, r, &placements)
+        .map_err(|ces| located("E211", "the runtime section is not correct", &ces, h, r))?;
+    Ok((placements, proof))
 }
 
 /// `ssc check`: validates what a checked description holds without adding
@@ -156,211 +192,255 @@ pub fn check(desc: &Description) -> Result<(Vec<String>, Vec<Diagnostic>), Vec<D
         &lowered.description.declaration,
         &lowered.description.instantiation,
     ) else {
-        return Err(vec![Diagnostic::error(
-            "E299",
-            "internal error: lowering left a section out",
-        )]);
+        return Err(vec![left_out()]);
     };
     let hsdfg = crate::lower::hsdfg::build(decl, inst, &timing, true)?;
-    let placements = crate::verify::placements_from_runtime(&hsdfg, &runtime)
-        .map_err(|ces| counter_examples("E210", "the runtime section's memory is wrong", ces))?;
-    let proof = crate::verify::verify(&hsdfg, &runtime, &placements).map_err(|ces| {
-        located(
-            "E211",
-            "the runtime section is not correct",
-            ces,
-            Some(&runtime),
-        )
-    })?;
+    let (_, proof) = prove_written(&hsdfg, &runtime)?;
     proven.push(proof.to_string());
     Ok((proven, lowered.warnings))
+}
+
+fn left_out() -> Diagnostic {
+    Diagnostic::error("E299", "internal error: lowering left a section out")
+}
+
+/// What every build has once lowered: the later stages' common input,
+/// and what they report.
+struct Lowered {
+    description: Description,
+    hsdfg: Hsdfg,
+    timing: Timing,
+    /// The runtime section as written (empty when there is none).
+    given: Runtime,
+    warnings: Vec<Diagnostic>,
+    notes: Vec<String>,
 }
 
 /// Runs every stage after the front end.
 pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
     // `-ts fused` streams strips sized to the cache, when they pay.
     let (lower_opts, fallback) = streaming::decide(desc, opts)?;
-    let lowered = crate::lower::lower(desc, &lower_opts)?;
+    let mut l = lower(desc, &lower_opts, opts)?;
+    if !l.given.thread_executions.is_empty() {
+        // A hand-written runtime: checked, then honoured as written.
+        return honour_written(l, opts);
+    }
+    // Schedule (or take the hand-written thread lists), allocate, synchronise.
+    let (schedule, memory_kind) = schedule(desc, opts, &mut l, fallback.as_ref())?;
+    let memory = allocate(opts, &mut l, &schedule, memory_kind)?;
+    let (plan, proof) = synchronise(opts, &mut l, &schedule, &memory)?;
+    Ok(finish(opts, l, schedule, memory, plan, proof))
+}
+
+/// Lowering to the HSDFG, with the warnings about what the description
+/// and the options leave out.
+fn lower(
+    desc: &Description,
+    lower_opts: &LowerOptions,
+    opts: &Options,
+) -> Result<Lowered, Vec<Diagnostic>> {
+    let lowered = crate::lower::lower(desc, lower_opts)?;
     let mut warnings = lowered.warnings;
     let description = lowered.description;
     let timing = Timing::from_runtime(description.runtime.as_ref()).with_model(opts.lower.cost);
     let (Some(decl), Some(inst)) = (&description.declaration, &description.instantiation) else {
-        return Err(vec![Diagnostic::error(
-            "E299",
-            "internal error: lowering left a section out",
-        )]);
+        return Err(vec![left_out()]);
     };
     let hsdfg = crate::lower::hsdfg::build(decl, inst, &timing, opts.lower.split.weighted)?;
     warnings.extend(decisions::untimed_kernels(&hsdfg, &timing, &description));
     let given = description.runtime.clone().unwrap_or_default();
-    let mut notes = Vec::new();
     warnings.extend(decisions::ignored_options(&given, opts));
+    Ok(Lowered {
+        description,
+        hsdfg,
+        timing,
+        given,
+        warnings,
+        notes: Vec::new(),
+    })
+}
 
-    if !given.thread_executions.is_empty() {
-        // A hand-written runtime: checked, then honoured as written.
-        let placements = crate::verify::placements_from_runtime(&hsdfg, &given).map_err(|ces| {
-            counter_examples("E210", "the runtime section's memory is wrong", ces)
-        })?;
-        let proof = crate::verify::verify(&hsdfg, &given, &placements).map_err(|ces| {
-            located(
+/// A runtime section with programs, proven and kept as written (with `-dm`,
+/// only when its programs already order what run-time allocation needs).
+fn honour_written(l: Lowered, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
+    let Lowered {
+        description,
+        hsdfg,
+        given,
+        warnings,
+        mut notes,
+        ..
+    } = l;
+    let (placements, proof) = prove_written(&hsdfg, &given)?;
+    if opts.dynamic_memory {
+        let extras = Extras {
+            orderings: crate::memory::dynamic_edges(&hsdfg),
+            ..Extras::default()
+        };
+        crate::verify::verify_with(&hsdfg, &given, &placements, &extras).map_err(|ces| {
+            let mut d = located(
                 "E211",
-                "the runtime section is not correct",
-                ces,
-                Some(&given),
-            )
+                "the runtime section does not order its buffers' uses as -dm needs (every use of iteration i before every writer of i+1)",
+                &ces,
+                &hsdfg,
+                &given,
+            );
+            d.truncate(5);
+            d
         })?;
-        if opts.dynamic_memory {
-            // -dm on a hand-written runtime: honoured only when its
-            // programs already order what run-time allocation needs.
-            let extras = Extras {
-                orderings: crate::memory::dynamic_edges(&hsdfg),
-                ..Extras::default()
-            };
-            crate::verify::verify_with(&hsdfg, &given, &placements, &extras).map_err(|ces| {
-                let mut d = located(
-                    "E211",
-                    "the runtime section does not order its buffers' uses as -dm needs (every use of iteration i before every writer of i+1)",
-                    ces,
-                    Some(&given),
-                );
-                d.truncate(5);
-                d
-            })?;
-        }
-        notes.push(format!("runtime as written: {proof}"));
-        let mut printed = given.clone();
-        if !opts.thread_execution {
-            printed.thread_executions.clear();
-            printed.signals.clear();
-        }
-        return Ok(Compiled {
-            description: Description {
-                runtime: Some(printed),
-                ..description
-            },
-            hsdfg,
-            runtime: given,
-            schedule: None,
-            memory: None,
-            periodic_barrier: None,
-            signal_tokens: BTreeMap::new(),
-            cores: None,
-            proof,
-            warnings,
-            notes,
-        });
     }
+    notes.push(format!("runtime as written: {proof}"));
+    Ok(Compiled {
+        description: Description {
+            runtime: Some(printed(&given, opts)),
+            ..description
+        },
+        hsdfg,
+        runtime: given,
+        schedule: None,
+        memory: None,
+        periodic_barrier: None,
+        signal_tokens: BTreeMap::new(),
+        cores: None,
+        proof,
+        warnings,
+        notes,
+    })
+}
 
-    // Schedule (or take the hand-written thread lists), allocate, synchronise.
+/// The thread schedule: fused's fallback, the scheduler's, or the
+/// hand-written thread lists; and the allocator to run after it.
+fn schedule(
+    desc: &Description,
+    opts: &Options,
+    l: &mut Lowered,
+    fallback: Option<&streaming::Fallback>,
+) -> Result<(Schedule, MemoryKind), Vec<Diagnostic>> {
     let mut memory_kind = opts.memory;
-    let schedule = if let Some(fb) = &fallback {
-        let s = streaming::schedule(&hsdfg, fb, &opts.schedule);
+    let schedule = if let Some(fb) = fallback {
+        let s = streaming::schedule(&l.hsdfg, fb, &opts.schedule);
         memory_kind = streaming::memory(opts);
-        warnings.push(streaming::warning(desc, fb, &s, memory_kind));
+        l.warnings
+            .push(streaming::warning(desc, fb, &s, memory_kind));
         s
-    } else if given.thread_schedule.is_empty() {
-        crate::schedule::schedule(&hsdfg, opts.scheduler, &opts.schedule)
+    } else if l.given.thread_schedule.is_empty() {
+        crate::schedule::schedule(&l.hsdfg, opts.scheduler, &opts.schedule)
     } else {
-        let mut s = crate::schedule::given::from_lists(&hsdfg, &given.thread_schedule)?;
+        let mut s = crate::schedule::given::from_lists(&l.hsdfg, &l.given.thread_schedule)?;
         // A `barrier` in a runtime without programs (what `-ts barrier` or
         // `-ab` print with `--no-threadexecution`) is the iteration barrier:
         // every thread meets it at the end of each iteration.
-        s.iteration_barrier = !given.barriers.is_empty();
+        s.iteration_barrier = !l.given.barriers.is_empty();
         s
     };
-    notes.extend(schedule.notes.iter().map(|n| format!("schedule: {n}")));
-    if given.thread_schedule.is_empty() {
+    l.notes
+        .extend(schedule.notes.iter().map(|n| format!("schedule: {n}")));
+    if l.given.thread_schedule.is_empty() {
         // Judged by what ran: box-at-a-time when fused fell back (E140).
         let ran = fallback.map(|_| Options {
             scheduler: schedule.kind,
             ..opts.clone()
         });
         let ran = ran.as_ref().unwrap_or(opts);
-        warnings.extend(decisions::unused_threads(&hsdfg, &schedule, &timing, ran));
+        let unused = decisions::unused_threads(&l.hsdfg, &schedule, &l.timing, ran);
+        l.warnings.extend(unused);
     }
     if opts.dynamic_memory {
         memory_kind = MemoryKind::None;
     }
-    // Memory sections written in the runtime (what `--no-threadexecution`
-    // prints, or a hand placement): honoured as written, whatever `-ms`.
+    Ok((schedule, memory_kind))
+}
+
+/// The memory plan, checked: the placements written in the runtime (what
+/// `--no-threadexecution` prints, or a hand placement; honoured as written,
+/// whatever `-ms`), or the allocator's; with `-dm`'s orderings.
+fn allocate(
+    opts: &Options,
+    l: &mut Lowered,
+    schedule: &Schedule,
+    memory_kind: MemoryKind,
+) -> Result<MemoryPlan, Vec<Diagnostic>> {
+    let (h, given) = (&l.hsdfg, &l.given);
     let written = given.places_buffers() && !opts.dynamic_memory;
     let mut memory = if written {
-        let placements = crate::verify::placements_from_runtime(&hsdfg, &given).map_err(|ces| {
-            counter_examples("E210", "the runtime section's memory is wrong", ces)
+        let placements = crate::verify::placements_from_runtime(h, given).map_err(|ces| {
+            counter_examples(
+                "E210",
+                "the runtime section's memory is wrong",
+                &ces,
+                h,
+                given,
+            )
         })?;
-        crate::memory::as_written(&hsdfg, &schedule, placements)
+        crate::memory::as_written(h, schedule, placements)
     } else {
-        crate::memory::allocate(&hsdfg, &schedule, memory_kind)
+        crate::memory::allocate(h, schedule, memory_kind)
     };
     if opts.dynamic_memory {
-        let edges = crate::memory::dynamic_edges(&hsdfg);
-        notes.push(format!(
+        let edges = crate::memory::dynamic_edges(h);
+        l.notes.push(format!(
             "memory: -dm: {} coarse orderings so that one instance of each buffer is live",
             edges.len()
         ));
         memory.extra_edges.extend(edges);
     }
-    notes.extend(memory.notes.iter().map(|n| format!("memory: {n}")));
-    if let Err(e) = crate::memory::check_plan(&hsdfg, &schedule, &memory) {
-        return Err(vec![if written {
-            let mut d = Diagnostic::error(
-                "E210",
-                format!("the runtime section's memory is wrong: {e}"),
-            );
-            // Label the bindings of the buffers the message names.
-            for b in &given.memory_bindings {
-                let named = b.ports.iter().any(|p| {
-                    let name = format!("{}.{}", p.owner_name(), p.port.name);
-                    e.split(|c: char| c.is_whitespace() || c == ',')
-                        .any(|w| w == name)
-                });
-                if named {
-                    d = d.label(b.span, format!("{} placed here", b.mapping));
-                }
-            }
-            d.hint("buffers may share bytes only when every use of one is ordered before every use of the other; move one of them, or let ssc place them (remove memory_mapping and memory_binding)")
-        } else {
-            Diagnostic::error(
-                "E299",
-                format!("internal error: the memory plan is inconsistent: {e}"),
-            )
-        }]);
-    }
+    l.notes
+        .extend(memory.notes.iter().map(|n| format!("memory: {n}")));
+    crate::memory::check_plan(h, schedule, &memory)
+        .map_err(|e| vec![plan_error(&e, h, given, written)])?;
+    Ok(memory)
+}
+
+/// The synchronised runtime and its proof (a failure is a bug of ssc).
+fn synchronise(
+    opts: &Options,
+    l: &mut Lowered,
+    schedule: &Schedule,
+    memory: &MemoryPlan,
+) -> Result<(SyncPlan, Proof), Vec<Diagnostic>> {
+    let h = &l.hsdfg;
     let mut sync_opts = opts.sync.clone();
-    sync_opts.timing = given.timing.clone();
-    sync_opts.timing_system = given.timing_system.clone();
-    let plan = crate::sync::synchronise_plan(&hsdfg, &schedule, &memory, &sync_opts);
-    notes.extend(plan.notes.iter().map(|n| format!("sync: {n}")));
+    sync_opts.timing = l.given.timing.clone();
+    sync_opts.timing_system = l.given.timing_system.clone();
+    let plan = crate::sync::synchronise_plan(h, schedule, memory, &sync_opts);
+    l.notes
+        .extend(plan.notes.iter().map(|n| format!("sync: {n}")));
     let mut extras: Extras = plan.extras();
     if opts.dynamic_memory {
-        extras.orderings = crate::memory::dynamic_edges(&hsdfg);
+        extras.orderings = crate::memory::dynamic_edges(h);
     }
     if let Some(p) = &plan.periodic_barrier {
         extras.periodic_barriers.insert(p.name.clone());
     }
-    let proof = crate::verify::verify_with(&hsdfg, &plan.runtime, &memory.placements, &extras)
-        .map_err(|ces| {
-            let mut d = counter_examples(
-                "E299",
-                "internal error: ssc emitted a runtime it cannot prove",
-                ces,
-            );
+    let proof = crate::verify::verify_with(h, &plan.runtime, &memory.placements, &extras).map_err(
+        |ces| {
+            let what = "internal error: ssc emitted a runtime it cannot prove";
+            let mut d = counter_examples("E299", what, &ces, h, &plan.runtime);
             d.truncate(5);
             d
-        })?;
-    notes.push(format!("proof: {proof}"));
-    let cores = if schedule.threads.iter().all(|t| t.core.is_some()) && !schedule.threads.is_empty()
-    {
-        Some(
-            schedule
-                .threads
-                .iter()
-                .map(|t| t.core.unwrap_or(0))
-                .collect(),
-        )
-    } else {
-        None
-    };
+        },
+    )?;
+    l.notes.push(format!("proof: {proof}"));
+    Ok((plan, proof))
+}
+
+/// Everything the back ends need, from the stages' results.
+fn finish(
+    opts: &Options,
+    l: Lowered,
+    schedule: Schedule,
+    memory: MemoryPlan,
+    plan: SyncPlan,
+    proof: Proof,
+) -> Compiled {
+    let pinned = schedule.threads.iter().all(|t| t.core.is_some()) && !schedule.threads.is_empty();
+    let cores = pinned.then(|| {
+        schedule
+            .threads
+            .iter()
+            .map(|t| t.core.unwrap_or(0))
+            .collect()
+    });
     let mut runtime = plan.runtime;
     if memory.kind == Some(MemoryKind::None) {
         // Every buffer allocated on its own by the runtime: no memory section.
@@ -368,20 +448,14 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         runtime.memory_bindings.clear();
         runtime.memory_schedules.clear();
     }
-    let mut printed = runtime.clone();
-    if !opts.thread_execution {
-        // The barrier stays: reading the output back, it asks for the
-        // iteration barrier again (see above).
-        printed.thread_executions.clear();
-        printed.signals.clear();
-    }
+    let mut warnings = l.warnings;
     warnings.retain(|w| !w.is_error());
-    Ok(Compiled {
+    Compiled {
         description: Description {
-            runtime: Some(printed),
-            ..description
+            runtime: Some(printed(&runtime, opts)),
+            ..l.description
         },
-        hsdfg,
+        hsdfg: l.hsdfg,
         runtime,
         schedule: Some(schedule),
         memory: Some(memory),
@@ -390,6 +464,18 @@ pub fn compile(desc: &Description, opts: &Options) -> Result<Compiled, Vec<Diagn
         cores,
         proof,
         warnings,
-        notes,
-    })
+        notes: l.notes,
+    }
+}
+
+/// The runtime as printed: without programs and signals unless `-te`. The
+/// barrier stays: reading the output back, it asks for the iteration
+/// barrier again (see [`schedule`]).
+fn printed(runtime: &Runtime, opts: &Options) -> Runtime {
+    let mut printed = runtime.clone();
+    if !opts.thread_execution {
+        printed.thread_executions.clear();
+        printed.signals.clear();
+    }
+    printed
 }

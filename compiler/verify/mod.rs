@@ -3,8 +3,11 @@
 //!
 //! Takes the HSDFG, a [`Runtime`] (emitted by [`crate::sync`] or written by
 //! hand and parsed) and the placement of every buffer; gives a [`Proof`] or
-//! the list of what fails. Works on names: sub-boxes are resolved through
-//! the HSDFG, and a name it cannot resolve is reported, never a panic.
+//! the list of what fails, each a [`CounterExample`] of ids into the HSDFG
+//! and the runtime (operations, actors, buffers, barriers), named only by
+//! [`CounterExample::display`] and labelled through
+//! [`CounterExample::ops`]. Sub-boxes are resolved through the HSDFG, and a
+//! name it cannot resolve is reported, never a panic.
 //!
 //! # The model
 //!
@@ -73,7 +76,7 @@ use crate::memory::{ArenaId, Placement};
 use crate::reach::{Reach, TokenGraph};
 use crate::sync::Extras;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
 use std::fmt;
 
 /// What the checker proved, with the sizes of what it checked.
@@ -110,49 +113,363 @@ impl fmt::Display for Proof {
     }
 }
 
-/// Why a runtime is wrong.
+/// One operation of a runtime: `thread_executions[thread].ops[index]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpId {
+    pub thread: usize,
+    pub index: usize,
+}
+
+/// An actor, and the `E` operation that executes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exec {
+    pub actor: ActorId,
+    pub op: OpId,
+}
+
+/// A node of the operation graph: an operation, or a barrier (an index
+/// into `Runtime::barriers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Node {
+    Op(OpId),
+    Barrier(usize),
+}
+
+/// Why a runtime is wrong. Ids index the HSDFG and the runtime the checker
+/// was given; [`CounterExample::display`] names them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CounterExample {
-    /// Something the checker cannot model (unknown name, a signal used
-    /// twice per iteration, an actor never executed, …).
+    /// Memory sections the checker cannot read ([`placements_from_runtime`]).
     Malformed(String),
-    /// A cycle of operations with no token.
-    Deadlock { cycle: Vec<String> },
+    /// Programs the checker cannot model.
+    Program(Malformed),
+    /// The programs block for ever.
+    Deadlock(Deadlock),
     /// Two unordered accesses to the same bytes.
     Race {
-        first: String,
-        second: String,
-        arena: String,
+        first: Exec,
+        second: Exec,
+        /// The buffers `first` and `second` access there.
+        buffers: (BufferId, BufferId),
+        arena: ArenaId,
         bytes: (u64, u64),
         /// Iteration offsets of `first` and `second` (`(0, 0)` or `(0, 1)`).
         iterations: (u32, u32),
     },
-    /// An HSDFG edge that nothing enforces.
+    /// An HSDFG edge (or an ordering of [`Extras`]) that nothing enforces.
     Unenforced {
-        from: String,
-        to: String,
+        from: Exec,
+        to: Exec,
         tokens: u32,
-        buffer: String,
+        buffer: BufferId,
     },
 }
 
+/// Programs the checker cannot model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Malformed {
+    /// An `E` of no sub-box of the instantiation.
+    UnknownSubbox {
+        op: OpId,
+    },
+    /// A sub-box executed by two operations.
+    ExecutedTwice {
+        first: OpId,
+        second: OpId,
+    },
+    NeverExecuted {
+        actor: ActorId,
+    },
+    /// A signal without declaration, at each of its uses.
+    UndeclaredSignal {
+        uses: Vec<OpId>,
+    },
+    /// A signal with other than one `S` and one `W` per iteration.
+    SignalCount {
+        sends: Vec<OpId>,
+        waits: Vec<OpId>,
+    },
+    /// `barriers[barrier].threads[listed]` has no program.
+    UnknownThread {
+        barrier: usize,
+        listed: usize,
+    },
+    /// One thread meets a barrier at each of `meets`.
+    BarrierMetTwice {
+        barrier: usize,
+        meets: Vec<OpId>,
+    },
+    /// `op` meets a barrier that does not list its thread.
+    UnlistedThread {
+        barrier: usize,
+        op: OpId,
+    },
+    /// A barrier without declaration, at each of its uses.
+    UndeclaredBarrier {
+        uses: Vec<OpId>,
+    },
+    /// Not one placement per buffer.
+    PlacementCount {
+        placements: usize,
+        buffers: usize,
+    },
+}
+
+/// How the programs block for ever.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Deadlock {
+    /// A cycle of the operation graph with no token.
+    Cycle(Vec<Node>),
+    /// A thread listed by a barrier never meets it: it never opens.
+    NeverMet { barrier: usize, thread: usize },
+    /// A wait whose signal no operation sends.
+    NeverSignalled { wait: OpId },
+}
+
+impl CounterExample {
+    /// The operations the counter-example names, in the order its message
+    /// names them, each once: what a diagnostic labels.
+    pub fn ops(&self) -> Vec<OpId> {
+        let ops = match self {
+            CounterExample::Malformed(_) => Vec::new(),
+            CounterExample::Program(m) => match m {
+                Malformed::UnknownSubbox { op } | Malformed::UnlistedThread { op, .. } => {
+                    vec![*op]
+                }
+                Malformed::ExecutedTwice { first, second } => vec![*first, *second],
+                Malformed::UndeclaredSignal { uses }
+                | Malformed::UndeclaredBarrier { uses }
+                | Malformed::BarrierMetTwice { meets: uses, .. } => uses.clone(),
+                Malformed::SignalCount { sends, waits } => {
+                    sends.iter().chain(waits).copied().collect()
+                }
+                Malformed::NeverExecuted { .. }
+                | Malformed::UnknownThread { .. }
+                | Malformed::PlacementCount { .. } => Vec::new(),
+            },
+            CounterExample::Deadlock(Deadlock::Cycle(cycle)) => cycle
+                .iter()
+                .filter_map(|n| match n {
+                    Node::Op(o) => Some(*o),
+                    Node::Barrier(_) => None,
+                })
+                .collect(),
+            CounterExample::Deadlock(Deadlock::NeverMet { .. }) => Vec::new(),
+            CounterExample::Deadlock(Deadlock::NeverSignalled { wait }) => vec![*wait],
+            CounterExample::Race { first, second, .. } => vec![first.op, second.op],
+            CounterExample::Unenforced { from, to, .. } => vec![to.op, from.op],
+        };
+        let mut out: Vec<OpId> = Vec::new();
+        for o in ops {
+            if !out.contains(&o) {
+                out.push(o);
+            }
+        }
+        out
+    }
+
+    /// The message, with the names of `h` and `r` (the HSDFG and the
+    /// runtime the checker was given; an id out of their range reads `?`).
+    pub fn display<'a>(&'a self, h: &'a Hsdfg, r: &'a Runtime) -> impl fmt::Display + 'a {
+        Text { ce: self, h, r }
+    }
+}
+
+/// Without its HSDFG and runtime, a counter-example shows its ids; see
+/// [`CounterExample::display`] for the message.
 impl fmt::Display for CounterExample {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CounterExample::Malformed(m) => write!(f, "malformed runtime: {m}"),
-            CounterExample::Deadlock { cycle } => {
-                write!(f, "deadlock: a cycle with no token: {}", cycle.join(" → "))?;
-                if let Some(first) = cycle.first() {
-                    write!(f, " → {first}")?;
-                }
-                Ok(())
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// `thread0[3]`, the label of an operation.
+pub fn op_ref(r: &Runtime, o: OpId) -> String {
+    match r.thread_executions.get(o.thread) {
+        Some(te) => format!("{}[{}]", te.thread, o.index),
+        None => format!("?[{}]", o.index),
+    }
+}
+
+fn op_text(op: &Op) -> String {
+    match op {
+        Op::Wait(s) => format!("W {s}"),
+        Op::Signal(s) => format!("S {s}"),
+        Op::Exec(sb) => format!("E {sb}"),
+        Op::Barrier(b) => format!("B {b}"),
+    }
+}
+
+/// A counter-example with what names its ids.
+struct Text<'a> {
+    ce: &'a CounterExample,
+    h: &'a Hsdfg,
+    r: &'a Runtime,
+}
+
+impl Text<'_> {
+    fn op(&self, o: OpId) -> Option<&Op> {
+        let te = self.r.thread_executions.get(o.thread)?;
+        Some(&te.ops.get(o.index)?.value)
+    }
+
+    /// `thread0[3] W s5`.
+    fn op_name(&self, o: OpId) -> String {
+        let text = self.op(o).map(op_text).unwrap_or_else(|| "?".into());
+        format!("{} {text}", op_ref(self.r, o))
+    }
+
+    /// What the operation names: the signal, sub-box or barrier.
+    fn operand(&self, o: Option<&OpId>) -> String {
+        match o.and_then(|&o| self.op(o)) {
+            Some(Op::Wait(s) | Op::Signal(s) | Op::Barrier(s)) => s.to_string(),
+            Some(Op::Exec(sb)) => sb.to_string(),
+            None => "?".into(),
+        }
+    }
+
+    fn thread(&self, t: usize) -> String {
+        self.r
+            .thread_executions
+            .get(t)
+            .map_or_else(|| "?".into(), |te| te.thread.to_string())
+    }
+
+    fn barrier(&self, b: usize) -> String {
+        self.r
+            .barriers
+            .get(b)
+            .map_or_else(|| "?".into(), |b| b.name.to_string())
+    }
+
+    fn node(&self, n: Node) -> String {
+        match n {
+            Node::Op(o) => self.op_name(o),
+            Node::Barrier(b) => format!("barrier {}", self.barrier(b)),
+        }
+    }
+
+    fn refs(&self, ops: &[OpId]) -> String {
+        let refs: Vec<String> = ops.iter().map(|&o| op_ref(self.r, o)).collect();
+        refs.join(", ")
+    }
+
+    fn buffer(&self, b: BufferId) -> &str {
+        self.h.buffers.get(b.0).map_or("?", |b| b.name.as_str())
+    }
+
+    fn malformed(&self, f: &mut fmt::Formatter<'_>, m: &Malformed) -> fmt::Result {
+        write!(f, "malformed runtime: ")?;
+        match m {
+            Malformed::UnknownSubbox { op } => write!(
+                f,
+                "thread {} executes {}, which is no sub-box of the instantiation",
+                self.thread(op.thread),
+                self.operand(Some(op))
+            ),
+            Malformed::ExecutedTwice { first, second } => write!(
+                f,
+                "{} is executed twice per iteration ({})",
+                self.operand(Some(second)),
+                self.refs(&[*first, *second])
+            ),
+            Malformed::NeverExecuted { actor } => match self.h.graph.node_weight(*actor) {
+                Some(a) => write!(f, "{} is never executed", a.subbox),
+                None => write!(f, "? is never executed"),
+            },
+            Malformed::UndeclaredSignal { uses } => write!(
+                f,
+                "signal {} is used but not declared",
+                self.operand(uses.first())
+            ),
+            Malformed::SignalCount { sends, waits } => {
+                let all: Vec<OpId> = sends.iter().chain(waits).copied().collect();
+                write!(
+                    f,
+                    "signal {} has {} S and {} W per iteration; exactly one of each is expected ({})",
+                    self.operand(all.first()),
+                    sends.len(),
+                    waits.len(),
+                    self.refs(&all)
+                )
             }
+            Malformed::UnknownThread { barrier, listed } => {
+                let th = self
+                    .r
+                    .barriers
+                    .get(*barrier)
+                    .and_then(|b| b.threads.get(*listed));
+                write!(
+                    f,
+                    "barrier {} lists thread {}, which has no thread_execution",
+                    self.barrier(*barrier),
+                    th.map_or_else(|| "?".into(), |t| t.to_string())
+                )
+            }
+            Malformed::BarrierMetTwice { barrier, meets } => write!(
+                f,
+                "thread {} meets barrier {} {} times per iteration ({})",
+                meets
+                    .first()
+                    .map_or_else(|| "?".into(), |o| self.thread(o.thread)),
+                self.barrier(*barrier),
+                meets.len(),
+                self.refs(meets)
+            ),
+            Malformed::UnlistedThread { barrier, op } => write!(
+                f,
+                "thread {} meets barrier {}, which does not list it",
+                self.thread(op.thread),
+                self.barrier(*barrier)
+            ),
+            Malformed::UndeclaredBarrier { uses } => write!(
+                f,
+                "barrier {} is used but not declared",
+                self.operand(uses.first())
+            ),
+            Malformed::PlacementCount {
+                placements,
+                buffers,
+            } => write!(f, "{placements} placements for {buffers} buffers"),
+        }
+    }
+
+    fn deadlock(&self, f: &mut fmt::Formatter<'_>, d: &Deadlock) -> fmt::Result {
+        let cycle: Vec<String> = match d {
+            Deadlock::Cycle(nodes) => nodes.iter().map(|&n| self.node(n)).collect(),
+            Deadlock::NeverMet { barrier, thread } => vec![
+                self.node(Node::Barrier(*barrier)),
+                format!("{} (never meets it)", self.thread(*thread)),
+            ],
+            Deadlock::NeverSignalled { wait } => vec![
+                self.op_name(*wait),
+                format!("(nobody signals {})", self.operand(Some(wait))),
+            ],
+        };
+        write!(f, "deadlock: a cycle with no token: {}", cycle.join(" → "))?;
+        if let Some(first) = cycle.first() {
+            write!(f, " → {first}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.ce {
+            CounterExample::Malformed(m) => write!(f, "malformed runtime: {m}"),
+            CounterExample::Program(m) => self.malformed(f, m),
+            CounterExample::Deadlock(d) => self.deadlock(f, d),
             CounterExample::Race {
                 first,
                 second,
                 arena,
                 bytes,
                 iterations,
+                ..
             } => {
                 let it = |d: u32| {
                     if d == 0 {
@@ -163,12 +480,15 @@ impl fmt::Display for CounterExample {
                 };
                 write!(
                     f,
-                    "race: {first} of iteration {} and {second} of iteration {} both touch bytes \
-                     [{}, {}) of the {arena} arena, at least one writing, and nothing orders them",
+                    "race: {} of iteration {} and {} of iteration {} both touch bytes \
+                     [{}, {}) of the {} arena, at least one writing, and nothing orders them",
+                    self.op_name(first.op),
                     it(iterations.0),
+                    self.op_name(second.op),
                     it(iterations.1),
                     bytes.0,
-                    bytes.1
+                    bytes.1,
+                    arena_name(*arena)
                 )
             }
             CounterExample::Unenforced {
@@ -177,6 +497,11 @@ impl fmt::Display for CounterExample {
                 tokens,
                 buffer,
             } => {
+                let (from, to, buffer) = (
+                    self.op_name(from.op),
+                    self.op_name(to.op),
+                    self.buffer(*buffer),
+                );
                 if *tokens == 0 {
                     write!(
                         f,
@@ -289,19 +614,49 @@ pub fn verify(
 
 /// The operation graph (see the module documentation).
 struct OpGraph {
-    /// Printable name of each node.
-    names: Vec<String>,
+    /// What each node is.
+    nodes: Vec<Node>,
     /// `(to, tokens)` per node.
     adj: Vec<Vec<(usize, u32)>>,
     /// The node of each actor's `E`.
     exec: Vec<usize>,
     /// The next op of the same thread (program order), by node.
     program_next: Vec<usize>,
+    /// The node of each thread's first op (its ops follow in order).
+    first: Vec<usize>,
 }
 
 impl OpGraph {
     fn add(&mut self, from: usize, to: usize, tokens: u32) {
         self.adj[from].push((to, tokens));
+    }
+
+    fn push(&mut self, n: Node) -> usize {
+        self.nodes.push(n);
+        self.adj.push(Vec::new());
+        self.nodes.len() - 1
+    }
+
+    /// The node of an operation.
+    fn node(&self, o: OpId) -> usize {
+        self.first[o.thread] + o.index
+    }
+
+    /// The operation of a node (barriers have none).
+    fn op(&self, x: usize) -> Option<OpId> {
+        match self.nodes[x] {
+            Node::Op(o) => Some(o),
+            Node::Barrier(_) => None,
+        }
+    }
+
+    /// An actor and its `E` (after [`build`] found every actor executed).
+    fn exec_of(&self, a: ActorId) -> Exec {
+        let op = self.op(self.exec[a.index()]).unwrap_or(OpId {
+            thread: usize::MAX,
+            index: usize::MAX,
+        });
+        Exec { actor: a, op }
     }
 
     /// Least tokens of a path from `src` to every node (u32::MAX: none).
@@ -386,53 +741,71 @@ impl OpGraph {
     }
 }
 
-fn op_text(op: &Op) -> String {
-    match op {
-        Op::Wait(s) => format!("W {s}"),
-        Op::Signal(s) => format!("S {s}"),
-        Op::Exec(sb) => format!("E {sb}"),
-        Op::Barrier(b) => format!("B {b}"),
+/// The operation graph of `r`, or every reason it cannot be built.
+fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<CounterExample>> {
+    let mut errors = Vec::new();
+    let mut g = programs(h, r, &mut errors);
+    for a in h.actors() {
+        if g.exec[a.index()] == usize::MAX {
+            errors.push(CounterExample::Program(Malformed::NeverExecuted {
+                actor: a,
+            }));
+        }
+    }
+    let uses = Uses::of(r);
+    add_signals(&mut g, r, extras, &uses, &mut errors);
+    add_barriers(&mut g, r, extras, &uses, &mut errors);
+    // A wait nobody signals blocks forever once its initial tokens are gone.
+    let declared: HashSet<&str> = r.signals.iter().map(|s| s.name.as_str()).collect();
+    for (s, ws) in &uses.waits {
+        if !uses.sends.contains_key(s) && declared.contains(s) {
+            errors.push(CounterExample::Deadlock(Deadlock::NeverSignalled {
+                wait: ws[0],
+            }));
+        }
+    }
+    if errors.is_empty() {
+        Ok(g)
+    } else {
+        Err(errors)
     }
 }
 
-fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<CounterExample>> {
+/// One node per operation, in program order (with the wrap-around's
+/// token), and the `E` of each actor.
+fn programs(h: &Hsdfg, r: &Runtime, errors: &mut Vec<CounterExample>) -> OpGraph {
     let finder = h.finder();
-    let mut errors = Vec::new();
     let mut g = OpGraph {
-        names: Vec::new(),
+        nodes: Vec::new(),
         adj: Vec::new(),
         exec: vec![usize::MAX; h.graph.node_count()],
         program_next: Vec::new(),
+        first: Vec::new(),
     };
-    // Nodes, program order.
-    let mut nodes: Vec<Vec<usize>> = Vec::new();
-    for te in &r.thread_executions {
+    for (thread, te) in r.thread_executions.iter().enumerate() {
+        g.first.push(g.nodes.len());
         let mut ids = Vec::new();
-        for (k, op) in te.ops.iter().enumerate() {
-            let id = g.names.len();
-            g.names
-                .push(format!("{}[{}] {}", te.thread, k, op_text(&op.value)));
-            g.adj.push(Vec::new());
+        for (index, op) in te.ops.iter().enumerate() {
+            let o = OpId { thread, index };
+            let id = g.push(Node::Op(o));
             ids.push(id);
             if let Op::Exec(sb) = &op.value {
                 match finder.find(sb) {
-                    None => errors.push(CounterExample::Malformed(format!(
-                        "thread {} executes {sb}, which is no sub-box of the instantiation",
-                        te.thread
-                    ))),
+                    None => {
+                        errors.push(CounterExample::Program(Malformed::UnknownSubbox { op: o }))
+                    }
                     Some(a) if g.exec[a.index()] != usize::MAX => {
-                        let first = &g.names[g.exec[a.index()]];
-                        let first = first.split(' ').next().unwrap_or(first);
-                        errors.push(CounterExample::Malformed(format!(
-                            "{sb} is executed twice per iteration ({first}, {}[{k}])",
-                            te.thread
-                        )))
+                        let first = g.op(g.exec[a.index()]).unwrap_or(o);
+                        errors.push(CounterExample::Program(Malformed::ExecutedTwice {
+                            first,
+                            second: o,
+                        }))
                     }
                     Some(a) => g.exec[a.index()] = id,
                 }
             }
         }
-        g.program_next.resize(g.names.len(), usize::MAX);
+        g.program_next.resize(g.nodes.len(), usize::MAX);
         for w in ids.windows(2) {
             g.add(w[0], w[1], 0);
             g.program_next[w[0]] = w[1];
@@ -440,41 +813,68 @@ fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<Counter
         if let (Some(&f), Some(&l)) = (ids.first(), ids.last()) {
             g.add(l, f, 1);
         }
-        nodes.push(ids);
     }
-    for a in h.actors() {
-        if g.exec[a.index()] == usize::MAX {
-            errors.push(CounterExample::Malformed(format!(
-                "{} is never executed",
-                h.actor(a).subbox
-            )));
-        }
-    }
-    // Signals.
-    let mut sends: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut waits: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut meets: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
-    for (t, te) in r.thread_executions.iter().enumerate() {
-        for (k, op) in te.ops.iter().enumerate() {
-            match &op.value {
-                Op::Signal(s) => sends.entry(s.as_str()).or_default().push(nodes[t][k]),
-                Op::Wait(s) => waits.entry(s.as_str()).or_default().push(nodes[t][k]),
-                Op::Barrier(b) => meets.entry(b.as_str()).or_default().push((t, k)),
-                Op::Exec(_) => {}
+    g
+}
+
+/// The operations that use each signal and barrier, by name.
+struct Uses<'r> {
+    sends: BTreeMap<&'r str, Vec<OpId>>,
+    waits: BTreeMap<&'r str, Vec<OpId>>,
+    meets: BTreeMap<&'r str, Vec<OpId>>,
+}
+
+impl<'r> Uses<'r> {
+    fn of(r: &'r Runtime) -> Self {
+        let mut u = Uses {
+            sends: BTreeMap::new(),
+            waits: BTreeMap::new(),
+            meets: BTreeMap::new(),
+        };
+        for (thread, te) in r.thread_executions.iter().enumerate() {
+            for (index, op) in te.ops.iter().enumerate() {
+                let o = OpId { thread, index };
+                let (map, name) = match &op.value {
+                    Op::Signal(s) => (&mut u.sends, s.as_str()),
+                    Op::Wait(s) => (&mut u.waits, s.as_str()),
+                    Op::Barrier(b) => (&mut u.meets, b.as_str()),
+                    Op::Exec(_) => continue,
+                };
+                map.entry(name).or_default().push(o);
             }
         }
+        u
     }
+}
+
+/// An edge from each signal's `S` to its `W`, with its initial tokens.
+fn add_signals(
+    g: &mut OpGraph,
+    r: &Runtime,
+    extras: &Extras,
+    uses: &Uses,
+    errors: &mut Vec<CounterExample>,
+) {
     let declared: HashMap<&str, bool> = r
         .signals
         .iter()
         .map(|s| (s.name.as_str(), s.initial_token))
         .collect();
-    let used: BTreeSet<&str> = sends.keys().chain(waits.keys()).copied().collect();
+    let used: BTreeSet<&str> = uses
+        .sends
+        .keys()
+        .chain(uses.waits.keys())
+        .copied()
+        .collect();
     for s in used {
+        let ss = uses.sends.get(s).map(|v| v.as_slice()).unwrap_or(&[]);
+        let ws = uses.waits.get(s).map(|v| v.as_slice()).unwrap_or(&[]);
         let Some(&init) = declared.get(s) else {
-            errors.push(CounterExample::Malformed(format!(
-                "signal {s} is used but not declared"
-            )));
+            let mut all: Vec<OpId> = ss.iter().chain(ws).copied().collect();
+            all.sort();
+            errors.push(CounterExample::Program(Malformed::UndeclaredSignal {
+                uses: all,
+            }));
             continue;
         };
         let tokens = extras
@@ -482,103 +882,97 @@ fn build(h: &Hsdfg, r: &Runtime, extras: &Extras) -> Result<OpGraph, Vec<Counter
             .get(s)
             .copied()
             .unwrap_or(u32::from(init));
-        let ss = sends.get(s).map(|v| v.as_slice()).unwrap_or(&[]);
-        let ws = waits.get(s).map(|v| v.as_slice()).unwrap_or(&[]);
         match (ss, ws) {
-            ([x], [y]) => g.add(*x, *y, tokens),
-            ([], [_]) => {} // never signalled: deadlock found below
+            ([x], [y]) => g.add(g.node(*x), g.node(*y), tokens),
+            ([], [_]) => {} // never signalled: deadlock found by `build`
             (_, []) => {}   // never waited for: harmless
-            _ => errors.push(CounterExample::Malformed(format!(
-                "signal {s} has {} S and {} W per iteration; exactly one of each is expected ({})",
-                ss.len(),
-                ws.len(),
-                ss.iter()
-                    .chain(ws)
-                    .map(|&n| g.names[n].split(' ').next().unwrap_or("").to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
+            _ => errors.push(CounterExample::Program(Malformed::SignalCount {
+                sends: ss.to_vec(),
+                waits: ws.to_vec(),
+            })),
         }
     }
-    // Barriers.
+}
+
+/// A node per barrier that is met every iteration, after every
+/// participant's `B` and before the op after it.
+fn add_barriers(
+    g: &mut OpGraph,
+    r: &Runtime,
+    extras: &Extras,
+    uses: &Uses,
+    errors: &mut Vec<CounterExample>,
+) {
     let threads: HashMap<&str, usize> = r
         .thread_executions
         .iter()
         .enumerate()
         .map(|(t, te)| (te.thread.as_str(), t))
         .collect();
-    for b in &r.barriers {
+    for (barrier, b) in r.barriers.iter().enumerate() {
         if extras.periodic_barriers.contains(b.name.as_str()) {
             continue;
         }
-        let x = g.names.len();
-        g.names.push(format!("barrier {}", b.name));
-        g.adj.push(Vec::new());
-        let ms = meets.get(b.name.as_str()).cloned().unwrap_or_default();
-        for th in &b.threads {
+        let x = g.push(Node::Barrier(barrier));
+        let ms = uses
+            .meets
+            .get(b.name.as_str())
+            .map(|v| v.as_slice())
+            .unwrap_or(&[]);
+        for (listed, th) in b.threads.iter().enumerate() {
             let Some(&t) = threads.get(th.as_str()) else {
-                errors.push(CounterExample::Malformed(format!(
-                    "barrier {} lists thread {th}, which has no thread_execution",
-                    b.name
-                )));
+                errors.push(CounterExample::Program(Malformed::UnknownThread {
+                    barrier,
+                    listed,
+                }));
                 continue;
             };
-            let mine: Vec<usize> = ms.iter().filter(|m| m.0 == t).map(|m| m.1).collect();
+            let mine: Vec<OpId> = ms.iter().filter(|m| m.thread == t).copied().collect();
             match mine.as_slice() {
-                [k] => {
-                    let len = nodes[t].len();
-                    g.add(nodes[t][*k], x, 0);
-                    let (next, tok) = if k + 1 < len { (k + 1, 0) } else { (0, 1) };
-                    g.add(x, nodes[t][next], tok);
+                [o] => {
+                    let len = r.thread_executions[t].ops.len();
+                    g.add(g.node(*o), x, 0);
+                    let (next, tok) = if o.index + 1 < len {
+                        (o.index + 1, 0)
+                    } else {
+                        (0, 1)
+                    };
+                    g.add(
+                        x,
+                        g.node(OpId {
+                            thread: t,
+                            index: next,
+                        }),
+                        tok,
+                    );
                 }
                 // Never met by a participant: the barrier never opens.
-                [] => {
-                    let cyc = vec![
-                        format!("barrier {}", b.name),
-                        format!("{th} (never meets it)"),
-                    ];
-                    errors.push(CounterExample::Deadlock { cycle: cyc });
-                }
-                _ => errors.push(CounterExample::Malformed(format!(
-                    "thread {th} meets barrier {} {} times per iteration ({})",
-                    b.name,
-                    mine.len(),
-                    mine.iter()
-                        .map(|k| format!("{th}[{k}]"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))),
+                [] => errors.push(CounterExample::Deadlock(Deadlock::NeverMet {
+                    barrier,
+                    thread: t,
+                })),
+                _ => errors.push(CounterExample::Program(Malformed::BarrierMetTwice {
+                    barrier,
+                    meets: mine,
+                })),
             }
         }
-        for &(t, _) in &ms {
-            let name = r.thread_executions[t].thread.as_str();
+        for &op in ms {
+            let name = r.thread_executions[op.thread].thread.as_str();
             if !b.threads.iter().any(|x| x.as_str() == name) {
-                errors.push(CounterExample::Malformed(format!(
-                    "thread {name} meets barrier {}, which does not list it",
-                    b.name
-                )));
+                errors.push(CounterExample::Program(Malformed::UnlistedThread {
+                    barrier,
+                    op,
+                }));
             }
         }
     }
-    for name in meets.keys() {
+    for (name, ops) in &uses.meets {
         if !r.barriers.iter().any(|b| b.name.as_str() == *name) {
-            errors.push(CounterExample::Malformed(format!(
-                "barrier {name} is used but not declared"
-            )));
+            errors.push(CounterExample::Program(Malformed::UndeclaredBarrier {
+                uses: ops.clone(),
+            }));
         }
-    }
-    // A wait nobody signals blocks forever once its initial tokens are gone.
-    for (s, ws) in &waits {
-        if !sends.contains_key(s) && declared.contains_key(s) {
-            errors.push(CounterExample::Deadlock {
-                cycle: vec![g.names[ws[0]].clone(), format!("(nobody signals {s})")],
-            });
-        }
-    }
-    if errors.is_empty() {
-        Ok(g)
-    } else {
-        Err(errors)
     }
 }
 
@@ -671,64 +1065,87 @@ pub fn verify_with(
     extras: &Extras,
 ) -> Result<Proof, Vec<CounterExample>> {
     if placements.len() != h.buffers.len() {
-        return Err(vec![CounterExample::Malformed(format!(
-            "{} placements for {} buffers",
-            placements.len(),
-            h.buffers.len()
-        ))]);
+        return Err(vec![CounterExample::Program(Malformed::PlacementCount {
+            placements: placements.len(),
+            buffers: h.buffers.len(),
+        })]);
     }
     let g = build(h, r, extras)?;
-    let mut errors = Vec::new();
     // (a) deadlock.
     if let Some(cyc) = g.zero_cycle() {
-        errors.push(CounterExample::Deadlock {
-            cycle: cyc.into_iter().map(|x| g.names[x].clone()).collect(),
-        });
-        return Err(errors);
+        let cycle = cyc.into_iter().map(|x| g.nodes[x]).collect();
+        return Err(vec![CounterExample::Deadlock(Deadlock::Cycle(cycle))]);
     }
     // Token distances between the E ops (0, at most 1), see `crate::reach`.
-    let reach = match g.reach() {
-        Ok(r) => r,
-        Err(x) => {
-            return Err(vec![CounterExample::Deadlock {
-                cycle: vec![g.names[x].clone()],
-            }])
+    let reach = g
+        .reach()
+        .map_err(|x| vec![CounterExample::Deadlock(Deadlock::Cycle(vec![g.nodes[x]]))])?;
+    let order = Order { g: &g, reach };
+    let mut errors = Vec::new();
+    let dependencies = dependencies(h, extras, &order, &mut errors);
+    let access_pairs = races(h, r, placements, &order, &mut errors);
+    if errors.is_empty() {
+        Ok(Proof {
+            threads: r.thread_executions.len(),
+            operations: r.thread_executions.iter().map(|t| t.ops.len()).sum(),
+            signals: r.signals.len(),
+            barriers: r.barriers.len(),
+            access_pairs,
+            dependencies,
+        })
+    } else {
+        Err(errors)
+    }
+}
+
+/// What a deadlock-free operation graph orders.
+struct Order<'g> {
+    g: &'g OpGraph,
+    reach: Reach,
+}
+
+impl Order<'_> {
+    /// `D(E a, E b) ≤ t`: `a` of iteration i happens before `b` of i + t.
+    fn le(&self, a: usize, b: usize, t: u32) -> bool {
+        let (x, y) = (self.g.exec[a], self.g.exec[b]);
+        match t {
+            0 => self.reach.reach0(x, y),
+            1 => self.reach.within1(x, y),
+            _ => self.g.distances(x)[y] <= t,
         }
-    };
-    let ex = |a: usize| g.exec[a];
-    let le = |a: usize, b: usize, t: u32| match t {
-        0 => reach.reach0(ex(a), ex(b)),
-        1 => reach.within1(ex(a), ex(b)),
-        _ => g.distances(ex(a))[ex(b)] <= t,
-    };
-    let name = |a: ActorId| g.names[g.exec[a.index()]].clone();
-    // (c) dependencies.
+    }
+}
+
+/// (c): every HSDFG edge and every extra ordering enforced; gives how many.
+fn dependencies(
+    h: &Hsdfg,
+    extras: &Extras,
+    order: &Order,
+    errors: &mut Vec<CounterExample>,
+) -> usize {
+    let edges = h.edges().map(|(_, u, v, e)| (u, v, e.tokens, e.buffer));
+    let extra = extras
+        .orderings
+        .iter()
+        .map(|e| (e.from, e.to, e.tokens, e.buffer));
     let mut deps = 0;
-    for (_, u, v, e) in h.edges() {
-        if le(u.index(), v.index(), e.tokens) {
+    for (u, v, tokens, buffer) in edges.chain(extra) {
+        if order.le(u.index(), v.index(), tokens) {
             deps += 1;
         } else {
             errors.push(CounterExample::Unenforced {
-                from: name(u),
-                to: name(v),
-                tokens: e.tokens,
-                buffer: h.buffer(e.buffer).name.clone(),
+                from: order.g.exec_of(u),
+                to: order.g.exec_of(v),
+                tokens,
+                buffer,
             });
         }
     }
-    for e in &extras.orderings {
-        if le(e.from.index(), e.to.index(), e.tokens) {
-            deps += 1;
-        } else {
-            errors.push(CounterExample::Unenforced {
-                from: name(e.from),
-                to: name(e.to),
-                tokens: e.tokens,
-                buffer: h.buffer(e.buffer).name.clone(),
-            });
-        }
-    }
-    // (b) races.
+    deps
+}
+
+/// Every access of every actor, placed, sorted by arena and bytes.
+fn placed_accesses(h: &Hsdfg, r: &Runtime, placements: &[Placement]) -> Vec<Placed> {
     let rings = rings(h, r, placements);
     let mut acc: Vec<Placed> = Vec::new();
     for a in h.actors() {
@@ -752,6 +1169,19 @@ pub fn verify_with(
         }
     }
     acc.sort_by_key(|p| (p.arena, p.lo, p.hi));
+    acc
+}
+
+/// (b): every two conflicting accesses ordered at d = 0 and d = 1; gives
+/// how many pairs are.
+fn races(
+    h: &Hsdfg,
+    r: &Runtime,
+    placements: &[Placement],
+    order: &Order,
+    errors: &mut Vec<CounterExample>,
+) -> usize {
+    let acc = placed_accesses(h, r, placements);
     let mut pairs = 0;
     let mut reported: HashSet<(usize, usize, u32)> = HashSet::new();
     for i in 0..acc.len() {
@@ -770,45 +1200,35 @@ pub fn verify_with(
             let (a, b) = (x.actor.index(), y.actor.index());
             let bytes = (x.lo.max(y.lo), x.hi.min(y.hi));
             let mut ok = true;
-            let mut race = |first: usize, second: usize, d: u32, ok: &mut bool| {
-                *ok = false;
-                let key = (first.min(second), first.max(second), d);
-                if reported.insert(key) {
+            let mut race = |first: &Placed, second: &Placed, d: u32| {
+                ok = false;
+                let (f, s) = (first.actor.index(), second.actor.index());
+                if reported.insert((f.min(s), f.max(s), d)) {
                     errors.push(CounterExample::Race {
-                        first: g.names[g.exec[first]].clone(),
-                        second: g.names[g.exec[second]].clone(),
-                        arena: arena_name(x.arena),
+                        first: order.g.exec_of(first.actor),
+                        second: order.g.exec_of(second.actor),
+                        buffers: (BufferId(first.buffer), BufferId(second.buffer)),
+                        arena: x.arena,
                         bytes,
                         iterations: (0, d),
                     });
                 }
             };
             // d = 0: different rows only (same rows: a dependency).
-            if !same_rows && (a == b || (!le(a, b, 0) && !le(b, a, 0))) {
-                race(a, b, 0, &mut ok);
+            if !same_rows && (a == b || (!order.le(a, b, 0) && !order.le(b, a, 0))) {
+                race(x, y, 0);
             }
             // d = 1, both orders.
-            if !le(a, b, 1) {
-                race(a, b, 1, &mut ok);
+            if !order.le(a, b, 1) {
+                race(x, y, 1);
             }
-            if !le(b, a, 1) {
-                race(b, a, 1, &mut ok);
+            if !order.le(b, a, 1) {
+                race(y, x, 1);
             }
             if ok {
                 pairs += 1;
             }
         }
     }
-    if errors.is_empty() {
-        Ok(Proof {
-            threads: r.thread_executions.len(),
-            operations: r.thread_executions.iter().map(|t| t.ops.len()).sum(),
-            signals: r.signals.len(),
-            barriers: r.barriers.len(),
-            access_pairs: pairs,
-            dependencies: deps,
-        })
-    } else {
-        Err(errors)
-    }
+    pairs
 }
