@@ -5,5 +5,6 @@ pub mod description;
 pub mod dot;
 pub mod gxl;
 pub mod info;
+pub mod layout;
 pub mod sdf3;
 pub mod wcet;

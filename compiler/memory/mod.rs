@@ -12,7 +12,8 @@
 //! One module per allocator ([`none`], [`naive`], [`reuse`],
 //! [`interference`], [`mesif`]); [`lifetime`] holds the orderings, the
 //! interference relation, the global order and the cross-iteration edges
-//! (with the argument why sharing is safe); [`bound`] the lower bound.
+//! (with the argument why sharing is safe); [`bound`] the lower bound;
+//! [`sections`] reads the placements a runtime section writes.
 //! [`allocate`] runs one allocator, adds the edges and the notes;
 //! [`check_plan`] re-checks a plan against the rule above, saying what
 //! breaks it as a [`PlanError`] (ids into the HSDFG, named on display).
@@ -26,6 +27,7 @@ pub mod naive;
 pub mod none;
 pub mod reuse;
 pub mod ring;
+pub mod sections;
 
 use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::schedule::Schedule;
@@ -205,7 +207,7 @@ pub fn allocate_with(h: &Hsdfg, s: &Schedule, lt: &Lifetimes, kind: MemoryKind) 
 }
 
 /// The plan of placements written in a runtime section (`memory_mapping`,
-/// `memory_binding`, read by [`crate::verify::placements_from_runtime`]):
+/// `memory_binding`, read by [`sections::placements`]):
 /// honoured as they are, with the cross-iteration edges their byte sharing
 /// needs. Whether they are safe at all is [`check_plan`]'s to say.
 pub fn as_written(h: &Hsdfg, s: &Schedule, placements: Vec<Placement>) -> MemoryPlan {

@@ -70,7 +70,7 @@
 //! as its last op, which is how they are emitted).
 
 use crate::ir::{Op, Runtime};
-use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::lower::hsdfg::{ActorId, Hsdfg};
 use crate::memory::ring::Ring;
 use crate::memory::{ArenaId, Placement};
 use crate::reach::{Reach, TokenGraph};
@@ -521,86 +521,14 @@ impl fmt::Display for Text<'_> {
 }
 
 /// Placements of a hand-written runtime, from its `memory_mapping` and
-/// `memory_binding`: each buffer goes where its producer's OUT port is
-/// bound (`local`: the arena of the producer's thread).
+/// `memory_binding`: [`crate::memory::sections::placements`] (the one
+/// reader the back ends call too), its errors as malformed runtimes.
 pub fn placements_from_runtime(
     h: &Hsdfg,
     r: &Runtime,
 ) -> Result<Vec<Placement>, Vec<CounterExample>> {
-    let mut thread_of: HashMap<String, usize> = HashMap::new();
-    for (t, ts) in r.thread_schedule.iter().enumerate() {
-        for sb in &ts.subboxes {
-            thread_of.insert(sb.function.name.clone(), t);
-        }
-    }
-    for (t, te) in r.thread_executions.iter().enumerate() {
-        for op in &te.ops {
-            if let Op::Exec(sb) = &op.value {
-                thread_of.insert(sb.function.name.clone(), t);
-            }
-        }
-    }
-    // No memory section at all (`-ms none`): the runtime allocates every
-    // buffer on its own, so no two buffers share a byte.
-    if !r.places_buffers() {
-        let mut offset = 0;
-        return Ok(h
-            .buffers
-            .iter()
-            .map(|b| {
-                let p = Placement {
-                    arena: ArenaId::Shared,
-                    offset,
-                    bytes: b.bytes,
-                };
-                offset += b.bytes;
-                p
-            })
-            .collect());
-    }
-    let mut errors = Vec::new();
-    let mut out = Vec::new();
-    for b in &h.buffers {
-        let f = &h.functions[b.producer.0 .0];
-        let port = &f.ports[b.producer.1].name;
-        let binding = r.memory_bindings.iter().find(|mb| {
-            mb.ports
-                .iter()
-                .any(|p| p.owner_name() == f.name && &p.port.name == port)
-        });
-        let Some(binding) = binding else {
-            errors.push(CounterExample::Malformed(format!(
-                "buffer {} ({}.{}) has no memory_binding",
-                b.name, f.name, port
-            )));
-            continue;
-        };
-        let Some(m) = r
-            .memory_mappings
-            .iter()
-            .find(|m| m.name.name == binding.mapping.name)
-        else {
-            errors.push(CounterExample::Malformed(format!(
-                "memory_binding names mapping {} that memory_mapping does not define",
-                binding.mapping
-            )));
-            continue;
-        };
-        let arena = match m.arena {
-            crate::ir::Arena::Shared => ArenaId::Shared,
-            crate::ir::Arena::Local => ArenaId::Local(*thread_of.get(&f.name).unwrap_or(&0)),
-        };
-        out.push(Placement {
-            arena,
-            offset: m.start.value,
-            bytes: m.end.value.saturating_sub(m.start.value),
-        });
-    }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
+    crate::memory::sections::placements(h, r)
+        .map_err(|es| es.into_iter().map(CounterExample::Malformed).collect())
 }
 
 /// Proves `r` correct for `h` with these placements (indexed by buffer).
@@ -989,38 +917,9 @@ struct Placed {
     epoch: (usize, u64),
 }
 
-/// The rings of the folded buffers of `placements` under runtime `r`
-/// (`None` for a buffer placed whole): the bands follow the threads that
-/// run each producer's sub-boxes, see [`crate::memory::ring`]. With the
-/// placements, the one reading of a runtime's memory that the checker and
-/// every back end share.
-pub fn rings(h: &Hsdfg, r: &Runtime, placements: &[Placement]) -> Vec<Option<Ring>> {
-    let n = h.graph.node_count();
-    let (mut thread, mut pos) = (vec![0usize; n], vec![0usize; n]);
-    let finder = h.finder();
-    for (t, te) in r.thread_executions.iter().enumerate() {
-        let mut k = 0;
-        for op in &te.ops {
-            if let Op::Exec(sb) = &op.value {
-                if let Some(a) = finder.find(sb) {
-                    thread[a.index()] = t;
-                    pos[a.index()] = k;
-                    k += 1;
-                }
-            }
-        }
-    }
-    h.buffers
-        .iter()
-        .enumerate()
-        .map(|(bi, buf)| {
-            let p = placements.get(bi)?;
-            p.fold(buf)?;
-            let bands = crate::memory::ring::bands(h, BufferId(bi), &thread, &pos);
-            crate::memory::ring::ring(buf, p.bytes, bands)
-        })
-        .collect()
-}
+/// The rings of the folded buffers (see [`crate::memory::sections::rings`],
+/// which the back ends call too).
+pub use crate::memory::sections::rings;
 
 /// The byte ranges (start, end, which rows) an access covers: one range,
 /// or for a ring one range per run of ring rows.

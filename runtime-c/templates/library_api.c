@@ -87,9 +87,7 @@ API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
     opt.spin_ns = o.spin_ns;
     opt.rt_priority = o.fifo_priority;
     opt.lock_memory = o.lock_memory;
-{%- for line in option_lines %}
-    {{ line }}
-{%- endfor %}
+{%- include "program_options.c" %}
     int status = ssc_lib_init(&opt, N_THREADS, list);
     if (!status)
         status = init_all(opt.huge_pages);

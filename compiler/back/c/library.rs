@@ -70,7 +70,7 @@ pub(super) fn externals(h: &Hsdfg, user_kernels: &[String]) -> Vec<ExternalView>
             output,
             index: *counter,
             c_type,
-            ssc_type: super::view::c_type(p.ty),
+            ssc_type: crate::back::layout::c_type(p.ty),
             dtype,
             width: p.grid.x,
             height: p.grid.y,

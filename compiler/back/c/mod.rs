@@ -14,11 +14,11 @@
 
 mod compile;
 mod library;
+mod threads;
 mod view;
 
 pub use compile::{compile, compile_library, write_files, CompileError};
 pub use library::pkg_config;
-pub(crate) use view::c_type;
 pub use view::{emit, unimplemented, COptions, DynamicMemory, Program};
 
 /// The C runtime and built-in kernels, embedded so an installed ssc needs no

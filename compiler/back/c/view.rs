@@ -1,11 +1,19 @@
-//! The view of a program that the template renders.
+//! The view of a program that the template `runtime-c/templates/program.c`
+//! renders, and [`emit`], which checks the inputs, takes the
+//! [`Layout`](crate::back::layout::Layout) of the program, the thread code
+//! ([`super::threads`]) and the views of the declarations below, and renders.
+//!
+//! Takes the HSDFG, its runtime section and [`COptions`]; gives the files
+//! of the program directory ([`Program`]). Writes no C statement itself:
+//! every line of C is in the templates; the views hold names, numbers,
+//! address expressions of the layout and comments.
 
-use crate::back::description::op_text;
+use super::threads::{thread_views, Code, DynUses, SignalFlow, ThreadView};
+use crate::back::layout::{c_string, comment, Layout, Memory, Storage};
 use crate::diagnostics::Diagnostic;
 use crate::ir::builtins::builtin_of;
-use crate::ir::{Direction, ElemType, Op, Runtime};
+use crate::ir::Runtime;
 use crate::lower::hsdfg::{BufferId, Hsdfg};
-use crate::memory::ArenaId;
 use askama::Template;
 use std::collections::BTreeMap;
 
@@ -70,6 +78,8 @@ pub struct Program {
 #[template(path = "program.c", escape = "none")]
 struct ProgramView {
     name: String,
+    /// The name as a C string literal's contents.
+    name_literal: String,
     version: &'static str,
     source: String,
     summary: String,
@@ -93,7 +103,13 @@ struct ProgramView {
     box_parts: Vec<Part<BoxView>>,
     threads: Vec<ThreadView>,
     iterations: u64,
-    option_lines: Vec<String>,
+    /// `-ta`, `-tt`, `-ht`, `-td`, `-dt` (the path as a C string literal's
+    /// contents): the options `main` sets before the command line.
+    time_boxes: bool,
+    time_threads: bool,
+    huge_pages: bool,
+    dump_format: Option<&'static str>,
+    dump_path: Option<String>,
     cores: Option<String>,
     mask: Option<String>,
     n_mask: usize,
@@ -123,8 +139,8 @@ struct DynBufView {
     bytes: u64,
     users: usize,
     pool: String,
-    ports: String,
-    n_ports: usize,
+    /// The port variables (`in_F[0]`).
+    ports: Vec<String>,
 }
 
 /// `-dm reduced`: the pool of one block size.
@@ -172,12 +188,17 @@ struct PortView {
 }
 
 /// The bands of a buffer folded into one ring per band.
-#[derive(Clone)]
 struct BandTableView {
     name: String,
     label: String,
-    bands: String,
-    n: usize,
+    bands: Vec<BandView>,
+}
+
+/// Rows `lo..hi` of a buffer, counted from `hi − 1` when `up` is 1.
+struct BandView {
+    lo: u64,
+    hi: u64,
+    up: u8,
 }
 
 #[derive(Clone)]
@@ -200,40 +221,23 @@ struct BoxView {
     n_out: usize,
 }
 
-struct ThreadView {
-    name: String,
-    ops: Vec<OpView>,
-    /// Empty unless the program is longer than [`PART`].
-    parts: Vec<Part<OpView>>,
-}
-
-impl ThreadView {
-    fn new(name: String, ops: Vec<OpView>) -> ThreadView {
-        ThreadView {
-            parts: parts(&ops, &name),
-            name,
-            ops,
-        }
-    }
-}
-
 /// Statements of one generated function split into parts of at most
 /// [`PART`]: C compilers take time superlinear in a function's length
 /// (gcc -O2 needed over 10 minutes for the 17 000-op threads and 20 000-box
 /// initialisation of a 10 000-box chain), so long lists become `noinline`
 /// functions the original one calls in order.
-struct Part<T> {
-    name: String,
+pub(super) struct Part<T> {
+    pub name: String,
     /// `first–last` (1-based) of the whole list.
-    range: String,
-    items: Vec<T>,
+    pub range: String,
+    pub items: Vec<T>,
 }
 
 /// Statements per generated function part.
 const PART: usize = 500;
 
 /// `items` in parts named `base_part0`, … — none when they fit in one.
-fn parts<T: Clone>(items: &[T], base: &str) -> Vec<Part<T>> {
+pub(super) fn parts<T: Clone>(items: &[T], base: &str) -> Vec<Part<T>> {
     if items.len() <= PART {
         return Vec::new();
     }
@@ -246,26 +250,6 @@ fn parts<T: Clone>(items: &[T], base: &str) -> Vec<Part<T>> {
             items: c.to_vec(),
         })
         .collect()
-}
-
-#[derive(Clone)]
-struct OpView {
-    code: String,
-    comment: String,
-}
-
-/// The runtime's `ssc_type` constant of an element type.
-pub(crate) fn c_type(t: ElemType) -> &'static str {
-    match t {
-        ElemType::Char => "SSC_CHAR",
-        ElemType::Uchar => "SSC_UCHAR",
-        ElemType::Short => "SSC_SHORT",
-        ElemType::Ushort => "SSC_USHORT",
-        ElemType::Int => "SSC_INT",
-        ElemType::Uint => "SSC_UINT",
-        ElemType::Float => "SSC_FLOAT",
-        ElemType::Double => "SSC_DOUBLE",
-    }
 }
 
 /// The first C function of `h` that is neither a built-in nor among
@@ -287,17 +271,53 @@ pub fn unimplemented<'h>(h: &'h Hsdfg, user_kernels: &[String]) -> Option<(&'h s
     Some((&f.function, d))
 }
 
-fn box_id(function: &str, k: u64) -> String {
-    format!("BOX_{function}_{k}")
-}
-
 fn error(msg: String) -> Vec<Diagnostic> {
     vec![Diagnostic::error("E300", msg)]
 }
 
 /// Renders the program for an HSDFG and its runtime section.
 pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnostic>> {
-    let finder = h.finder();
+    check(h, r, o)?;
+    // Memory: where each buffer lives, as the checker reads it
+    // (`memory::sections`: one reading of the memory sections for the
+    // proof and the program, rings included).
+    let memory = match o.dynamic_memory {
+        Some(_) => Memory::Dynamic,
+        None => Memory::Runtime(r),
+    };
+    let layout = Layout::new(h, memory, &o.user_kernels).map_err(|es| {
+        error(
+            es.iter()
+                .map(|m| format!("malformed runtime: {m}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    })?;
+    check_user_kernels(h, &layout, o)?;
+    let view = program_view(h, r, o, &layout);
+    let main = view
+        .render()
+        .map_err(|e| error(format!("template error: {e}")))?;
+    let mut files = vec![(format!("{}.c", o.name), main)];
+    if o.library {
+        files.extend(
+            super::library::files(&o.name, &view.source, view.threads.len(), &view.externals)
+                .map_err(|e| error(format!("template error: {e}")))?,
+        );
+    }
+    for (name, text) in super::RUNTIME_FILES {
+        files.push((name.to_string(), text.to_string()));
+    }
+    Ok(Program {
+        name: o.name.clone(),
+        files,
+    })
+}
+
+/// What the program cannot be generated from: no programs, a function
+/// without an implementation, `-t library` with `-dm`, an `E` of no
+/// sub-box.
+fn check(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<(), Vec<Diagnostic>> {
     if r.thread_executions.is_empty() {
         return Err(error(
             "the runtime section has no thread_execution programs to generate code from".into(),
@@ -311,241 +331,239 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
             "-t library does not support -dm (buffers allocated per iteration): place the buffers with -ms".into(),
         ));
     }
-
-    // The thread that runs each sub-box, and each thread's name.
-    let mut thread_of_actor = BTreeMap::new();
-    for (ti, t) in r.thread_executions.iter().enumerate() {
+    let finder = h.finder();
+    for t in &r.thread_executions {
         for op in &t.ops {
-            if let Op::Exec(sb) = &op.value {
-                let a = finder.find(sb).ok_or_else(|| {
-                    error(format!("`E {sb}` names no sub-box of the instantiation"))
-                })?;
-                thread_of_actor.insert(a, ti);
+            if let crate::ir::Op::Exec(sb) = &op.value {
+                if finder.find(sb).is_none() {
+                    return Err(error(format!(
+                        "`E {sb}` names no sub-box of the instantiation"
+                    )));
+                }
             }
         }
     }
+    Ok(())
+}
 
-    // Memory: where each buffer lives, as the checker reads it
-    // (`verify::placements_from_runtime`: one reading of the memory sections
-    // for the proof and the program, rings included).
-    let placements = if r.places_buffers() && o.dynamic_memory.is_none() {
-        Some(crate::verify::placements_from_runtime(h, r).map_err(|ces| {
-            error(
-                ces.iter()
-                    .map(|c| c.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            )
-        })?)
-    } else {
-        None
-    };
-    let mut shared_bytes = 0u64;
-    let mut local_bytes: BTreeMap<usize, u64> = BTreeMap::new();
-    let mut own_buffers = Vec::new();
-    let mut data_of_buffer: BTreeMap<BufferId, String> = BTreeMap::new();
-    let rings = placements
-        .as_ref()
-        .map(|ps| crate::verify::rings(h, r, ps))
-        .unwrap_or_default();
-    // Folded buffers: their rings, and a band table when there are several.
-    let mut fold_of_buffer: BTreeMap<BufferId, (u64, Option<(String, usize)>)> = BTreeMap::new();
-    let mut band_tables = Vec::new();
-    for (bi, ring) in rings.iter().enumerate() {
-        let Some(ring) = ring else { continue };
-        let table = (ring.bands.len() > 1).then(|| {
-            let name = format!("bands_{}", h.buffers[bi].name.replace('.', "_"));
-            band_tables.push(BandTableView {
-                name: name.clone(),
-                label: h.buffers[bi].name.clone(),
-                bands: ring
-                    .bands
-                    .iter()
-                    .map(|b| format!("{{ {}, {}, {} }}", b.lo, b.hi, u8::from(b.up)))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                n: ring.bands.len(),
-            });
-            (name, ring.bands.len())
-        });
-        fold_of_buffer.insert(BufferId(bi), (ring.rows, table));
-    }
-    for (bi, buf) in h.buffers.iter().enumerate() {
-        let id = BufferId(bi);
-        if o.dynamic_memory.is_some() {
-            // Set by the allocating writer each iteration (ssc_dyn_write).
-            data_of_buffer.insert(id, "NULL".into());
-            continue;
-        }
-        let Some(p) = placements.as_ref().map(|ps| ps[bi]) else {
-            let name = format!("buffer_{}", buf.name.replace('.', "_"));
-            data_of_buffer.insert(id, name.clone());
-            own_buffers.push(OwnBufferView {
-                name,
-                label: buf.name.clone(),
-                bytes: buf.bytes,
-            });
-            continue;
-        };
-        let (start, end) = (p.offset, p.offset + p.bytes);
-        match p.arena {
-            ArenaId::Shared => {
-                shared_bytes = shared_bytes.max(end);
-                data_of_buffer.insert(id, format!("shared_arena.base + {start}"));
-            }
-            ArenaId::Local(thread) => {
-                let e = local_bytes.entry(thread).or_insert(0);
-                *e = (*e).max(end);
-                data_of_buffer.insert(id, format!("local_arena_{thread}.base + {start}"));
-            }
-        }
-    }
-    // A user kernel may address rows without `ssc_port.fold`: never give
-    // it a ring (runtime-c/README.md, "Storage folding").
-    if let Some(f) = h.functions.iter().find(|f| {
+/// A user kernel may address rows without `ssc_port.fold`: never give it
+/// a ring (runtime-c/README.md, "Storage folding").
+fn check_user_kernels(h: &Hsdfg, layout: &Layout, o: &COptions) -> Result<(), Vec<Diagnostic>> {
+    match h.functions.iter().find(|f| {
         o.user_kernels.contains(&f.function)
             && f.ports
                 .iter()
-                .any(|p| fold_of_buffer.contains_key(&p.buffer))
+                .any(|p| layout.buffers[p.buffer.0].ring.is_some())
     }) {
-        return Err(error(format!(
+        Some(f) => Err(error(format!(
             "`{}` runs the user kernel `{}` on a buffer folded into a ring of rows, which user kernels do not support: build with another memory schedule (`-ms interference`) or give the buffer a whole frame",
             f.name, f.function
-        )));
+        ))),
+        None => Ok(()),
     }
-    let locals = local_bytes
+}
+
+/// Everything the template renders.
+fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> ProgramView {
+    let flow = SignalFlow::new(r);
+    let (ports, ports_of_buffer) = port_views(h, layout);
+    let (dynbufs, pools, dyn_uses) = dynamic_views(h, layout, o.dynamic_memory, &ports_of_buffer);
+    let signals = signal_views(r, o, &flow);
+    let boxes = box_views(h, layout);
+    let n_threads = r.thread_executions.len();
+    let cores = o.cores.as_ref().filter(|c| !c.is_empty()).map(|c| {
+        (0..n_threads)
+            .map(|i| c[i % c.len()].to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    let mask_list = o
+        .core_mask
+        .as_ref()
+        .filter(|m| cores.is_none() && !m.is_empty());
+    ProgramView {
+        signal_parts: parts(&signals, "init_signals"),
+        port_parts: parts(&ports, "init_ports"),
+        box_parts: parts(&boxes, "init_boxes"),
+        name: o.name.clone(),
+        name_literal: c_string(&o.name),
+        version: env!("CARGO_PKG_VERSION"),
+        source: comment(&o.source),
+        summary: format!(
+            "{} function instances, {} sub-boxes, {} threads, {} signals, {} bytes of buffers.",
+            h.functions.len(),
+            h.graph.node_count(),
+            n_threads,
+            r.signals.len(),
+            h.buffers.iter().map(|b| b.bytes).sum::<u64>()
+        ),
+        options: comment(&o.options),
+        user_kernels: o.user_kernels.clone(),
+        verbose: o.verbose,
+        shared_bytes: layout.shared_bytes,
+        locals: local_views(r, layout),
+        own_buffers: own_buffer_views(layout),
+        band_tables: band_table_views(layout),
+        dynbufs,
+        pools,
+        signals,
+        barriers: barrier_views(r, o),
+        functions: layout
+            .functions
+            .iter()
+            .map(|f| FunctionView {
+                name: f.name.clone(),
+                n_in: f.n_in,
+                n_out: f.n_out,
+            })
+            .collect(),
+        ports,
+        boxes,
+        threads: thread_views(h, r, o, &flow, &dyn_uses),
+        iterations: o.iterations,
+        time_boxes: o.time_boxes,
+        time_threads: o.time_threads,
+        huge_pages: o.huge_pages,
+        dump_format: o.dump_format,
+        dump_path: o.dump_path.as_deref().map(c_string),
+        cores,
+        mask: mask_list.map(|m| {
+            m.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
+        n_mask: mask_list.map_or(0, Vec::len),
+        library: o.library,
+        upper: o.name.to_ascii_uppercase(),
+        externals: super::library::externals(h, &o.user_kernels),
+    }
+}
+
+/// The local arenas, named after their threads.
+fn local_views(r: &Runtime, layout: &Layout) -> Vec<LocalView> {
+    layout
+        .local_bytes
         .iter()
         .map(|(&t, &bytes)| LocalView {
             name: format!("local_arena_{t}"),
             thread: r.thread_executions[t].thread.name.clone(),
             bytes,
         })
-        .collect();
+        .collect()
+}
 
-    // Ports and sub-boxes.
-    let mut functions = Vec::new();
+/// The buffers allocated on their own (a runtime without memory sections).
+fn own_buffer_views(layout: &Layout) -> Vec<OwnBufferView> {
+    layout
+        .buffers
+        .iter()
+        .filter(|b| b.storage == Storage::Own)
+        .map(|b| OwnBufferView {
+            name: b.own_name(),
+            label: b.label.clone(),
+            bytes: b.bytes,
+        })
+        .collect()
+}
+
+/// The band tables of the buffers folded into several rings.
+fn band_table_views(layout: &Layout) -> Vec<BandTableView> {
+    layout
+        .buffers
+        .iter()
+        .filter_map(|b| {
+            let (name, _) = b.band_table()?;
+            let ring = b.ring.as_ref()?;
+            Some(BandTableView {
+                name,
+                label: b.label.clone(),
+                bands: ring
+                    .bands
+                    .iter()
+                    .map(|band| BandView {
+                        lo: band.lo,
+                        hi: band.hi,
+                        up: u8::from(band.up),
+                    })
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// Every port, in function order, and the port variables of each buffer.
+fn port_views(h: &Hsdfg, layout: &Layout) -> (Vec<PortView>, BTreeMap<BufferId, Vec<String>>) {
     let mut ports = Vec::new();
-    let mut ports_of_buffer: BTreeMap<BufferId, Vec<String>> = BTreeMap::new();
-    for f in &h.functions {
-        let (mut n_in, mut n_out) = (0, 0);
+    let mut of_buffer: BTreeMap<BufferId, Vec<String>> = BTreeMap::new();
+    for f in &layout.functions {
         for p in &f.ports {
-            let (array, index) = match p.direction {
-                Direction::In => {
-                    n_in += 1;
-                    ("in", n_in - 1)
-                }
-                Direction::Out => {
-                    n_out += 1;
-                    ("out", n_out - 1)
-                }
-            };
-            ports_of_buffer
-                .entry(p.buffer)
-                .or_default()
-                .push(format!("&{array}_{}[{index}]", f.name));
+            let name = format!("{}_{}[{}]", p.array, f.name, p.index);
+            of_buffer.entry(p.buffer).or_default().push(name.clone());
+            let buffer = &layout.buffers[p.buffer.0];
+            let bands = buffer.band_table();
+            let label = format!("{}.{}: buffer {}", f.name, p.name, h.buffer(p.buffer).name);
             ports.push(PortView {
-                name: format!("{array}_{}[{index}]", f.name),
-                data: data_of_buffer[&p.buffer].clone(),
-                ty: c_type(p.ty),
+                name,
+                data: layout.data(p),
+                ty: p.ty,
                 width: p.grid.x,
                 height: p.grid.y,
                 mul_x: p.mul.x,
                 mul_y: p.mul.y,
                 win_x: p.window.x,
                 win_y: p.window.y,
-                fold: fold_of_buffer.get(&p.buffer).map(|(rows, _)| *rows),
-                bands: fold_of_buffer.get(&p.buffer).and_then(|(_, t)| t.clone()),
-                comment: match fold_of_buffer.get(&p.buffer) {
-                    Some((rows, t)) => format!(
-                        "{}.{}: buffer {}, {} of {rows} rows",
-                        f.name,
-                        p.name,
-                        h.buffer(p.buffer).name,
-                        match t {
-                            Some((_, n)) => format!("{n} rings"),
-                            None => "a ring".into(),
-                        }
-                    ),
-                    None => format!("{}.{}: buffer {}", f.name, p.name, h.buffer(p.buffer).name),
+                fold: buffer.ring.as_ref().map(|r| r.rows),
+                comment: match (&buffer.ring, &bands) {
+                    (Some(r), Some((_, n))) => format!("{label}, {n} rings of {} rows", r.rows),
+                    (Some(r), None) => format!("{label}, a ring of {} rows", r.rows),
+                    (None, _) => label,
                 },
+                bands,
             });
         }
-        functions.push(FunctionView {
-            name: f.name.clone(),
-            n_in,
-            n_out,
-        });
     }
-    let mut boxes = Vec::new();
-    for a in h.actors() {
-        let actor = h.actor(a);
-        let f = h.function(actor.function);
-        let view = &functions[actor.function.0];
-        let flags = match (view.n_in, view.n_out) {
-            (0, _) => "SSC_BOX_SOURCE",
-            (_, 0) => "SSC_BOX_SINK",
-            _ => "0",
-        };
-        boxes.push(BoxView {
-            id: box_id(&f.name, actor.subbox.index),
-            label: actor.subbox.to_string(),
-            region: actor.region.to_string(),
-            // A user kernel of this name wins; else the built-in it is a variant of.
-            kernel: if o.user_kernels.contains(&f.function) {
-                f.function.clone()
-            } else {
-                builtin_of(&f.function).unwrap_or(&f.function).to_string()
-            },
-            flags,
-            function_id: actor.function.0,
-            x0: actor.region.x0,
-            y0: actor.region.y0,
-            x1: actor.region.x1,
-            y1: actor.region.y1,
-            width: f.resolution.x,
-            height: f.resolution.y,
-            inputs: if view.n_in > 0 {
-                format!("in_{}", f.name)
-            } else {
-                "NULL".into()
-            },
-            n_in: view.n_in,
-            outputs: if view.n_out > 0 {
-                format!("out_{}", f.name)
-            } else {
-                "NULL".into()
-            },
-            n_out: view.n_out,
-        });
-    }
+    (ports, of_buffer)
+}
 
-    // Signals: who posts after what, who waits before what (for -vo).
-    let mut posted_after: BTreeMap<&str, String> = BTreeMap::new();
-    let mut waited_before: BTreeMap<&str, String> = BTreeMap::new();
-    for t in &r.thread_executions {
-        let mut last_exec: Option<String> = None;
-        let mut pending_waits: Vec<&str> = Vec::new();
-        for op in &t.ops {
-            match &op.value {
-                Op::Exec(sb) => {
-                    for w in pending_waits.drain(..) {
-                        waited_before.insert(w, format!("{sb} on {}", t.thread));
-                    }
-                    last_exec = Some(format!("{sb} on {}", t.thread));
-                }
-                Op::Signal(s) => {
-                    let after = last_exec
-                        .clone()
-                        .unwrap_or_else(|| format!("the start of {}", t.thread));
-                    posted_after.insert(s.name.as_str(), after);
-                }
-                Op::Wait(s) => pending_waits.push(s.name.as_str()),
-                Op::Barrier(_) => {}
+/// Every sub-box, in the HSDFG's actor order.
+fn box_views(h: &Hsdfg, layout: &Layout) -> Vec<BoxView> {
+    layout
+        .boxes
+        .iter()
+        .map(|b| {
+            let actor = h.actor(b.actor);
+            let f = &layout.functions[b.function.0];
+            BoxView {
+                id: b.id.clone(),
+                label: actor.subbox.to_string(),
+                region: actor.region.to_string(),
+                kernel: f.kernel.clone(),
+                flags: match (f.n_in, f.n_out) {
+                    (0, _) => "SSC_BOX_SOURCE",
+                    (_, 0) => "SSC_BOX_SINK",
+                    _ => "0",
+                },
+                function_id: b.function.0,
+                x0: actor.region.x0,
+                y0: actor.region.y0,
+                x1: actor.region.x1,
+                y1: actor.region.y1,
+                width: f.resolution.x,
+                height: f.resolution.y,
+                inputs: f.inputs(),
+                n_in: f.n_in,
+                outputs: f.outputs(),
+                n_out: f.n_out,
             }
-        }
-    }
-    let signals: Vec<SignalView> = r
-        .signals
+        })
+        .collect()
+}
+
+/// The signals, with their initial tokens (`-kd`) and, for `-vo`, who
+/// posts them after what and who waits before what.
+fn signal_views(r: &Runtime, o: &COptions, flow: &SignalFlow) -> Vec<SignalView> {
+    r.signals
         .iter()
         .map(|s| SignalView {
             name: format!("sig_{}", s.name),
@@ -558,17 +576,16 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                 "{}{}: {} -> {}",
                 if s.initial_token { "!" } else { "" },
                 s.name,
-                posted_after
-                    .get(s.name.name.as_str())
-                    .map(String::as_str)
-                    .unwrap_or("?"),
-                waited_before
-                    .get(s.name.name.as_str())
-                    .map(String::as_str)
-                    .unwrap_or("the end of the iteration"),
+                flow.after(s.name.name.as_str(), "?"),
+                flow.before(s.name.name.as_str(), "the end of the iteration"),
             ),
         })
-        .collect();
+        .collect()
+}
+
+/// The barriers of the runtime section, and `-ks -ki N`'s, which it cannot
+/// express ("every N iterations").
+fn barrier_views(r: &Runtime, o: &COptions) -> Vec<BarrierView> {
     let mut barriers: Vec<BarrierView> = r
         .barriers
         .iter()
@@ -583,8 +600,6 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                 .join(", "),
         })
         .collect();
-    // `-ks -ki N`: the runtime section cannot say "every N iterations", so
-    // this barrier is not among its barriers; it is declared here.
     if let Some((name, every, threads)) = &o.periodic_barrier {
         barriers.push(BarrierView {
             name: format!("bar_{name}"),
@@ -592,276 +607,54 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
             threads: format!("{}; -ks -ki {every}", threads.join(", ")),
         });
     }
+    barriers
+}
 
-    // -dm: one ssc_dynbuf per buffer; what each sub-box allocates and ends.
-    let mut dynbufs = Vec::new();
-    let mut pools: Vec<PoolView> = Vec::new();
-    let mut writes_of: BTreeMap<crate::lower::hsdfg::ActorId, Vec<String>> = BTreeMap::new();
-    let mut uses_of: BTreeMap<crate::lower::hsdfg::ActorId, Vec<String>> = BTreeMap::new();
-    if let Some(mode) = o.dynamic_memory {
-        for (bi, buf) in h.buffers.iter().enumerate() {
-            let id = BufferId(bi);
-            let name = format!("dyn_{}", buf.name.replace('.', "_"));
-            let (writers, readers) = crate::memory::buffer_users(h, id);
-            for &w in &writers {
-                writes_of.entry(w).or_default().push(name.clone());
-            }
-            for &a in writers.iter().chain(&readers) {
-                uses_of.entry(a).or_default().push(name.clone());
-            }
-            let pool = match mode {
-                DynamicMemory::Dynamic => "NULL".to_string(),
-                DynamicMemory::Reduced => {
-                    let pname = format!("pool_{}", buf.bytes);
-                    match pools.iter_mut().find(|p| p.bytes == buf.bytes) {
-                        Some(p) => p.blocks += 1,
-                        None => pools.push(PoolView {
-                            name: pname.clone(),
-                            bytes: buf.bytes,
-                            blocks: 1,
-                        }),
-                    }
-                    pname
-                }
-            };
-            let list = ports_of_buffer.get(&id).cloned().unwrap_or_default();
-            dynbufs.push(DynBufView {
-                name,
-                label: buf.name.clone(),
-                bytes: buf.bytes,
-                users: writers.len() + readers.len(),
-                pool,
-                n_ports: list.len(),
-                ports: list.join(", "),
-            });
-        }
-    }
-    let dyn_op = |code: String, comment: String| OpView { code, comment };
-
-    let threads: Vec<ThreadView> = r
-        .thread_executions
-        .iter()
-        .map(|t| {
-            ThreadView::new(
-                format!("thread_{}", t.thread),
-                t.ops
-                    .iter()
-                    .flat_map(|op| {
-                        let code = match &op.value {
-                            Op::Wait(s) => format!("ssc_W(t, &sig_{s});"),
-                            Op::Signal(s) => format!("ssc_S(t, &sig_{s});"),
-                            Op::Exec(sb) => {
-                                format!(
-                                    "ssc_E(t, &boxes[{}]);",
-                                    box_id(&sb.function.name, sb.index)
-                                )
-                            }
-                            Op::Barrier(b) => format!("ssc_B(t, &bar_{b});"),
-                        };
-                        let comment = match &op.value {
-                            Op::Exec(sb) => {
-                                let a = finder.find(sb).expect("checked above");
-                                let f = h.function_of(a);
-                                format!(
-                                    "{}: {} over {} of {}",
-                                    op_text(&op.value),
-                                    f.function,
-                                    h.actor(a).region,
-                                    f.name
-                                )
-                            }
-                            Op::Wait(s) => format!(
-                                "W {s}: after {}",
-                                posted_after
-                                    .get(s.name.as_str())
-                                    .map(String::as_str)
-                                    .unwrap_or("?")
-                            ),
-                            Op::Signal(s) => format!(
-                                "S {s}: before {}",
-                                waited_before
-                                    .get(s.name.as_str())
-                                    .map(String::as_str)
-                                    .unwrap_or("?")
-                            ),
-                            Op::Barrier(b) => format!("B {b}"),
-                        };
-                        let actor = match &op.value {
-                            Op::Exec(sb) => finder.find(sb),
-                            _ => None,
-                        };
-                        let mut v = Vec::new();
-                        if let Some(a) = actor {
-                            for d in writes_of.get(&a).into_iter().flatten() {
-                                v.push(dyn_op(
-                                    format!("ssc_dyn_write(&{d});"),
-                                    format!("-dm: {d} allocated by the first writer"),
-                                ));
-                            }
-                        }
-                        v.push(OpView { code, comment });
-                        if let Some(a) = actor {
-                            for d in uses_of.get(&a).into_iter().flatten() {
-                                v.push(dyn_op(
-                                    format!("ssc_dyn_done(&{d});"),
-                                    format!("-dm: {d} freed after its last use"),
-                                ));
-                            }
-                        }
-                        v
-                    })
-                    .chain(periodic_op(o, &t.thread.name))
-                    .collect(),
-            )
-        })
-        .collect();
-
-    let mut option_lines = Vec::new();
-    if o.time_boxes {
-        option_lines.push("opt.time_boxes = 1;  /* -ta */".to_string());
-    }
-    if o.time_threads {
-        option_lines.push("opt.time_threads = 1;  /* -tt */".to_string());
-    }
-    if o.huge_pages {
-        option_lines.push("opt.huge_pages = 1;  /* -ht */".to_string());
-    }
-    if let Some(f) = o.dump_format {
-        option_lines.push(format!("opt.dump_format = {f};  /* -td */"));
-    }
-    if let Some(p) = &o.dump_path {
-        option_lines.push(format!("opt.dump_path = \"{}\";  /* -dt */", c_string(p)));
-    }
-    let n_threads = r.thread_executions.len();
-    let cores = o.cores.as_ref().filter(|c| !c.is_empty()).map(|c| {
-        (0..n_threads)
-            .map(|i| c[i % c.len()].to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    });
-    let mask_list = o
-        .core_mask
-        .as_ref()
-        .filter(|m| cores.is_none() && !m.is_empty());
-    let mask = mask_list.map(|m| {
-        m.iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    });
-    let n_mask = mask_list.map_or(0, Vec::len);
-    let summary = format!(
-        "{} function instances, {} sub-boxes, {} threads, {} signals, {} bytes of buffers.",
-        h.functions.len(),
-        h.graph.node_count(),
-        n_threads,
-        r.signals.len(),
-        h.buffers.iter().map(|b| b.bytes).sum::<u64>()
-    );
-    let view = ProgramView {
-        signal_parts: parts(&signals, "init_signals"),
-        port_parts: parts(&ports, "init_ports"),
-        box_parts: parts(&boxes, "init_boxes"),
-        name: o.name.clone(),
-        version: env!("CARGO_PKG_VERSION"),
-        source: comment(&o.source),
-        summary,
-        options: comment(&o.options),
-        user_kernels: o.user_kernels.clone(),
-        verbose: o.verbose,
-        shared_bytes,
-        locals,
-        own_buffers,
-        band_tables,
-        dynbufs,
-        pools,
-        signals,
-        barriers,
-        functions,
-        ports,
-        boxes,
-        threads,
-        iterations: o.iterations,
-        option_lines,
-        cores,
-        mask,
-        n_mask,
-        library: o.library,
-        upper: o.name.to_ascii_uppercase(),
-        externals: super::library::externals(h, &o.user_kernels),
+/// `-dm`: one `ssc_dynbuf` per buffer (`-dm reduced`: from a pool per
+/// block size), and what each sub-box allocates and ends.
+fn dynamic_views(
+    h: &Hsdfg,
+    layout: &Layout,
+    mode: Option<DynamicMemory>,
+    ports_of_buffer: &BTreeMap<BufferId, Vec<String>>,
+) -> (Vec<DynBufView>, Vec<PoolView>, DynUses) {
+    let (mut dynbufs, mut pools, mut uses) =
+        (Vec::new(), Vec::<PoolView>::new(), DynUses::default());
+    let Some(mode) = mode else {
+        return (dynbufs, pools, uses);
     };
-    let main = view
-        .render()
-        .map_err(|e| error(format!("template error: {e}")))?;
-    let mut files = vec![(format!("{}.c", o.name), main)];
-    if o.library {
-        files.extend(
-            super::library::files(&o.name, &view.source, n_threads, &view.externals)
-                .map_err(|e| error(format!("template error: {e}")))?,
-        );
+    for (bi, buf) in layout.buffers.iter().enumerate() {
+        let id = BufferId(bi);
+        let name = format!("dyn_{}", buf.ident);
+        let (writers, readers) = crate::memory::buffer_users(h, id);
+        for &w in &writers {
+            uses.writes_of.entry(w).or_default().push(name.clone());
+        }
+        for &a in writers.iter().chain(&readers) {
+            uses.uses_of.entry(a).or_default().push(name.clone());
+        }
+        let pool = match mode {
+            DynamicMemory::Dynamic => "NULL".to_string(),
+            DynamicMemory::Reduced => {
+                match pools.iter_mut().find(|p| p.bytes == buf.bytes) {
+                    Some(p) => p.blocks += 1,
+                    None => pools.push(PoolView {
+                        name: format!("pool_{}", buf.bytes),
+                        bytes: buf.bytes,
+                        blocks: 1,
+                    }),
+                }
+                format!("pool_{}", buf.bytes)
+            }
+        };
+        dynbufs.push(DynBufView {
+            name,
+            label: buf.label.clone(),
+            bytes: buf.bytes,
+            users: writers.len() + readers.len(),
+            pool,
+            ports: ports_of_buffer.get(&id).cloned().unwrap_or_default(),
+        });
     }
-    for (name, text) in super::RUNTIME_FILES {
-        files.push((name.to_string(), text.to_string()));
-    }
-    Ok(Program {
-        name: o.name.clone(),
-        files,
-    })
-}
-
-/// The meeting of the periodic barrier (`-ks -ki N`) at the end of a
-/// participant's iteration.
-fn periodic_op(o: &COptions, thread: &str) -> Option<OpView> {
-    let (name, every, threads) = o.periodic_barrier.as_ref()?;
-    threads.iter().any(|t| t == thread).then(|| OpView {
-        code: format!("if ((t->iter + 1) % {every} == 0) ssc_B(t, &bar_{name});"),
-        comment: format!("-ks -ki {every}: keep the threads synced"),
-    })
-}
-
-/// Free text (a path, the command line) made safe inside a `/* */`
-/// comment on one line.
-fn comment(s: &str) -> String {
-    s.replace("*/", "* /")
-        .replace("??", "? ?")
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
-/// A string as a C string literal's contents.
-fn c_string(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| match c {
-            '"' => "\\\"".chars().collect::<Vec<_>>(),
-            '\\' => "\\\\".chars().collect(),
-            // `??/` and friends are trigraphs under -std=c11.
-            '?' => "\\?".chars().collect(),
-            // Octal, not `\x`: a hex escape would swallow following hex digits.
-            c if c.is_ascii_control() => format!("\\{:03o}", c as u32).chars().collect(),
-            c => vec![c],
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{c_string, comment};
-
-    #[test]
-    fn c_strings_escape_quotes_backslashes_trigraphs_and_controls() {
-        assert_eq!(c_string(r#"a"b\c"#), r#"a\"b\\c"#);
-        assert_eq!(c_string("t??/x"), r"t\?\?/x");
-        // Octal escapes have at most three digits: `\012` then `a`, where
-        // `\x0a` would have read `\x0aa`.
-        assert_eq!(c_string("x\nab"), r"x\012ab");
-    }
-
-    #[test]
-    fn comments_cannot_be_closed_by_free_text() {
-        assert_eq!(
-            comment("build a*/b.ssc\n-o x??/"),
-            "build a* /b.ssc -o x? ?/"
-        );
-    }
+    (dynbufs, pools, uses)
 }
