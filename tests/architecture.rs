@@ -103,17 +103,6 @@ fn every_module_uses_only_the_modules_before_it() {
     assert!(wrong.is_empty(), "dependencies up the pipeline: {wrong:?}");
 }
 
-/// Functions that are still longer than [`MAX_FN_LINES`] while they are
-/// being split elsewhere (issue 13). This list must become empty; a function
-/// leaves it once it is split, and none joins it.
-const LONG_FN_EXCEPTIONS: &[(&str, &str)] = &[
-    ("compiler/back/c/view.rs", "emit"),
-    ("compiler/back/wcet.rs", "emit"),
-    ("compiler/pipeline/mod.rs", "compile"),
-    ("compiler/verify/mod.rs", "build"),
-    ("compiler/cli/bench.rs", "run"),
-];
-
 /// The longest a function may be, from its `fn` line to its closing brace.
 const MAX_FN_LINES: usize = 150;
 
@@ -326,10 +315,7 @@ fn no_function_in_the_compiler_is_over_150_lines() {
             .replace('\\', "/");
         let text = std::fs::read_to_string(&file).unwrap();
         for (line, name, length) in functions(&text) {
-            let excepted = LONG_FN_EXCEPTIONS
-                .iter()
-                .any(|(f, n)| *f == relative && *n == name);
-            if length > MAX_FN_LINES && !excepted {
+            if length > MAX_FN_LINES {
                 long.push(format!("{relative}:{line} {name} ({length} lines)"));
             }
         }

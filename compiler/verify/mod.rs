@@ -70,7 +70,7 @@
 //! as its last op, which is how they are emitted).
 
 use crate::ir::{Op, Runtime};
-use crate::lower::hsdfg::{ActorId, Hsdfg};
+use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::memory::ring::Ring;
 use crate::memory::{ArenaId, Placement};
 use crate::reach::{Reach, TokenGraph};
