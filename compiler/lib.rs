@@ -4,6 +4,9 @@
 //! checker) → lowering → schedule → memory → sync → [`back`] (C, description
 //! printer, exports) → analysis. Each stage takes the IR of the stage before
 //! it and returns its own; see `ARCHITECTURE.md`.
+//!
+//! The entry point is [`compile`] (text → proven runtime, with an example);
+//! [`back`] turns its result into files.
 
 pub mod analysis;
 pub mod back;
@@ -23,3 +26,5 @@ pub mod schedule;
 pub mod sync;
 pub mod throttle;
 pub mod verify;
+
+pub use pipeline::compile_text as compile;

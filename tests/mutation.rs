@@ -10,7 +10,7 @@
 
 mod testgen;
 use ssc::ir::{Op, Runtime};
-use ssc::lower::hsdfg::Hsdfg;
+use ssc::ir::hsdfg::Hsdfg;
 use ssc::memory::Placement;
 use ssc::schedule::{schedule, ScheduleOptions, SchedulerKind};
 use ssc::sync::{synchronise_plan, SyncOptions};

@@ -2,7 +2,7 @@
 
 mod testgen;
 use proptest::prelude::*;
-use ssc::lower::hsdfg::{EdgeKind, Hsdfg};
+use ssc::ir::hsdfg::{EdgeKind, Hsdfg};
 use ssc::schedule::{schedule, Schedule, ScheduleOptions, SchedulerKind};
 use testgen::random_hsdfg;
 

@@ -16,7 +16,7 @@ fn appendix_runtime() -> Runtime {
     d.runtime.expect("appendix has a runtime")
 }
 
-fn program(h: &ssc::lower::hsdfg::Hsdfg, r: &Runtime) -> String {
+fn program(h: &ssc::ir::hsdfg::Hsdfg, r: &Runtime) -> String {
     let o = COptions {
         name: "appendix".into(),
         iterations: 1,

@@ -4,7 +4,7 @@
 mod sync_sets;
 mod testgen;
 use proptest::prelude::*;
-use ssc::lower::hsdfg::Hsdfg;
+use ssc::ir::hsdfg::Hsdfg;
 use ssc::schedule::{schedule, ScheduleOptions, SchedulerKind};
 use ssc::sync::{synchronise_plan, SyncOptions};
 use ssc::verify::verify_with;

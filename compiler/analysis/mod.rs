@@ -156,7 +156,7 @@ pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
 /// meetings collected per thread.
 struct Builder<'a> {
     c: &'a Compiled,
-    finder: crate::lower::hsdfg::Finder<'a>,
+    finder: crate::ir::hsdfg::Finder<'a>,
     /// The costs of one `W` and one `S`, in ns.
     wt: u64,
     sg: u64,

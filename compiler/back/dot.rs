@@ -10,7 +10,7 @@
 //! quoted and escaped, so the output always parses.
 
 use crate::ir::Declaration;
-use crate::lower::hsdfg::{EdgeKind, Hsdfg};
+use crate::ir::hsdfg::{EdgeKind, Hsdfg};
 use std::fmt::Write as _;
 
 /// A DOT string literal.

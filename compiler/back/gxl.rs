@@ -22,7 +22,7 @@
 //! naming it).
 
 use crate::analysis::{ChannelKind, RuntimeGraph};
-use crate::lower::hsdfg::{EdgeKind, Hsdfg};
+use crate::ir::hsdfg::{EdgeKind, Hsdfg};
 use std::fmt::Write as _;
 
 struct Out {

@@ -3,7 +3,7 @@
 //! memory schedule, predicted makespan against its lower bound — as text or
 //! JSON. Deterministic: it reports predictions, never measurements.
 
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 use crate::memory::MemoryKind;
 use crate::pipeline::Compiled;
 use crate::schedule::Schedule;

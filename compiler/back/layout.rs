@@ -16,7 +16,7 @@
 
 use crate::ir::builtins::builtin_of;
 use crate::ir::{Direction, ElemType, Pair, Runtime};
-use crate::lower::hsdfg::{ActorId, BufferId, FunctionId, FunctionInfo, Hsdfg};
+use crate::ir::hsdfg::{ActorId, BufferId, FunctionId, FunctionInfo, Hsdfg};
 use crate::memory::ring::Band;
 use crate::memory::ArenaId;
 use std::collections::BTreeMap;

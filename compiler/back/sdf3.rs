@@ -17,7 +17,7 @@
 //! `processor` with `default="true"` and an `executionTime`. Actor names
 //! are `F_k` (sub-box `F.k`; unique, as `k` has no `_`). Deterministic.
 
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 use std::fmt::Write as _;
 
 /// XML-escapes text for an attribute value.
@@ -38,7 +38,7 @@ pub fn whole_us(t: f64) -> u64 {
 }
 
 /// The SDF3 name of an actor.
-pub fn actor_name(g: &Hsdfg, a: crate::lower::hsdfg::ActorId) -> String {
+pub fn actor_name(g: &Hsdfg, a: crate::ir::hsdfg::ActorId) -> String {
     let sb = &g.actor(a).subbox;
     format!("{}_{}", sb.function, sb.index)
 }

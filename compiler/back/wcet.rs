@@ -37,7 +37,7 @@
 use super::c::{Program, RUNTIME_FILES};
 use crate::back::layout::{c_string, comment, FunctionLayout, Layout, Memory};
 use crate::diagnostics::Diagnostic;
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 use askama::Template;
 use serde::Deserialize;
 use std::collections::BTreeMap;

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 /// a multithreaded C program with low, reproducible latency.
 #[derive(Debug, Parser)]
 #[command(name = "ssc", version, about, long_about = None)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// Diagnostics as text, or JSON lines on stderr (docs/diagnostics.md).
@@ -57,14 +57,14 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Write `ssc.1` and `ssc-COMMAND.1` for every command into DIR instead
     /// of printing `ssc.1`.
     #[arg(long, value_name = "DIR")]
@@ -72,7 +72,7 @@ pub struct ManArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CalibrateArgs {
+pub(crate) struct CalibrateArgs {
     /// Measure nothing: print the coefficients `ssc build` uses now (the
     /// cached calibration of this CPU, or the shipped defaults) and where
     /// they come from.
@@ -81,19 +81,19 @@ pub struct CalibrateArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// The code, as in `error[E108]` (`E108`, `e108` or `108`).
     pub code: String,
 }
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The description (`-` for standard input).
     pub file: PathBuf,
 }
 
 #[derive(Debug, Args)]
-pub struct FmtArgs {
+pub(crate) struct FmtArgs {
     /// The description (`-` for standard input).
     pub file: PathBuf,
     /// Print nothing but a unified diff when the file is not in normal
@@ -106,7 +106,7 @@ pub struct FmtArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     #[command(flatten)]
     pub build: BuildArgs,
     /// Arguments for the executable, after `--` (`--iterations N`, `--forever`,
@@ -116,7 +116,7 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct GenerateArgs {
+pub(crate) struct GenerateArgs {
     /// About how many boxes.
     #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub boxes: usize,
@@ -135,7 +135,7 @@ pub struct GenerateArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct BenchArgs {
+pub(crate) struct BenchArgs {
     /// The descriptions to benchmark.
     pub files: Vec<PathBuf>,
     /// Thread schedules, comma-separated (from the schedule stage's kinds).
@@ -158,14 +158,14 @@ pub struct BenchArgs {
 
 /// `-dm`: run-time memory allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DynamicMemory {
+pub(crate) enum DynamicMemory {
     Dynamic,
     Reduced,
 }
 
 /// `-t`: target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Target {
+pub(crate) enum Target {
     Linux,
     /// The chain as a C library (header, static and shared library,
     /// pkg-config file) and a Python module.
@@ -178,7 +178,7 @@ pub enum Target {
 
 /// `-td`: timer dump format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TimerDump {
+pub(crate) enum TimerDump {
     Csv,
     Json,
     Binary,
@@ -186,7 +186,7 @@ pub enum TimerDump {
 
 /// Every option of `ssc build` (docs/commands.md), in the thesis' groups.
 #[derive(Debug, Args, Default)]
-pub struct BuildArgs {
+pub(crate) struct BuildArgs {
     /// The description (`-` for standard input).
     pub file: PathBuf,
 
@@ -441,7 +441,7 @@ pub struct BuildArgs {
 }
 
 /// The thesis' one-dash spellings and the long option each stands for.
-pub const THESIS_SPELLINGS: &[(&str, &str)] = &[
+pub(crate) const THESIS_SPELLINGS: &[(&str, &str)] = &[
     ("-gd", "--generatedeclaration"),
     ("-gw", "--generatewcet"),
     ("-cr", "--composeresolution"),
@@ -486,7 +486,7 @@ pub const THESIS_SPELLINGS: &[(&str, &str)] = &[
 /// thread count is taken only for the schedulers that have one, and a file
 /// name after `-ts simple` stays a file name). Everything after `--` is left
 /// alone (it belongs to the executable).
-pub fn normalise(args: impl IntoIterator<Item = String>) -> Vec<String> {
+pub(crate) fn normalise(args: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = false;
     let mut args = args.into_iter().peekable();
@@ -572,7 +572,7 @@ fn parse_positive(s: &str) -> Result<u64, String> {
 
 /// `-cm 0,1`: the cores to use, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CoreMask(pub Vec<usize>);
+pub(crate) struct CoreMask(pub Vec<usize>);
 
 fn parse_cores(s: &str) -> Result<CoreMask, String> {
     let mut cores = Vec::new();
@@ -645,7 +645,7 @@ fn bench_memory_help() -> String {
 
 /// `--xr-graph`: which HSDFG `-xr` exports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum XrGraph {
+pub(crate) enum XrGraph {
     Instantiation,
     Runtime,
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Runs a command; `argv` is ssc's command line as given (a program
 /// records it).
-pub fn dispatch(command: Command, argv: &[String]) -> i32 {
+pub(crate) fn dispatch(command: Command, argv: &[String]) -> i32 {
     match command {
         Command::Check(a) => check(&a.file),
         Command::Fmt(a) => fmt(&a),
@@ -127,7 +127,7 @@ const DIAGNOSTICS_MD: &str = include_str!("../../docs/diagnostics.md");
 
 /// The entry of `code` in `docs/diagnostics.md`: its section, kind and
 /// example; `None` for a code that is not there.
-pub fn explanation(code: &str) -> Option<String> {
+pub(crate) fn explanation(code: &str) -> Option<String> {
     let digits = code.trim().trim_start_matches(['E', 'e']);
     if digits.len() != 3 || !digits.chars().all(|c| c.is_ascii_digit()) {
         return None;

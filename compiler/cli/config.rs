@@ -8,11 +8,11 @@ use crate::memory::MemoryKind;
 use crate::schedule::SchedulerKind;
 
 /// `-ts`'s default, with the online CPUs as its thread count.
-pub const DEFAULT_SCHEDULER: SchedulerKind = SchedulerKind::Reduced(0);
+pub(crate) const DEFAULT_SCHEDULER: SchedulerKind = SchedulerKind::Reduced(0);
 /// `-ms`'s default.
-pub const DEFAULT_MEMORY: MemoryKind = MemoryKind::Interference;
+pub(crate) const DEFAULT_MEMORY: MemoryKind = MemoryKind::Interference;
 /// `-ms`'s default with `-ts fused`.
-pub const FUSED_MEMORY: MemoryKind = MemoryKind::Fold;
+pub(crate) const FUSED_MEMORY: MemoryKind = MemoryKind::Fold;
 
 /// The options of one build, with every default filled in.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,14 +33,14 @@ pub struct Config {
 }
 
 /// The number of CPUs online on the machine running ssc.
-pub fn online_cpus() -> usize {
+pub(crate) fn online_cpus() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
 }
 
 impl Config {
-    pub fn resolve(a: &BuildArgs) -> Config {
+    pub(crate) fn resolve(a: &BuildArgs) -> Config {
         let cpus = online_cpus();
         let mut defaults = Vec::new();
         let threads = match a.thread_schedule {

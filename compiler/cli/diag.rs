@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 /// `--message-format`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum MessageFormat {
+pub(crate) enum MessageFormat {
     // rustc-style text: code, message, `--> file:line:col`, the source
     // lines with labels, a hint. (Plain comments: a doc comment here would
     // turn every command's --help into the long layout.)
@@ -24,7 +24,7 @@ pub enum MessageFormat {
 
 /// `--color`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     // Colour when standard error is a terminal and `NO_COLOR` is unset or empty.
     #[default]
     Auto,
@@ -42,7 +42,7 @@ static STYLE: OnceLock<Style> = OnceLock::new();
 
 /// Whether to colour: `always`/`never` as said; `auto` on a terminal when
 /// `NO_COLOR` (<https://no-color.org>) is unset or empty.
-pub fn use_colour(choice: ColorChoice, terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+pub(crate) fn use_colour(choice: ColorChoice, terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -51,7 +51,7 @@ pub fn use_colour(choice: ColorChoice, terminal: bool, no_color: Option<&std::ff
 }
 
 /// Sets the style for this process (the first call wins).
-pub fn configure(format: MessageFormat, colour: ColorChoice) {
+pub(crate) fn configure(format: MessageFormat, colour: ColorChoice) {
     let no_color = std::env::var_os("NO_COLOR");
     let colour = use_colour(colour, std::io::stderr().is_terminal(), no_color.as_deref());
     let _ = STYLE.set(Style { format, colour });

@@ -8,7 +8,7 @@ mod bench;
 mod build;
 mod commands;
 pub mod config;
-pub mod diag;
+pub(crate) mod diag;
 mod ptts;
 mod source;
 mod throttle;
@@ -17,10 +17,10 @@ use clap::Parser;
 
 /// Exit codes (docs/commands.md).
 pub mod exit {
-    pub const OK: i32 = 0;
-    pub const INPUT: i32 = 1;
-    pub const USAGE: i32 = 2;
-    pub const EXTERNAL: i32 = 3;
+    pub(crate) const OK: i32 = 0;
+    pub(crate) const INPUT: i32 = 1;
+    pub(crate) const USAGE: i32 = 2;
+    pub(crate) const EXTERNAL: i32 = 3;
 }
 
 /// Runs `ssc` with these arguments (the first is the program name) and

@@ -10,10 +10,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The default of `--max-trees`.
-pub const DEFAULT_MAX_TREES: u128 = 10_000_000;
+pub(crate) const DEFAULT_MAX_TREES: u128 = 10_000_000;
 
 #[derive(Debug, Args)]
-pub struct PttsArgs {
+pub(crate) struct PttsArgs {
     /// The chain (`.ptts`, `-` for standard input).
     pub file: PathBuf,
     /// Print the report as JSON (PMF, CDF, statistics, loss, trees).

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::Path;
 
 /// Why a source could not be read.
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// The file could not be opened or read (a command-line problem: exit 2).
     Io(String),
     /// The bytes are not UTF-8 text (an input problem: exit 1).

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 /// threshold (the thesis' Chapter 4 duty-cycling).
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct ThrottleArgs {
+pub(crate) struct ThrottleArgs {
     #[command(subcommand)]
     pub action: Option<ThrottleAction>,
     /// Sampling interval in µs (thesis: 100 or 500).
@@ -79,7 +79,7 @@ pub struct ThrottleArgs {
 
 /// `ssc throttle bench` (and the hidden `hammer` it re-executes).
 #[derive(Debug, Subcommand)]
-pub enum ThrottleAction {
+pub(crate) enum ThrottleAction {
     /// The thesis' Tables 4.1–4.3 on this machine: one measured core's
     /// bandwidth alone, with the other cores hammering memory, and with the
     /// hammers duty-cycled by `ssc throttle`.
@@ -91,7 +91,7 @@ pub enum ThrottleAction {
 }
 
 #[derive(Debug, Args)]
-pub struct BenchArgs {
+pub(crate) struct BenchArgs {
     /// The measured core.
     #[arg(long, default_value_t = 0)]
     pub measured_core: usize,
@@ -139,7 +139,7 @@ pub struct BenchArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct HammerArgs {
+pub(crate) struct HammerArgs {
     #[arg(long, value_parser = bench::Kind::parse)]
     pub kind: bench::Kind,
     #[arg(long, value_parser = parse::bytes)]
@@ -152,7 +152,7 @@ pub struct HammerArgs {
 
 /// A core list (`0-2,5`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cores(pub Vec<usize>);
+pub(crate) struct Cores(pub Vec<usize>);
 
 fn cores(s: &str) -> Result<Cores, String> {
     cpu::parse_list(s).map(Cores)
@@ -170,7 +170,7 @@ fn pid(s: &str) -> Result<i32, String> {
 
 /// `--mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModeArg {
+pub(crate) enum ModeArg {
     Fixed,
     Proportional,
     Memguard,

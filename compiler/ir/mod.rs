@@ -8,6 +8,7 @@
 //! `parse(print(ir)) == ir` is a meaningful test.
 
 pub mod builtins;
+pub mod hsdfg;
 mod composition;
 mod declaration;
 mod instantiation;

@@ -29,7 +29,7 @@
 //! the list schedulers' price of reading another thread's output and
 //! `-pr`'s wait and signal actors.
 
-use super::hsdfg::SystemTiming;
+use crate::ir::hsdfg::SystemTiming;
 use crate::ir::builtins::{builtin_of, BUILTINS};
 use crate::ir::{ElemType, Pair};
 use serde::{Deserialize, Serialize};

@@ -144,7 +144,7 @@ pub fn lower_to_instantiation(
 pub fn lower_to_hsdfg(
     desc: &Description,
     opts: &LowerOptions,
-) -> Result<(Description, hsdfg::Hsdfg), Vec<Diagnostic>> {
+) -> Result<(Description, crate::ir::hsdfg::Hsdfg), Vec<Diagnostic>> {
     let l = lower(desc, opts)?;
     let timing = Timing::from_runtime(l.description.runtime.as_ref()).with_model(opts.cost);
     let (Some(d), Some(i)) = (&l.description.declaration, &l.description.instantiation) else {

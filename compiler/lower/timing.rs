@@ -17,7 +17,7 @@
 //! deterministic.
 
 use super::cost::Coefficients;
-use super::hsdfg::SystemTiming;
+use crate::ir::hsdfg::SystemTiming;
 use crate::ir::{Direction, ElemType, FunctionDecl, Pair, Port, Runtime, TimingScope};
 use std::collections::BTreeMap;
 
@@ -60,7 +60,7 @@ impl<'a> Instance<'a> {
     }
 
     /// An instance of the HSDFG.
-    pub fn of_info(f: &'a super::hsdfg::FunctionInfo) -> Instance<'a> {
+    pub fn of_info(f: &'a crate::ir::hsdfg::FunctionInfo) -> Instance<'a> {
         let window = f
             .ports
             .iter()

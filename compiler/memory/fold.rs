@@ -38,7 +38,7 @@
 use super::ring::{self, bands, Ring};
 use super::{ArenaId, OrderEdge, Placement};
 use crate::ir::builtins::builtin_of;
-use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::ir::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::schedule::Schedule;
 
 /// Rings start at multiples of this (a cache line).

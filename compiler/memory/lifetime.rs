@@ -62,7 +62,7 @@
 //! `B` in any topological order), so the peak of live bytes over the global
 //! order is a lower bound on any plan that obeys the sharing rule.
 
-use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::ir::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::reach::{OneEdges, Reach, TokenGraph};
 use crate::schedule::Schedule;
 use std::cmp::Ordering;

@@ -31,7 +31,7 @@
 use super::interference::{align_up, conflicts, lowest_fit};
 use super::lifetime::Lifetimes;
 use super::{ArenaId, Placement};
-use crate::lower::hsdfg::{BufferId, Hsdfg};
+use crate::ir::hsdfg::{BufferId, Hsdfg};
 
 pub(crate) const LINE: u64 = 64;
 
@@ -107,7 +107,7 @@ pub(crate) fn false_sharing(h: &Hsdfg, lt: &Lifetimes) -> Vec<String> {
         let mut strips: Vec<(u64, u64, usize)> = lt.writers[b]
             .iter()
             .flat_map(|&a| {
-                h.graph[crate::lower::hsdfg::ActorId::new(a)]
+                h.graph[crate::ir::hsdfg::ActorId::new(a)]
                     .accesses
                     .iter()
                     .filter(|x| x.write && x.buffer == BufferId(b))

@@ -29,7 +29,7 @@ pub mod reuse;
 pub mod ring;
 pub mod sections;
 
-use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::ir::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::schedule::Schedule;
 use lifetime::Lifetimes;
 use std::fmt;
@@ -74,7 +74,7 @@ impl Placement {
     /// whole grid. A placement smaller than its buffer is a ring of as many
     /// whole rows as fit; this is the one reading of it, for the checker and
     /// every back end.
-    pub fn fold(&self, b: &crate::lower::hsdfg::Buffer) -> Option<u64> {
+    pub fn fold(&self, b: &crate::ir::hsdfg::Buffer) -> Option<u64> {
         let row = b.grid.x * b.ty.size();
         (self.bytes < b.bytes && row > 0).then(|| self.bytes / row)
     }

@@ -17,7 +17,7 @@
 //! never share a ring row, and a ring needs only the rows one thread keeps
 //! live at once.
 
-use crate::lower::hsdfg::{ActorId, Buffer, BufferId, Hsdfg};
+use crate::ir::hsdfg::{ActorId, Buffer, BufferId, Hsdfg};
 
 /// Rows `[lo, hi)` of a buffer's grid in one ring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 use super::ring::Ring;
 use super::{ArenaId, Placement};
 use crate::ir::{Arena, Op, Runtime};
-use crate::lower::hsdfg::{BufferId, Hsdfg};
+use crate::ir::hsdfg::{BufferId, Hsdfg};
 use std::collections::HashMap;
 
 /// Placements of a runtime, from its `memory_mapping` and

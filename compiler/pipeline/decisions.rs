@@ -9,7 +9,7 @@
 use super::Options;
 use crate::diagnostics::Diagnostic;
 use crate::ir::{Runtime, Span};
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 use crate::lower::timing::{Instance, Source, Timing};
 use crate::schedule::{Schedule, SchedulerKind};
 

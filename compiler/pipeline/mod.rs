@@ -11,7 +11,7 @@
 
 use crate::diagnostics::Diagnostic;
 use crate::ir::{Description, Runtime};
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 use crate::lower::timing::Timing;
 use crate::lower::LowerOptions;
 use crate::memory::{MemoryKind, MemoryPlan, Placement, PlanError};
@@ -45,6 +45,80 @@ pub struct Options {
     /// when `-ts fused` runs a chain box-at-a-time (see [`streaming`]),
     /// which otherwise uses interference.
     pub asked: Asked,
+}
+
+impl Options {
+    /// The options `ssc build -ts SCHEDULER -ms MEMORY` starts from: the
+    /// lowering's defaults with at most as many sub-boxes per function as
+    /// the scheduler has threads, explicit thread programs, no cost model
+    /// (every function without a `timing` entry costs 1 µs, the waits and
+    /// signals 1 µs each: the results do not depend on the machine; set
+    /// `lower.cost` to `ssc::calibrate::load().coefficients` for this
+    /// machine's).
+    pub fn new(scheduler: SchedulerKind, memory: MemoryKind) -> Options {
+        let mut lower = LowerOptions::default();
+        if let Some(n) = scheduler.threads().filter(|n| *n > 0) {
+            lower.split.max_parts = n as u64;
+        }
+        Options {
+            lower,
+            scheduler,
+            schedule: ScheduleOptions::default(),
+            memory,
+            sync: SyncOptions::default(),
+            thread_execution: true,
+            dynamic_memory: false,
+            asked: Asked::default(),
+        }
+    }
+}
+
+/// Compiles the text of a description: parses it, checks it and runs the
+/// pipeline ([`compile`]). The library's entry point, re-exported as
+/// `ssc::compile`; the diagnostics are those `ssc check` and `ssc build`
+/// print (render them with [`crate::diagnostics`]).
+///
+/// ```
+/// use ssc::memory::MemoryKind;
+/// use ssc::pipeline::Options;
+/// use ssc::schedule::SchedulerKind;
+///
+/// let text = "
+///   declaration {
+///     function_declaration func_source NONE { out OUT float mul [1, 1]; };
+///     function_declaration func_gain FULL { in IN float mul [1, 1]; out OUT float mul [1, 1]; };
+///     function_declaration func_sink NONE { in IN float mul [1, 1]; };
+///     function src func_source [64, 64], g func_gain [64, 64], snk func_sink [64, 64];
+///     src.out -> g.in;
+///     g.out -> snk.in;
+///   }";
+/// let opts = Options::new(SchedulerKind::Reduced(2), MemoryKind::Reuse);
+/// let compiled = ssc::compile(text, &opts).expect("a valid chain compiles");
+/// // The gain was split in two sub-boxes, one per thread, and the runtime
+/// // that runs them is proven deadlock- and race-free.
+/// assert_eq!(compiled.hsdfg.actors().count(), 4);
+/// assert_eq!(compiled.runtime.thread_executions.len(), 2);
+///
+/// // The pthread C program, as `ssc build` writes it.
+/// let c = ssc::back::c::COptions { name: "gain".into(), ..Default::default() };
+/// let program = ssc::back::c::emit(&compiled.hsdfg, &compiled.runtime, &c).unwrap();
+/// assert!(program.files.iter().any(|(name, _)| name == "gain.c"));
+///
+/// // An error is a diagnostic with a code and a span, never a panic.
+/// let errors = ssc::compile("declaration { function x;", &opts).unwrap_err();
+/// assert!(errors[0].code.starts_with('E'));
+/// ```
+pub fn compile_text(text: &str, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
+    let desc = crate::front::syntax::parse(text)?;
+    let diagnostics = crate::front::check(&desc);
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(diagnostics);
+    }
+    let mut compiled = compile(&desc, opts)?;
+    let mut warnings = diagnostics;
+    warnings.append(&mut compiled.warnings);
+    compiled.warnings = warnings;
+    Ok(compiled)
 }
 
 /// A description compiled down to a proven runtime.

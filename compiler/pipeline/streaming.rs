@@ -30,7 +30,7 @@
 use super::Options;
 use crate::diagnostics::Diagnostic;
 use crate::ir::Description;
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 use crate::lower::split::{self, Strips};
 use crate::lower::LowerOptions;
 use crate::memory::MemoryKind;

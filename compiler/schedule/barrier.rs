@@ -2,7 +2,7 @@
 //! One-to-One without pipelining).
 
 use super::{Schedule, ScheduleOptions, SchedulerKind};
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 
 pub fn schedule(h: &Hsdfg, opts: &ScheduleOptions) -> Schedule {
     let mut s = super::simple::schedule(h, opts);

@@ -4,7 +4,7 @@
 //! thread where it can start earliest (see [`super::list`] for the model).
 
 use super::{finish, list, Schedule, ScheduleOptions, SchedulerKind};
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 
 pub fn schedule(h: &Hsdfg, n: usize, opts: &ScheduleOptions) -> Schedule {
     let n = n.max(1);

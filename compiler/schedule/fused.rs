@@ -33,7 +33,7 @@
 //! cannot deadlock on each other; deterministic.
 
 use super::{finish, list, Schedule, ScheduleOptions, SchedulerKind};
-use crate::lower::hsdfg::{ActorId, Hsdfg};
+use crate::ir::hsdfg::{ActorId, Hsdfg};
 use std::collections::BTreeSet;
 
 /// Depth of every function in the function graph (sources 0).

@@ -7,7 +7,7 @@
 use super::{list, Schedule, SchedulerKind, ThreadPlan};
 use crate::diagnostics::Diagnostic;
 use crate::ir::ThreadSchedule;
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 
 /// The schedule of hand-written thread lists, or why they cannot be run
 /// (a sub-box missing or repeated, an order against the dependencies).
@@ -38,7 +38,7 @@ pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<D
         threads.push((t.thread.name.clone(), actors));
     }
     if let Some(i) = seen.iter().position(|s| !s) {
-        let sb = &h.graph[crate::lower::hsdfg::ActorId::new(i)].subbox;
+        let sb = &h.graph[crate::ir::hsdfg::ActorId::new(i)].subbox;
         return Err(vec![Diagnostic::error(
             "E200",
             format!("`{sb}` is on no thread of the thread_schedule"),

@@ -7,7 +7,7 @@
 //! thread and 0 otherwise; it then runs for its `time`. Threads never insert
 //! an actor into an earlier idle gap (the programs are static lists).
 
-use crate::lower::hsdfg::{ActorId, Hsdfg};
+use crate::ir::hsdfg::{ActorId, Hsdfg};
 
 /// The relative tolerance of the cache-aware (predictable) choices: a thread
 /// whose start time is within `CACHE_TOLERANCE × time(actor)` of the earliest

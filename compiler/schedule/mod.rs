@@ -8,7 +8,7 @@
 //! dependencies restricted to that thread; the result depends only on the
 //! inputs (deterministic).
 
-use crate::lower::hsdfg::{ActorId, Hsdfg};
+use crate::ir::hsdfg::{ActorId, Hsdfg};
 use std::time::Duration;
 
 pub mod barrier;

@@ -7,7 +7,7 @@
 //! predecessors is the last actor placed on its thread).
 
 use super::{finish, list, Schedule, ScheduleOptions, SchedulerKind};
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 
 pub fn schedule(h: &Hsdfg, n: usize, opts: &ScheduleOptions) -> Schedule {
     let n = n.max(1);

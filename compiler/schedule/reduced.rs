@@ -20,7 +20,7 @@
 //! among sub-boxes of one function.
 
 use super::{finish, list, Schedule, ScheduleOptions, SchedulerKind};
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 use std::collections::HashMap;
 use std::time::Instant;
 

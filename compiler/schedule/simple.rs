@@ -2,7 +2,7 @@
 //! (the thesis' One-to-One, the naive baseline: the OS schedules).
 
 use super::{finish, list, Schedule, ScheduleOptions, SchedulerKind};
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 
 pub fn schedule(h: &Hsdfg, opts: &ScheduleOptions) -> Schedule {
     let r = list::one_thread_per_actor(h);

@@ -46,7 +46,7 @@ use crate::ir::{
     Arena, Barrier, Ident, MemoryBinding, MemoryMapping, MemorySchedule, Op, PortRef, Runtime,
     Signal, Span, Spanned, ThreadExecution, ThreadSchedule, TimingEntry,
 };
-use crate::lower::hsdfg::{ActorId, Hsdfg};
+use crate::ir::hsdfg::{ActorId, Hsdfg};
 use crate::memory::{ArenaId, MemoryPlan};
 use crate::reach::{OneEdges, Reach, TokenGraph};
 use crate::schedule::Schedule;
@@ -598,7 +598,7 @@ fn memory_sections(
             end: Spanned::bare(p.offset + p.bytes),
             span: Span::NONE,
         });
-        let port = |(f, k): (crate::lower::hsdfg::FunctionId, usize)| {
+        let port = |(f, k): (crate::ir::hsdfg::FunctionId, usize)| {
             let fi = h.function(f);
             PortRef::new(&fi.name, &fi.ports[k].name)
         };

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 /// Why an actuation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ActError {
+pub(crate) enum ActError {
     /// Nothing is left to control (every task vanished, the cgroup was
     /// removed): the monitor stops cleanly.
     Gone(String),
@@ -28,7 +28,7 @@ impl std::fmt::Display for ActError {
 
 /// Everything an actuator may have suspended, for the watchdog.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Rescue {
+pub(crate) struct Rescue {
     /// Send SIGCONT.
     pub pids: Vec<i32>,
     /// Write `0` to these `cgroup.freeze` files.
@@ -38,7 +38,7 @@ pub struct Rescue {
 }
 
 /// Suspends and resumes the best-effort work of a core.
-pub trait Actuator: Send {
+pub(crate) trait Actuator: Send {
     fn name(&self) -> String;
     fn suspend(&mut self, core: usize) -> Result<(), ActError>;
     fn resume(&mut self, core: usize) -> Result<(), ActError>;
@@ -50,7 +50,7 @@ pub trait Actuator: Send {
 /// `--actuator`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ActuatorKind {
+pub(crate) enum ActuatorKind {
     /// cgroup v2 `cgroup.freeze` of `--be-cgroup`.
     Freeze,
     /// SIGSTOP/SIGCONT of `--be-pid`.
@@ -61,7 +61,7 @@ pub enum ActuatorKind {
 
 /// What the best-effort work is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     Cgroup(PathBuf),
     Pids(Vec<i32>),
     /// The cores themselves (MSR duty cycle).

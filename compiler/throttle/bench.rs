@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 /// How a core touches its buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Read,
     Write,
     /// Half the buffer read and copied into the other half (50 % / 50 %).
@@ -177,7 +177,7 @@ fn stdin_closed() -> bool {
 /// The thesis' configurations that this machine can run (partitioned b and
 /// d need cache allocation: Intel CAT through resctrl).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Column {
+pub(crate) enum Column {
     /// a) nothing fits in the cache.
     A,
     /// c) everyone's data fits in the cache.
@@ -217,7 +217,7 @@ impl Column {
 
 /// What to run.
 #[derive(Clone, Debug)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub measured_core: usize,
     pub hammer_cores: Vec<usize>,
     pub kinds: Vec<Kind>,
@@ -239,7 +239,7 @@ pub struct Plan {
 
 /// One cell of the table: medians over the repetitions.
 #[derive(Clone, Debug, Default)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub kind: &'static str,
     pub column: &'static str,
     pub alone: f64,
@@ -254,7 +254,7 @@ pub struct Cell {
 
 impl Cell {
     /// Degradation of the measured core (fraction of its alone bandwidth).
-    pub fn degradation(&self, bw: f64) -> f64 {
+    pub(crate) fn degradation(&self, bw: f64) -> f64 {
         if self.alone > 0.0 {
             (1.0 - bw / self.alone).max(0.0)
         } else {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// What the JSON log says about the run besides the records.
 #[derive(Debug, Serialize)]
-pub struct Meta<'a> {
+pub(crate) struct Meta<'a> {
     pub sensor: &'a str,
     pub actuator: &'a str,
     pub policy: &'a super::decide::Policy,

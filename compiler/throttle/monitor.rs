@@ -68,7 +68,7 @@ impl std::fmt::Display for Error {
 
 /// What a run did.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub sensor: String,
     pub actuator: String,
     pub policy: Policy,

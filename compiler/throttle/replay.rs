@@ -175,7 +175,7 @@ impl Trace {
 }
 
 /// A replayed core on the wall clock: time 0 is when the sensor opened.
-pub struct ReplaySensor {
+pub(crate) struct ReplaySensor {
     trace: std::sync::Arc<Trace>,
     core: usize,
     start: Instant,
@@ -198,7 +198,7 @@ impl CoreSensor for ReplaySensor {
 }
 
 /// A replayed core on a virtual clock (the deterministic tests).
-pub struct VirtualReplay<'a> {
+pub(crate) struct VirtualReplay<'a> {
     pub trace: &'a Trace,
     pub core: usize,
     pub now: &'a std::cell::Cell<u64>,

@@ -14,24 +14,24 @@ use std::time::Instant;
 
 /// Cumulative traffic of one core.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Traffic {
+pub(crate) struct Traffic {
     pub read_bytes: u64,
     pub write_bytes: u64,
 }
 
 /// One core's traffic counter.
-pub trait CoreSensor {
+pub(crate) trait CoreSensor {
     fn core(&self) -> usize;
     /// Cumulative traffic since the sensor opened.
     fn read(&mut self) -> std::io::Result<Traffic>;
 }
 
 /// A sensor for the monitor's threads.
-pub type BoxedSensor = Box<dyn CoreSensor + Send>;
+pub(crate) type BoxedSensor = Box<dyn CoreSensor + Send>;
 
 /// `--sensor`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SensorSpec {
+pub(crate) enum SensorSpec {
     /// Try perf, then resctrl.
     Auto,
     Perf,
@@ -58,7 +58,7 @@ impl std::str::FromStr for SensorSpec {
 
 /// Why no sensor could be used: every attempt and its failure.
 #[derive(Debug)]
-pub struct SensorError {
+pub(crate) struct SensorError {
     pub attempts: Vec<(String, String)>,
 }
 
@@ -77,7 +77,7 @@ impl fmt::Display for SensorError {
 }
 
 /// The opened sensor: one counter per core, plus what it is.
-pub struct Opened {
+pub(crate) struct Opened {
     pub name: String,
     pub sensors: Vec<BoxedSensor>,
     /// The replayed trace, when replaying (its maximum is the `N%` base).

@@ -15,7 +15,7 @@ use super::actuator::Rescue;
 use std::ffi::CString;
 
 /// The monitor's end of the watchdog.
-pub struct Watchdog {
+pub(crate) struct Watchdog {
     fd: i32,
     pub pid: i32,
 }
@@ -110,7 +110,7 @@ pub fn spawn(rescue: &Rescue) -> Result<Watchdog, String> {
 
 impl Watchdog {
     /// Tells the watchdog that everything was resumed, and reaps it.
-    pub fn disarm(self) {
+    pub(crate) fn disarm(self) {
         // SAFETY: one byte to our pipe, then close it and reap the child.
         unsafe {
             libc::write(self.fd, b"D".as_ptr() as *const libc::c_void, 1);

@@ -70,7 +70,7 @@
 //! as its last op, which is how they are emitted).
 
 use crate::ir::{Op, Runtime};
-use crate::lower::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::ir::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::memory::ring::Ring;
 use crate::memory::{ArenaId, Placement};
 use crate::reach::{Reach, TokenGraph};
@@ -924,8 +924,8 @@ pub use crate::memory::sections::rings;
 /// The byte ranges (start, end, which rows) an access covers: one range,
 /// or for a ring one range per run of ring rows.
 fn placed_ranges(
-    x: &crate::lower::hsdfg::Access,
-    buf: &crate::lower::hsdfg::Buffer,
+    x: &crate::ir::hsdfg::Access,
+    buf: &crate::ir::hsdfg::Buffer,
     p: &Placement,
     ring: Option<&Ring>,
 ) -> Vec<(u64, u64, (usize, u64))> {

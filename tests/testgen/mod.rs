@@ -17,7 +17,7 @@
 
 use petgraph::graph::DiGraph;
 use ssc::ir::{Direction, ElemType, Pair, Parallelism, Region, SubBoxRef};
-use ssc::lower::hsdfg::{
+use ssc::ir::hsdfg::{
     Access, Actor, Buffer, BufferId, Edge, EdgeKind, FunctionId, FunctionInfo, Hsdfg, PortInfo,
     SystemTiming,
 };

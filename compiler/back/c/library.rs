@@ -9,7 +9,7 @@
 //! the three files and the C API list the same ports in the same order.
 
 use crate::ir::{Direction, ElemType};
-use crate::lower::hsdfg::Hsdfg;
+use crate::ir::hsdfg::Hsdfg;
 use askama::Template;
 
 /// One external port of the chain.

@@ -14,7 +14,7 @@ use super::view::{parts, COptions, Part};
 use crate::back::description::op_text;
 use crate::back::layout::box_id;
 use crate::ir::{Op, Runtime};
-use crate::lower::hsdfg::{ActorId, Finder, Hsdfg};
+use crate::ir::hsdfg::{ActorId, Finder, Hsdfg};
 use std::collections::BTreeMap;
 
 /// One statement of a thread's loop, rendered by the template.

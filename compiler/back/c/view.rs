@@ -13,7 +13,7 @@ use crate::back::layout::{c_string, comment, Layout, Memory, Storage};
 use crate::diagnostics::Diagnostic;
 use crate::ir::builtins::builtin_of;
 use crate::ir::Runtime;
-use crate::lower::hsdfg::{BufferId, Hsdfg};
+use crate::ir::hsdfg::{BufferId, Hsdfg};
 use askama::Template;
 use std::collections::BTreeMap;
 

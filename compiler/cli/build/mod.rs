@@ -23,7 +23,7 @@ use crate::pipeline::{self, Compiled};
 use std::path::{Path, PathBuf};
 
 /// What a successful build leaves behind.
-pub struct Built {
+pub(crate) struct Built {
     pub executable: Option<PathBuf>,
     /// The compiled description, when the pipeline ran to its end.
     pub compiled: Option<Compiled>,

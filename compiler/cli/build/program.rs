@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// E301 before any file is written or `cc` runs, labelled where the
 /// description binds the C function (`container_bind` or `function`).
 pub(super) fn kernels_or_report(
-    h: &crate::lower::hsdfg::Hsdfg,
+    h: &crate::ir::hsdfg::Hsdfg,
     desc: &crate::ir::Description,
     user_kernels: &[String],
     file: &SourceFile,

@@ -96,7 +96,7 @@ mod forward {
     }
 
     /// The handlers installed while the program runs, and the ones they replaced.
-    pub struct Forward {
+    pub(crate) struct Forward {
         old: Vec<(libc::c_int, libc::sigaction)>,
     }
 
@@ -150,7 +150,7 @@ mod forward {
 
     /// Ends ssc by `sig`, as the program ended (a shell sees the same
     /// status); 128 + sig when the signal does not end it.
-    pub fn die_of(sig: i32) -> i32 {
+    pub(crate) fn die_of(sig: i32) -> i32 {
         // SAFETY: the default action, then the signal to ourselves.
         unsafe {
             libc::signal(sig, libc::SIG_DFL);

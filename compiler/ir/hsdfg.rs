@@ -1,0 +1,272 @@
+//! The HSDFG: the IR that the schedulers, the allocators and the back ends
+//! consume (docs/language.md). Its types live here, beside the other IRs,
+//! so every stage after lowering depends on `ir`, not on `lower`;
+//! `lower::hsdfg::build` makes it.
+//!
+//! Built from a checked declaration and instantiation (and the `timing`
+//! table): one actor per sub-box and one edge per dependency (0 tokens), each
+//! paired with its write-after-read partner in the other direction (1 token:
+//! each buffer holds one iteration). It also carries what later stages need
+//! of the declaration, so no stage after this one reads the description:
+//! the function instances with their ports, and the buffers (one per OUT
+//! port) with their readers, element type, grid and size.
+//!
+//! Guarantees: actors are in the order of the instantiation's sub-boxes,
+//! edges in a deterministic order; every actor's `accesses` lists exactly
+//! the grid elements it reads (window included, clipped) and writes.
+
+use crate::ir::{Direction, ElemType, Pair, Parallelism, Region, SubBoxRef};
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction as Dir;
+
+/// An actor of the HSDFG (a sub-box).
+pub type ActorId = NodeIndex<u32>;
+/// An edge of the HSDFG.
+pub type EdgeId = EdgeIndex<u32>;
+
+/// Index into [`Hsdfg::buffers`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BufferId(pub usize);
+
+/// Index into [`Hsdfg::functions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FunctionId(pub usize);
+
+/// A function instance of the declaration (`f6 func_gain [256, 256]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionInfo {
+    /// The instance name, `f6` or `tgain`.
+    pub name: String,
+    /// The C function it runs, `func_gain`.
+    pub function: String,
+    pub parallelism: Parallelism,
+    /// Its iteration space `[w, h]`.
+    pub resolution: Pair,
+    pub ports: Vec<PortInfo>,
+    /// Its sub-boxes, in the order of their index `k`.
+    pub subboxes: Vec<ActorId>,
+}
+
+/// A port of a function instance, with its geometry resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortInfo {
+    pub name: String,
+    pub direction: Direction,
+    pub ty: ElemType,
+    pub mul: Pair,
+    /// `[1, 1]` when the description gives none.
+    pub window: Pair,
+    /// `resolution × mul`, in elements.
+    pub grid: Pair,
+    /// The buffer this port writes (OUT) or reads (IN).
+    pub buffer: BufferId,
+}
+
+/// One buffer per OUT port: one iteration's worth of its grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    /// `producer.port`, e.g. `f6.out`: what the description calls it.
+    pub name: String,
+    pub producer: (FunctionId, usize),
+    /// `(function, port index)` of every IN port it feeds, in declaration order.
+    pub readers: Vec<(FunctionId, usize)>,
+    pub ty: ElemType,
+    pub grid: Pair,
+    /// `grid.x · grid.y · size(ty)`.
+    pub bytes: u64,
+}
+
+/// What an actor touches of one buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Access {
+    pub buffer: BufferId,
+    /// The port index within the actor's function.
+    pub port: usize,
+    pub write: bool,
+    /// The elements of the buffer's grid it touches (half-open; window
+    /// included and clipped to the grid for reads).
+    pub elements: Region,
+}
+
+impl Access {
+    /// The byte range `[start, end)` within the buffer that covers the
+    /// touched rows (rows are contiguous; a row range is what a sub-box
+    /// touches when splitting is by rows).
+    pub fn byte_range(&self, buffer: &Buffer) -> (u64, u64) {
+        let row = buffer.grid.x * buffer.ty.size();
+        (self.elements.y0 * row, self.elements.y1 * row)
+    }
+}
+
+/// A sub-box as an actor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Actor {
+    /// `F.k`.
+    pub subbox: SubBoxRef,
+    pub function: FunctionId,
+    /// Its region of the function's iteration space.
+    pub region: Region,
+    /// Estimated execution time, µs (docs/language.md).
+    pub time: f64,
+    /// Reads and writes, one per port of its function.
+    pub accesses: Vec<Access>,
+}
+
+/// Why an edge exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EdgeKind {
+    /// Read after write: the consumer reads what the producer wrote (0 tokens).
+    Dependency,
+    /// Write after read: the producer of the next iteration must not
+    /// overwrite what the consumer still reads (1 token).
+    WriteAfterRead,
+}
+
+/// An edge of the HSDFG.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Edge {
+    pub kind: EdgeKind,
+    /// Initial tokens: 0 for a dependency, 1 for its write-after-read partner.
+    pub tokens: u32,
+    /// The buffer the edge stands for.
+    pub buffer: BufferId,
+}
+
+/// Costs of the run-time synchronisation (`timing_system wt T, sg T`), µs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SystemTiming {
+    pub wait: f64,
+    pub signal: f64,
+}
+
+impl Default for SystemTiming {
+    fn default() -> Self {
+        SystemTiming {
+            wait: 1.0,
+            signal: 1.0,
+        }
+    }
+}
+
+/// The homogeneous SDF graph of one description.
+#[derive(Clone, Debug)]
+pub struct Hsdfg {
+    pub functions: Vec<FunctionInfo>,
+    pub buffers: Vec<Buffer>,
+    pub graph: DiGraph<Actor, Edge, u32>,
+    pub system: SystemTiming,
+}
+
+impl Hsdfg {
+    /// Every actor, in instantiation order.
+    pub fn actors(&self) -> impl Iterator<Item = ActorId> + '_ {
+        self.graph.node_indices()
+    }
+
+    pub fn actor(&self, a: ActorId) -> &Actor {
+        &self.graph[a]
+    }
+
+    pub fn function(&self, f: FunctionId) -> &FunctionInfo {
+        &self.functions[f.0]
+    }
+
+    pub fn buffer(&self, b: BufferId) -> &Buffer {
+        &self.buffers[b.0]
+    }
+
+    /// The function instance an actor belongs to.
+    pub fn function_of(&self, a: ActorId) -> &FunctionInfo {
+        self.function(self.graph[a].function)
+    }
+
+    /// Every edge as `(id, from, to, edge)`, in a deterministic order.
+    pub fn edges(&self) -> impl Iterator<Item = (EdgeId, ActorId, ActorId, &Edge)> + '_ {
+        self.graph
+            .edge_references()
+            .map(|e| (e.id(), e.source(), e.target(), e.weight()))
+    }
+
+    /// The 0-token dependency edges only (the DAG of one iteration).
+    pub fn dependencies(&self) -> impl Iterator<Item = (ActorId, ActorId, BufferId)> + '_ {
+        self.edges()
+            .filter(|(_, _, _, e)| e.kind == EdgeKind::Dependency)
+            .map(|(_, a, b, e)| (a, b, e.buffer))
+    }
+
+    /// Actors this one depends on within an iteration (0-token in-edges).
+    pub fn predecessors(&self, a: ActorId) -> Vec<ActorId> {
+        let mut v: Vec<ActorId> = self
+            .graph
+            .edges_directed(a, Dir::Incoming)
+            .filter(|e| e.weight().kind == EdgeKind::Dependency)
+            .map(|e| e.source())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Actors that depend on this one within an iteration (0-token out-edges).
+    pub fn successors(&self, a: ActorId) -> Vec<ActorId> {
+        let mut v: Vec<ActorId> = self
+            .graph
+            .edges_directed(a, Dir::Outgoing)
+            .filter(|e| e.weight().kind == EdgeKind::Dependency)
+            .map(|e| e.target())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Total estimated work of one iteration, µs.
+    pub fn total_work(&self) -> f64 {
+        self.graph.node_weights().map(|a| a.time).sum()
+    }
+
+    /// The actor of a sub-box reference, if it exists (a linear search:
+    /// for many lookups, [`Hsdfg::finder`]).
+    pub fn find(&self, sb: &SubBoxRef) -> Option<ActorId> {
+        let f = self.functions.iter().find(|f| f.name == sb.function.name)?;
+        self.subbox_of(f, sb.index)
+    }
+
+    /// An index of the functions by name, for many [`Finder::find`]s.
+    pub fn finder(&self) -> Finder<'_> {
+        Finder {
+            h: self,
+            by_name: self
+                .functions
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.name.as_str(), i))
+                .collect(),
+        }
+    }
+
+    fn subbox_of(&self, f: &FunctionInfo, index: u64) -> Option<ActorId> {
+        f.subboxes
+            .iter()
+            .copied()
+            .find(|&a| self.graph[a].subbox.index == index)
+    }
+}
+
+/// Sub-box references resolved through a name index (see [`Hsdfg::finder`]).
+pub struct Finder<'a> {
+    h: &'a Hsdfg,
+    by_name: std::collections::HashMap<&'a str, usize>,
+}
+
+impl Finder<'_> {
+    /// The actor of a sub-box reference, if it exists.
+    pub fn find(&self, sb: &SubBoxRef) -> Option<ActorId> {
+        let f = &self.h.functions[*self.by_name.get(sb.function.name.as_str())?];
+        self.h.subbox_of(f, sb.index)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The builder.
