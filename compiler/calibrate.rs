@@ -2,7 +2,7 @@
 //! model (`lower::cost`), measured in a few seconds and cached per CPU
 //! model.
 //!
-//! **Measuring.** A synthetic declaration ([`SUITE`]) has one instance of
+//! **Measuring.** A synthetic declaration ([`suite`]) has one instance of
 //! every built-in at a few hundred thousand points (`float`), a
 //! convolution with a 3×3 and one with a 7×7 window, a gain at 64×64 (the
 //! cost of a call) and a gain of each other element type. The `-t wcet`

@@ -5,8 +5,8 @@ mod common;
 
 use common::memgen::{self, GenRng};
 use proptest::prelude::*;
-use ssc::ir::SubBoxRef;
 use ssc::ir::hsdfg::BufferId;
+use ssc::ir::SubBoxRef;
 use ssc::memory::lifetime::Lifetimes;
 use ssc::memory::{
     allocate, bound, check_plan, ArenaId, MemoryKind, MemoryPlan, OrderEdge, PlanError,

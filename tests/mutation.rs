@@ -9,8 +9,8 @@
 //! `ssc::verify` but the HSDFG. Every mutant's verdict must agree.
 
 mod testgen;
-use ssc::ir::{Op, Runtime};
 use ssc::ir::hsdfg::Hsdfg;
+use ssc::ir::{Op, Runtime};
 use ssc::memory::Placement;
 use ssc::schedule::{schedule, ScheduleOptions, SchedulerKind};
 use ssc::sync::{synchronise_plan, SyncOptions};

@@ -5,8 +5,8 @@
 
 use ssc::back::description::{print, print_with_comments};
 use ssc::front::syntax::parse;
-use ssc::ir::{Pair, TimingScope};
 use ssc::ir::hsdfg::Hsdfg;
+use ssc::ir::{Pair, TimingScope};
 use ssc::lower::timing::{Source, Timing};
 use ssc::lower::{lower_to_hsdfg, LowerOptions};
 use std::collections::BTreeMap;

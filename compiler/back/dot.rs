@@ -9,8 +9,8 @@
 //! Guarantees: deterministic (declaration/actor/edge order), every name
 //! quoted and escaped, so the output always parses.
 
-use crate::ir::Declaration;
 use crate::ir::hsdfg::{EdgeKind, Hsdfg};
+use crate::ir::Declaration;
 use std::fmt::Write as _;
 
 /// A DOT string literal.

@@ -15,8 +15,8 @@
 //! comment on one line), the one escaper of each kind.
 
 use crate::ir::builtins::builtin_of;
-use crate::ir::{Direction, ElemType, Pair, Runtime};
 use crate::ir::hsdfg::{ActorId, BufferId, FunctionId, FunctionInfo, Hsdfg};
+use crate::ir::{Direction, ElemType, Pair, Runtime};
 use crate::memory::ring::Band;
 use crate::memory::ArenaId;
 use std::collections::BTreeMap;

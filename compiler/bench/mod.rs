@@ -23,7 +23,7 @@
 //! that configuration. A progress bar runs on stderr.
 //!
 //! One file per job: [`runs`] builds and runs the configurations,
-//! [`stats`] summarises latencies, [`table`] prints them, [`figures`]
+//! [`stats`] summarises latencies, `table` prints them, [`figures`]
 //! draws them.
 
 pub mod figures;

@@ -29,7 +29,7 @@ pub(crate) struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Lower, check, emit and compile a description (the thesis' `scc [OPTIONS] file`).
     Build(BuildArgs),
     /// Parse and validate every section present; prove a runtime section deadlock- and race-free.

@@ -11,7 +11,7 @@ use crate::pipeline::Compiled;
 use std::path::{Path, PathBuf};
 
 /// `ssc bench`.
-pub fn bench(a: &BenchArgs, argv: &[String]) -> i32 {
+pub(crate) fn bench(a: &BenchArgs, argv: &[String]) -> i32 {
     let options = match bench::Options::parse(
         a.files.clone(),
         &a.configs,

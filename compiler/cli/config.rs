@@ -16,7 +16,7 @@ pub(crate) const FUSED_MEMORY: MemoryKind = MemoryKind::Fold;
 
 /// The options of one build, with every default filled in.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Config {
+pub(crate) struct Config {
     pub threads: SchedulerKind,
     /// Threads of the schedule (for simple/barrier: the online CPUs, for -mdp).
     pub thread_count: usize,

@@ -42,7 +42,11 @@ static STYLE: OnceLock<Style> = OnceLock::new();
 
 /// Whether to colour: `always`/`never` as said; `auto` on a terminal when
 /// `NO_COLOR` (<https://no-color.org>) is unset or empty.
-pub(crate) fn use_colour(choice: ColorChoice, terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+pub(crate) fn use_colour(
+    choice: ColorChoice,
+    terminal: bool,
+    no_color: Option<&std::ffi::OsStr>,
+) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -58,17 +62,17 @@ pub(crate) fn configure(format: MessageFormat, colour: ColorChoice) {
 }
 
 /// Whether text on standard error may be coloured.
-pub fn colour() -> bool {
+pub(crate) fn colour() -> bool {
     STYLE.get().is_some_and(|s| s.colour)
 }
 
 /// Whether diagnostics go out as JSON.
-pub fn json() -> bool {
+pub(crate) fn json() -> bool {
     STYLE.get().is_some_and(|s| s.format == MessageFormat::Json)
 }
 
 /// Prints diagnostics of `file` on standard error in the chosen style.
-pub fn emit(diags: &[Diagnostic], file: &SourceFile) {
+pub(crate) fn emit(diags: &[Diagnostic], file: &SourceFile) {
     if diags.is_empty() {
         return;
     }

@@ -3,11 +3,11 @@
 //! (docs/commands.md: 0 success, 1 wrong input, 2 wrong command line, 3 an external
 //! step failed).
 
-pub mod args;
+pub(crate) mod args;
 mod bench;
 mod build;
 mod commands;
-pub mod config;
+pub(crate) mod config;
 pub(crate) mod diag;
 mod ptts;
 mod source;
@@ -16,7 +16,7 @@ mod throttle;
 use clap::Parser;
 
 /// Exit codes (docs/commands.md).
-pub mod exit {
+pub(crate) mod exit {
     pub(crate) const OK: i32 = 0;
     pub(crate) const INPUT: i32 = 1;
     pub(crate) const USAGE: i32 = 2;
@@ -25,7 +25,7 @@ pub mod exit {
 
 /// Runs `ssc` with these arguments (the first is the program name) and
 /// returns the exit code.
-pub fn run(argv: Vec<String>) -> i32 {
+pub(crate) fn run(argv: Vec<String>) -> i32 {
     let cli = match args::Cli::try_parse_from(args::normalise(argv.iter().cloned())) {
         Ok(cli) => cli,
         Err(e) => {
@@ -42,7 +42,7 @@ pub fn run(argv: Vec<String>) -> i32 {
     commands::dispatch(cli.command, &argv)
 }
 
-/// The `ssc` binary's entry point: [`run`], with a closed standard output
+/// The `ssc` binary's entry point: `run`, with a closed standard output
 /// (`ssc generate | head -1`) ending the process quietly, as Unix tools do:
 /// the printing code's panic is caught (so clean-ups such as resuming
 /// throttled tasks still run) and ssc dies of `SIGPIPE` without a message.

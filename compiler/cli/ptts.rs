@@ -54,7 +54,7 @@ fn parse_step(s: &str) -> Result<Decimal, String> {
 const TREES_TEXT: usize = 3;
 const TREES_JSON: usize = 100;
 
-pub fn run(args: &PttsArgs) -> i32 {
+pub(crate) fn run(args: &PttsArgs) -> i32 {
     let file = match source::read(&args.file) {
         Ok(f) => f,
         Err(ReadError::Io(msg)) => {

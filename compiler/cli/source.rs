@@ -14,7 +14,7 @@ pub(crate) enum ReadError {
 }
 
 /// Reads `path` (`-` = standard input) as UTF-8 text.
-pub fn read(path: &Path) -> Result<SourceFile, ReadError> {
+pub(crate) fn read(path: &Path) -> Result<SourceFile, ReadError> {
     let name = path.display().to_string();
     let mut bytes = Vec::new();
     let result = if name == "-" {

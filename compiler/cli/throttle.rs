@@ -241,7 +241,7 @@ fn config(a: &ThrottleArgs) -> Result<Config, String> {
 }
 
 /// Runs `ssc throttle`; prints the closing note and gives the exit code.
-pub fn run(a: &ThrottleArgs) -> i32 {
+pub(crate) fn run(a: &ThrottleArgs) -> i32 {
     match &a.action {
         Some(ThrottleAction::Bench(b)) => return run_bench(b),
         Some(ThrottleAction::Hammer(h)) => {

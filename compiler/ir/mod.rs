@@ -8,9 +8,9 @@
 //! `parse(print(ir)) == ir` is a meaningful test.
 
 pub mod builtins;
-pub mod hsdfg;
 mod composition;
 mod declaration;
+pub mod hsdfg;
 mod instantiation;
 mod runtime;
 mod span;

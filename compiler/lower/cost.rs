@@ -29,8 +29,8 @@
 //! the list schedulers' price of reading another thread's output and
 //! `-pr`'s wait and signal actors.
 
-use crate::ir::hsdfg::SystemTiming;
 use crate::ir::builtins::{builtin_of, BUILTINS};
+use crate::ir::hsdfg::SystemTiming;
 use crate::ir::{ElemType, Pair};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -7,11 +7,13 @@
 //! partner, the function instances with their ports and the buffers with
 //! their readers. Guarantees those of `crate::ir::hsdfg`.
 
-use crate::ir::hsdfg::*;
 use super::deps::port_elements;
 use super::timing::{Instance, Timing};
 use crate::diagnostics::Diagnostic;
+use crate::ir::hsdfg::*;
 use crate::ir::{Declaration, FunctionDecl, Instantiation};
+use crate::ir::{Direction, Pair, Region, SubBoxRef};
+use petgraph::graph::DiGraph;
 use std::collections::BTreeMap;
 
 /// Builds the HSDFG of a checked declaration and instantiation.

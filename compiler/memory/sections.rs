@@ -13,8 +13,8 @@
 
 use super::ring::Ring;
 use super::{ArenaId, Placement};
-use crate::ir::{Arena, Op, Runtime};
 use crate::ir::hsdfg::{BufferId, Hsdfg};
+use crate::ir::{Arena, Op, Runtime};
 use std::collections::HashMap;
 
 /// Placements of a runtime, from its `memory_mapping` and

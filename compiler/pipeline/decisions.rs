@@ -8,8 +8,8 @@
 
 use super::Options;
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Runtime, Span};
 use crate::ir::hsdfg::Hsdfg;
+use crate::ir::{Runtime, Span};
 use crate::lower::timing::{Instance, Source, Timing};
 use crate::schedule::{Schedule, SchedulerKind};
 

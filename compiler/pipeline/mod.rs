@@ -10,8 +10,8 @@
 //! Gives everything the back ends need.
 
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Description, Runtime};
 use crate::ir::hsdfg::Hsdfg;
+use crate::ir::{Description, Runtime};
 use crate::lower::timing::Timing;
 use crate::lower::LowerOptions;
 use crate::memory::{MemoryKind, MemoryPlan, Placement, PlanError};
@@ -42,7 +42,7 @@ pub struct Options {
     pub dynamic_memory: bool,
     /// What the command line gave itself (`-ts`, `-ms`): the pipeline warns
     /// when the description overrides it (E502), and keeps an asked `-ms`
-    /// when `-ts fused` runs a chain box-at-a-time (see [`streaming`]),
+    /// when `-ts fused` runs a chain box-at-a-time (see `streaming`),
     /// which otherwise uses interference.
     pub asked: Asked,
 }
@@ -88,11 +88,14 @@ impl Options {
 ///     function_declaration func_source NONE { out OUT float mul [1, 1]; };
 ///     function_declaration func_gain FULL { in IN float mul [1, 1]; out OUT float mul [1, 1]; };
 ///     function_declaration func_sink NONE { in IN float mul [1, 1]; };
-///     function src func_source [64, 64], g func_gain [64, 64], snk func_sink [64, 64];
+///     function src func_source [512, 512], g func_gain [512, 512], snk func_sink [512, 512];
 ///     src.out -> g.in;
 ///     g.out -> snk.in;
 ///   }";
-/// let opts = Options::new(SchedulerKind::Reduced(2), MemoryKind::Reuse);
+/// let mut opts = Options::new(SchedulerKind::Reduced(2), MemoryKind::Reuse);
+/// // Time the built-ins by the cost model (shipped coefficients; this
+/// // machine's: `ssc::calibrate::load().coefficients`).
+/// opts.lower.cost = Some(ssc::lower::cost::Coefficients::shipped());
 /// let compiled = ssc::compile(text, &opts).expect("a valid chain compiles");
 /// // The gain was split in two sub-boxes, one per thread, and the runtime
 /// // that runs them is proven deadlock- and race-free.

@@ -29,8 +29,8 @@
 
 use super::Options;
 use crate::diagnostics::Diagnostic;
-use crate::ir::Description;
 use crate::ir::hsdfg::Hsdfg;
+use crate::ir::Description;
 use crate::lower::split::{self, Strips};
 use crate::lower::LowerOptions;
 use crate::memory::MemoryKind;

@@ -1,6 +1,6 @@
 //! The PTTS model: a parsed `.ptts` file resolved onto its grid.
 //!
-//! Takes the [`PttsFile`](super::syntax::PttsFile) and gives a [`Model`]:
+//! Takes the `syntax::PttsFile` and gives a [`Model`]:
 //! every time (period, offset, ETP value) a whole number of grid steps,
 //! every ETP a list of (value, weight) with exact whole weights over their
 //! total. The grid is the finest decimal step any time of the file uses

@@ -6,8 +6,8 @@
 
 use super::{list, Schedule, SchedulerKind, ThreadPlan};
 use crate::diagnostics::Diagnostic;
-use crate::ir::ThreadSchedule;
 use crate::ir::hsdfg::Hsdfg;
+use crate::ir::ThreadSchedule;
 
 /// The schedule of hand-written thread lists, or why they cannot be run
 /// (a sub-box missing or repeated, an order against the dependencies).

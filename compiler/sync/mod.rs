@@ -42,11 +42,11 @@
 //! Things the IR cannot express go into [`SyncPlan`]: the periodic barrier
 //! of `-ks -ki N` and the token counts of `-kd N` signals above one.
 
+use crate::ir::hsdfg::{ActorId, Hsdfg};
 use crate::ir::{
     Arena, Barrier, Ident, MemoryBinding, MemoryMapping, MemorySchedule, Op, PortRef, Runtime,
     Signal, Span, Spanned, ThreadExecution, ThreadSchedule, TimingEntry,
 };
-use crate::ir::hsdfg::{ActorId, Hsdfg};
 use crate::memory::{ArenaId, MemoryPlan};
 use crate::reach::{OneEdges, Reach, TokenGraph};
 use crate::schedule::Schedule;

@@ -2,7 +2,7 @@
 //!
 //! An actuator suspends and resumes the best-effort work of one core; a
 //! core's suspension always ends with a resume (the monitor pairs them, and
-//! [`Actuator::resume_all`] runs on every exit path). [`Rescue`] is what
+//! `Actuator::resume_all` runs on every exit path). `Rescue` is what
 //! the watchdog process must undo if the monitor dies without resuming.
 
 use super::{freeze::Freeze, msr::Msr, signal::Signal};
@@ -69,7 +69,7 @@ pub(crate) enum Target {
 }
 
 /// Builds the actuator; `duty` is the MSR level (1..=7 eighths).
-pub fn open(
+pub(crate) fn open(
     kind: ActuatorKind,
     target: &Target,
     be_cores: &[usize],

@@ -6,7 +6,7 @@
 //! bandwidth and the degradation reduction (Table 4.3).
 //!
 //! The hammers are the ssc binary itself re-executed as the hidden
-//! `ssc throttle hammer` ([`hammer`]); the throttled runs start a real
+//! `ssc throttle hammer` (`hammer`); the throttled runs start a real
 //! `ssc throttle` monitor on them (SIGSTOP/SIGCONT). The measured core's
 //! bandwidth is bytes moved by the program over the measured thread's CPU
 //! time: it needs no hardware counter, and time taken from the measured
@@ -55,7 +55,7 @@ impl Kind {
 
 /// One pass over `buf`; returns the bytes the program read plus wrote.
 #[inline(never)]
-pub fn pass(kind: Kind, buf: &mut [u64], k: u64) -> u64 {
+pub(crate) fn pass(kind: Kind, buf: &mut [u64], k: u64) -> u64 {
     let n = buf.len();
     match kind {
         Kind::Read => {
@@ -98,7 +98,7 @@ fn thread_cpu() -> f64 {
 
 /// The measured core: `kind` over a `bytes` buffer for `seconds` of wall
 /// time on `core`; bytes per second of the thread's CPU time.
-pub fn measure(kind: Kind, bytes: usize, core: usize, seconds: f64, fifo: bool) -> f64 {
+pub(crate) fn measure(kind: Kind, bytes: usize, core: usize, seconds: f64, fifo: bool) -> f64 {
     std::thread::spawn(move || {
         if fifo {
             let _ = cpu::fifo(1);
@@ -125,7 +125,7 @@ pub fn measure(kind: Kind, bytes: usize, core: usize, seconds: f64, fifo: bool) 
 /// is touched. `fifo`: SCHED_FIFO priority 1, below the monitor's sampling
 /// threads, so that the hammer runs whenever it is not suspended whatever
 /// else loads the machine (and a SIGSTOP takes effect at once).
-pub fn hammer(kind: Kind, bytes: usize, core: usize, fifo: bool) -> i32 {
+pub(crate) fn hammer(kind: Kind, bytes: usize, core: usize, fifo: bool) -> i32 {
     if fifo {
         let _ = cpu::fifo(1);
     }
@@ -453,7 +453,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Runs the whole plan; `progress` sees each finished cell.
-pub fn run(p: &Plan, mut progress: impl FnMut(&Cell)) -> Result<Vec<Cell>, String> {
+pub(crate) fn run(p: &Plan, mut progress: impl FnMut(&Cell)) -> Result<Vec<Cell>, String> {
     if p.hammer_cores.is_empty() {
         return Err("no hammer core: the machine needs at least two online cores".into());
     }
@@ -483,7 +483,7 @@ pub fn run(p: &Plan, mut progress: impl FnMut(&Cell)) -> Result<Vec<Cell>, Strin
 }
 
 /// The table as Markdown.
-pub fn table(cells: &[Cell]) -> String {
+pub(crate) fn table(cells: &[Cell]) -> String {
     let mut s = String::from(
         "| access | col | alone GB/s | hammered GB/s | degr. | throttled GB/s | degr. | reduction | hammers GB/s (hammered → throttled) | hammers suspended |\n\
          |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",

@@ -45,7 +45,7 @@ pub fn csv(records: &[Record]) -> String {
 }
 
 /// The JSON text.
-pub fn json(meta: &Meta, records: &[Record], cores: &[CoreSummary]) -> String {
+pub(crate) fn json(meta: &Meta, records: &[Record], cores: &[CoreSummary]) -> String {
     let log = JsonLog {
         meta,
         cores: cores
@@ -61,7 +61,7 @@ pub fn json(meta: &Meta, records: &[Record], cores: &[CoreSummary]) -> String {
 }
 
 /// Writes the log in the format its extension names.
-pub fn write(
+pub(crate) fn write(
     path: &Path,
     meta: &Meta,
     records: &[Record],

@@ -1,6 +1,6 @@
 //! The live monitor: resolves the cores, opens the sensor and the
 //! actuator, forks the watchdog, runs one pinned (SCHED_FIFO when
-//! permitted) [`cycle::run_core`] thread per best-effort core, and on every
+//! permitted) `cycle::run_core` thread per best-effort core, and on every
 //! way out — the duration elapsed, SIGINT/SIGTERM, a vanished task, an
 //! error — resumes everything before it returns.
 
@@ -33,12 +33,12 @@ pub struct Config {
     pub max_factor: f64,
     pub budget_bytes: u64,
     pub period_us: u64,
-    pub target: Target,
-    pub actuator: ActuatorKind,
+    pub(crate) target: Target,
+    pub(crate) actuator: ActuatorKind,
     pub duty: u8,
     pub rt_cores: Vec<usize>,
     pub be_cores: Option<Vec<usize>>,
-    pub sensor: SensorSpec,
+    pub(crate) sensor: SensorSpec,
     pub event: Option<String>,
     pub duration_us: Option<u64>,
     pub log: Option<PathBuf>,
@@ -68,7 +68,7 @@ impl std::fmt::Display for Error {
 
 /// What a run did.
 #[derive(Debug)]
-pub(crate) struct Outcome {
+pub struct Outcome {
     pub sensor: String,
     pub actuator: String,
     pub policy: Policy,

@@ -172,16 +172,12 @@ fn read_counter(fd: &Fd) -> std::io::Result<u64> {
 }
 
 struct PerfCore {
-    core: usize,
     read: Option<Fd>,
     write: Option<Fd>,
     line: u64,
 }
 
 impl CoreSensor for PerfCore {
-    fn core(&self) -> usize {
-        self.core
-    }
     fn read(&mut self) -> std::io::Result<Traffic> {
         let r = match &self.read {
             Some(fd) => read_counter(fd)?,
@@ -200,7 +196,10 @@ impl CoreSensor for PerfCore {
 
 /// Opens the counters on every core; the error says which event on which
 /// CPU failed and why.
-pub fn open(cores: &[usize], event: Option<&str>) -> Result<(String, Vec<BoxedSensor>), String> {
+pub(crate) fn open(
+    cores: &[usize],
+    event: Option<&str>,
+) -> Result<(String, Vec<BoxedSensor>), String> {
     let vendor = vendor();
     let (rs, ws) = events_for(&vendor, event)?;
     let (re, we) = (parse_event(&rs)?, parse_event(&ws)?);
@@ -231,7 +230,6 @@ pub fn open(cores: &[usize], event: Option<&str>) -> Result<(String, Vec<BoxedSe
             .transpose()
         };
         out.push(Box::new(PerfCore {
-            core: cpu,
             read: open(re, &rs)?,
             write: open(we, &ws)?,
             line,

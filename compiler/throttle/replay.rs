@@ -188,9 +188,6 @@ impl ReplaySensor {
 }
 
 impl CoreSensor for ReplaySensor {
-    fn core(&self) -> usize {
-        self.core
-    }
     fn read(&mut self) -> std::io::Result<Traffic> {
         let t = self.start.elapsed().as_micros() as u64;
         Ok(self.trace.cumulative(self.core, t))
@@ -205,9 +202,6 @@ pub(crate) struct VirtualReplay<'a> {
 }
 
 impl CoreSensor for VirtualReplay<'_> {
-    fn core(&self) -> usize {
-        self.core
-    }
     fn read(&mut self) -> std::io::Result<Traffic> {
         Ok(self.trace.cumulative(self.core, self.now.get()))
     }

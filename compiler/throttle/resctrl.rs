@@ -15,7 +15,6 @@ use std::path::{Path, PathBuf};
 const ROOT: &str = "/sys/fs/resctrl";
 
 struct MbmCore {
-    core: usize,
     group: PathBuf,
     files: Vec<PathBuf>,
 }
@@ -27,9 +26,6 @@ impl Drop for MbmCore {
 }
 
 impl CoreSensor for MbmCore {
-    fn core(&self) -> usize {
-        self.core
-    }
     fn read(&mut self) -> std::io::Result<Traffic> {
         let mut total = 0u64;
         for f in &self.files {
@@ -45,7 +41,7 @@ impl CoreSensor for MbmCore {
 }
 
 /// Opens one monitoring group per core; the error says what is missing.
-pub fn open(cores: &[usize]) -> Result<Vec<BoxedSensor>, String> {
+pub(crate) fn open(cores: &[usize]) -> Result<Vec<BoxedSensor>, String> {
     let root = Path::new(ROOT);
     if !root.join("info").exists() {
         return Err(format!(
@@ -65,7 +61,6 @@ pub fn open(cores: &[usize]) -> Result<Vec<BoxedSensor>, String> {
                 .map_err(|e| format!("cannot create {}: {e}", group.display()))?;
         }
         let sensor = MbmCore {
-            core,
             group: group.clone(),
             files: Vec::new(),
         };

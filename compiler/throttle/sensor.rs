@@ -14,14 +14,13 @@ use std::time::Instant;
 
 /// Cumulative traffic of one core.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Traffic {
+pub struct Traffic {
     pub read_bytes: u64,
     pub write_bytes: u64,
 }
 
 /// One core's traffic counter.
 pub(crate) trait CoreSensor {
-    fn core(&self) -> usize;
     /// Cumulative traffic since the sensor opened.
     fn read(&mut self) -> std::io::Result<Traffic>;
 }
@@ -58,7 +57,7 @@ impl std::str::FromStr for SensorSpec {
 
 /// Why no sensor could be used: every attempt and its failure.
 #[derive(Debug)]
-pub(crate) struct SensorError {
+pub struct SensorError {
     pub attempts: Vec<(String, String)>,
 }
 
@@ -85,7 +84,7 @@ pub(crate) struct Opened {
 }
 
 /// Opens the sensor for these cores. `event` is `--event` (perf only).
-pub fn open(
+pub(crate) fn open(
     spec: &SensorSpec,
     cores: &[usize],
     event: Option<&str>,

@@ -1,11 +1,11 @@
 //! The watchdog: a child process that resumes everything if the monitor
 //! dies without doing so (SIGKILL, a crash, an abort).
 //!
-//! [`spawn`] forks before the monitor starts any thread. The child keeps
+//! `spawn` forks before the monitor starts any thread. The child keeps
 //! the read end of a pipe whose write end only the monitor holds, ignores
 //! SIGINT/SIGTERM/SIGHUP (a Ctrl-C reaches the whole process group; the
 //! monitor handles it) and blocks in `read`. A clean monitor writes one
-//! byte after resuming everything ([`Watchdog::disarm`]); end of file
+//! byte after resuming everything (`Watchdog::disarm`); end of file
 //! without that byte means the monitor died, and the child then sends
 //! SIGCONT to every pid, writes `0` to every `cgroup.freeze` and 0 to every
 //! IA32_CLOCK_MODULATION it was given, and exits. After the fork the child
@@ -21,7 +21,7 @@ pub(crate) struct Watchdog {
 }
 
 /// Forks the watchdog for this rescue list.
-pub fn spawn(rescue: &Rescue) -> Result<Watchdog, String> {
+pub(crate) fn spawn(rescue: &Rescue) -> Result<Watchdog, String> {
     let freeze: Vec<CString> = rescue
         .freeze_files
         .iter()

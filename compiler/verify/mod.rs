@@ -64,13 +64,13 @@
 //! Signals with more than one initial token (`-kd`) and barriers that run
 //! only every N iterations (`-ks -ki N`) are not expressible in the IR; the
 //! synchronisation stage records them in its `SyncPlan`, and
-//! [`verify_with`] takes them as [`Extras`](crate::sync::Extras): token counts override the `!`,
+//! [`verify_with`] takes them as [`Extras`]: token counts override the `!`,
 //! and periodic barriers are left out of the ordering (sound: they only add
 //! order; and they cannot add a deadlock when every participant meets them
 //! as its last op, which is how they are emitted).
 
-use crate::ir::{Op, Runtime};
 use crate::ir::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::ir::{Op, Runtime};
 use crate::memory::ring::Ring;
 use crate::memory::{ArenaId, Placement};
 use crate::reach::{Reach, TokenGraph};

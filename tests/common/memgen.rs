@@ -6,11 +6,11 @@
 #![allow(dead_code)]
 
 use petgraph::graph::DiGraph;
-use ssc::ir::{Direction, ElemType, Pair, Parallelism, Region, SubBoxRef};
 use ssc::ir::hsdfg::{
     Access, Actor, ActorId, Buffer, BufferId, Edge, EdgeKind, FunctionId, FunctionInfo, Hsdfg,
     PortInfo, SystemTiming,
 };
+use ssc::ir::{Direction, ElemType, Pair, Parallelism, Region, SubBoxRef};
 use ssc::schedule::{Schedule, SchedulerKind, ThreadPlan};
 
 /// xorshift64*: small, deterministic.

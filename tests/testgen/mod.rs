@@ -16,11 +16,11 @@
 #![allow(dead_code)]
 
 use petgraph::graph::DiGraph;
-use ssc::ir::{Direction, ElemType, Pair, Parallelism, Region, SubBoxRef};
 use ssc::ir::hsdfg::{
     Access, Actor, Buffer, BufferId, Edge, EdgeKind, FunctionId, FunctionInfo, Hsdfg, PortInfo,
     SystemTiming,
 };
+use ssc::ir::{Direction, ElemType, Pair, Parallelism, Region, SubBoxRef};
 
 /// A small deterministic PRNG (splitmix64).
 #[derive(Clone, Debug)]

@@ -154,7 +154,7 @@ fn run(mut cmd: Command, tool: &str, command: String) -> Result<(), CompileError
 }
 
 /// Compiles the program in `dir` into `output` with `$CC` (default `cc`) and
-/// `$CFLAGS` (default [`default_cflags`]), `-std=c11 -pthread -Wall -Wextra`
+/// `$CFLAGS` (default `default_cflags`), `-std=c11 -pthread -Wall -Wextra`
 /// always.
 pub fn compile(
     program: &Program,

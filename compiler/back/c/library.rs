@@ -8,8 +8,8 @@
 //! is part of `NAME.c` (`runtime-c/templates/library_api.c`). Guarantees:
 //! the three files and the C API list the same ports in the same order.
 
-use crate::ir::{Direction, ElemType};
 use crate::ir::hsdfg::Hsdfg;
+use crate::ir::{Direction, ElemType};
 use askama::Template;
 
 /// One external port of the chain.

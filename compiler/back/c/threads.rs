@@ -13,8 +13,8 @@
 use super::view::{parts, COptions, Part};
 use crate::back::description::op_text;
 use crate::back::layout::box_id;
-use crate::ir::{Op, Runtime};
 use crate::ir::hsdfg::{ActorId, Finder, Hsdfg};
+use crate::ir::{Op, Runtime};
 use std::collections::BTreeMap;
 
 /// One statement of a thread's loop, rendered by the template.

@@ -12,8 +12,8 @@ use super::threads::{thread_views, Code, DynUses, SignalFlow, ThreadView};
 use crate::back::layout::{c_string, comment, Layout, Memory, Storage};
 use crate::diagnostics::Diagnostic;
 use crate::ir::builtins::builtin_of;
-use crate::ir::Runtime;
 use crate::ir::hsdfg::{BufferId, Hsdfg};
+use crate::ir::Runtime;
 use askama::Template;
 use std::collections::BTreeMap;
 

@@ -12,7 +12,7 @@ mod program;
 mod run;
 mod wcet;
 
-pub use run::run;
+pub(crate) use run::run;
 pub(super) use wcet::measured_description;
 
 use super::args::{BuildArgs, Target};
@@ -133,7 +133,7 @@ fn lower_or_report<T>(
 /// line as given (the program records it). No executable when the command
 /// is complete before code generation (-gd, -t interpreter, -t info,
 /// -t library).
-pub fn build(a: &BuildArgs, argv: &[String]) -> Result<Built, i32> {
+pub(crate) fn build(a: &BuildArgs, argv: &[String]) -> Result<Built, i32> {
     build_with(a, None, argv)
 }
 

@@ -8,7 +8,7 @@ use super::super::exit;
 /// streaming its report. SIGINT and SIGTERM sent to ssc alone reach the
 /// program too (a terminal's ^C reaches both at once and is not sent
 /// again): ssc waits for it and ends as it did.
-pub fn run(a: &BuildArgs, program_args: &[String], argv: &[String]) -> i32 {
+pub(crate) fn run(a: &BuildArgs, program_args: &[String], argv: &[String]) -> i32 {
     let built = match super::build(a, argv) {
         Ok(b) => b,
         Err(code) => return code,
