@@ -265,35 +265,42 @@ impl SyncCosts {
     }
 }
 
-/// Measures the synchronisation costs of this machine in `dir`.
-pub fn measure_sync(dir: &Path) -> Result<SyncCosts, String> {
+/// The signal ping-pong as a program directory's files.
+fn sync_program() -> back::c::Program {
     let mut files: Vec<(String, String)> = back::c::RUNTIME_FILES
         .iter()
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect();
     files.push(("ssc_calibrate_sync.c".into(), BENCH_SIGNAL.into()));
-    let program = back::c::Program {
+    back::c::Program {
         name: "ssc_calibrate_sync".into(),
         files,
-    };
-    let text = compile_and_run(&program, dir)?;
+    }
+}
+
+/// What the signal ping-pong printed.
+fn sync_costs(text: &str) -> Result<SyncCosts, String> {
     serde_json::from_str(text.trim())
         .map_err(|e| format!("the signal measurement printed `{}`: {e}", text.trim()))
 }
 
-/// Writes, compiles and runs `program` with `--json` in `dir`; its output.
-fn compile_and_run(program: &back::c::Program, dir: &Path) -> Result<String, String> {
+/// Writes and compiles `program` in `dir`; the executable.
+fn build(program: &back::c::Program, dir: &Path) -> Result<PathBuf, String> {
     let exe = dir.join(&program.name);
     back::c::write_files(program, &[], dir, false).map_err(|e| e.to_string())?;
     back::c::compile(program, &[], dir, &exe, false).map_err(|e| e.to_string())?;
-    let out = std::process::Command::new(&exe)
+    Ok(exe)
+}
+
+/// Runs `exe` with `--json`; its output.
+fn run_json(exe: &Path, name: &str) -> Result<String, String> {
+    let out = std::process::Command::new(exe)
         .arg("--json")
         .output()
         .map_err(|e| format!("cannot run `{}`: {e}", exe.display()))?;
     if !out.status.success() {
         return Err(format!(
-            "`{}` failed ({}): {}",
-            program.name,
+            "`{name}` failed ({}): {}",
             out.status,
             String::from_utf8_lossy(&out.stderr)
         ));
@@ -301,9 +308,10 @@ fn compile_and_run(program: &back::c::Program, dir: &Path) -> Result<String, Str
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// Measures this machine: writes and compiles the harness of [`suite`]
-/// and the signal ping-pong in `dir`, runs them, fits. Errors say which
-/// step failed.
+/// Measures this machine: writes the harness of [`suite`] and the signal
+/// ping-pong into two folders of `dir` and compiles them at once (the C
+/// compiler is most of the time), runs them one after the other, fits.
+/// Errors say which step failed.
 pub fn measure(dir: &Path) -> Result<Coefficients, String> {
     let desc = crate::front::syntax::parse(&suite())
         .map_err(|e| format!("internal error: the calibration suite does not parse: {e:?}"))?;
@@ -320,7 +328,19 @@ pub fn measure(dir: &Path) -> Result<Coefficients, String> {
     };
     let program = back::wcet::emit(&h, &wopts)
         .map_err(|d| format!("internal error: the calibration harness: {d:?}"))?;
-    let stdout = compile_and_run(&program, dir)?;
+    let sync = sync_program();
+    let (harness_dir, sync_dir) = (dir.join("harness"), dir.join("sync"));
+    let (harness_exe, sync_exe) = std::thread::scope(|s| {
+        let sync_build = s.spawn(|| build(&sync, &sync_dir));
+        let harness = build(&program, &harness_dir);
+        let sync = sync_build
+            .join()
+            .unwrap_or_else(|_| Err("the signal ping-pong's build panicked".into()));
+        (harness, sync)
+    });
+    // One at a time: neither measurement shares the machine with the other.
+    let stdout = run_json(&harness_exe?, &program.name)?;
+    let sync_text = run_json(&sync_exe?, &sync.name)?;
     let report = back::wcet::parse_report(&stdout)?;
     let medians: BTreeMap<String, f64> = report
         .profiles
@@ -328,7 +348,7 @@ pub fn measure(dir: &Path) -> Result<Coefficients, String> {
         .map(|p| (p.function.clone(), p.percentile))
         .collect();
     let mut c = fit(&medians)?;
-    (c.wait, c.signal) = measure_sync(dir)?.fit()?;
+    (c.wait, c.signal) = sync_costs(&sync_text)?.fit()?;
     c.validate()?;
     Ok(c)
 }
