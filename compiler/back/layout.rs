@@ -218,7 +218,8 @@ pub fn box_id(function: &str, k: u64) -> String {
 fn buffers(h: &Hsdfg, memory: Memory) -> Result<Vec<BufferLayout>, Vec<String>> {
     let placed = match memory {
         Memory::Runtime(r) if r.places_buffers() => {
-            let ps = crate::memory::sections::placements(h, r)?;
+            let ps = crate::memory::sections::placements(h, r)
+                .map_err(|es| es.iter().map(|e| e.display(h, r)).collect::<Vec<_>>())?;
             let rings = crate::memory::sections::rings(h, r, &ps);
             Some((ps, rings))
         }

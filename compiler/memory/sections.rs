@@ -9,7 +9,8 @@
 //! every back end (`crate::back::layout`) call these and nothing else, so
 //! the proof and the generated program cannot disagree about an address.
 //! Guarantees: a name the sections do not resolve is reported as a
-//! message, never a panic; the same inputs give the same placements.
+//! [`SectionError`] (ids, rendered by [`SectionError::display`]), never a
+//! panic; the same inputs give the same placements.
 
 use super::ring::Ring;
 use super::{ArenaId, Placement};
@@ -17,13 +18,51 @@ use crate::ir::hsdfg::{BufferId, Hsdfg};
 use crate::ir::{Arena, Op, Runtime};
 use std::collections::HashMap;
 
+/// Why the memory sections place no buffer: ids into the HSDFG and the
+/// runtime they were read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SectionError {
+    /// The OUT port of this buffer is in no `memory_binding`.
+    Unbound(BufferId),
+    /// `memory_bindings[binding]`, which binds this buffer, names a mapping
+    /// that `memory_mapping` does not define.
+    UnknownMapping { buffer: BufferId, binding: usize },
+}
+
+impl SectionError {
+    /// The message, named after `h` and `r`.
+    pub fn display(&self, h: &Hsdfg, r: &Runtime) -> String {
+        match *self {
+            SectionError::Unbound(b) => {
+                let buffer = &h.buffers[b.0];
+                let f = &h.functions[buffer.producer.0 .0];
+                format!(
+                    "buffer {} ({}.{}) has no memory_binding",
+                    buffer.name, f.name, f.ports[buffer.producer.1].name
+                )
+            }
+            SectionError::UnknownMapping { binding, .. } => format!(
+                "memory_binding names mapping {} that memory_mapping does not define",
+                r.memory_bindings[binding].mapping
+            ),
+        }
+    }
+
+    /// The buffer it is about.
+    pub fn buffer(&self) -> BufferId {
+        match *self {
+            SectionError::Unbound(b) | SectionError::UnknownMapping { buffer: b, .. } => b,
+        }
+    }
+}
+
 /// Placements of a runtime, from its `memory_mapping` and
 /// `memory_binding`: each buffer goes where its producer's OUT port is
 /// bound (`local`: the arena of the producer's thread). Without a memory
 /// section (`-ms none`) every buffer has bytes of its own, one after the
 /// other in the shared arena, so no two buffers share a byte. `Err` holds
 /// one message per buffer that cannot be placed.
-pub fn placements(h: &Hsdfg, r: &Runtime) -> Result<Vec<Placement>, Vec<String>> {
+pub fn placements(h: &Hsdfg, r: &Runtime) -> Result<Vec<Placement>, Vec<SectionError>> {
     if !r.places_buffers() {
         let mut offset = 0;
         return Ok(h
@@ -43,30 +82,28 @@ pub fn placements(h: &Hsdfg, r: &Runtime) -> Result<Vec<Placement>, Vec<String>>
     let thread_of = threads_of_functions(r);
     let mut errors = Vec::new();
     let mut out = Vec::new();
-    for b in &h.buffers {
+    for (bi, b) in h.buffers.iter().enumerate() {
         let f = &h.functions[b.producer.0 .0];
         let port = &f.ports[b.producer.1].name;
-        let binding = r.memory_bindings.iter().find(|mb| {
+        let binding = r.memory_bindings.iter().position(|mb| {
             mb.ports
                 .iter()
                 .any(|p| p.owner_name() == f.name && &p.port.name == port)
         });
-        let Some(binding) = binding else {
-            errors.push(format!(
-                "buffer {} ({}.{}) has no memory_binding",
-                b.name, f.name, port
-            ));
+        let Some(bound) = binding else {
+            errors.push(SectionError::Unbound(BufferId(bi)));
             continue;
         };
+        let binding = &r.memory_bindings[bound];
         let Some(m) = r
             .memory_mappings
             .iter()
             .find(|m| m.name.name == binding.mapping.name)
         else {
-            errors.push(format!(
-                "memory_binding names mapping {} that memory_mapping does not define",
-                binding.mapping
-            ));
+            errors.push(SectionError::UnknownMapping {
+                buffer: BufferId(bi),
+                binding: bound,
+            });
             continue;
         };
         let arena = match m.arena {

@@ -140,7 +140,7 @@ pub enum Node {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CounterExample {
     /// Memory sections the checker cannot read ([`placements_from_runtime`]).
-    Malformed(String),
+    Malformed(crate::memory::sections::SectionError),
     /// Programs the checker cannot model.
     Program(Malformed),
     /// The programs block for ever.
@@ -272,17 +272,6 @@ impl CounterExample {
     /// runtime the checker was given; an id out of their range reads `?`).
     pub fn display<'a>(&'a self, h: &'a Hsdfg, r: &'a Runtime) -> impl fmt::Display + 'a {
         Text { ce: self, h, r }
-    }
-}
-
-/// Without its HSDFG and runtime, a counter-example shows its ids; see
-/// [`CounterExample::display`] for the message.
-impl fmt::Display for CounterExample {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CounterExample::Malformed(m) => write!(f, "malformed runtime: {m}"),
-            other => write!(f, "{other:?}"),
-        }
     }
 }
 
@@ -460,7 +449,9 @@ impl Text<'_> {
 impl fmt::Display for Text<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.ce {
-            CounterExample::Malformed(m) => write!(f, "malformed runtime: {m}"),
+            CounterExample::Malformed(m) => {
+                write!(f, "malformed runtime: {}", m.display(self.h, self.r))
+            }
             CounterExample::Program(m) => self.malformed(f, m),
             CounterExample::Deadlock(d) => self.deadlock(f, d),
             CounterExample::Race {
