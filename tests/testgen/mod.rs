@@ -401,21 +401,12 @@ pub fn appendix_hsdfg() -> Hsdfg {
 /// The trivial memory plan: every buffer at its own offset of the shared
 /// arena, one after the other, no extra orderings.
 pub fn trivial_plan(h: &Hsdfg) -> ssc::memory::MemoryPlan {
-    use ssc::memory::{ArenaId, MemoryKind, MemoryPlan, Placement};
-    let mut offset = 0;
-    let placements = h
-        .buffers
-        .iter()
-        .map(|b| {
-            let p = Placement {
-                arena: ArenaId::Shared,
-                offset,
-                bytes: b.bytes,
-            };
-            offset += b.bytes;
-            p
-        })
-        .collect();
+    use ssc::memory::{MemoryKind, MemoryPlan};
+    // A runtime without memory sections: the reader places every buffer
+    // after the one before.
+    let placements = ssc::memory::sections::placements(h, &ssc::ir::Runtime::default())
+        .expect("no memory section to misread");
+    let offset = h.buffers.iter().map(|b| b.bytes).sum();
     MemoryPlan {
         kind: Some(MemoryKind::Naive),
         placements,
