@@ -21,7 +21,10 @@
 //! latency of a wait/signal pair (the runtime's default spin bound). The
 //! signal cost is the post, the wait cost the rest of the pair (at least
 //! what a wait whose token is already there costs), both rounded to whole
-//! ns (the unit of `-pr` and the exports).
+//! ns (the unit of `-pr` and the exports). The same program times reading
+//! 128 KiB the other core just wrote against reading 128 KiB this core
+//! wrote: the difference per KiB (at least 0, in tenths of ns) is the
+//! transfer cost.
 //!
 //! **The cache.** `${XDG_CACHE_HOME:-$HOME/.cache}/ssc/calibration/KEY.json`
 //! (`XDG_CACHE_HOME` only when it is an absolute path, as the XDG spec
@@ -46,9 +49,10 @@ pub const WARMUP: u64 = 3;
 
 /// The format's name and version, in every cache file.
 const FORMAT: &str = "ssc-calibration";
-/// Version 2 added the synchronisation costs (`wait_ns`, `signal_ns`); a
-/// version 1 file is ignored with a warning, as any other version is.
-pub const VERSION: u32 = 2;
+/// Version 2 added the synchronisation costs (`wait_ns`, `signal_ns`),
+/// version 3 the transfer (`transfer_ns_per_kib`); a file of an older
+/// version is ignored with a warning, as any other version is.
+pub const VERSION: u32 = 3;
 
 /// The side of the big instances (points = SIDE²), and of the small gain.
 const SIDE: u64 = 512;
@@ -243,15 +247,28 @@ pub struct SyncCosts {
     pub post_ns: f64,
     pub ready_wait_ns: f64,
     pub pair_ns: f64,
+    pub remote_read_ns: f64,
+    pub local_read_ns: f64,
 }
 
+/// The KiB `bench_signal` reads for the transfer cost.
+const TRANSFER_KIB: f64 = 128.0;
+
 impl SyncCosts {
-    /// The model's `(wait, signal)`, whole ns, each at least 1: the signal
-    /// is the post, the wait the rest of the pair's latency and no less
-    /// than a wait whose token is there.
-    pub fn fit(&self) -> Result<(f64, f64), String> {
+    /// The model's `(wait, signal, transfer)`: the wait and the signal in
+    /// whole ns, each at least 1 (the signal is the post, the wait the rest
+    /// of the pair's latency and no less than a wait whose token is
+    /// there); the transfer in ns per KiB, tenths, at least 0.
+    pub fn fit(&self) -> Result<(f64, f64, f64), String> {
         let ok = |v: f64| (0.0..1e9).contains(&v);
-        if !(ok(self.post_ns) && ok(self.ready_wait_ns) && ok(self.pair_ns)) {
+        let all = [
+            self.post_ns,
+            self.ready_wait_ns,
+            self.pair_ns,
+            self.remote_read_ns,
+            self.local_read_ns,
+        ];
+        if !all.into_iter().all(ok) {
             return Err(format!(
                 "the signal measurement is not a set of times: {self:?}"
             ));
@@ -261,7 +278,9 @@ impl SyncCosts {
             .max(self.ready_wait_ns)
             .round()
             .max(1.0);
-        Ok((wait, signal))
+        let per_kib = (self.remote_read_ns - self.local_read_ns) / TRANSFER_KIB;
+        let transfer = (per_kib * 10.0).round().max(0.0) / 10.0;
+        Ok((wait, signal, transfer))
     }
 }
 
@@ -348,7 +367,7 @@ pub fn measure(dir: &Path) -> Result<Coefficients, String> {
         .map(|p| (p.function.clone(), p.percentile))
         .collect();
     let mut c = fit(&medians)?;
-    (c.wait, c.signal) = sync_costs(&sync_text)?.fit()?;
+    (c.wait, c.signal, c.transfer) = sync_costs(&sync_text)?.fit()?;
     c.validate()?;
     Ok(c)
 }
@@ -552,20 +571,27 @@ mod tests {
             post_ns: 4.98,
             ready_wait_ns: 9.9,
             pair_ns: 60.0,
+            remote_read_ns: 1422.0,
+            local_read_ns: 991.0,
         };
-        assert_eq!(m.fit(), Ok((55.0, 5.0)));
+        assert_eq!(m.fit(), Ok((55.0, 5.0, 3.4)));
         // A pair faster than post + ready wait (noise): the wait is never
-        // below a ready wait, and nothing is 0.
+        // below a ready wait, nothing is 0, and a remote read faster than
+        // a local one costs no transfer.
         let m = SyncCosts {
             post_ns: 0.2,
             ready_wait_ns: 3.4,
             pair_ns: 2.0,
+            remote_read_ns: 900.0,
+            local_read_ns: 1000.0,
         };
-        assert_eq!(m.fit(), Ok((3.0, 1.0)));
+        assert_eq!(m.fit(), Ok((3.0, 1.0, 0.0)));
         let m = SyncCosts {
             post_ns: f64::NAN,
             ready_wait_ns: 1.0,
             pair_ns: 1.0,
+            remote_read_ns: 1.0,
+            local_read_ns: 1.0,
         };
         assert!(m.fit().is_err());
     }

@@ -125,6 +125,88 @@ fn one_thread_has_the_sum_of_its_work_as_period() {
 }
 
 #[test]
+fn a_sub_box_pays_the_transfer_of_what_other_threads_wrote_for_it() {
+    // The same runtime priced with and without `tr`: an actor grows by `tr`
+    // per KiB of its inputs that a sub-box of another thread wrote, and by
+    // nothing when every producer ran on its own thread; one thread pays
+    // none.
+    let c = compile(
+        "examples/xray.ssc",
+        SchedulerKind::Reduced(2),
+        SyncOptions::default(),
+    );
+    assert_eq!(c.hsdfg.system.transfer, 0.0, "no model: free transfers");
+    let before = analysis::runtime_graph(&c);
+    let mut priced = c.clone();
+    priced.hsdfg.system.transfer = 0.5; // µs a KiB
+    let after = analysis::runtime_graph(&priced);
+    let h = &c.hsdfg;
+    let thread_of = |a: ssc::ir::hsdfg::ActorId| {
+        c.runtime
+            .thread_executions
+            .iter()
+            .position(|t| {
+                t.ops
+                    .iter()
+                    .any(|op| matches!(&op.value, ssc::ir::Op::Exec(sb) if h.find(sb) == Some(a)))
+            })
+            .unwrap()
+    };
+    let (mut crossing, mut local) = (0, 0);
+    for (x, y) in before.actors.iter().zip(&after.actors) {
+        let Some(a) = c
+            .runtime
+            .thread_executions
+            .iter()
+            .flat_map(|t| &t.ops)
+            .find_map(|op| match &op.value {
+                ssc::ir::Op::Exec(sb) if sb.to_string() == x.label => h.find(sb),
+                _ => None,
+            })
+        else {
+            continue;
+        };
+        let kib: f64 = h
+            .predecessors(a)
+            .into_iter()
+            .filter(|&p| thread_of(p) != thread_of(a))
+            .map(|p| h.shared_bytes(p, a) as f64 / 1024.0)
+            .sum();
+        assert_eq!(
+            y.time_ns - x.time_ns,
+            analysis::ns(0.5 * kib),
+            "{}",
+            x.label
+        );
+        if kib > 0.0 {
+            crossing += 1;
+        } else {
+            local += 1;
+        }
+    }
+    assert!(
+        crossing > 0 && local > 0,
+        "{crossing} crossing, {local} local"
+    );
+    let p0 = analysis::analyse(&c).unwrap().period_us;
+    let p1 = analysis::analyse(&priced).unwrap();
+    assert!(p1.period_us > p0, "{} vs {p0}", p1.period_us);
+    assert_eq!(p1.transfer_us, 0.5);
+
+    let one = compile(
+        "examples/xray.ssc",
+        SchedulerKind::Fixed(1),
+        SyncOptions::default(),
+    );
+    let mut one_priced = one.clone();
+    one_priced.hsdfg.system.transfer = 0.5;
+    assert_eq!(
+        analysis::runtime_graph(&one),
+        analysis::runtime_graph(&one_priced)
+    );
+}
+
+#[test]
 fn a_hand_written_runtime_is_analysed_as_written() {
     // The printed runtime read back: the same graph, the same period.
     let generated = compile(

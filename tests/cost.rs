@@ -21,16 +21,19 @@ fn coefficients() -> impl Strategy<Value = Coefficients> {
         proptest::array::uniform11(1e-3f64..10.0),
         1e-3f64..10.0,
         proptest::array::uniform8(0.05f64..10.0),
-        (1u32..10_000, 1u32..10_000),
+        (1u32..10_000, 1u32..10_000, 0u32..1000),
     )
-        .prop_map(|(call, point, tap, types, (wait, signal))| Coefficients {
-            call,
-            point,
-            tap,
-            types,
-            wait: wait as f64,
-            signal: signal as f64,
-        })
+        .prop_map(
+            |(call, point, tap, types, (wait, signal, transfer))| Coefficients {
+                call,
+                point,
+                tap,
+                types,
+                wait: wait as f64,
+                signal: signal as f64,
+                transfer: transfer as f64 / 10.0,
+            },
+        )
 }
 
 proptest! {
@@ -174,19 +177,35 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
     doubled.point.iter_mut().for_each(|p| *p *= 2.0);
     let mut negative = Coefficients::shipped();
     negative.tap = -1.0;
-    // The format before the synchronisation costs were measured.
+    // The format before the synchronisation costs were measured, and the
+    // one before the transfer was.
     let version_1 = cache_file(&cpu_model(), &doubled)
         .replace(
             &format!("\"version\":{}", ssc::calibrate::VERSION),
             "\"version\":1",
         )
-        .replace(",\"wait_ns\":50.0,\"signal_ns\":5.0", "");
+        .replace(
+            ",\"wait_ns\":50.0,\"signal_ns\":5.0,\"transfer_ns_per_kib\":3.0",
+            "",
+        );
     assert!(!version_1.contains("wait_ns"), "{version_1}");
-    let bad: [(&str, String, &str); 6] = [
+    let version_2 = cache_file(&cpu_model(), &doubled)
+        .replace(
+            &format!("\"version\":{}", ssc::calibrate::VERSION),
+            "\"version\":2",
+        )
+        .replace(",\"transfer_ns_per_kib\":3.0", "");
+    assert!(!version_2.contains("transfer"), "{version_2}");
+    let bad: [(&str, String, &str); 7] = [
         (
             "version 1",
             version_1,
-            "version 1, not `ssc-calibration` version 2",
+            "version 1, not `ssc-calibration` version 3",
+        ),
+        (
+            "version 2",
+            version_2,
+            "version 2, not `ssc-calibration` version 3",
         ),
         (
             "garbage",

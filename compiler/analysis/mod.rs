@@ -12,7 +12,9 @@
 //! * **Actors**: one per sub-box `E F.k`, taking its predicted time plus the
 //!   cost of the operations folded into it: every `W` before it (back to the
 //!   previous `E` of its thread) adds `wt`, every `S` after it (up to the
-//!   next `E`) adds `sg`. A `W` after a thread's last `E` belongs to its
+//!   next `E`) adds `sg`; and the transfer of what it reads of other
+//!   threads' sub-boxes: `tr` per KiB of its inputs that a sub-box run by
+//!   another thread wrote (`Hsdfg::transfer_cost`). A `W` after a thread's last `E` belongs to its
 //!   first `E` of the next iteration, an `S` before its first `E` to its last
 //!   `E` of the previous one (the channel's tokens say so). One actor per
 //!   barrier (time 0), and one per thread that executes nothing (time 0).
@@ -35,6 +37,7 @@
 
 pub mod mcm;
 
+use crate::ir::hsdfg::SystemTiming;
 use crate::ir::{Op, ThreadExecution};
 use crate::pipeline::Compiled;
 use serde::Serialize;
@@ -132,9 +135,21 @@ struct Host {
 /// Builds the runtime HSDFG of a compiled description.
 pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
     let h = &c.hsdfg;
+    let finder = h.finder();
+    let mut thread_of = vec![usize::MAX; h.graph.node_count()];
+    for (i, t) in c.runtime.thread_executions.iter().enumerate() {
+        for op in &t.ops {
+            if let Op::Exec(sb) = &op.value {
+                if let Some(a) = finder.find(sb) {
+                    thread_of[a.index()] = i;
+                }
+            }
+        }
+    }
     let mut b = Builder {
         c,
-        finder: h.finder(),
+        finder,
+        thread_of,
         wt: ns(h.system.wait),
         sg: ns(h.system.signal),
         g: RuntimeGraph::default(),
@@ -157,6 +172,8 @@ pub fn runtime_graph(c: &Compiled) -> RuntimeGraph {
 struct Builder<'a> {
     c: &'a Compiled,
     finder: crate::ir::hsdfg::Finder<'a>,
+    /// The thread (index in the runtime) of every HSDFG actor an `E` runs.
+    thread_of: Vec<usize>,
     /// The costs of one `W` and one `S`, in ns.
     wt: u64,
     sg: u64,
@@ -214,6 +231,13 @@ impl Builder<'_> {
             if let Op::Exec(sb) = &op.value {
                 let (time, function, source, sink) = match self.finder.find(sb) {
                     Some(a) => {
+                        let thread = self.thread_of[a.index()];
+                        let transfer: f64 = h
+                            .predecessors(a)
+                            .into_iter()
+                            .filter(|p| self.thread_of[p.index()] != thread)
+                            .map(|p| h.transfer_cost(p, a))
+                            .sum();
                         let f = h.function_of(a);
                         let ins = f
                             .ports
@@ -221,7 +245,7 @@ impl Builder<'_> {
                             .filter(|p| p.direction == crate::ir::Direction::In)
                             .count();
                         (
-                            ns(h.actor(a).time),
+                            ns(h.actor(a).time) + ns(transfer),
                             f.function.clone(),
                             ins == 0,
                             ins == f.ports.len(),
@@ -405,9 +429,10 @@ pub struct Analysis {
     pub latency_us: f64,
     /// The actors of the critical cycle, as the description names them.
     pub critical_cycle: Vec<String>,
-    /// `timing_system` costs used, µs.
+    /// `timing_system` costs used, µs (the transfer per KiB).
     pub wait_us: f64,
     pub signal_us: f64,
+    pub transfer_us: f64,
 }
 
 /// Why a runtime cannot be analysed.
@@ -465,7 +490,7 @@ fn latency_ns(g: &RuntimeGraph) -> u64 {
 }
 
 /// Analyses a runtime HSDFG.
-pub fn analyse_graph(g: &RuntimeGraph, wait_us: f64, signal_us: f64) -> Result<Analysis, Deadlock> {
+pub fn analyse_graph(g: &RuntimeGraph, system: &SystemTiming) -> Result<Analysis, Deadlock> {
     let edges = g.mcm_edges();
     let cr = mcm::max_cycle_ratio(g.actors.len(), &edges).map_err(|e| match e {
         mcm::McmError::ZeroTokenCycle(c) => Deadlock(
@@ -499,18 +524,15 @@ pub fn analyse_graph(g: &RuntimeGraph, wait_us: f64, signal_us: f64) -> Result<A
         },
         latency_us: latency_ns(g) as f64 / 1000.0,
         critical_cycle: cycle,
-        wait_us,
-        signal_us,
+        wait_us: system.wait,
+        signal_us: system.signal,
+        transfer_us: system.transfer,
     })
 }
 
 /// Builds and analyses the runtime HSDFG of a compiled description.
 pub fn analyse(c: &Compiled) -> Result<Analysis, Deadlock> {
-    analyse_graph(
-        &runtime_graph(c),
-        c.hsdfg.system.wait,
-        c.hsdfg.system.signal,
-    )
+    analyse_graph(&runtime_graph(c), &c.hsdfg.system)
 }
 
 /// The analysis as text (what `-pr` prints and `-sl` writes).
@@ -518,8 +540,8 @@ pub fn text(a: &Analysis) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "runtime HSDFG      {} actors, {} channels (wait {} µs, signal {} µs folded in)",
-        a.actors, a.channels, a.wait_us, a.signal_us
+        "runtime HSDFG      {} actors, {} channels (wait {} µs, signal {} µs, transfer {} µs a KiB folded in)",
+        a.actors, a.channels, a.wait_us, a.signal_us, a.transfer_us
     );
     let _ = writeln!(
         s,

@@ -52,6 +52,10 @@ fn calibrate(show: bool) -> i32 {
         }
         println!("wait (wt)   {:>9.0} ns", named.wait_ns);
         println!("signal (sg) {:>9.0} ns", named.signal_ns);
+        println!(
+            "transfer(tr){:>9.1} ns/KiB read of another core's output",
+            named.transfer_ns_per_kib
+        );
     };
     if show {
         let loaded = calibrate::load();

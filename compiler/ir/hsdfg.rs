@@ -133,18 +133,26 @@ pub struct Edge {
     pub buffer: BufferId,
 }
 
-/// Costs of the run-time synchronisation (`timing_system wt T, sg T`), µs.
+/// Costs of the run-time synchronisation and communication
+/// (`timing_system wt T, sg T, tr T`), µs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SystemTiming {
+    /// One wait (`W`).
     pub wait: f64,
+    /// One signal (`S`).
     pub signal: f64,
+    /// Per KiB a sub-box reads of what a sub-box of another thread wrote:
+    /// the cache lines come from the other core's cache.
+    pub transfer: f64,
 }
 
 impl Default for SystemTiming {
+    /// Without a cost model: 1 µs a wait and a signal, transfers free.
     fn default() -> Self {
         SystemTiming {
             wait: 1.0,
             signal: 1.0,
+            transfer: 0.0,
         }
     }
 }
@@ -206,6 +214,42 @@ impl Hsdfg {
         v.sort();
         v.dedup();
         v
+    }
+
+    /// Bytes of `a`'s inputs that `p` writes (the rows both touch of each
+    /// buffer, whole rows of the buffer's grid).
+    pub fn shared_bytes(&self, p: ActorId, a: ActorId) -> u64 {
+        let mut total = 0;
+        for w in self.actor(p).accesses.iter().filter(|x| x.write) {
+            for r in self
+                .actor(a)
+                .accesses
+                .iter()
+                .filter(|x| !x.write && x.buffer == w.buffer)
+            {
+                let i = w.elements.intersect(&r.elements);
+                if !i.is_empty() {
+                    let b = self.buffer(w.buffer);
+                    total += (i.y1 - i.y0) * b.grid.x * b.ty.size();
+                }
+            }
+        }
+        total
+    }
+
+    /// µs `a` spends reading what `p` wrote when `p` ran on another thread:
+    /// `system.transfer` per KiB of [`Hsdfg::shared_bytes`].
+    pub fn transfer_cost(&self, p: ActorId, a: ActorId) -> f64 {
+        if self.system.transfer == 0.0 {
+            return 0.0;
+        }
+        self.system.transfer * self.shared_bytes(p, a) as f64 / 1024.0
+    }
+
+    /// The cost of an edge `p → a` between two threads: a signal, a wait
+    /// and the transfer of the bytes (the list schedulers' `c(p, t)`).
+    pub fn cross_thread_cost(&self, p: ActorId, a: ActorId) -> f64 {
+        self.system.signal + self.system.wait + self.transfer_cost(p, a)
     }
 
     /// Actors that depend on this one within an iteration (0-token out-edges).

@@ -24,10 +24,12 @@
 //! The same calibration measures the run-time synchronisation: `signal`,
 //! a post nobody waits for, and `wait`, the rest of the one-way latency of
 //! a wait/signal pair between two cores (post until the waiter returns,
-//! the runtime's default spin bound), both in whole ns. They are what a
-//! description without `timing_system` costs ([`Coefficients::system`]):
-//! the list schedulers' price of reading another thread's output and
-//! `-pr`'s wait and signal actors.
+//! the runtime's default spin bound), both in whole ns, and `transfer`,
+//! what reading a KiB another core just wrote costs more than reading one
+//! this core wrote (ns per KiB, tenths). They are what a description
+//! without `timing_system` costs ([`Coefficients::system`]): the list
+//! schedulers' price of reading another thread's output and `-pr`'s wait,
+//! signal and transfer costs.
 
 use crate::ir::builtins::{builtin_of, BUILTINS};
 use crate::ir::hsdfg::SystemTiming;
@@ -54,6 +56,8 @@ pub struct Coefficients {
     pub wait: f64,
     /// One post of a signal, whole ns.
     pub signal: f64,
+    /// Per KiB read of another core's output, ns (tenths; may be 0).
+    pub transfer: f64,
 }
 
 /// The serialised form: names instead of positions, so a file from
@@ -67,6 +71,7 @@ pub struct Named {
     pub type_factor: BTreeMap<String, f64>,
     pub wait_ns: f64,
     pub signal_ns: f64,
+    pub transfer_ns_per_kib: f64,
 }
 
 impl Coefficients {
@@ -89,6 +94,9 @@ impl Coefficients {
             // post 5–13 ns (`runtime-c/README.md`, "Measured costs").
             wait: 50.0,
             signal: 5.0,
+            // Reading 64–256 KiB another core wrote: 2–5 ns a KiB more
+            // than reading it from this core's cache.
+            transfer: 3.0,
         }
     }
 
@@ -97,6 +105,7 @@ impl Coefficients {
         SystemTiming {
             wait: self.wait / 1000.0,
             signal: self.signal / 1000.0,
+            transfer: self.transfer / 1000.0,
         }
     }
 
@@ -139,6 +148,12 @@ impl Coefficients {
                 return Err(format!("{name} {v} is not a positive whole number of ns"));
             }
         }
+        let t = self.transfer;
+        if !(t.is_finite() && (0.0..1e9).contains(&t)) {
+            return Err(format!(
+                "transfer_ns_per_kib {t} is not a time of at least 0"
+            ));
+        }
         for (b, v) in BUILTINS.iter().zip(self.point) {
             if !ok(v) {
                 return Err(format!("point_ns of {b}, {v}, is not a positive time"));
@@ -171,6 +186,7 @@ impl Coefficients {
                 .collect(),
             wait_ns: self.wait,
             signal_ns: self.signal,
+            transfer_ns_per_kib: self.transfer,
         }
     }
 
@@ -182,6 +198,7 @@ impl Coefficients {
         c.tap = n.tap_ns;
         c.wait = n.wait_ns;
         c.signal = n.signal_ns;
+        c.transfer = n.transfer_ns_per_kib;
         if n.point_ns.len() != BUILTINS.len() {
             return Err(format!(
                 "point_ns names {} functions, not the {} built-ins",

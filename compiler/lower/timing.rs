@@ -33,8 +33,9 @@ pub struct Timing {
     pub instances: BTreeMap<String, f64>,
     pub system: SystemTiming,
     /// Which of `system`'s costs a `timing_system` statement gave,
-    /// `(wt, sg)`; the cost model's, when there is one, replace the others.
-    pub system_given: (bool, bool),
+    /// `(wt, sg, tr)`; the cost model's, when there is one, replace the
+    /// others.
+    pub system_given: (bool, bool, bool),
     /// The cost model of the built-ins, for instances no entry matches
     /// (`None`: they cost 1 µs).
     pub model: Option<Coefficients>,
@@ -135,6 +136,7 @@ impl Timing {
                 match e.name.name.as_str() {
                     "wt" => (t.system.wait, t.system_given.0) = (e.time.value, true),
                     "sg" => (t.system.signal, t.system_given.1) = (e.time.value, true),
+                    "tr" => (t.system.transfer, t.system_given.2) = (e.time.value, true),
                     _ => {}
                 }
             }
@@ -190,6 +192,9 @@ impl Timing {
             }
             if !self.system_given.1 {
                 self.system.signal = m.system().signal;
+            }
+            if !self.system_given.2 {
+                self.system.transfer = m.system().transfer;
             }
         }
         self
@@ -266,13 +271,14 @@ mod system_tests {
     #[test]
     fn the_model_prices_what_timing_system_does_not() {
         let mut m = Coefficients::shipped();
-        (m.wait, m.signal) = (70.0, 9.0);
+        (m.wait, m.signal, m.transfer) = (70.0, 9.0, 2.5);
         let none = Timing::from_runtime(Some(&runtime_with(""))).with_model(Some(m));
         assert_eq!(
             none.system,
             SystemTiming {
                 wait: 0.07,
-                signal: 0.009
+                signal: 0.009,
+                transfer: 0.0025
             }
         );
         let wt =
@@ -281,19 +287,22 @@ mod system_tests {
             wt.system,
             SystemTiming {
                 wait: 2.0,
-                signal: 0.009
+                signal: 0.009,
+                transfer: 0.0025
             }
         );
-        let both = Timing::from_runtime(Some(&runtime_with("timing_system wt 3, sg 4;")))
+        let all = Timing::from_runtime(Some(&runtime_with("timing_system wt 3, sg 4, tr 0;")))
             .with_model(Some(m));
         assert_eq!(
-            both.system,
+            all.system,
             SystemTiming {
                 wait: 3.0,
-                signal: 4.0
+                signal: 4.0,
+                transfer: 0.0
             }
         );
-        // Without a model: 1 µs each, as before there was one.
+        // Without a model: 1 µs each and free transfers, as before there
+        // was one.
         let plain = Timing::from_runtime(Some(&runtime_with(""))).with_model(None);
         assert_eq!(plain.system, SystemTiming::default());
     }

@@ -177,7 +177,7 @@ pub(super) fn unused_threads(
                 .unwrap_or(1)
         ),
         _ => format!(
-            "by the timing table{}, no sub-box would start earlier on them: reading another thread's output costs a signal and a wait more (sg {} µs + wt {} µs, {})",
+            "by the timing table{}, no sub-box would start earlier on them: reading another thread's output costs a signal, a wait and its transfer more (sg {} µs + wt {} µs + tr {} µs a KiB, {})",
             if timing.model.is_some() {
                 " and the cost model of the built-ins"
             } else {
@@ -185,11 +185,12 @@ pub(super) fn unused_threads(
             },
             h.system.signal,
             h.system.wait,
+            h.system.transfer,
             match (timing.system_given, timing.model.is_some()) {
-                ((true, true), _) => "timing_system",
-                ((false, false), true) => "the cost model's, `ssc calibrate`",
+                ((true, true, true), _) => "timing_system",
+                ((false, false, false), true) => "the cost model's, `ssc calibrate`",
                 (_, true) => "timing_system and the cost model's",
-                (_, false) => "timing_system, else 1 µs each",
+                (_, false) => "timing_system, else 1 µs a wait and a signal and free transfers",
             }
         ),
     };

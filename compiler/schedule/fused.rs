@@ -120,7 +120,6 @@ pub fn schedule(h: &Hsdfg, n: usize, opts: &ScheduleOptions) -> Schedule {
     let n = n.max(1);
     let strips = strip_count(h);
     let order = global_order(h, n);
-    let comm = list::comm_cost(h);
     let mut thread_of = vec![usize::MAX; h.graph.node_count()];
     let mut fin = vec![0.0f64; h.graph.node_count()];
     let mut free = vec![0.0f64; n];
@@ -130,7 +129,14 @@ pub fn schedule(h: &Hsdfg, n: usize, opts: &ScheduleOptions) -> Schedule {
         let ready_on = |t: usize| {
             preds
                 .iter()
-                .map(|p| fin[p.index()] + if thread_of[p.index()] == t { 0.0 } else { comm })
+                .map(|&p| {
+                    let c = if thread_of[p.index()] == t {
+                        0.0
+                    } else {
+                        h.cross_thread_cost(p, a)
+                    };
+                    fin[p.index()] + c
+                })
                 .fold(free[t], f64::max)
         };
         let split = h.function_of(a).subboxes.len() > 1;

@@ -46,11 +46,11 @@ pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<D
     }
     // Simulate with the list schedulers' model (`list`): an actor starts
     // when its thread is free and its predecessors have finished, plus the
-    // cost of a signal and a wait for each predecessor on another thread;
+    // cost of a signal, a wait and the transfer for each predecessor on
+    // another thread;
     // repeat until every actor is placed. The same model, so the thread
     // lists a list scheduler printed read back with the same start times
     // (and so the same memory schedule and programs).
-    let comm = list::comm_cost(h);
     let mut thread_of = vec![usize::MAX; n];
     for (ti, (_, actors)) in threads.iter().enumerate() {
         for a in actors {
@@ -72,11 +72,11 @@ pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<D
                 }
                 let ready = preds
                     .iter()
-                    .map(|p| {
+                    .map(|&p| {
                         let c = if thread_of[p.index()] == ti {
                             0.0
                         } else {
-                            comm
+                            h.cross_thread_cost(p, a)
                         };
                         finish[p.index()] + c
                     })

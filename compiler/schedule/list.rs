@@ -3,8 +3,9 @@
 //!
 //! The simulation model (also used for `makespan`): an actor starts on
 //! thread `t` at `max(free[t], max over predecessors p of fin[p] + c(p, t))`
-//! where `c(p, t)` is `system.signal + system.wait` when `p` ran on another
-//! thread and 0 otherwise; it then runs for its `time`. Threads never insert
+//! where `c(p, t)` is `system.signal + system.wait` plus `system.transfer`
+//! per KiB of `a`'s inputs that `p` wrote ([`Hsdfg::cross_thread_cost`])
+//! when `p` ran on another thread and 0 otherwise; it then runs for its `time`. Threads never insert
 //! an actor into an earlier idle gap (the programs are static lists).
 
 use crate::ir::hsdfg::{ActorId, Hsdfg};
@@ -62,36 +63,11 @@ pub fn lower_bound(h: &Hsdfg, threads: usize) -> f64 {
     critical_path(h).max(h.total_work() / threads.max(1) as f64)
 }
 
-/// Cost of one cross-thread edge (signal on one side, wait on the other).
-pub fn comm_cost(h: &Hsdfg) -> f64 {
-    h.system.signal + h.system.wait
-}
-
 /// The result of a list schedule: per thread, its actors and start times.
 #[derive(Clone, Debug)]
 pub struct ListResult {
     pub threads: Vec<(Vec<ActorId>, Vec<f64>)>,
     pub makespan: f64,
-}
-
-/// Bytes of `a`'s inputs written by `p` (rows both touch of the buffer).
-fn shared_bytes(h: &Hsdfg, p: ActorId, a: ActorId) -> u64 {
-    let mut total = 0;
-    for w in h.actor(p).accesses.iter().filter(|x| x.write) {
-        for r in h
-            .actor(a)
-            .accesses
-            .iter()
-            .filter(|x| !x.write && x.buffer == w.buffer)
-        {
-            let i = w.elements.intersect(&r.elements);
-            if !i.is_empty() {
-                let b = h.buffer(w.buffer);
-                total += (i.y1 - i.y0) * b.grid.x * b.ty.size();
-            }
-        }
-    }
-    total
 }
 
 /// List scheduling on `n` threads. `priority`: higher goes first (ties by
@@ -101,7 +77,6 @@ fn shared_bytes(h: &Hsdfg, p: ActorId, a: ActorId) -> u64 {
 /// among as-early threads prefer the one that produced most input bytes.
 pub fn list_schedule(h: &Hsdfg, n: usize, priority: &[f64], cache: bool) -> ListResult {
     let na = h.graph.node_count();
-    let comm = comm_cost(h);
     let mut remaining: Vec<usize> = h.actors().map(|a| h.predecessors(a).len()).collect();
     let mut ready: Vec<ActorId> = h.actors().filter(|a| remaining[a.index()] == 0).collect();
     let mut free = vec![0.0f64; n];
@@ -144,9 +119,10 @@ pub fn list_schedule(h: &Hsdfg, n: usize, priority: &[f64], cache: bool) -> List
         let a = pick;
         ready.retain(|&x| x != a);
         let preds = h.predecessors(a);
+        let cross: Vec<f64> = preds.iter().map(|&p| h.cross_thread_cost(p, a)).collect();
         let start_on = |t: usize| {
-            preds.iter().fold(free[t], |s, p| {
-                let c = if thread[p.index()] == t { 0.0 } else { comm };
+            preds.iter().zip(&cross).fold(free[t], |s, (p, &c)| {
+                let c = if thread[p.index()] == t { 0.0 } else { c };
                 s.max(fin[p.index()] + c)
             })
         };
@@ -159,7 +135,7 @@ pub fn list_schedule(h: &Hsdfg, n: usize, priority: &[f64], cache: bool) -> List
                 preds
                     .iter()
                     .filter(|p| thread[p.index()] == t)
-                    .map(|&p| shared_bytes(h, p, a))
+                    .map(|&p| h.shared_bytes(p, a))
                     .sum()
             };
             let mut best_aff = affinity(best);
@@ -197,14 +173,13 @@ pub fn list_schedule(h: &Hsdfg, n: usize, priority: &[f64], cache: bool) -> List
 /// The simulation of a given assignment (one actor per thread, as simple):
 /// every edge crosses threads.
 pub fn one_thread_per_actor(h: &Hsdfg) -> ListResult {
-    let comm = comm_cost(h);
     let mut fin = vec![0.0f64; h.graph.node_count()];
     let mut start = vec![0.0f64; h.graph.node_count()];
     for a in topo_order(h) {
         let s = h
             .predecessors(a)
             .iter()
-            .map(|p| fin[p.index()] + comm)
+            .map(|&p| fin[p.index()] + h.cross_thread_cost(p, a))
             .fold(0.0, f64::max);
         start[a.index()] = s;
         fin[a.index()] = s + h.actor(a).time;

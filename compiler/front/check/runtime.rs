@@ -90,20 +90,20 @@ impl<'a> Boxes<'a> {
     }
 }
 
-/// `timing_system`: E004 for duplicates, E005 for a cost other than `wt`
-/// and `sg`.
+/// `timing_system`: E004 for duplicates, E005 for a cost other than `wt`,
+/// `sg` and `tr`.
 fn timing_system(r: &Runtime, out: &mut Vec<Diagnostic>) {
     names::duplicates("system cost", r.timing_system.iter().map(|t| &t.name), out);
     for t in &r.timing_system {
-        if t.name.name != "wt" && t.name.name != "sg" {
+        if !["wt", "sg", "tr"].contains(&t.name.name.as_str()) {
             out.push(
                 names::undefined(
                     format!("unknown system cost `{}`", t.name),
                     &t.name.name,
                     t.name.span,
-                    ["wt", "sg"],
+                    ["wt", "sg", "tr"],
                 )
-                .hint("`timing_system` knows `wt` (one wait) and `sg` (one signal)"),
+                .hint("`timing_system` knows `wt` (one wait), `sg` (one signal) and `tr` (a KiB read of another thread's output)"),
             );
         }
     }
