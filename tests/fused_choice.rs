@@ -61,10 +61,10 @@ fn a_chain_whose_frames_fit_the_cache_runs_box_at_a_time_and_says_so() {
         "{err}"
     );
     assert!(err.contains("--strip-rows N or --cache-bytes B"), "{err}");
-    // Labelled at `compose`; run as reduced, ssc's default.
+    // Labelled at `compose`; run as predictable.
     assert!(err.contains("compose chain [64, 64]"), "{err}");
     let kind = scheduled_as(&info);
-    assert_eq!(kind, "reduced(2)");
+    assert_eq!(kind, "predictable(2)");
     // The warning names what ran: the same scheduler and interference.
     let named = kind.replace('(', " ").replace(')', "");
     assert!(

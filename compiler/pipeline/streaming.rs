@@ -13,15 +13,18 @@
 //! and its timing each) and waits at the band borders: measured 5–41 %
 //! slower on the ten generated 256² chains of `BENCHMARKS.md`. Unless the
 //! user forced strips (`--strip-rows`, `--cache-bytes`), such a chain is
-//! scheduled with `reduced N` — ssc's default, whose order keeps the least
-//! data live, which is what keeps it in the cache — and placed with
+//! scheduled with `predictable N` — the list schedule by critical path
+//! that keeps a consumer on its producer's thread — and placed with
 //! `-ms interference` unless `-ms` was given (`fold` folds little without
-//! strips and uses more bytes). Choosing by `-pr`'s predicted makespan
-//! instead was tried and measured worse: the predictions of reduced,
+//! strips and uses more bytes). `reduced N`, whose order keeps the least
+//! data live, was the choice before: when every frame fits the cache that
+//! buys nothing, and its order lets iterations overlap more, so its mean
+//! latency was up to 1.06× predictable's (gen5, gen6, gen8) where
+//! predictable stayed within 1.014× of reduced, measured interleaved on
+//! the ten chains (`BENCHMARKS.md`). Choosing by `-pr`'s predicted
+//! makespan was tried and measured worse: the predictions of reduced,
 //! predictable and fixed differ by a few percent, less than the model's
-//! error, and do not price cache locality; it ran up to 1.20× the best of
-//! the three on the generated chains where reduced stayed within 1.07×
-//! (`BENCHMARKS.md`).
+//! error; it ran up to 1.20× the best of the three.
 //!
 //! Guarantees: with strips forced, with a frame as large as the budget, or
 //! for a description whose runtime section already schedules it, the
@@ -97,9 +100,9 @@ pub(super) fn memory(opts: &Options) -> MemoryKind {
     }
 }
 
-/// The box-at-a-time schedule: `reduced N` on the fallback's threads.
+/// The box-at-a-time schedule: `predictable N` on the fallback's threads.
 pub(super) fn schedule(h: &Hsdfg, fallback: &Fallback, opts: &ScheduleOptions) -> Schedule {
-    crate::schedule::schedule(h, SchedulerKind::Reduced(fallback.threads), opts)
+    crate::schedule::schedule(h, SchedulerKind::Predictable(fallback.threads), opts)
 }
 
 /// E140: what ran instead of `-ts fused N`, why, and how to stream anyway.
