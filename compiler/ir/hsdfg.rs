@@ -203,17 +203,29 @@ impl Hsdfg {
             .map(|(_, a, b, e)| (a, b, e.buffer))
     }
 
-    /// Actors this one depends on within an iteration (0-token in-edges).
-    pub fn predecessors(&self, a: ActorId) -> Vec<ActorId> {
+    /// The other ends of `a`'s dependency edges in direction `dir`, sorted,
+    /// each once.
+    fn dependency_neighbours(&self, a: ActorId, dir: Dir) -> Vec<ActorId> {
         let mut v: Vec<ActorId> = self
             .graph
-            .edges_directed(a, Dir::Incoming)
+            .edges_directed(a, dir)
             .filter(|e| e.weight().kind == EdgeKind::Dependency)
-            .map(|e| e.source())
+            .map(|e| {
+                if dir == Dir::Incoming {
+                    e.source()
+                } else {
+                    e.target()
+                }
+            })
             .collect();
         v.sort();
         v.dedup();
         v
+    }
+
+    /// Actors this one depends on within an iteration (0-token in-edges).
+    pub fn predecessors(&self, a: ActorId) -> Vec<ActorId> {
+        self.dependency_neighbours(a, Dir::Incoming)
     }
 
     /// Bytes of `a`'s inputs that `p` writes (the rows both touch of each
@@ -254,15 +266,7 @@ impl Hsdfg {
 
     /// Actors that depend on this one within an iteration (0-token out-edges).
     pub fn successors(&self, a: ActorId) -> Vec<ActorId> {
-        let mut v: Vec<ActorId> = self
-            .graph
-            .edges_directed(a, Dir::Outgoing)
-            .filter(|e| e.weight().kind == EdgeKind::Dependency)
-            .map(|e| e.target())
-            .collect();
-        v.sort();
-        v.dedup();
-        v
+        self.dependency_neighbours(a, Dir::Outgoing)
     }
 
     /// Total estimated work of one iteration, µs.

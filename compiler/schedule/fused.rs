@@ -125,29 +125,18 @@ pub fn schedule(h: &Hsdfg, n: usize, opts: &ScheduleOptions) -> Schedule {
     let mut free = vec![0.0f64; n];
     let mut threads: Vec<(Vec<ActorId>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); n];
     for &a in &order {
-        let preds = h.predecessors(a);
-        let ready_on = |t: usize| {
-            preds
-                .iter()
-                .map(|&p| {
-                    let c = if thread_of[p.index()] == t {
-                        0.0
-                    } else {
-                        h.cross_thread_cost(p, a)
-                    };
-                    fin[p.index()] + c
-                })
-                .fold(free[t], f64::max)
-        };
+        let ready: Vec<f64> = (0..n)
+            .map(|t| list::ready_on(h, a, t, free[t], &thread_of, &fin))
+            .collect();
         let split = h.function_of(a).subboxes.len() > 1;
         let t = if split {
             band_of(strip_of(h, a, strips), strips, n).0
         } else {
             (0..n)
-                .min_by(|&x, &y| ready_on(x).total_cmp(&ready_on(y)).then(x.cmp(&y)))
+                .min_by(|&x, &y| ready[x].total_cmp(&ready[y]).then(x.cmp(&y)))
                 .unwrap_or(0)
         };
-        let start = ready_on(t);
+        let start = ready[t];
         thread_of[a.index()] = t;
         fin[a.index()] = start + h.actor(a).time;
         free[t] = fin[a.index()];

@@ -70,17 +70,7 @@ pub fn from_lists(h: &Hsdfg, lists: &[ThreadSchedule]) -> Result<Schedule, Vec<D
                 if preds.iter().any(|p| finish[p.index()].is_nan()) {
                     break;
                 }
-                let ready = preds
-                    .iter()
-                    .map(|&p| {
-                        let c = if thread_of[p.index()] == ti {
-                            0.0
-                        } else {
-                            h.cross_thread_cost(p, a)
-                        };
-                        finish[p.index()] + c
-                    })
-                    .fold(free[ti], f64::max);
+                let ready = list::ready_on(h, a, ti, free[ti], &thread_of, &finish);
                 starts[ti].push(ready);
                 finish[a.index()] = ready + h.actor(a).time;
                 free[ti] = finish[a.index()];

@@ -63,6 +63,27 @@ pub fn lower_bound(h: &Hsdfg, threads: usize) -> f64 {
     critical_path(h).max(h.total_work() / threads.max(1) as f64)
 }
 
+/// When actor `a` can start on thread `t` that is free at `free`: after
+/// each predecessor has finished (`fin`), plus its cross-thread cost when
+/// it ran on another thread (`thread_of`) — the model of the module docs.
+pub fn ready_on(
+    h: &Hsdfg,
+    a: ActorId,
+    t: usize,
+    free: f64,
+    thread_of: &[usize],
+    fin: &[f64],
+) -> f64 {
+    h.predecessors(a).into_iter().fold(free, |s, p| {
+        let c = if thread_of[p.index()] == t {
+            0.0
+        } else {
+            h.cross_thread_cost(p, a)
+        };
+        s.max(fin[p.index()] + c)
+    })
+}
+
 /// The result of a list schedule: per thread, its actors and start times.
 #[derive(Clone, Debug)]
 pub struct ListResult {
@@ -119,14 +140,9 @@ pub fn list_schedule(h: &Hsdfg, n: usize, priority: &[f64], cache: bool) -> List
         let a = pick;
         ready.retain(|&x| x != a);
         let preds = h.predecessors(a);
-        let cross: Vec<f64> = preds.iter().map(|&p| h.cross_thread_cost(p, a)).collect();
-        let start_on = |t: usize| {
-            preds.iter().zip(&cross).fold(free[t], |s, (p, &c)| {
-                let c = if thread[p.index()] == t { 0.0 } else { c };
-                s.max(fin[p.index()] + c)
-            })
-        };
-        let starts: Vec<f64> = (0..n).map(start_on).collect();
+        let starts: Vec<f64> = (0..n)
+            .map(|t| ready_on(h, a, t, free[t], &thread, &fin))
+            .collect();
         let smin = starts.iter().cloned().fold(f64::INFINITY, f64::min);
         let mut best = starts.iter().position(|&s| s == smin).unwrap();
         if cache {
