@@ -11,6 +11,17 @@ not); prints one Markdown table.
     python3 benches/peers/run.py                       # 512, the 3 default configs
     python3 benches/peers/run.py --resolution 1024 --repeat 5 --iterations 500
     python3 benches/peers/run.py --configs "-ts reduced 2 -ms reuse" "-ts simple -ms naive"
+    git worktree add ../ssc-old faa2c1d      # ssc as it was on another day
+    python3 benches/peers/run.py --baseline ../ssc-old \
+        --baseline-configs "-ts reduced 2 -ms interference -gw" --configs "-ts fused 2"
+
+A baseline is another checkout of ssc (a git worktree at an older commit):
+run.py builds its compiler (cargo build --release there, with its own
+target directory), scales *its* examples/xray.ssc, builds the
+--baseline-configs with it and runs them interleaved with everything else,
+labelled `ssc@COMMIT`; their checksums must match like every other
+program's. Its generated programs are compiled as that ssc compiled them
+(--ssc-cflags applies to today's ssc only).
 
 Resolution: examples/xray.ssc composes at [512, 512] with explicit
 sub-resolutions [256, 256] and [128, 128], which `-cr` does not scale (ssc
@@ -59,9 +70,9 @@ def sh(cmd, **kw):
     return r
 
 
-def scaled_description(resolution, build):
-    """examples/xray.ssc, or a copy with every resolution scaled by R/512."""
-    src = ROOT / "examples" / "xray.ssc"
+def scaled_description(resolution, build, root=ROOT):
+    """root's examples/xray.ssc, or a copy with every resolution scaled by R/512."""
+    src = root / "examples" / "xray.ssc"
     if resolution == 512:
         return src
     text = src.read_text()
@@ -79,17 +90,26 @@ def scaled_description(resolution, build):
             out.append(line)
         else:
             out.append(instance.sub(scale, line))
+    build.mkdir(parents=True, exist_ok=True)
     path = build / "xray.ssc"
     path.write_text("".join(out))
     return path
 
 
-def ssc_binary():
-    exe = ROOT / "target" / "release" / "ssc"
-    if not exe.exists():
-        print("run.py: target/release/ssc missing: cargo build --release", file=sys.stderr)
-        sh(["cargo", "build", "--release"], cwd=ROOT)
+def ssc_binary(root=ROOT, always=False):
+    """root's target/release/ssc, built when missing (always: built anyway,
+    for a baseline checkout whose binary may be stale)."""
+    exe = root / "target" / "release" / "ssc"
+    if always or not exe.exists():
+        print(f"run.py: cargo build --release in {root}", file=sys.stderr)
+        sh(["cargo", "build", "--release"], cwd=root)
     return exe
+
+
+def commit_of(root):
+    r = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else root.name
 
 
 def arena_bytes(cfile):
@@ -98,8 +118,8 @@ def arena_bytes(cfile):
                re.findall(r"ssc_arena_init\(&\w+,\s*(\d+)", cfile.read_text()))
 
 
-def build_ssc(ssc, desc, flags, resolution, build, index, cflags):
-    d = build / f"ssc{index}"
+def build_ssc(ssc, desc, flags, resolution, build, index, cflags, label="ssc"):
+    d = build / f"{label.replace('@', '-')}{index}"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     exe = d / "xray"
@@ -110,7 +130,7 @@ def build_ssc(ssc, desc, flags, resolution, build, index, cflags):
     sh([ssc, "build", desc, *args, "-od", d, "-o", exe], env=env)
     cfiles = [c for c in d.glob("*.c") if not c.name.startswith("ssc_")]
     memory = sum(arena_bytes(c) for c in cfiles)
-    return {"name": f"ssc {flags}", "cmd": [str(exe)], "memory": memory}
+    return {"name": f"{label} {flags}", "cmd": [str(exe)], "memory": memory}
 
 
 def build_omp(build):
@@ -148,7 +168,7 @@ def build_halide(python, resolution, build):
 
 def run_once(prog, resolution, iterations, env):
     cmd = prog["cmd"] + ["--iterations", str(iterations), "--json"]
-    if not prog["name"].startswith("ssc"):
+    if not prog["name"].startswith("ssc"):  # ssc and ssc@COMMIT know their resolution
         cmd += ["--resolution", str(resolution)]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode != 0:
@@ -191,6 +211,11 @@ def main():
     ap.add_argument("--halide-python", default=os.environ.get(
         "HALIDE_PYTHON", "/work/venv-halide/bin/python"))
     ap.add_argument("--build-dir", default=None, help="default target/peers/R")
+    ap.add_argument("--baseline", default=None, metavar="DIR",
+                    help="another checkout of ssc (e.g. a git worktree at an older commit)")
+    ap.add_argument("--baseline-configs", nargs="+",
+                    default=["-ts reduced 2 -ms interference -gw"],
+                    help="configurations built with the baseline's ssc")
     a = ap.parse_args()
     configs = (a.configs or []) + a.configs_pos or DEFAULT_CONFIGS
     R = a.resolution
@@ -203,6 +228,15 @@ def main():
     ssc = ssc_binary()
     desc = scaled_description(R, build)
     progs = [build_ssc(ssc, desc, c, R, build, i, a.ssc_cflags) for i, c in enumerate(configs)]
+    if a.baseline:
+        base = Path(a.baseline).resolve()
+        if not (base / "Cargo.toml").exists():
+            die(f"--baseline {base}: not a checkout of ssc (no Cargo.toml)")
+        label = f"ssc@{commit_of(base)}"
+        old_ssc = ssc_binary(base, always=True)
+        old_desc = scaled_description(R, build / "baseline", base)
+        progs += [build_ssc(old_ssc, old_desc, c, R, build, i, None, label)
+                  for i, c in enumerate(a.baseline_configs)]
     omp = build_omp(build)
     if omp:
         progs.append(omp)
