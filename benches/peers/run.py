@@ -47,6 +47,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -55,6 +56,8 @@ DEFAULT_CONFIGS = ["-ts simple -ms naive", "-ts reduced 2 -ms interference",
                    "-ts fixed 2 -ms interference", "-ts fused 2"]
 OMP_FLAGS = ["-O3", "-march=native", "-fopenmp"]
 THREADS = "2"
+RT_PERIOD_S = 1.0  # /proc/sys/kernel/sched_rt_period_us, Linux's default
+RT_RUNTIME_S = 0.95  # sched_rt_runtime_us: what SCHED_FIFO may use of it
 
 
 def die(msg):
@@ -166,14 +169,28 @@ def build_halide(python, resolution, build):
     return progs
 
 
-def run_once(prog, resolution, iterations, env):
+def run_once(prog, resolution, iterations, env, chrt=None):
     cmd = prog["cmd"] + ["--iterations", str(iterations), "--json"]
     if not prog["name"].startswith("ssc"):  # ssc and ssc@COMMIT know their resolution
         cmd += ["--resolution", str(resolution)]
+    if chrt is not None:
+        # Every program alike: its threads inherit the policy (pthreads,
+        # OpenMP and Halide's pool all create theirs with inherited
+        # scheduling), as a real-time system would run any of them.
+        cmd = ["chrt", "-f", str(chrt)] + cmd
+        # Linux lets SCHED_FIFO tasks run 0.95 s of each 1 s period, then
+        # pauses them for the rest of it. Back to back, the programs would
+        # share one budget and whichever ran at its end would be paused
+        # (50 ms frames): a second of rest starts every run on a fresh
+        # period, so a run shorter than 0.95 s is never paused.
+        time.sleep(RT_PERIOD_S)
+    t0 = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.monotonic() - t0
     if r.returncode != 0:
         die(f"{prog['name']}: `{shlex.join(cmd)}` exited {r.returncode}:\n{r.stdout}{r.stderr}")
     report = json.loads(r.stdout)
+    report["wall_s"] = wall
     if report["iterations"] != iterations:
         die(f"{prog['name']}: {report['iterations']} of {iterations} iterations")
     return report
@@ -216,6 +233,8 @@ def main():
     ap.add_argument("--baseline-configs", nargs="+",
                     default=["-ts reduced 2 -ms interference -gw"],
                     help="configurations built with the baseline's ssc")
+    ap.add_argument("--chrt", type=int, default=None, metavar="PRIO",
+                    help="run every program SCHED_FIFO at PRIO (chrt -f PRIO), as a real-time system would")
     a = ap.parse_args()
     configs = (a.configs or []) + a.configs_pos or DEFAULT_CONFIGS
     R = a.resolution
@@ -247,12 +266,15 @@ def main():
         load = os.getloadavg()
     except OSError:
         load = None
+    if a.chrt is not None and shutil.which("chrt") is None:
+        die("--chrt needs chrt (util-linux)")
+    policy = "" if a.chrt is None else f", every program SCHED_FIFO {a.chrt} (chrt)"
     print(f"{len(progs)} programs at {R}x{R}, {a.repeat} rounds of {a.iterations} frames, "
-          f"interleaved; load average before: {fmt_load(load)}", file=log)
+          f"interleaved{policy}; load average before: {fmt_load(load)}", file=log)
     runs = {p["name"]: [] for p in progs}
     for k in range(a.repeat):
         for p in progs:
-            runs[p["name"]].append(run_once(p, R, a.iterations, env))
+            runs[p["name"]].append(run_once(p, R, a.iterations, env, a.chrt))
         print(f"  round {k + 1}/{a.repeat} done", file=log)
 
     try:
@@ -261,6 +283,13 @@ def main():
         load_after = None
     print(f"load average after: {fmt_load(load_after)}", file=log)
 
+    if a.chrt is not None:
+        for p in progs:
+            long = max(r["wall_s"] for r in runs[p["name"]])
+            if long > RT_RUNTIME_S:
+                print(f"note: {p['name']}: a run took {long:.2f} s, more than the {RT_RUNTIME_S} s "
+                      f"Linux lets SCHED_FIFO run a second: it was paused (RT throttling); "
+                      f"compare it with fewer --iterations", file=log)
     sums = {(p["name"], r["checksum"]) for p in progs for r in runs[p["name"]]}
     if len({c for _, c in sums}) != 1:
         lines = "\n".join(f"  {c}  {n}" for n, c in sorted(sums))
@@ -279,6 +308,7 @@ def main():
 
     if a.json:
         print(json.dumps({"resolution": R, "iterations": a.iterations, "repeat": a.repeat,
+                          "chrt": a.chrt,
                           "checksum": checksum, "load_before": load, "load_after": load_after,
                           "rows": rows}, indent=1))
         return
