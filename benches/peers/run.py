@@ -131,6 +131,7 @@ def build_ssc(ssc, desc, flags, resolution, build, index, cflags, label="ssc"):
     if cflags is not None:
         env["CFLAGS"] = cflags
     sh([ssc, "build", desc, *args, "-od", d, "-o", exe], env=env)
+    (d / "config").write_text(f"{label} {flags}\n")  # the name spikes.py shows
     cfiles = [c for c in d.glob("*.c") if not c.name.startswith("ssc_")]
     memory = sum(arena_bytes(c) for c in cfiles)
     return {"name": f"{label} {flags}", "cmd": [str(exe)], "memory": memory}

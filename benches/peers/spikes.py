@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""spikes.py — how often a program of run.py has a frame far above its mean.
+
+Runs the programs run.py built (in its build directory) round robin, each
+round --iterations frames, each program as built and under SCHED_FIFO
+(`chrt -f PRIO`, inherited by its threads), and counts the rounds whose
+longest frame exceeds --factor times the round's mean; prints every
+round's maximum. With /proc/stat's steal time over each run, to tell the
+hypervisor's preemption from the guest's.
+
+    python3 benches/peers/run.py --resolution 1024 --configs "-ts fused 2"
+    python3 benches/peers/spikes.py --build-dir target/peers/1024 --resolution 1024 --rounds 30
+
+Each run is kept under a second (the default 300 frames at 1024²) so that
+Linux's RT throttling (0.95 s of SCHED_FIFO a second) never pauses one;
+a second of rest before each FIFO run starts it on a fresh period.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def steal_ticks():
+    """The guest's steal time (USER_HZ ticks), field 8 of /proc/stat's cpu line."""
+    with open("/proc/stat") as f:
+        return int(f.readline().split()[8])
+
+
+def programs(build, resolution, prio):
+    """(label, command) of every program in run.py's build directory."""
+    progs = []
+    for d in sorted(build.iterdir()):
+        exe = d / "xray"
+        if d.is_dir() and exe.exists():
+            config = d / "config"  # written by run.py: "ssc FLAGS"
+            name = config.read_text().strip() if config.exists() else d.name
+            progs.append((name, [str(exe)]))
+            progs.append((f"{name}, --fifo {prio}", [str(exe), "--fifo", str(prio)]))
+    for name in ("xray_halide_auto", "xray_omp"):
+        exe = build / name
+        if exe.exists():
+            cmd = [str(exe), "--resolution", str(resolution)]
+            progs.append((name, cmd))
+            progs.append((f"{name} (chrt -f {prio})", ["chrt", "-f", str(prio)] + cmd))
+    return progs
+
+
+def main():
+    ap = argparse.ArgumentParser(description="count the rounds with a long frame")
+    ap.add_argument("--build-dir", required=True, help="run.py's build directory")
+    ap.add_argument("--resolution", type=int, required=True)
+    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--iterations", type=int, default=300)
+    ap.add_argument("--factor", type=float, default=4.0)
+    ap.add_argument("--prio", type=int, default=10)
+    a = ap.parse_args()
+    progs = programs(Path(a.build_dir), a.resolution, a.prio)
+    if not progs:
+        sys.exit(f"spikes.py: no programs in {a.build_dir}: run run.py first")
+    env = dict(os.environ, OMP_NUM_THREADS="2", HL_NUM_THREADS="2")
+    rounds = {label: [] for label, _ in progs}
+    for _ in range(a.rounds):
+        for label, cmd in progs:
+            if cmd[0] == "chrt" or "--fifo" in cmd:
+                time.sleep(1.0)
+            s0 = steal_ticks()
+            r = subprocess.run(cmd + ["--iterations", str(a.iterations), "--json"],
+                               capture_output=True, text=True, env=env)
+            if r.returncode != 0:
+                sys.exit(f"spikes.py: {label} exited {r.returncode}:\n{r.stderr}")
+            lat = json.loads(r.stdout)["latency_us"]
+            rounds[label].append((lat["mean"], lat["max"], steal_ticks() - s0))
+    print(f"{a.rounds} rounds of {a.iterations} frames at {a.resolution}², "
+          f"a long frame = above {a.factor}x the round's mean\n")
+    print("| program | mean µs | rounds with a long frame | maxima µs | steal ticks |")
+    print("|---|---:|---:|---|---:|")
+    for label, rs in rounds.items():
+        mean = sum(r[0] for r in rs) / len(rs)
+        long = sum(1 for r in rs if r[1] > a.factor * r[0])
+        maxima = " ".join(f"{r[1]:.0f}" for r in rs)
+        print(f"| {label} | {mean:.1f} | {long} of {len(rs)} | {maxima} | {sum(r[2] for r in rs)} |")
+
+
+if __name__ == "__main__":
+    main()
