@@ -31,7 +31,8 @@ resolution scaled by R/512 (as tests/support's small_xray does), and ssc
 also gets `-cr R,R`. The peers take R and use R/2 and R/4.
 
 Columns: mean and σ over all frames of all rounds (σ pooled exactly from
-the rounds' means and σs), p99.9 and max the highest over the rounds (with
+the rounds' means and σs, so rounds with different means widen it; --json
+also gives every round's mean, σ, p99.9 and max), p99.9 and max the highest over the rounds (with
 fewer than 1000 frames a round, a round's p99.9 is its max), memory the
 bytes of buffers: ssc the arenas of the generated program (its memory
 schedule), the peers the bytes they report (OpenMP: its 18 frame buffers;
@@ -301,8 +302,10 @@ def main():
     for p in progs:
         st = pooled(runs[p["name"]])
         mem = p.get("memory", runs[p["name"]][0].get("memory_bytes"))
+        rounds = [{k: r["latency_us"][k] for k in ("mean", "stddev", "p99_9", "max")}
+                  for r in runs[p["name"]]]
         rows.append({"program": p["name"], **st, "memory_bytes": mem,
-                     "threads": runs[p["name"]][0].get("threads")})
+                     "threads": runs[p["name"]][0].get("threads"), "rounds": rounds})
     best = min(r["mean"] for r in rows)
     for r in rows:
         r["ratio"] = r["mean"] / best
