@@ -207,6 +207,38 @@ impl Layout {
     pub fn data(&self, p: &PortLayout) -> String {
         self.buffers[p.buffer.0].data()
     }
+
+    /// Port `p` of function instance `f` as `ssc_port_make` takes it.
+    pub fn port_make(&self, f: &FunctionLayout, p: &PortLayout) -> PortMake {
+        PortMake {
+            name: format!("{}_{}[{}]", p.array, f.name, p.index),
+            data: self.data(p),
+            ty: p.ty,
+            width: p.grid.x,
+            height: p.grid.y,
+            mul_x: p.mul.x,
+            mul_y: p.mul.y,
+            win_x: p.window.x,
+            win_y: p.window.y,
+        }
+    }
+}
+
+/// One port as the runtime's `ssc_port_make` takes it: its C variable
+/// (`in_FUNCTION[i]` or `out_FUNCTION[i]`), its buffer's address, element
+/// type, grid, multiplicity and window. The program and the timing harness
+/// initialise their ports from it alike.
+#[derive(Clone, Debug)]
+pub struct PortMake {
+    pub name: String,
+    pub data: String,
+    pub ty: &'static str,
+    pub width: u64,
+    pub height: u64,
+    pub mul_x: u64,
+    pub mul_y: u64,
+    pub win_x: u64,
+    pub win_y: u64,
 }
 
 /// The enum constant of sub-box `k` of function instance `function`.

@@ -35,7 +35,7 @@
 //! [`parse_report`] reads its JSON back ([`WcetReport`]).
 
 use super::c::{Program, RUNTIME_FILES};
-use crate::back::layout::{c_string, comment, FunctionLayout, Layout, Memory};
+use crate::back::layout::{c_string, comment, FunctionLayout, Layout, Memory, PortMake};
 use crate::diagnostics::Diagnostic;
 use crate::ir::hsdfg::Hsdfg;
 use askama::Template;
@@ -175,23 +175,11 @@ struct FunctionView {
     kernel: String,
     width: u64,
     height: u64,
-    ports: Vec<PortView>,
+    ports: Vec<PortMake>,
     n_in: usize,
     n_out: usize,
     inputs: String,
     outputs: String,
-}
-
-struct PortView {
-    name: String,
-    data: String,
-    ty: &'static str,
-    width: u64,
-    height: u64,
-    mul_x: u64,
-    mul_y: u64,
-    win_x: u64,
-    win_y: u64,
 }
 
 struct BufferView {
@@ -312,21 +300,7 @@ fn function_view(
         kernel: f.kernel.clone(),
         width: f.resolution.x,
         height: f.resolution.y,
-        ports: f
-            .ports
-            .iter()
-            .map(|p| PortView {
-                name: format!("{}_{}[{}]", p.array, f.name, p.index),
-                data: layout.data(p),
-                ty: p.ty,
-                width: p.grid.x,
-                height: p.grid.y,
-                mul_x: p.mul.x,
-                mul_y: p.mul.y,
-                win_x: p.window.x,
-                win_y: p.window.y,
-            })
-            .collect(),
+        ports: f.ports.iter().map(|p| layout.port_make(f, p)).collect(),
         n_in: f.n_in,
         n_out: f.n_out,
         inputs: f.inputs(),

@@ -3,9 +3,9 @@
 ssc_signal_init(&{{ s.name }}, {{ s.tokens }});{% if verbose %}  /* {{ s.comment }} */{% endif %}
 {%- endmacro -%}
 {%- macro port_line(p, verbose) -%}
-{{ p.name }} = ssc_port_make({{ p.data }}, {{ p.ty }}, {{ p.width }}, {{ p.height }}, {{ p.mul_x }}, {{ p.mul_y }}, {{ p.win_x }}, {{ p.win_y }});{% if verbose %}  /* {{ p.comment }} */{% endif %}
-{%- if let Some(rows) = p.fold %} {{ p.name }}.fold = {{ rows }};{% endif %}
-{%- if let Some((table, n)) = p.bands %} {{ p.name }}.bands = {{ table }}; {{ p.name }}.n_bands = {{ n }};{% endif %}
+{{ p.make.name }} = ssc_port_make({{ p.make.data }}, {{ p.make.ty }}, {{ p.make.width }}, {{ p.make.height }}, {{ p.make.mul_x }}, {{ p.make.mul_y }}, {{ p.make.win_x }}, {{ p.make.win_y }});{% if verbose %}  /* {{ p.comment }} */{% endif %}
+{%- if let Some(rows) = p.fold %} {{ p.make.name }}.fold = {{ rows }};{% endif %}
+{%- if let Some((table, n)) = p.bands %} {{ p.make.name }}.bands = {{ table }}; {{ p.make.name }}.n_bands = {{ n }};{% endif %}
 {%- endmacro -%}
 {%- macro box_line(b) -%}
 ssc_box_init(&boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }}, {{ b.function_id }}, (ssc_region){ {{ b.x0 }}, {{ b.y0 }}, {{ b.x1 }}, {{ b.y1 }} }, {{ b.width }}, {{ b.height }}, {{ b.inputs }}, {{ b.n_in }}, {{ b.outputs }}, {{ b.n_out }});

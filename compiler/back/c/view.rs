@@ -9,7 +9,7 @@
 //! address expressions of the layout and comments.
 
 use super::threads::{thread_views, Code, DynUses, SignalFlow, ThreadView};
-use crate::back::layout::{c_string, comment, Layout, Memory, Storage};
+use crate::back::layout::{c_string, comment, Layout, Memory, PortMake, Storage};
 use crate::diagnostics::Diagnostic;
 use crate::ir::builtins::builtin_of;
 use crate::ir::hsdfg::{BufferId, Hsdfg};
@@ -171,15 +171,8 @@ struct FunctionView {
 
 #[derive(Clone)]
 struct PortView {
-    name: String,
-    data: String,
-    ty: &'static str,
-    width: u64,
-    height: u64,
-    mul_x: u64,
-    mul_y: u64,
-    win_x: u64,
-    win_y: u64,
+    /// What `ssc_port_make` takes (shared with the timing harness).
+    make: PortMake,
     /// Rows of each ring when the buffer is folded.
     fold: Option<u64>,
     /// Its band table and band count, when it has several rings.
@@ -498,21 +491,16 @@ fn port_views(h: &Hsdfg, layout: &Layout) -> (Vec<PortView>, BTreeMap<BufferId, 
     let mut of_buffer: BTreeMap<BufferId, Vec<String>> = BTreeMap::new();
     for f in &layout.functions {
         for p in &f.ports {
-            let name = format!("{}_{}[{}]", p.array, f.name, p.index);
-            of_buffer.entry(p.buffer).or_default().push(name.clone());
+            let make = layout.port_make(f, p);
+            of_buffer
+                .entry(p.buffer)
+                .or_default()
+                .push(make.name.clone());
             let buffer = &layout.buffers[p.buffer.0];
             let bands = buffer.band_table();
             let label = format!("{}.{}: buffer {}", f.name, p.name, h.buffer(p.buffer).name);
             ports.push(PortView {
-                name,
-                data: layout.data(p),
-                ty: p.ty,
-                width: p.grid.x,
-                height: p.grid.y,
-                mul_x: p.mul.x,
-                mul_y: p.mul.y,
-                win_x: p.window.x,
-                win_y: p.window.y,
+                make,
                 fold: buffer.ring.as_ref().map(|r| r.rows),
                 comment: match (&buffer.ring, &bands) {
                     (Some(r), Some((_, n))) => format!("{label}, {n} rings of {} rows", r.rows),
