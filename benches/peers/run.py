@@ -32,8 +32,9 @@ also gets `-cr R,R`. The peers take R and use R/2 and R/4.
 
 Columns: mean and σ over all frames of all rounds (σ pooled exactly from
 the rounds' means and σs, so rounds with different means widen it; --json
-also gives every round's mean, σ, p99.9 and max), p99.9 and max the highest over the rounds (with
-fewer than 1000 frames a round, a round's p99.9 is its max), memory the
+also gives every round's mean, σ, p99.9 and max), p99.9 and max the
+highest over the rounds (with fewer than 1000 frames a round, a round's
+p99.9 is its max), memory the
 bytes of buffers: ssc the arenas of the generated program (its memory
 schedule), the peers the bytes they report (OpenMP: its 18 frame buffers;
 Halide: its 3 output buffers + the peak of halide_malloc).
@@ -171,6 +172,20 @@ def build_halide(python, resolution, build):
     return progs
 
 
+def program_env():
+    """The environment every program runs in: 2 threads for every peer."""
+    return dict(os.environ, OMP_NUM_THREADS=THREADS, HL_NUM_THREADS=THREADS)
+
+
+def rt_rest():
+    """Linux lets SCHED_FIFO tasks run 0.95 s of each 1 s period, then
+    pauses them for the rest of it. Back to back, programs would share one
+    budget and whichever ran at its end would be paused (50 ms frames): a
+    period of rest starts the next run on a fresh one, so a run shorter
+    than 0.95 s is never paused."""
+    time.sleep(RT_PERIOD_S)
+
+
 def run_once(prog, resolution, iterations, env, chrt=None):
     cmd = prog["cmd"] + ["--iterations", str(iterations), "--json"]
     if not prog["name"].startswith("ssc"):  # ssc and ssc@COMMIT know their resolution
@@ -180,12 +195,7 @@ def run_once(prog, resolution, iterations, env, chrt=None):
         # OpenMP and Halide's pool all create theirs with inherited
         # scheduling), as a real-time system would run any of them.
         cmd = ["chrt", "-f", str(chrt)] + cmd
-        # Linux lets SCHED_FIFO tasks run 0.95 s of each 1 s period, then
-        # pauses them for the rest of it. Back to back, the programs would
-        # share one budget and whichever ran at its end would be paused
-        # (50 ms frames): a second of rest starts every run on a fresh
-        # period, so a run shorter than 0.95 s is never paused.
-        time.sleep(RT_PERIOD_S)
+        rt_rest()
     t0 = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.monotonic() - t0
@@ -263,7 +273,7 @@ def main():
         progs.append(omp)
     progs += build_halide(a.halide_python, R, build)
 
-    env = dict(os.environ, OMP_NUM_THREADS=THREADS, HL_NUM_THREADS=THREADS)
+    env = program_env()
     try:
         load = os.getloadavg()
     except OSError:

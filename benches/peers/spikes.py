@@ -18,11 +18,11 @@ a second of rest before each FIFO run starts it on a fresh period.
 
 import argparse
 import json
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from run import program_env, rt_rest  # run.py, beside this file
 
 
 def steal_ticks():
@@ -62,12 +62,12 @@ def main():
     progs = programs(Path(a.build_dir), a.resolution, a.prio)
     if not progs:
         sys.exit(f"spikes.py: no programs in {a.build_dir}: run run.py first")
-    env = dict(os.environ, OMP_NUM_THREADS="2", HL_NUM_THREADS="2")
+    env = program_env()
     rounds = {label: [] for label, _ in progs}
     for _ in range(a.rounds):
         for label, cmd in progs:
             if cmd[0] == "chrt" or "--fifo" in cmd:
-                time.sleep(1.0)
+                rt_rest()
             s0 = steal_ticks()
             r = subprocess.run(cmd + ["--iterations", str(a.iterations), "--json"],
                                capture_output=True, text=True, env=env)
