@@ -159,9 +159,9 @@ static void sink_external(const ssc_call *c, const ssc_frame *f)
 #define DEF_SOURCE(S, T, W, E, K, LO, HI)                                    \
     static void source_##S(const ssc_call *c)                                \
     {                                                                        \
-        const ssc_frame *ext = ssc_external_frame(c->id, c->iteration);      \
-        if (ext) {                                                           \
-            source_external(c, ext);                                         \
+        ssc_frame ext;                                                       \
+        if (ssc_external_frame(c->id, c->iteration, &ext)) {                 \
+            source_external(c, &ext);                                        \
             return;                                                          \
         }                                                                    \
         const ssc_port *op = &c->out[0];                                     \
@@ -199,9 +199,9 @@ DISPATCH(func_source, source, c->out[0].type)
                 sum += ssc_mix_element(row_pos + (uint64_t)x, BITS_##K(T, in[x])); \
         }                                                                    \
         ssc_checksum_add(sum * ssc_checksum_key(c->id, c->iteration));       \
-        const ssc_frame *ext = ssc_external_frame(c->id, c->iteration);      \
-        if (ext)                                                             \
-            sink_external(c, ext);                                           \
+        ssc_frame ext;                                                       \
+        if (ssc_external_frame(c->id, c->iteration, &ext))                   \
+            sink_external(c, &ext);                                          \
     }
 SSC_TYPES(DEF_SINK)
 DISPATCH(func_sink, sink, c->in[0].type)

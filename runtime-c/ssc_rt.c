@@ -25,7 +25,7 @@
  * (ssc_lib_start) never prints: it keeps the last one for ssc_lib_message,
  * and the call that failed returns its code. */
 static int lib_mode;
-static char lib_message[512];
+static _Thread_local char lib_message[512];   /* each caller's own last error */
 
 /* The program's own name (argv[0]) once the arguments are parsed: every
  * message of a program starts with it, as a Unix tool's do. */
@@ -69,6 +69,17 @@ static void futex_wait(atomic_uint *word, unsigned expected)
 {
     /* Returns at once (EAGAIN) when *word != expected: no lost wake-up. */
     syscall(SYS_futex, (void *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+/* As futex_wait, for at most `ns` (0: no bound). */
+static void futex_wait_ns(atomic_uint *word, unsigned expected, uint64_t ns)
+{
+    if (!ns) {
+        futex_wait(word, expected);
+        return;
+    }
+    struct timespec t = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+    syscall(SYS_futex, (void *)word, FUTEX_WAIT_PRIVATE, expected, &t, NULL, 0);
 }
 
 static void futex_wake(atomic_uint *word, int how_many)
@@ -464,19 +475,29 @@ static void usage(FILE *f, const char *argv0)
         argv0, SSC_DUMP_ITERATIONS);
 }
 
-static void bad_arg(const char *argv0, const char *msg, const char *arg)
+void ssc_options_free(ssc_options *o)
+{
+    free(o->inputs);
+    o->inputs = NULL;
+    o->n_inputs = 0;
+}
+
+/* Every exit of the argument parser frees what it allocated first, so a
+ * program that exits here leaks nothing (LeakSanitizer keeps exit codes). */
+static void bad_arg(ssc_options *o, const char *argv0, const char *msg, const char *arg)
 {
     fprintf(stderr, "%s: %s: %s (try --help)\n", argv0, msg, arg);
+    ssc_options_free(o);
     exit(2);
 }
 
-static uint64_t parse_u64(const char *argv0, const char *opt, const char *s)
+static uint64_t parse_u64(ssc_options *o, const char *argv0, const char *opt, const char *s)
 {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (!*s || *end || errno || s[0] == '-')
-        bad_arg(argv0, opt, "expects a whole number");
+        bad_arg(o, argv0, opt, "expects a whole number");
     return v;
 }
 
@@ -490,6 +511,7 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
         int takes_value = 1;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout, argv0);
+            ssc_options_free(o);
             exit(0);
         } else if (!strcmp(a, "--json")) {
             o->json = 1, takes_value = 0;
@@ -498,7 +520,7 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
         } else if (!strcmp(a, "--forever")) {
             o->forever = 1, takes_value = 0;
         } else if (!val) {
-            bad_arg(argv0, "unknown option or missing value", a);
+            bad_arg(o, argv0, "unknown option or missing value", a);
         } else if (!strcmp(a, "--input")) {
             if (!o->inputs && !(o->inputs = calloc((size_t)argc, sizeof *o->inputs))) {
                 fprintf(stderr, "%s: out of memory\n", argv0);
@@ -509,42 +531,42 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             o->output_dir = val;
         } else if (!strcmp(a, "--iterations")) {
             o->iterations_given = 1;
-            o->iterations = parse_u64(argv0, a, val);
+            o->iterations = parse_u64(o, argv0, a, val);
             if (o->iterations == 0)
-                bad_arg(argv0, a, "must be at least 1 (--forever runs until SIGINT/SIGTERM)");
+                bad_arg(o, argv0, a, "must be at least 1 (--forever runs until SIGINT/SIGTERM)");
         } else if (!strcmp(a, "--period-us")) {
-            o->period_ns = parse_u64(argv0, a, val) * 1000;
+            o->period_ns = parse_u64(o, argv0, a, val) * 1000;
         } else if (!strcmp(a, "--spin-ns")) {
-            o->spin_ns = parse_u64(argv0, a, val);
+            o->spin_ns = parse_u64(o, argv0, a, val);
         } else if (!strcmp(a, "--fifo")) {
-            uint64_t p = parse_u64(argv0, a, val);
+            uint64_t p = parse_u64(o, argv0, a, val);
             if (p < 1 || p > 99)
-                bad_arg(argv0, a, "priority must be 1..99");
+                bad_arg(o, argv0, a, "priority must be 1..99");
             o->rt_priority = (int)p;
         } else if (!strcmp(a, "--max-lead")) {
-            uint64_t n = parse_u64(argv0, a, val);
+            uint64_t n = parse_u64(o, argv0, a, val);
             if (n > 1000000000)
-                bad_arg(argv0, a, "is too large");
+                bad_arg(o, argv0, a, "is too large");
             o->max_lead = (uint32_t)n;
         } else if (!strcmp(a, "--dump")) {
             o->dump_path = val;
         } else if (!strcmp(a, "--dump-iterations")) {
-            o->dump_iterations = parse_u64(argv0, a, val);
+            o->dump_iterations = parse_u64(o, argv0, a, val);
             if (o->dump_iterations == 0)
-                bad_arg(argv0, a, "must be at least 1");
+                bad_arg(o, argv0, a, "must be at least 1");
         } else if (!strcmp(a, "--dump-format")) {
             if (!strcmp(val, "csv")) o->dump_format = SSC_DUMP_CSV;
             else if (!strcmp(val, "json")) o->dump_format = SSC_DUMP_JSON;
             else if (!strcmp(val, "binary")) o->dump_format = SSC_DUMP_BINARY;
-            else bad_arg(argv0, "--dump-format expects csv, json or binary", val);
+            else bad_arg(o, argv0, "--dump-format expects csv, json or binary", val);
         } else {
-            bad_arg(argv0, "unknown option", a);
+            bad_arg(o, argv0, "unknown option", a);
         }
         i += takes_value;
     }
     if (o->forever) {
         if (o->iterations_given)
-            bad_arg(argv0, "--forever runs until SIGINT/SIGTERM", "leave out --iterations");
+            bad_arg(o, argv0, "--forever runs until SIGINT/SIGTERM", "leave out --iterations");
         o->iterations = UINT64_MAX;
     }
 }
@@ -603,7 +625,6 @@ static struct {
     atomic_uint_fast64_t submitted;
     atomic_uint bell;
     atomic_uint bell_sleepers;
-    uint64_t waited;                /* frames the caller has waited for */
     pthread_t *tids;
     ssc_stream_stats stream;        /* latencies of the frames waited for (a
                                        library), of every iteration (a program,
@@ -920,7 +941,11 @@ void ssc_E(ssc_thread *t, ssc_box *b)
 
     ssc_call call = b->call;
     call.iteration = i;
+    atomic_store_explicit(&t->running, b->index + 1, memory_order_relaxed);
     b->kernel(&call);
+    atomic_store_explicit(&t->running, 0, memory_order_relaxed);
+    unsigned done_boxes = atomic_load_explicit(&t->progress, memory_order_relaxed);
+    atomic_store_explicit(&t->progress, done_boxes + 1, memory_order_relaxed);
 
     if (!timed)
         return;
@@ -1424,14 +1449,18 @@ void ssc_stream_summary(const ssc_stream_stats *s, ssc_stats *out)
 /* External frames and library mode                                    */
 /* ------------------------------------------------------------------ */
 
-const ssc_frame *ssc_external_frame(uint32_t function_id, uint64_t iteration)
+int ssc_external_frame(uint32_t function_id, uint64_t iteration, ssc_frame *out)
 {
     for (int e = 0; e < rt.n_ext; e++)
         if (rt.ext[e].function_id == function_id) {
-            const ssc_frame *f = &rt.ext_frames[(iteration % rt.ext_slots) * (uint64_t)rt.n_ext + (uint64_t)e];
-            return f->data ? f : NULL;
+            ssc_frame *f = &rt.ext_frames[(iteration % rt.ext_slots) * (uint64_t)rt.n_ext + (uint64_t)e];
+            /* Atomic: a stalled library detaches the callers' frames
+             * (lib_detach_frames) while a stuck iteration may still run. */
+            out->data = __atomic_load_n(&f->data, __ATOMIC_RELAXED);
+            out->stride = __atomic_load_n(&f->stride, __ATOMIC_RELAXED);
+            return out->data != NULL;
         }
-    return NULL;
+    return 0;
 }
 
 void ssc_program_externals(const ssc_external *ext, int n_ext, ssc_frame *frames, uint64_t slots)
@@ -1446,6 +1475,57 @@ uint64_t ssc_iterations_completed(void) { return rt.completed; }
 
 const char *ssc_lib_message(void) { return lib_message; }
 
+/* Library mode: frames from any number of calling threads.
+ *
+ * Frame k holds slot k % depth from its submission until a wait collects
+ * it, so frame k + depth is submitted only after frame k was collected: the
+ * slot's external frames and latency are never overwritten while a thread
+ * of the chain or a caller still reads them. A slot's state says who
+ * collects its frame: any wait (OPEN), only a wait for that frame (OWNED:
+ * NAME_process submits so, so no other caller takes its outputs), or the
+ * wait already in progress (WAITED). Frames finish in order (each thread
+ * runs its iterations in order), so frame k is done when every thread's
+ * `done` has passed k.
+ *
+ * Calls register themselves (`callers`) under the lock; close refuses new
+ * frames, finishes the frames in flight, waits for the calls inside to
+ * return (a wait for a frame in flight is still taken while it waits) and
+ * only then, in the same hold of the lock, refuses every call and frees. A wait gives up when no sub-box of the
+ * chain finishes for the watchdog's time (`progress`): the chain stalled,
+ * every waiting call returns ETIMEDOUT, and from then on only close is
+ * taken. */
+enum { SLOT_FREE, SLOT_OPEN, SLOT_OWNED, SLOT_WAITED };
+
+/* Close waits this long without a finished sub-box before it gives up on a
+ * chain that has no watchdog of its own. */
+#define CLOSE_PATIENCE_NS 1000000000ull
+
+static struct {
+    pthread_mutex_t lock;       /* everything below, and rt.stream */
+    pthread_cond_t changed;     /* a slot freed, a call returned, close began,
+                                   the chain stalled */
+    int running;                /* started and not yet stopped: calls are taken */
+    int closing;                /* close began: no new frame, waits still taken */
+    int abandoned;              /* a close left stuck threads behind */
+    atomic_int stalled;         /* the watchdog fired */
+    unsigned callers;           /* calls inside, between enter and leave */
+    uint64_t submitted;         /* frames submitted (rt.submitted publishes it) */
+    unsigned char *slot_state;  /* SLOT_* of each of the rt.lat_slots slots */
+    char stall[512];            /* what was stuck when the watchdog fired */
+} lib = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+/* The condition variable waits on the monotonic clock, like everything. */
+static void lib_cond_init(void)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&lib.changed, &a);
+    pthread_condattr_destroy(&a);
+}
+
 static struct start_arg *lib_args;
 
 /* Frees what ssc_lib_start allocated (after the threads are joined). */
@@ -1458,6 +1538,7 @@ static void lib_free(void)
     free(lib_args);
     free((void *)rt.ext);
     free(rt.ext_frames);
+    free(lib.slot_state);
     rt.lat_begin = rt.lat_end = NULL;
     rt.threads = NULL;
     rt.cpusets = NULL;
@@ -1467,6 +1548,7 @@ static void lib_free(void)
     rt.ext_frames = NULL;
     rt.n_ext = 0;
     rt.lat_slots = 1;
+    lib.slot_state = NULL;
 }
 
 /* Stops the threads (none may be inside a frame) and joins the first n. */
@@ -1481,15 +1563,38 @@ static void lib_join(int n)
 
 int ssc_lib_init(const ssc_options *o, int n_threads, const int *cores)
 {
+    pthread_once(&lib_once, lib_cond_init);
     lib_mode = 1;
     lib_message[0] = 0;
+    if (lib.abandoned) {
+        rt_message("%s", lib.stall);
+        return SSC_LIB_ERUNTIME;
+    }
     ssc_options opt = *o;
     opt.iterations = UINT64_MAX;
     opt.period_ns = 0;
     opt.time_boxes = opt.time_threads = 0;
     opt.dump_path = NULL;
     opt.json = 0;
-    return ssc_init(&opt, n_threads, cores) != 0 ? 3 : 0;
+    return ssc_init(&opt, n_threads, cores) != 0 ? SSC_LIB_ERUNTIME : SSC_LIB_OK;
+}
+
+static int lib_alloc(int n_threads, int n_ext, unsigned depth)
+{
+    rt.lat_begin = malloc(sizeof(atomic_uint_fast64_t) * 2 * (size_t)depth);
+    rt.ext = malloc(sizeof *rt.ext * (size_t)(n_ext ? n_ext : 1));
+    rt.ext_frames = calloc((size_t)depth * (size_t)(n_ext ? n_ext : 1), sizeof *rt.ext_frames);
+    rt.threads = aligned_alloc(64, sizeof(ssc_thread) * (size_t)n_threads);
+    rt.tids = malloc(sizeof *rt.tids * (size_t)n_threads);
+    lib_args = malloc(sizeof *lib_args * (size_t)n_threads);
+    lib.slot_state = calloc(depth, 1);   /* SLOT_FREE */
+    if (!rt.lat_begin || !rt.ext || !rt.ext_frames || !rt.threads || !rt.tids || !lib_args ||
+        !lib.slot_state) {
+        rt_message("out of memory starting the library");
+        lib_free();
+        return SSC_LIB_ERUNTIME;
+    }
+    return SSC_LIB_OK;
 }
 
 int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
@@ -1505,17 +1610,8 @@ int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
     rt.lat_slots = depth;
     rt.lead = rt.opt.max_lead;
     rt.trace_n = 0;
-    rt.lat_begin = malloc(sizeof(atomic_uint_fast64_t) * 2 * (size_t)depth);
-    rt.ext = malloc(sizeof *ext * (size_t)(n_ext ? n_ext : 1));
-    rt.ext_frames = calloc((size_t)depth * (size_t)(n_ext ? n_ext : 1), sizeof *rt.ext_frames);
-    rt.threads = aligned_alloc(64, sizeof(ssc_thread) * (size_t)n_threads);
-    rt.tids = malloc(sizeof *rt.tids * (size_t)n_threads);
-    lib_args = malloc(sizeof *lib_args * (size_t)n_threads);
-    if (!rt.lat_begin || !rt.ext || !rt.ext_frames || !rt.threads || !rt.tids || !lib_args) {
-        rt_message("out of memory starting the library");
-        lib_free();
-        return 3;
-    }
+    if (lib_alloc(n_threads, n_ext, depth))
+        return SSC_LIB_ERUNTIME;
     rt.lat_end = rt.lat_begin + depth;
     for (unsigned i = 0; i < 2 * depth; i++)
         atomic_init(&rt.lat_begin[i], NOT_RECORDED);
@@ -1525,7 +1621,9 @@ int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
     atomic_store(&rt.submitted, 0);
     atomic_store(&rt.bell, 0);
     atomic_store(&rt.bell_sleepers, 0);
-    rt.waited = 0;
+    lib.submitted = 0;
+    lib.callers = 0;
+    atomic_store(&lib.stalled, 0);
     ssc_stream_reset(&rt.stream);
     ssc_checksum_reset();
     rt.thread_times = rt.box_times = NULL;
@@ -1535,6 +1633,8 @@ int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
         rt.threads[i].index = i;
         atomic_init(&rt.threads[i].done, 0);
         atomic_init(&rt.threads[i].watchers, 0);
+        atomic_init(&rt.threads[i].progress, 0);
+        atomic_init(&rt.threads[i].running, 0);
         lib_args[i].fn = fns[i];
         lib_args[i].self = &rt.threads[i];
     }
@@ -1545,64 +1645,392 @@ int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
             lib_join(i);   /* no frame was submitted: they stop at once */
             lib_free();
             memcpy(lib_message, why, sizeof why);
-            return 3;
+            return SSC_LIB_ERUNTIME;
         }
-    return 0;
+    pthread_mutex_lock(&lib.lock);
+    lib.running = 1;
+    pthread_mutex_unlock(&lib.lock);
+    return SSC_LIB_OK;
 }
 
-int ssc_lib_submit(const ssc_frame *frames, uint64_t *frame)
+/* With the lock held: registers a call, or says why it is refused. A
+ * call that would submit a frame is refused once close began. */
+static int lib_enter(int submits)
 {
-    uint64_t k = atomic_load_explicit(&rt.submitted, memory_order_relaxed);
-    if (k - rt.waited >= rt.lat_slots) {
-        rt_message("%" PRIu64 " frames are in flight, as many as the library holds: "
-                   "wait for one before submitting another", k - rt.waited);
-        return 3;
+    if (!lib.running) {
+        rt_message("the chain is not open");
+        return SSC_LIB_EINVAL;
     }
-    uint64_t slot = k % rt.lat_slots;
-    if (rt.n_ext)
-        memcpy(&rt.ext_frames[slot * (uint64_t)rt.n_ext], frames, sizeof *frames * (size_t)rt.n_ext);
-    atomic_store_explicit(&rt.lat_begin[slot], NOT_RECORDED, memory_order_relaxed);
-    atomic_store_explicit(&rt.lat_end[slot], NOT_RECORDED, memory_order_relaxed);
-    atomic_store_explicit(&rt.submitted, k + 1, memory_order_release);
-    atomic_fetch_add(&rt.bell, 1);
-    if (atomic_load(&rt.bell_sleepers))
-        futex_wake(&rt.bell, INT_MAX);
-    if (frame)
+    if (submits && lib.closing) {
+        rt_message("the chain is being closed: no new frame is taken");
+        return SSC_LIB_EINVAL;
+    }
+    if (atomic_load(&lib.stalled)) {
+        rt_message("%s", lib.stall);
+        return SSC_LIB_ETIMEDOUT;
+    }
+    lib.callers++;
+    return SSC_LIB_OK;
+}
+
+/* With the lock held: the call returns (close may be waiting for it). */
+static void lib_leave(void)
+{
+    lib.callers--;
+    pthread_cond_broadcast(&lib.changed);
+}
+
+static uint64_t progress_sum(void)
+{
+    uint64_t sum = 0;
+    for (int j = 0; j < rt.n_threads; j++)
+        sum += atomic_load_explicit(&rt.threads[j].progress, memory_order_relaxed);
+    return sum;
+}
+
+/* The callers' frames are no longer the chain's: an iteration still running
+ * (behind a stuck kernel) sees none and touches no caller's memory. */
+static void lib_detach_frames(void)
+{
+    uint64_t n = rt.ext_slots * (uint64_t)rt.n_ext;
+    for (uint64_t i = 0; i < n; i++)
+        __atomic_store_n(&rt.ext_frames[i].data, NULL, __ATOMIC_RELAXED);
+}
+
+/* Declares the chain stalled while frame k was awaited: names what each
+ * thread was doing, detaches the frames, wakes every waiting call. */
+static int lib_stall(uint64_t k, uint64_t patience)
+{
+    pthread_mutex_lock(&lib.lock);
+    if (!atomic_load(&lib.stalled)) {
+        int n = snprintf(lib.stall, sizeof lib.stall,
+                         "the chain is stuck: no sub-box finished for %" PRIu64 " ms "
+                         "while frame %" PRIu64 " was in flight;", patience / 1000000, k);
+        for (int j = 0; j < rt.n_threads && n > 0 && (size_t)n < sizeof lib.stall; j++) {
+            ssc_thread *t = &rt.threads[j];
+            int b = atomic_load_explicit(&t->running, memory_order_relaxed) - 1;
+            unsigned d = atomic_load(&t->done);
+            if (b >= 0 && b < rt.n_boxes)
+                n += snprintf(lib.stall + n, sizeof lib.stall - (size_t)n,
+                              " thread %d runs sub-box %s of frame %u;", j, rt.boxes[b].name, d);
+            else
+                n += snprintf(lib.stall + n, sizeof lib.stall - (size_t)n,
+                              " thread %d waits in frame %u;", j, d);
+        }
+        size_t len = strlen(lib.stall);
+        if (len && lib.stall[len - 1] == ';')
+            lib.stall[len - 1] = 0;
+        lib_detach_frames();
+        atomic_store(&lib.stalled, 1);
+        for (int j = 0; j < rt.n_threads; j++)
+            futex_wake(&rt.threads[j].done, INT_MAX);
+        pthread_cond_broadcast(&lib.changed);
+    }
+    rt_message("%s", lib.stall);
+    pthread_mutex_unlock(&lib.lock);
+    return SSC_LIB_ETIMEDOUT;
+}
+
+/* Waits until every thread has finished frame k, or gives up: when no
+ * sub-box finished for `patience` ns while it waited (0: never), or when
+ * another call found the chain stalled. OK or ETIMEDOUT. */
+static int wait_frame_done(uint64_t k, uint64_t patience)
+{
+    uint64_t seen = patience ? progress_sum() : 0, since = patience ? ssc_now_ns() : 0;
+    uint64_t slice = patience / 4 > 1000000 ? patience / 4 : 1000000;
+    for (int j = 0; j < rt.n_threads; j++) {
+        ssc_thread *o = &rt.threads[j];
+        for (;;) {
+            unsigned d = atomic_load_explicit(&o->done, memory_order_acquire);
+            if ((int32_t)(d - (unsigned)(k + 1)) >= 0)
+                break;
+            if (spin_while_equal(&o->done, d))
+                continue;
+            if (atomic_load(&lib.stalled)) {
+                pthread_mutex_lock(&lib.lock);
+                rt_message("%s", lib.stall);
+                pthread_mutex_unlock(&lib.lock);
+                return SSC_LIB_ETIMEDOUT;
+            }
+            atomic_fetch_add(&o->watchers, 1);           /* Dekker, as in signals */
+            /* Bounded even without a watchdog: a stall found by close
+             * sets `stalled` and wakes the word, but that wake may come
+             * between the check and the sleep. */
+            if (atomic_load(&o->done) == d && !atomic_load(&lib.stalled))
+                futex_wait_ns(&o->done, d, patience ? slice : 100000000);
+            atomic_fetch_sub(&o->watchers, 1);
+            if (!patience)
+                continue;
+            uint64_t p = progress_sum(), now = ssc_now_ns();
+            if (p != seen) {
+                seen = p;
+                since = now;
+            } else if (now - since >= patience && atomic_load(&o->done) == d) {
+                return lib_stall(k, patience);
+            }
+        }
+    }
+    return SSC_LIB_OK;
+}
+
+/* With the lock held: wait for a free slot, or for `ns` at most. */
+static void lib_cond_wait(uint64_t ns)
+{
+    if (!ns) {
+        pthread_cond_wait(&lib.changed, &lib.lock);
+        return;
+    }
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    uint64_t t = (uint64_t)at.tv_nsec + ns % 1000000000u;
+    at.tv_sec += (time_t)(ns / 1000000000u + t / 1000000000u);
+    at.tv_nsec = (long)(t % 1000000000u);
+    pthread_cond_timedwait(&lib.changed, &lib.lock, &at);
+}
+
+/* With the lock held and the call entered: waits until the next frame's
+ * slot is free. It is freed by the wait that collects the frame depth
+ * frames older; while that frame is not done and nothing progresses for
+ * the watchdog's time, the chain stalled. */
+static int wait_free_slot(unsigned how)
+{
+    uint64_t patience = rt.opt.watchdog_ns;
+    uint64_t seen = progress_sum(), since = ssc_now_ns();
+    for (;;) {
+        uint64_t k = lib.submitted;
+        if (lib.slot_state[k % rt.lat_slots] == SLOT_FREE)
+            return SSC_LIB_OK;
+        if (!(how & SSC_LIB_BLOCK)) {
+            rt_message("%" PRIu64 " frames are in flight, as many as the library holds "
+                       "(depth): wait for one before submitting another", rt.lat_slots);
+            return SSC_LIB_EBUSY;
+        }
+        if (lib.closing) {
+            rt_message("the chain was closed while this call waited to submit a frame");
+            return SSC_LIB_EINVAL;
+        }
+        if (atomic_load(&lib.stalled)) {
+            rt_message("%s", lib.stall);
+            return SSC_LIB_ETIMEDOUT;
+        }
+        lib_cond_wait(patience ? (patience / 4 > 1000000 ? patience / 4 : 1000000) : 0);
+        if (!patience)
+            continue;
+        uint64_t p = progress_sum(), now = ssc_now_ns(), oldest = lib.submitted - rt.lat_slots;
+        int oldest_done = 1;
+        for (int j = 0; j < rt.n_threads; j++)
+            if ((int32_t)(atomic_load(&rt.threads[j].done) - (unsigned)(oldest + 1)) < 0)
+                oldest_done = 0;
+        if (p != seen || oldest_done) {   /* a done frame not yet collected is no stall */
+            seen = p;
+            since = now;
+        } else if (now - since >= patience) {
+            pthread_mutex_unlock(&lib.lock);
+            lib_stall(oldest, patience);
+            pthread_mutex_lock(&lib.lock);
+        }
+    }
+}
+
+/* With the lock held and the call entered: submits frame *frame. */
+static int submit(const ssc_frame *frames, unsigned how, uint64_t *frame)
+{
+    int status = wait_free_slot(how);
+    if (!status) {
+        uint64_t k = lib.submitted;
+        uint64_t slot = k % rt.lat_slots;
+        if (rt.n_ext)
+            memcpy(&rt.ext_frames[slot * (uint64_t)rt.n_ext], frames,
+                   sizeof *frames * (size_t)rt.n_ext);
+        atomic_store_explicit(&rt.lat_begin[slot], NOT_RECORDED, memory_order_relaxed);
+        atomic_store_explicit(&rt.lat_end[slot], NOT_RECORDED, memory_order_relaxed);
+        lib.slot_state[slot] = (how & SSC_LIB_OWN) ? SLOT_OWNED : SLOT_OPEN;
+        lib.submitted = k + 1;
+        atomic_store_explicit(&rt.submitted, k + 1, memory_order_release);
+        atomic_fetch_add(&rt.bell, 1);
+        if (atomic_load(&rt.bell_sleepers))
+            futex_wake(&rt.bell, INT_MAX);
         *frame = k;
-    return 0;
+    }
+    return status;
 }
 
-int ssc_lib_wait(uint64_t *frame, uint64_t *latency_ns)
+int ssc_lib_submit(const ssc_frame *frames, unsigned how, uint64_t *frame)
 {
-    uint64_t k = rt.waited;
-    if (k == atomic_load_explicit(&rt.submitted, memory_order_relaxed)) {
-        rt_message("no frame is in flight: submit one before waiting");
-        return 3;
+    pthread_mutex_lock(&lib.lock);
+    int status = lib_enter(1);
+    uint64_t k;
+    if (!status) {
+        status = submit(frames, how, &k);
+        if (!status && frame)
+            *frame = k;
+        lib_leave();
     }
-    wait_others_done(NULL, k + 1);   /* the caller is none of the threads */
+    pthread_mutex_unlock(&lib.lock);
+    return status;
+}
+
+/* With the lock held, the call entered and frame k's slot marked WAITED
+ * (it was `before`): waits for it without the lock, then collects it. */
+static int collect(uint64_t k, unsigned char before, uint64_t *latency_ns)
+{
     uint64_t slot = k % rt.lat_slots;
+    pthread_mutex_unlock(&lib.lock);
+    int status = wait_frame_done(k, rt.opt.watchdog_ns);
+    pthread_mutex_lock(&lib.lock);
+    if (status) {
+        lib.slot_state[slot] = before;   /* still in flight */
+        return status;
+    }
     uint64_t b = atomic_load(&rt.lat_begin[slot]), e = atomic_load(&rt.lat_end[slot]);
     uint64_t lat = b != NOT_RECORDED && e != NOT_RECORDED && e >= b ? e - b : 0;
     ssc_stream_add(&rt.stream, lat);
-    rt.waited = k + 1;
-    if (frame)
-        *frame = k;
+    lib.slot_state[slot] = SLOT_FREE;
     if (latency_ns)
         *latency_ns = lat;
-    return 0;
+    return SSC_LIB_OK;
 }
 
-void ssc_lib_stop(void)
+int ssc_lib_wait_frame(uint64_t k, uint64_t *latency_ns)
 {
-    if (rt.tids) {   /* started: finish the frames in flight, stop the threads */
-        while (rt.waited < atomic_load(&rt.submitted))
-            ssc_lib_wait(NULL, NULL);
-        lib_join(rt.n_threads);
+    pthread_mutex_lock(&lib.lock);
+    int status = lib_enter(0);
+    if (status) {
+        pthread_mutex_unlock(&lib.lock);
+        return status;
     }
-    lib_free();
+    unsigned char state = lib.slot_state[k % rt.lat_slots];
+    if (k >= lib.submitted) {
+        rt_message("frame %" PRIu64 " was not submitted (%" PRIu64 " were)", k, lib.submitted);
+        status = SSC_LIB_EINVAL;
+    } else if (k + rt.lat_slots < lib.submitted || state == SLOT_FREE) {
+        rt_message("frame %" PRIu64 " was already waited for", k);
+        status = SSC_LIB_EINVAL;
+    } else if (state == SLOT_WAITED) {
+        rt_message("another call is waiting for frame %" PRIu64, k);
+        status = SSC_LIB_EINVAL;
+    } else {
+        lib.slot_state[k % rt.lat_slots] = SLOT_WAITED;
+        status = collect(k, state, latency_ns);
+    }
+    lib_leave();
+    pthread_mutex_unlock(&lib.lock);
+    return status;
 }
 
-void ssc_lib_stats(ssc_stats *out)
+int ssc_lib_wait_any(uint64_t *frame, uint64_t *latency_ns)
 {
-    ssc_stream_summary(&rt.stream, out);
+    pthread_mutex_lock(&lib.lock);
+    int status = lib_enter(0);
+    if (status) {
+        pthread_mutex_unlock(&lib.lock);
+        return status;
+    }
+    uint64_t first = lib.submitted > rt.lat_slots ? lib.submitted - rt.lat_slots : 0, k;
+    for (k = first; k < lib.submitted; k++)
+        if (lib.slot_state[k % rt.lat_slots] == SLOT_OPEN)
+            break;
+    if (k == lib.submitted) {
+        rt_message("no frame is in flight that another call does not wait for: "
+                   "submit one before waiting");
+        status = SSC_LIB_EINVAL;
+    } else {
+        lib.slot_state[k % rt.lat_slots] = SLOT_WAITED;
+        status = collect(k, SLOT_OPEN, latency_ns);
+        if (!status && frame)
+            *frame = k;
+    }
+    lib_leave();
+    pthread_mutex_unlock(&lib.lock);
+    return status;
+}
+
+int ssc_lib_process(const ssc_frame *frames, uint64_t *latency_ns)
+{
+    pthread_mutex_lock(&lib.lock);
+    int status = lib_enter(1);
+    uint64_t k;
+    if (!status) {   /* one call from submission to collection: close waits for it */
+        status = submit(frames, SSC_LIB_BLOCK | SSC_LIB_OWN, &k);
+        if (!status) {
+            lib.slot_state[k % rt.lat_slots] = SLOT_WAITED;
+            status = collect(k, SLOT_OWNED, latency_ns);
+        }
+        lib_leave();
+    }
+    pthread_mutex_unlock(&lib.lock);
+    return status;
+}
+
+/* Close of a chain that does not finish its frames: the threads that stop
+ * within a moment are joined, the others (in a stuck kernel, or waiting for
+ * it) are left running with the runtime's memory, which is never freed. */
+static void lib_abandon(void)
+{
+    atomic_fetch_or(&rt.frontier, STOP_BIT);
+    atomic_fetch_add(&rt.bell, 1);
+    futex_wake(&rt.bell, INT_MAX);
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);   /* pthread_timedjoin_np's clock */
+    at.tv_nsec += 100000000;              /* 100 ms for all of them */
+    if (at.tv_nsec >= 1000000000) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000;
+    }
+    for (int i = 0; i < rt.n_threads; i++)
+        if (pthread_timedjoin_np(rt.tids[i], NULL, &at) != 0)
+            pthread_detach(rt.tids[i]);
+    lib.abandoned = 1;
+    size_t n = strlen(lib.stall);
+    snprintf(lib.stall + n, sizeof lib.stall - n,
+             "; closed stuck, its threads were left holding the chain's memory: "
+             "it cannot be opened again in this process");
+}
+
+int ssc_lib_stop(void)
+{
+    pthread_once(&lib_once, lib_cond_init);
+    if (lib.abandoned) {   /* an earlier chain's stuck threads hold it all */
+        rt_message("%s", lib.stall);
+        return SSC_LIB_ERUNTIME;
+    }
+    if (!rt.tids) {   /* never started, or a failed start */
+        lib_free();
+        return SSC_LIB_OK;
+    }
+    pthread_mutex_lock(&lib.lock);
+    lib.closing = 1;
+    pthread_cond_broadcast(&lib.changed);   /* submits blocked for a slot */
+    uint64_t n = lib.submitted;
+    pthread_mutex_unlock(&lib.lock);
+    uint64_t patience = rt.opt.watchdog_ns ? rt.opt.watchdog_ns : CLOSE_PATIENCE_NS;
+    int status = n && !atomic_load(&lib.stalled) ? wait_frame_done(n - 1, patience) : SSC_LIB_OK;
+    if (atomic_load(&lib.stalled))
+        status = SSC_LIB_ETIMEDOUT;
+    pthread_mutex_lock(&lib.lock);
+    while (lib.callers)   /* their frames are done, or they saw the stall */
+        pthread_cond_wait(&lib.changed, &lib.lock);
+    lib.running = 0;      /* in the same hold: no call enters from here on */
+    lib.closing = 0;
+    pthread_mutex_unlock(&lib.lock);
+    if (status) {
+        lib_abandon();
+        rt_message("%s", lib.stall);
+        return SSC_LIB_ERUNTIME;
+    }
+    lib_join(rt.n_threads);
+    lib_free();
+    return SSC_LIB_OK;
+}
+
+int ssc_lib_stats(ssc_stats *out)
+{
+    pthread_mutex_lock(&lib.lock);
+    int status = lib.running ? SSC_LIB_OK : SSC_LIB_EINVAL;
+    if (status)
+        rt_message("the chain is not open");
+    else
+        ssc_stream_summary(&rt.stream, out);
+    pthread_mutex_unlock(&lib.lock);
+    return status;
 }

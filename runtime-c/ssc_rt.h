@@ -98,10 +98,11 @@ typedef struct {
 } ssc_external;
 
 /* The frame of external `function_id` (a source bound to func_source, a
- * sink bound to func_sink) for this iteration, or NULL when its data is
- * not external (a program without --input: the source draws its pattern,
- * the sink only folds the checksum). */
-const ssc_frame *ssc_external_frame(uint32_t function_id, uint64_t iteration);
+ * sink bound to func_sink) for this iteration, copied into *out: 1, or 0
+ * when its data is not external (a program without --input: the source
+ * draws its pattern, the sink only folds the checksum; a library whose
+ * chain stalled: the callers' frames are no longer the chain's). */
+int ssc_external_frame(uint32_t function_id, uint64_t iteration, ssc_frame *out);
 
 /* A program's external frames (ssc_image.c, from --input and --output):
  * slot s of external e at frames[s * n_ext + e], iteration i in slot
@@ -152,6 +153,8 @@ typedef struct {
     const char **inputs;        /* --input [NAME=]PATH, as given (ssc_image.h) */
     int n_inputs;
     const char *output_dir;     /* --output DIR */
+    uint64_t watchdog_ns;       /* library: a wait gives up (ETIMEDOUT) when
+                                   no sub-box finishes for this long; 0 = never */
 } ssc_options;
 
 /* Defaults: spin 20 us, CSV dumps of the first SSC_DUMP_ITERATIONS
@@ -159,8 +162,10 @@ typedef struct {
 void ssc_options_init(ssc_options *o, const char *program, uint64_t iterations);
 
 /* Parses argv into o. --help prints usage and exits 0; a wrong argument
- * prints a message and exits 2. */
+ * prints a message and exits 2 (both free what the parse allocated). */
 void ssc_parse_args(ssc_options *o, int argc, char **argv);
+/* Frees what ssc_parse_args allocated in o (the --input list). */
+void ssc_options_free(ssc_options *o);
 
 /* Checks the core list (-cm c,c -ca: cores[i] is thread i's core; NULL:
  * unpinned), installs SIGINT/SIGTERM handlers, applies --mlock and the spin bound.
@@ -311,6 +316,9 @@ typedef struct {
     atomic_uint watchers;   /* threads that may sleep on `done` */
     uint64_t others_done;   /* every other thread had finished this many
                                iterations when this one last looked */
+    atomic_uint progress;   /* sub-boxes finished, mod 2^32 (the watchdog) */
+    atomic_int running;     /* 1 + box table index of the sub-box running,
+                               0 between sub-boxes (what a stall names) */
 } ssc_thread;
 
 typedef void (*ssc_thread_fn)(ssc_thread *self);
@@ -402,32 +410,68 @@ void ssc_stream_summary(const ssc_stream_stats *s, ssc_stats *out);
 /* Library mode (ssc build -t library; runtime-c/README.md, "Library") */
 /* ------------------------------------------------------------------ */
 
+/* Return codes of the calls below; the generated API's NAME_OK ... are
+ * the same numbers. */
+enum {
+    SSC_LIB_OK = 0,
+    SSC_LIB_EINVAL = 1,     /* a bad argument; the chain is not open (or closing) */
+    SSC_LIB_EBUSY = 2,      /* depth frames in flight (submit without SSC_LIB_BLOCK) */
+    SSC_LIB_ERUNTIME = 3,   /* the runtime could not start */
+    SSC_LIB_ETIMEDOUT = 4,  /* the chain stalled: no sub-box finished for the
+                               watchdog's time; only close is taken after it */
+};
+
 /* The library's ssc_init: the options (iterations, period, timers, dumps
- * do not apply) and the cores of the threads (NULL: not pinned). From here
- * on the runtime never prints, never exits and installs no signal handler:
- * a failing call returns 3 and ssc_lib_message() says why. One library per
- * process at a time: the runtime's state is the process's. */
+ * do not apply; watchdog_ns does) and the cores of the threads (NULL: not
+ * pinned). From here on the runtime never prints, never exits and installs
+ * no signal handler: a failing call returns its code and ssc_lib_message()
+ * says why. One library per process at a time: the runtime's state is the
+ * process's. ERUNTIME when an earlier chain was closed while stuck (its
+ * threads still hold the runtime). */
 int ssc_lib_init(const ssc_options *o, int n_threads, const int *cores);
 /* After the arenas, signals, ports and boxes are initialised: starts the
  * threads and returns; they wait for frames. depth: frames that may be in
- * flight (submitted, not yet waited for), at least 1. 0, or 3 with no
- * thread left running. */
+ * flight (submitted, not yet collected by a wait), at least 1. OK, or
+ * ERUNTIME with no thread left running. */
 int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
                   const ssc_external *ext, int n_ext, unsigned depth);
+
+/* Every call below may come from any thread at any time, close included
+ * (runtime-c/README.md, "Library": callers). */
+enum {
+    SSC_LIB_BLOCK = 1,  /* submit: wait for a free slot instead of EBUSY */
+    SSC_LIB_OWN = 2,    /* submit: only ssc_lib_wait_frame collects the frame
+                           (ssc_lib_wait_any never takes it) */
+};
 /* Frame number `*frame` with n_ext frames (in the order of ext): the
- * threads begin it at once. 3 (EAGAIN-like) when depth frames are already
- * in flight: wait for the oldest first. The frames must stay valid until
- * ssc_lib_wait has returned for it. */
-int ssc_lib_submit(const ssc_frame *frames, uint64_t *frame);
-/* Blocks until the oldest frame in flight is done; its number and its
- * latency (first source start to last sink end, ns). 3 when none is. */
-int ssc_lib_wait(uint64_t *frame, uint64_t *latency_ns);
-/* Finishes the frames in flight, stops and joins the threads, frees the
- * runtime's memory (also after ssc_lib_init alone, or a failed start). */
-void ssc_lib_stop(void);
-/* Latency statistics of the frames waited for since the start. */
-void ssc_lib_stats(ssc_stats *out);
-/* The last error or warning of the runtime in library mode ("" if none). */
+ * threads begin it at once. The frames must stay valid until a wait has
+ * collected it. */
+int ssc_lib_submit(const ssc_frame *frames, unsigned how, uint64_t *frame);
+/* Blocks until frame `frame` is done and collects it: its latency (first
+ * source start to last sink end, ns) goes to the statistics and *latency_ns.
+ * EINVAL when it was never submitted, was collected already, or another
+ * call waits for it; ETIMEDOUT when the chain stalled. */
+int ssc_lib_wait_frame(uint64_t frame, uint64_t *latency_ns);
+/* The same for the oldest frame in flight that was submitted without
+ * SSC_LIB_OWN and that no other call waits for. */
+int ssc_lib_wait_any(uint64_t *frame, uint64_t *latency_ns);
+/* Submit (blocking for a slot, owned) and wait, as one call: close waits
+ * for it to return with its frame. */
+int ssc_lib_process(const ssc_frame *frames, uint64_t *latency_ns);
+/* Close: refuses new frames (a submit blocked for a slot returns EINVAL;
+ * waits for frames in flight are still taken), finishes the frames in
+ * flight, waits for every call inside to return, then refuses every call,
+ * stops and joins the threads, frees the runtime's memory (also after
+ * ssc_lib_init alone, or a failed start). When the chain is stuck (no
+ * sub-box finished for the watchdog's time, or 1 s without one), the calls
+ * waiting get ETIMEDOUT and the threads that cannot stop are left behind
+ * with the runtime's memory: then it returns ERUNTIME, and the caller must
+ * not free what those threads may still touch (the buffers). */
+int ssc_lib_stop(void);
+/* Latency statistics of the frames collected since the start; EINVAL
+ * when the chain is not open. */
+int ssc_lib_stats(ssc_stats *out);
+/* The last error of a library call in this thread ("" if none). */
 const char *ssc_lib_message(void);
 
 /* The program's name (argv[0]) that its messages start with; "ssc-program"

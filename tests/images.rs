@@ -536,3 +536,104 @@ fn wrong_paths_and_options_get_clear_errors_and_their_exit_codes() {
         assert!(ran.stdout.is_empty(), "{args:?}: ran anyway");
     }
 }
+
+/// Every documented exit of the program (runtime-c/README.md: the command
+/// line, "Image files") under AddressSanitizer with the leak checker: the
+/// documented exit code, and no report — a leak would turn exit 2 into
+/// LeakSanitizer's 23 (issue 31: the `--input` list leaked on every early
+/// exit).
+#[test]
+fn every_exit_path_keeps_its_code_and_leaks_nothing_under_address_sanitizer() {
+    let tc = Toolchain::new("asan-exits", "cc", "-O1 -g -fsanitize=address")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = scratch("images-asan");
+    let exe =
+        build(&tc, &Case::new(chain(), "-ts fused 2"), &dir).unwrap_or_else(|e| panic!("{e}"));
+    let frames = scratch("images-asan-frames");
+    let f = frame_folders(&frames, 2);
+    let one = f[0].join("f00.pgm");
+    let bad = |file: &str| format!("image={}", root("tests/images/bad").join(file).display());
+    let out = frames.join("out");
+    let dump = frames.join("dump.csv");
+    let mut cases: Vec<(Vec<String>, i32)> = vec![
+        (vec!["--help".into()], 0),
+        (vec!["--iterations".into(), "3".into()], 0),
+        (
+            vec![
+                "--iterations".into(),
+                "3".into(),
+                "--dump".into(),
+                dump.display().to_string(),
+            ],
+            0,
+        ),
+        (vec!["--bogus".into()], 2),
+        (vec!["--iterations".into(), "0".into()], 2),
+        (vec!["--iterations".into(), "x".into()], 2),
+        (
+            vec!["--forever".into(), "--iterations".into(), "3".into()],
+            2,
+        ),
+        (vec!["--fifo".into(), "100".into()], 2),
+        (vec!["--dump-format".into(), "xml".into()], 2),
+        (vec!["--input".into()], 2),
+        (vec!["--input".into(), "nope=x.pfm".into()], 2),
+        (
+            vec!["--input".into(), "image=x.pgm".into(), "--bogus".into()],
+            2,
+        ),
+        (
+            vec![
+                "--input".into(),
+                "image=x.pgm".into(),
+                "--iterations".into(),
+                "-1".into(),
+            ],
+            2,
+        ),
+        (vec!["--output".into(), out.display().to_string()], 2),
+        (vec!["--input".into(), "image=/no/such/file.pgm".into()], 1),
+        (
+            vec![
+                "--input".into(),
+                format!("image={}", one.display()),
+                "--output".into(),
+                format!("{}/out", one.display()),
+            ],
+            1,
+        ),
+    ];
+    for file in [
+        "truncated.pgm",
+        "above_maxval.pgm",
+        "wrong_size.pgm",
+        "ascii.pgm",
+    ] {
+        cases.push((vec!["--input".into(), bad(file)], 1));
+    }
+    cases.push((
+        input_args(&f)
+            .into_iter()
+            .chain(["--output".into(), out.display().to_string()])
+            .collect(),
+        0,
+    ));
+    for (args, code) in cases {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let ran = run_in(
+            &[],
+            &exe,
+            &a,
+            &[("ASAN_OPTIONS", "detect_leaks=1")],
+            &dir,
+            RUN_DEADLINE,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ran.status.code(), Some(code), "{args:?}:\n{}", ran.stderr);
+        assert!(
+            !ran.stderr.contains("Sanitizer"),
+            "{args:?}:\n{}",
+            ran.stderr
+        );
+    }
+}

@@ -46,26 +46,28 @@ fn build_library(file: &Path, dir: &Path, flags: &[&str], cc: &str, cflags: &str
 
 /// The harness linked against the static library in `dir`.
 fn harness(dir: &Path, cc_flags: &[&str]) -> PathBuf {
-    let exe = dir.join("harness");
+    driver("harness", "xray_small", dir, cc_flags)
+}
+
+/// `tests/library/DRIVER.c` linked against the static library of `chain`
+/// in `dir`.
+fn driver(driver: &str, chain: &str, dir: &Path, cc_flags: &[&str]) -> PathBuf {
+    let exe = dir.join(driver);
     let out = Command::new("cc")
         .args(["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror"])
         .args(cc_flags)
-        .args([
-            "-DCHAIN=xray_small",
-            "-DCHAIN_UPPER=XRAY_SMALL",
-            "-include",
-            "xray_small.h",
-            "-I.",
-        ])
-        .arg(root("tests/library/harness.c"))
-        .args(["libxray_small.a", "-pthread", "-lm", "-o"])
+        .arg(format!("-DCHAIN={chain}"))
+        .arg(format!("-DCHAIN_UPPER={}", chain.to_uppercase()))
+        .args(["-include", &format!("{chain}.h"), "-I."])
+        .arg(root(&format!("tests/library/{driver}.c")))
+        .args([&format!("lib{chain}.a"), "-pthread", "-lm", "-o"])
         .arg(&exe)
         .current_dir(dir)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "harness: {}",
+        "{driver}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     exe
@@ -400,5 +402,189 @@ fn the_folder_of_frames_example_runs_as_the_readme_says() {
             std::fs::read(root("build/phantom/out").join(&name)).unwrap(),
             "{name}"
         );
+    }
+}
+
+// ---- several callers, close under them, a stuck kernel (issue 31) ------------
+
+/// `exe args` in `dir` under `env` (a sanitizer's options), within the
+/// deadline; fails with its output unless it exits 0 with no sanitizer
+/// report. Returns its standard output.
+fn must_pass(
+    exe: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    dir: &Path,
+    prefix: &[String],
+) -> String {
+    let ran = run_in(prefix, exe, args, env, dir, RUN_DEADLINE).unwrap_or_else(|e| panic!("{e}"));
+    let err = &ran.stderr;
+    assert!(
+        ran.status.success() && !err.contains("Sanitizer") && !err.contains("WARNING"),
+        "{} {args:?}: {}\n{}{err}",
+        exe.display(),
+        ran.status,
+        ran.stdout
+    );
+    ran.stdout
+}
+
+/// Four application threads call `process` (and `submit` + `wait_frame`)
+/// 200 times each with frames of their own: every output is bit for bit
+/// what the same inputs gave alone. `close` from another thread while they
+/// run returns within a second, 50 times out of 50, and every caller gets
+/// its frame or an error. Plain, under AddressSanitizer with the leak
+/// checker, and under ThreadSanitizer: no report.
+#[test]
+fn every_caller_of_several_threads_gets_its_own_frame_and_close_returns() {
+    let file = small_xray("library-threads");
+    let sanitizers: &[(&str, &str, &str)] = &[
+        ("plain", "", ""),
+        ("asan", "-fsanitize=address", "ASAN_OPTIONS"),
+        ("tsan", "-fsanitize=thread", "TSAN_OPTIONS"),
+    ];
+    let dir0 = scratch("library-threads");
+    let tsan = tsan_works(&dir0);
+    let runs = parallel(sanitizers, |&(tag, flag, env_name)| {
+        if tag == "tsan" && !tsan {
+            return format!("{tag}: cc -fsanitize=thread does not work here: skipped");
+        }
+        // No slot held here: run_in takes one for each run.
+        let dir = scratch(&format!("library-threads-{tag}"));
+        build_library(
+            &file,
+            &dir,
+            &["-ts", "fused", "2"],
+            "cc",
+            &format!("-O1 -g {flag}"),
+        );
+        let cc_flags: Vec<&str> = flag.split_whitespace().collect();
+        let exe = driver("stress", "xray_small", &dir, &cc_flags);
+        let options = match tag {
+            "asan" => "detect_leaks=1 exitcode=66",
+            _ => "halt_on_error=1 exitcode=66",
+        };
+        let env: Vec<(&str, &str)> = if env_name.is_empty() {
+            vec![]
+        } else {
+            vec![(env_name, options)]
+        };
+        let prefix = if tag == "tsan" {
+            no_aslr_prefix()
+        } else {
+            vec![]
+        };
+        let mut out = String::new();
+        for args in [
+            &["process", "4", "200"][..],
+            &["process", "4", "200", "submit"][..],
+        ] {
+            let text = must_pass(&exe, args, &env, &dir, &prefix);
+            assert!(
+                text.starts_with("wrong outputs 0 of ")
+                    && text.contains("(800 frames, ")
+                    && text.contains("failed calls 0"),
+                "{tag} {args:?}: {text}"
+            );
+            out += &text;
+        }
+        let tries = if tag == "plain" { "50" } else { "10" };
+        let text = must_pass(&exe, &["close", "4", "50", tries], &env, &dir, &prefix);
+        assert!(
+            text.contains(&format!("tries {tries}, ")) && text.contains("wrong 0, failed 0"),
+            "{tag}: {text}"
+        );
+        format!("{tag}: {out}{text}")
+    });
+    for r in runs {
+        eprintln!("{r}");
+    }
+}
+
+/// A kernel of the user's that blocks forever in iteration 5: with
+/// `watchdog_ms` the frame's call returns ETIMEDOUT naming the stuck
+/// sub-box, without one close (from another thread) ends it; close returns
+/// ERUNTIME, and the chain cannot be opened again in the process.
+#[test]
+fn a_stuck_kernel_times_out_and_close_returns() {
+    let dir = scratch("library-hang");
+    let out = Command::new(SSC)
+        .args([
+            "build",
+            "tests/library/hang.ssc",
+            "--kernels",
+            "tests/library/hang.c",
+        ])
+        .args(["-t", "library", "-ts", "reduced", "2", "-od"])
+        .arg(&dir)
+        .env("CFLAGS", "-O1 -g")
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let exe = driver("stress", "hang", &dir, &[]);
+    for watchdog in ["200", "0"] {
+        let text = must_pass(&exe, &["hang", watchdog], &[], &dir, &[]);
+        let patience = if watchdog == "0" { "1000" } else { watchdog };
+        assert!(
+            text.contains("frame 5: status 4 after ")
+                && text.contains(&format!("no sub-box finished for {patience} ms while frame 5 was in flight; thread 0 runs sub-box st.0 of frame 5"))
+                && text.contains("close: status 3 ")
+                && text.contains("open again: status 3: "),
+            "watchdog {watchdog}:\n{text}"
+        );
+    }
+    let Some(python) = python_with_numpy("a_stuck_kernel_times_out_and_close_returns (Python)")
+    else {
+        return;
+    };
+    let ran = Command::new(python)
+        .arg(root("tests/library/stress.py"))
+        .arg(&dir)
+        .args(["hang", "hang"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&ran.stdout);
+    assert!(
+        ran.status.success() && out.ends_with("ok\n"),
+        "{out}{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+}
+
+/// The Python module: four threads × 200 `run` calls with frames of their
+/// own, bit-exact; `close` under two running threads, 50 times; read-only
+/// outputs, negative strides and bad `open` options.
+#[test]
+fn the_python_module_under_threads_close_and_misuse() {
+    let Some(python) = python_with_numpy("the_python_module_under_threads_close_and_misuse") else {
+        return;
+    };
+    let file = small_xray("library-python-threads");
+    let dir = scratch("library-python-threads");
+    build_library(&file, &dir, &["-ts", "fused", "2"], "cc", "-O1");
+    for args in [
+        &["threads", "4", "200"][..],
+        &["close", "50"][..],
+        &["misuse"][..],
+    ] {
+        let ran = Command::new(&python)
+            .arg(root("tests/library/stress.py"))
+            .arg(&dir)
+            .arg("xray_small")
+            .args(args)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&ran.stdout);
+        assert!(
+            ran.status.success() && out.ends_with("ok\n"),
+            "{args:?}: {out}{}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        eprint!("{out}");
     }
 }

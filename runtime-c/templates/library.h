@@ -3,7 +3,9 @@
  * The chain `{{ name }}` as a library (ssc build -t library): {{ n_threads }} pinned
  * threads that stay alive between frames, synchronisation proven by ssc.
  * Link with -l{{ name }} (pkg-config {{ name }}). One chain per process at a
- * time; every call is safe from any thread.
+ * time. Every call may come from any thread at any time, close included:
+ * each {{ name }}_process returns its own frame's outputs, whatever other
+ * threads do.
  *
  *     {{ name }} *c;
  *     if ({{ name }}_open(&c, NULL) != {{ upper }}_OK) { puts({{ name }}_error(NULL)); ... }
@@ -63,40 +65,58 @@ typedef struct {
     uint64_t spin_ns;     /* spin bound of waits before sleeping (20000) */
     int fifo_priority;    /* > 0: SCHED_FIFO at this priority, when permitted */
     int lock_memory;      /* mlockall */
-    unsigned depth;       /* frames in flight at once (submit/wait), 2 */
+    unsigned depth;       /* frames in flight at once, 1..1024 (2) */
+    unsigned watchdog_ms; /* > 0: a call waiting for a frame returns
+                             {{ upper }}_ETIMEDOUT when no sub-box finishes for
+                             this long (the chain is stuck); 0: never */
 } {{ name }}_options;
 
 /* Latency of the frames waited for: first source start to last sink end. */
 typedef struct {
     uint64_t count;
     double mean_ns, stddev_ns;
-    uint64_t min_ns, p50_ns, p99_ns, p999_ns, max_ns;   /* percentiles within 1.6 % */
+    uint64_t min_ns, p50_ns, p99_ns, p999_ns, max_ns;   /* percentiles within 0.78 % */
 } {{ name }}_stats;
 
 enum {
     {{ upper }}_OK = 0,
-    {{ upper }}_EINVAL = 1,    /* a bad argument, or a call on a closed chain */
-    {{ upper }}_EBUSY = 2,     /* already open; or depth frames in flight */
-    {{ upper }}_ERUNTIME = 3,  /* the runtime could not start (cores, memory, threads) */
+    {{ upper }}_EINVAL = 1,    /* a bad argument, or a call on a closed (closing) chain */
+    {{ upper }}_EBUSY = 2,     /* already open; or depth frames in flight (submit) */
+    {{ upper }}_ERUNTIME = 3,  /* the runtime could not start (cores, memory, threads);
+                               close: the chain was stuck, its threads were left */
+    {{ upper }}_ETIMEDOUT = 4, /* the chain is stuck (watchdog_ms): only close is taken */
 };
 
 void {{ name }}_options_default({{ name }}_options *o);
 /* Starts the threads. options may be NULL (the defaults). */
 int {{ name }}_open({{ name }} **chain, const {{ name }}_options *options);
-/* One frame: blocks until its outputs are written. latency_ns may be NULL. */
+/* One frame: blocks until its outputs are written (and, when depth frames
+ * of other callers are in flight, until one of them is done). latency_ns
+ * may be NULL. */
 int {{ name }}_process({{ name }} *chain, const {{ name }}_input *in, const {{ name }}_output *out, uint64_t *latency_ns);
-/* Asynchronous: submit up to depth frames, then wait for them in order.
- * The frames must stay valid until their wait returns. */
+/* Asynchronous: submit up to depth frames ({{ upper }}_EBUSY beyond), each
+ * collected by one wait. {{ name }}_wait takes the oldest frame in flight
+ * that was submitted with {{ name }}_submit and that no other call waits
+ * for; {{ name }}_wait_frame the frame numbered `frame` (what submit
+ * returned), which is what several threads submitting at once use. The
+ * frames must stay valid until their wait returns. */
 int {{ name }}_submit({{ name }} *chain, const {{ name }}_input *in, const {{ name }}_output *out, uint64_t *frame);
 int {{ name }}_wait({{ name }} *chain, uint64_t *frame, uint64_t *latency_ns);
+int {{ name }}_wait_frame({{ name }} *chain, uint64_t frame, uint64_t *latency_ns);
 int {{ name }}_statistics(const {{ name }} *chain, {{ name }}_stats *stats);
 /* The sinks' checksum over every frame since open: the executable prints
  * the same for the same frames. */
 uint64_t {{ name }}_checksum(const {{ name }} *chain);
-/* The message of the last failed call ("" if none); chain may be NULL. */
+/* The message of this thread's last failed call ("" if none); chain may
+ * be NULL. */
 const char *{{ name }}_error(const {{ name }} *chain);
-/* Finishes the frames in flight, stops the threads, frees everything. */
-void {{ name }}_close({{ name }} *chain);
+/* Refuses new calls, finishes the frames in flight, waits for the calls
+ * inside to return, stops the threads, frees everything. A stuck chain
+ * (no sub-box finished for watchdog_ms, or 1 s without a watchdog): the
+ * waiting calls return {{ upper }}_ETIMEDOUT, close returns {{ upper }}_ERUNTIME
+ * and leaves the stuck threads with the chain's memory, and the chain
+ * cannot be opened again in this process. */
+int {{ name }}_close({{ name }} *chain);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@ Outputs (the dict `run` returns):
 
 import ctypes
 import os
+import threading
 
 import numpy as np
 
@@ -43,7 +44,8 @@ class _Frame(ctypes.Structure):
 class _Options(ctypes.Structure):
     _fields_ = [("n_cores", ctypes.c_int), ("cores", ctypes.POINTER(ctypes.c_int)),
                 ("spin_ns", ctypes.c_uint64), ("fifo_priority", ctypes.c_int),
-                ("lock_memory", ctypes.c_int), ("depth", ctypes.c_uint)]
+                ("lock_memory", ctypes.c_int), ("depth", ctypes.c_uint),
+                ("watchdog_ms", ctypes.c_uint)]
 
 
 class _Stats(ctypes.Structure):
@@ -58,23 +60,37 @@ _lib.{{ name }}_options_default.argtypes = [ctypes.POINTER(_Options)]
 _lib.{{ name }}_open.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_Options)]
 _lib.{{ name }}_submit.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Frame), ctypes.POINTER(_Frame),
                             ctypes.POINTER(ctypes.c_uint64)]
+_lib.{{ name }}_process.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Frame), ctypes.POINTER(_Frame),
+                             ctypes.POINTER(ctypes.c_uint64)]
 _lib.{{ name }}_wait.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64),
                           ctypes.POINTER(ctypes.c_uint64)]
+_lib.{{ name }}_wait_frame.argtypes = [ctypes.c_void_p, ctypes.c_uint64,
+                                ctypes.POINTER(ctypes.c_uint64)]
 _lib.{{ name }}_statistics.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Stats)]
 _lib.{{ name }}_checksum.argtypes = [ctypes.c_void_p]
 _lib.{{ name }}_checksum.restype = ctypes.c_uint64
 _lib.{{ name }}_error.argtypes = [ctypes.c_void_p]
 _lib.{{ name }}_error.restype = ctypes.c_char_p
 _lib.{{ name }}_close.argtypes = [ctypes.c_void_p]
+_lib.{{ name }}_close.restype = ctypes.c_int
+
+_ETIMEDOUT = 4
 
 
 class Error(RuntimeError):
     """A call of the library failed; the message says why."""
 
 
+class Timeout(Error):
+    """The chain is stuck (no sub-box finished for `watchdog_ms`): only
+    close() is taken after it."""
+
+
 def _check(status, handle):
+    # The message is the calling thread's own (ctypes calls C in this thread).
     if status:
-        raise Error(_lib.{{ name }}_error(handle).decode())
+        message = _lib.{{ name }}_error(handle).decode()
+        raise (Timeout if status == _ETIMEDOUT else Error)(message)
 
 
 def _frame(port, a, writable):
@@ -85,26 +101,47 @@ def _frame(port, a, writable):
     if a.dtype != dtype or a.shape != shape:
         raise ValueError(f"{kind} `{name}` of {{ name }}: expected {dtype} of shape {shape}, "
                          f"got {a.dtype} of shape {a.shape}")
-    if a.strides[1] != dtype.itemsize or a.strides[0] < shape[1] * dtype.itemsize:
-        raise ValueError(f"{kind} `{name}` of {{ name }}: rows must be contiguous "
-                         f"(strides {a.strides}); pass np.ascontiguousarray(...)")
+    if writable and not a.flags.writeable:
+        raise ValueError(f"output `{name}` of {{ name }}: the array is read-only "
+                         "(a read-only memmap, np.frombuffer of bytes, or writeable=False); "
+                         "pass a writable array")
+    if a.strides[1] != dtype.itemsize or abs(a.strides[0]) < shape[1] * dtype.itemsize:
+        raise ValueError(f"{kind} `{name}` of {{ name }}: the elements of a row must be "
+                         f"adjacent and rows must not overlap (strides {a.strides}, "
+                         f"elements of {dtype.itemsize} bytes); any row stride, negative "
+                         "too, is taken: pass np.ascontiguousarray(...)")
     return _Frame(a.ctypes.data, a.strides[0])
 
 
-class Chain:
-    """The open chain: run frames, read statistics, close (or use `with`)."""
+def _whole(what, v, lo, hi):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+        raise ValueError(f"{{ name }}.open: {what} must be a whole number from {lo} to {hi}, got {v!r}")
+    return int(v)
 
-    def __init__(self, cores=None, spin_ns=20000, fifo_priority=0, lock_memory=False, depth=2):
+
+class Chain:
+    """The open chain: run frames, read statistics, close (or use `with`).
+    Every method may be called from any thread, close included."""
+
+    def __init__(self, cores=None, spin_ns=20000, fifo_priority=0, lock_memory=False, depth=2,
+                 watchdog_ms=0):
         o = _Options()
         _lib.{{ name }}_options_default(ctypes.byref(o))
         if cores:
+            cores = [_whole("each of cores", c, 0, 1 << 20) for c in cores]
             self._cores = (ctypes.c_int * len(cores))(*cores)
             o.n_cores, o.cores = len(cores), self._cores
-        o.spin_ns, o.fifo_priority = spin_ns, fifo_priority
-        o.lock_memory, o.depth = int(bool(lock_memory)), depth
-        self._handle = ctypes.c_void_p()
-        _check(_lib.{{ name }}_open(ctypes.byref(self._handle), ctypes.byref(o)), None)
-        self._in_flight = []
+        o.spin_ns = _whole("spin_ns", spin_ns, 0, 1000000000)
+        o.fifo_priority = _whole("fifo_priority", fifo_priority, 0, 99)
+        o.lock_memory = int(bool(lock_memory))
+        o.depth = _whole("depth", depth, 1, 1024)
+        o.watchdog_ms = _whole("watchdog_ms", watchdog_ms, 0, 3600000)
+        self._handle = None
+        handle = ctypes.c_void_p()
+        _check(_lib.{{ name }}_open(ctypes.byref(handle), ctypes.byref(o)), None)
+        self._handle = handle
+        self._lock = threading.Lock()
+        self._in_flight = {}   # frame number -> (inputs, outputs), alive until waited
 
     def _inputs(self, args, kwargs):
         if len(args) > len(INPUTS):
@@ -120,11 +157,7 @@ class Chain:
             raise TypeError("missing input(s) of {{ name }}: " + ", ".join(missing))
         return [frames[p[0]] for p in INPUTS]
 
-    def submit(self, *args, out=None, **kwargs):
-        """Starts one frame (at most `depth` in flight); returns its number.
-        out: {output name: array} to write into (others are allocated);
-        reusing arrays saves the page faults of fresh ones (~1 ms a frame
-        for megabytes of output)."""
+    def _frames(self, args, out, kwargs):
         arrays = self._inputs(args, kwargs)
         out = out or {}
         unknown = set(out) - {p[0] for p in OUTPUTS}
@@ -134,39 +167,73 @@ class Chain:
         outs = [out[p[0]] if p[0] in out else np.empty(p[2], p[1]) for p in OUTPUTS]
         fin = (_Frame * max(1, len(INPUTS)))(*[_frame(p, a, False) for p, a in zip(INPUTS, arrays)])
         fout = (_Frame * max(1, len(OUTPUTS)))(*[_frame(p, a, True) for p, a in zip(OUTPUTS, outs)])
+        return arrays, outs, fin, fout
+
+    def _open_handle(self):
+        handle = self._handle
+        if handle is None:
+            raise Error("{{ name }}: the chain is closed")
+        return handle
+
+    def submit(self, *args, out=None, **kwargs):
+        """Starts one frame (at most `depth` in flight); returns its number.
+        out: {output name: array} to write into (others are allocated);
+        reusing arrays saves the page faults of fresh ones (~1 ms a frame
+        for megabytes of output)."""
+        arrays, outs, fin, fout = self._frames(args, out, kwargs)
         frame = ctypes.c_uint64()
-        _check(_lib.{{ name }}_submit(self._handle, fin, fout, ctypes.byref(frame)), self._handle)
-        self._in_flight.append((arrays, outs))   # alive until wait
+        handle = self._open_handle()
+        with self._lock:   # registered before any wait can collect it
+            _check(_lib.{{ name }}_submit(handle, fin, fout, ctypes.byref(frame)), handle)
+            self._in_flight[frame.value] = (arrays, outs)
         return frame.value
 
-    def wait(self):
-        """The outputs of the oldest frame in flight, as {name: ndarray}."""
-        frame, lat = ctypes.c_uint64(), ctypes.c_uint64()
-        _check(_lib.{{ name }}_wait(self._handle, ctypes.byref(frame), ctypes.byref(lat)), self._handle)
-        _, outs = self._in_flight.pop(0)
+    def wait(self, frame=None):
+        """The outputs of a frame, as {name: ndarray}: of `frame` (a number
+        submit returned), or of the oldest frame in flight that no other
+        call waits for."""
+        handle = self._open_handle()
+        lat = ctypes.c_uint64()
+        if frame is None:
+            number = ctypes.c_uint64()
+            _check(_lib.{{ name }}_wait(handle, ctypes.byref(number), ctypes.byref(lat)), handle)
+            frame = number.value
+        else:
+            _check(_lib.{{ name }}_wait_frame(handle, _whole("frame", frame, 0, (1 << 64) - 1),
+                                       ctypes.byref(lat)), handle)
+        with self._lock:
+            _, outs = self._in_flight.pop(frame)
         return {p[0]: a for p, a in zip(OUTPUTS, outs)}
 
     def run(self, *args, out=None, **kwargs):
-        """One frame through the chain: {output name: ndarray} (see submit)."""
-        self.submit(*args, out=out, **kwargs)
-        return self.wait()
+        """One frame through the chain: {output name: ndarray} (see submit).
+        Safe from several threads at once: each call gets its own frame."""
+        arrays, outs, fin, fout = self._frames(args, out, kwargs)
+        handle = self._open_handle()
+        _check(_lib.{{ name }}_process(handle, fin, fout, None), handle)
+        del arrays   # alive until here: the chain read them
+        return {p[0]: a for p, a in zip(OUTPUTS, outs)}
 
     def stats(self):
-        """Latency of the frames so far, µs (percentiles within 1.6 %)."""
+        """Latency of the frames so far, µs (percentiles within 0.78 %)."""
+        handle = self._open_handle()
         s = _Stats()
-        _check(_lib.{{ name }}_statistics(self._handle, ctypes.byref(s)), self._handle)
+        _check(_lib.{{ name }}_statistics(handle, ctypes.byref(s)), handle)
         return {"count": s.count, "mean_us": s.mean_ns / 1e3, "stddev_us": s.stddev_ns / 1e3,
                 "min_us": s.min_ns / 1e3, "p50_us": s.p50_ns / 1e3, "p99_us": s.p99_ns / 1e3,
                 "p99_9_us": s.p999_ns / 1e3, "max_us": s.max_ns / 1e3}
 
     def checksum(self):
         """The sinks' checksum over every frame since open (as the executable prints)."""
-        return _lib.{{ name }}_checksum(self._handle)
+        return _lib.{{ name }}_checksum(self._open_handle())
 
     def close(self):
-        if self._handle:
-            _lib.{{ name }}_close(self._handle)
-            self._handle = None
+        """Finishes the frames in flight and stops the chain. Calls of other
+        threads still inside return first (with their frames) or raise
+        Error; a stuck chain raises Error here once its threads were left."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            _check(_lib.{{ name }}_close(handle), handle)
 
     def __enter__(self):
         return self
@@ -175,9 +242,11 @@ class Chain:
         self.close()
 
     def __del__(self):
-        self.close()
+        if getattr(self, "_handle", None) is not None:
+            _lib.{{ name }}_close(self._handle)
+            self._handle = None
 
 
-def open(cores=None, spin_ns=20000, fifo_priority=0, lock_memory=False, depth=2):
+def open(cores=None, spin_ns=20000, fifo_priority=0, lock_memory=False, depth=2, watchdog_ms=0):
     """Opens the chain (one per process at a time)."""
-    return Chain(cores, spin_ns, fifo_priority, lock_memory, depth)
+    return Chain(cores, spin_ns, fifo_priority, lock_memory, depth, watchdog_ms)

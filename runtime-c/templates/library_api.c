@@ -3,7 +3,9 @@
 
 #include "{{ name }}.h"
 
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,14 +31,15 @@ API const {{ name }}_port {{ name }}_outputs[{{ upper }}_OUTPUTS] = {
 };
 
 /* One chain per process: the runtime and the buffers above are the
- * process's. The lock makes open and close safe from any thread. */
+ * process's. open_lock orders open and close; the calls on the open chain
+ * are the runtime's business (ssc_lib_*: any thread, any time). */
 struct {{ name }} {
-    pthread_mutex_t calls;   /* one call at a time on the open chain */
+    int unused;
 };
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {{ name }} chain = { PTHREAD_MUTEX_INITIALIZER };
-static int is_open;
-static char open_error[512];
+static struct {{ name }} chain;
+static int is_open;              /* under open_lock */
+static _Thread_local char last_error[512];   /* this thread's last failed call */
 
 API void {{ name }}_options_default({{ name }}_options *o)
 {
@@ -45,10 +48,39 @@ API void {{ name }}_options_default({{ name }}_options *o)
     o->depth = 2;
 }
 
-static int fail(char *buf, size_t n, int code, const char *msg)
+__attribute__((format(printf, 2, 3))) static int fail(int code, const char *fmt, ...)
 {
-    snprintf(buf, n, "%s", msg);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
     return code;
+}
+
+/* The runtime's code is the API's; its message becomes this thread's. */
+static int from_runtime(int status)
+{
+    if (status)
+        snprintf(last_error, sizeof last_error, "%s", ssc_lib_message());
+    return status;
+}
+
+static int check_options(const {{ name }}_options *o)
+{
+    if (o->n_cores < 0 || (o->n_cores > 0 && !o->cores))
+        return fail({{ upper }}_EINVAL, "{{ name }}_open: n_cores is %d and cores is %s: "
+                    "give n_cores > 0 cores, or 0 for the cores as built",
+                    o->n_cores, o->cores ? "set" : "NULL");
+    if (o->depth < 1 || o->depth > 1024)
+        return fail({{ upper }}_EINVAL, "{{ name }}_open: depth is %u; frames in flight must be "
+                    "1 to 1024 (2 by default)", o->depth);
+    if (o->fifo_priority < 0 || o->fifo_priority > 99)
+        return fail({{ upper }}_EINVAL, "{{ name }}_open: fifo_priority is %d; it must be 0 "
+                    "(none) or 1 to 99", o->fifo_priority);
+    if (o->spin_ns > 1000000000u)
+        return fail({{ upper }}_EINVAL, "{{ name }}_open: spin_ns is %" PRIu64 "; at most "
+                    "1000000000 (a second)", o->spin_ns);
+    return {{ upper }}_OK;
 }
 
 API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
@@ -59,14 +91,14 @@ API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
     else
         {{ name }}_options_default(&o);
     if (!out)
-        return fail(open_error, sizeof open_error, {{ upper }}_EINVAL, "{{ name }}_open: no place for the chain (NULL)");
+        return fail({{ upper }}_EINVAL, "{{ name }}_open: no place for the chain (NULL)");
     *out = NULL;
-    if (o.n_cores < 0 || (o.n_cores > 0 && !o.cores))
-        return fail(open_error, sizeof open_error, {{ upper }}_EINVAL, "{{ name }}_open: n_cores > 0 but cores is NULL");
+    if (check_options(&o))
+        return {{ upper }}_EINVAL;
     pthread_mutex_lock(&open_lock);
     if (is_open) {
         pthread_mutex_unlock(&open_lock);
-        return fail(open_error, sizeof open_error, {{ upper }}_EBUSY,
+        return fail({{ upper }}_EBUSY,
                     "{{ name }} is already open in this process (one chain per process): close it first");
     }
     int pinned[N_THREADS];
@@ -87,100 +119,99 @@ API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
     opt.spin_ns = o.spin_ns;
     opt.rt_priority = o.fifo_priority;
     opt.lock_memory = o.lock_memory;
+    opt.watchdog_ns = (uint64_t)o.watchdog_ms * 1000000u;
 {%- include "program_options.c" %}
     int status = ssc_lib_init(&opt, N_THREADS, list);
+    int memory = !status;   /* init_all ran (a failed one may hold arenas) */
+    if (!status && init_all(opt.huge_pages))
+        status = {{ upper }}_ERUNTIME;
     if (!status)
-        status = init_all(opt.huge_pages);
-    if (!status)
-        status = ssc_lib_start(threads, boxes, N_BOXES, externals, {{ externals.len() }}, o.depth ? o.depth : 2);
+        status = ssc_lib_start(threads, boxes, N_BOXES, externals, {{ externals.len() }}, o.depth);
     if (status) {
-        snprintf(open_error, sizeof open_error, "%s", ssc_lib_message());
-        ssc_lib_stop();
-        free_all();
+        from_runtime({{ upper }}_ERUNTIME);
+        if (!ssc_lib_stop() && memory)
+            free_all();
         pthread_mutex_unlock(&open_lock);
         return {{ upper }}_ERUNTIME;
     }
     is_open = 1;
-    open_error[0] = 0;
+    last_error[0] = 0;
     *out = &chain;
     pthread_mutex_unlock(&open_lock);
     return {{ upper }}_OK;
 }
 
 /* Frames of the caller's inputs and outputs, in the order of `externals`;
- * a stride of 0 means rows packed one after the other. */
-static int frames_of(const {{ name }}_input *in, const {{ name }}_output *out, ssc_frame *f)
+ * a stride of 0 means rows packed one after the other, a negative one rows
+ * upwards in memory (data is row 0). */
+static int frames_of(const char *call, const {{ name }}_input *in, const {{ name }}_output *out,
+                     ssc_frame *f)
 {
     int i = 0, o = 0;
     if (!in)
-        return 0;
+        return fail({{ upper }}_EINVAL, "%s: the inputs are NULL", call);
     for (int e = 0; e < {{ externals.len() }}; e++) {
-        const {{ name }}_port *p = externals[e].output ? &{{ name }}_outputs[o] : &{{ name }}_inputs[i];
+        int output = externals[e].output;
+        const {{ name }}_port *p = output ? &{{ name }}_outputs[o] : &{{ name }}_inputs[i];
         int64_t packed = p->width * (int64_t)p->element_size;
-        if (externals[e].output) {
-            f[e].data = out ? out[o].data : NULL;
-            f[e].stride = out && out[o].stride ? out[o].stride : packed;
-            o++;
-        } else {
-            if (!in[i].data)
-                return 0;
-            f[e].data = (void *)in[i].data;
-            f[e].stride = in[i].stride ? in[i].stride : packed;
-            i++;
-        }
-        if (f[e].stride < packed && f[e].data)
-            return 0;
+        ptrdiff_t stride = output ? (out ? out[o].stride : 0) : in[i].stride;
+        f[e].data = output ? (out ? out[o].data : NULL) : (void *)in[i].data;
+        f[e].stride = stride ? stride : packed;
+        output ? o++ : i++;
+        if (!output && !f[e].data)
+            return fail({{ upper }}_EINVAL, "%s: input `%s` is NULL", call, p->name);
+        if (f[e].data && (f[e].stride < 0 ? -f[e].stride : f[e].stride) < packed)
+            return fail({{ upper }}_EINVAL, "%s: %s `%s` has a stride of %td bytes, shorter "
+                        "than its rows (%" PRId64 " bytes)", call, output ? "output" : "input",
+                        p->name, stride, packed);
     }
-    return 1;
-}
-
-static int message(const char *msg)
-{
-    snprintf(open_error, sizeof open_error, "%s", msg);
-    return {{ upper }}_EINVAL;
+    return {{ upper }}_OK;
 }
 
 API int {{ name }}_submit({{ name }} *c, const {{ name }}_input *in, const {{ name }}_output *out,
                    uint64_t *frame)
 {
-    if (c != &chain || !is_open)
-        return message("{{ name }}_submit: the chain is not open");
+    if (c != &chain)
+        return fail({{ upper }}_EINVAL, "{{ name }}_submit: not a chain of {{ name }}_open");
     ssc_frame f[{{ externals.len() }} + 1];
-    if (!frames_of(in, out, f))
-        return message("{{ name }}_submit: an input is NULL, or a stride is shorter than a row");
-    pthread_mutex_lock(&c->calls);
-    int status = ssc_lib_submit(f, frame);
-    if (status)
-        snprintf(open_error, sizeof open_error, "%s", ssc_lib_message());
-    pthread_mutex_unlock(&c->calls);
-    return status ? {{ upper }}_EBUSY : {{ upper }}_OK;
+    if (frames_of("{{ name }}_submit", in, out, f))
+        return {{ upper }}_EINVAL;
+    return from_runtime(ssc_lib_submit(f, 0, frame));
 }
 
 API int {{ name }}_wait({{ name }} *c, uint64_t *frame, uint64_t *latency_ns)
 {
-    if (c != &chain || !is_open)
-        return message("{{ name }}_wait: the chain is not open");
-    pthread_mutex_lock(&c->calls);
-    int status = ssc_lib_wait(frame, latency_ns);
-    if (status)
-        snprintf(open_error, sizeof open_error, "%s", ssc_lib_message());
-    pthread_mutex_unlock(&c->calls);
-    return status ? {{ upper }}_EINVAL : {{ upper }}_OK;
+    if (c != &chain)
+        return fail({{ upper }}_EINVAL, "{{ name }}_wait: not a chain of {{ name }}_open");
+    return from_runtime(ssc_lib_wait_any(frame, latency_ns));
+}
+
+API int {{ name }}_wait_frame({{ name }} *c, uint64_t frame, uint64_t *latency_ns)
+{
+    if (c != &chain)
+        return fail({{ upper }}_EINVAL, "{{ name }}_wait_frame: not a chain of {{ name }}_open");
+    return from_runtime(ssc_lib_wait_frame(frame, latency_ns));
 }
 
 API int {{ name }}_process({{ name }} *c, const {{ name }}_input *in, const {{ name }}_output *out,
                     uint64_t *latency_ns)
 {
-    int status = {{ name }}_submit(c, in, out, NULL);
-    return status ? status : {{ name }}_wait(c, NULL, latency_ns);
+    if (c != &chain)
+        return fail({{ upper }}_EINVAL, "{{ name }}_process: not a chain of {{ name }}_open");
+    ssc_frame f[{{ externals.len() }} + 1];
+    if (frames_of("{{ name }}_process", in, out, f))
+        return {{ upper }}_EINVAL;
+    return from_runtime(ssc_lib_process(f, latency_ns));
 }
 
 API int {{ name }}_statistics(const {{ name }} *c, {{ name }}_stats *s)
 {
-    if (c != &chain || !is_open || !s)
-        return message("{{ name }}_statistics: the chain is not open");
+    if (c != &chain || !s)
+        return fail({{ upper }}_EINVAL, "{{ name }}_statistics: not a chain of {{ name }}_open, "
+                    "or no place for the statistics");
     ssc_stats st;
-    ssc_lib_stats(&st);
+    if (from_runtime(ssc_lib_stats(&st)))
+        return {{ upper }}_EINVAL;
     s->count = st.count;
     s->mean_ns = st.mean;
     s->stddev_ns = st.stddev;
@@ -201,18 +232,22 @@ API uint64_t {{ name }}_checksum(const {{ name }} *c)
 API const char *{{ name }}_error(const {{ name }} *c)
 {
     (void)c;
-    return open_error;
+    return last_error;
 }
 
-API void {{ name }}_close({{ name }} *c)
+API int {{ name }}_close({{ name }} *c)
 {
     if (c != &chain)
-        return;
+        return fail({{ upper }}_EINVAL, "{{ name }}_close: not a chain of {{ name }}_open");
+    int status = {{ upper }}_OK;
     pthread_mutex_lock(&open_lock);
     if (is_open) {
-        ssc_lib_stop();
-        free_all();
+        /* Stuck threads keep the buffers: they are never freed then. */
+        status = from_runtime(ssc_lib_stop());
+        if (!status)
+            free_all();
         is_open = 0;
     }
     pthread_mutex_unlock(&open_lock);
+    return status;
 }

@@ -287,6 +287,7 @@ int main(int argc, char **argv)
     };
     int status = ssc_images_load(&opt, image_ports, {{ externals.len() }});  /* frames read before the run */
 {%- endif %}
+    ssc_options_free(&opt);  /* the --input list is read */
     if (status)
         return status;
 
