@@ -162,6 +162,7 @@ impl Gen {
                     span: Span::NONE,
                 })
                 .collect(),
+            definitions: (0..self.count(2)).map(|_| self.definition()).collect(),
             compositions: (0..self.count(2))
                 .map(|_| ContainerComposition {
                     name: self.name(),
@@ -204,6 +205,7 @@ impl Gen {
                     span: Span::NONE,
                 })
                 .collect(),
+            definitions: (0..self.count(2)).map(|_| self.definition()).collect(),
             functions: (0..self.count(3))
                 .map(|_| Function {
                     name: self.name(),
@@ -214,6 +216,98 @@ impl Gen {
                 .collect(),
             connections: (0..self.count(3)).map(|_| self.connection()).collect(),
             span: Span::NONE,
+        }
+    }
+
+    fn definition(&mut self) -> Definition {
+        Definition {
+            name: self.name(),
+            assignments: (0..self.count(3))
+                .map(|_| Assignment {
+                    port: self.name(),
+                    value: self.expr(3),
+                    span: Span::NONE,
+                })
+                .collect(),
+            span: Span::NONE,
+        }
+    }
+
+    /// A number as the parser reads one: non-negative, whole or not.
+    fn number(&mut self) -> f64 {
+        match self.below(4) {
+            0 => self.below(70000) as f64,
+            1 => self.below(1000) as f64 / 8.0,
+            2 => 1.0 / (1 + self.below(9)) as f64,
+            _ => self.below(100) as f64 * 1e-7,
+        }
+    }
+
+    /// An expression of at most `depth` levels of every kind the grammar has.
+    fn expr(&mut self, depth: u32) -> Expr {
+        let e = |kind| Expr::new(kind, Span::NONE);
+        let leaf = depth == 0 || self.below(3) == 0;
+        if leaf {
+            return match self.below(3) {
+                0 => e(ExprKind::Number(self.number())),
+                1 => e(ExprKind::Port {
+                    port: self.name(),
+                    offset: None,
+                }),
+                _ => e(ExprKind::Port {
+                    port: self.name(),
+                    offset: Some((self.below(5) as i64 - 2, self.below(5) as i64 - 2)),
+                }),
+            };
+        }
+        match self.below(4) {
+            0 => e(ExprKind::Neg(Box::new(self.expr(depth - 1)))),
+            1 => {
+                let op = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div][self.below(4) as usize];
+                e(ExprKind::Binary(
+                    op,
+                    Box::new(self.expr(depth - 1)),
+                    Box::new(self.expr(depth - 1)),
+                ))
+            }
+            2 => {
+                // A comparison only at the top of a call argument: the
+                // grammar does not nest it without parentheses.
+                let op = CmpOp::ALL[self.below(6) as usize];
+                let c = e(ExprKind::Compare(
+                    op,
+                    Box::new(self.expr(depth - 1)),
+                    Box::new(self.expr(depth - 1)),
+                ));
+                e(ExprKind::Call {
+                    callee: Ident::new("select"),
+                    args: vec![
+                        Arg::Expr(c),
+                        Arg::Expr(self.expr(depth - 1)),
+                        Arg::Expr(self.expr(0)),
+                    ],
+                })
+            }
+            _ => {
+                let callee =
+                    ["min", "float", "uchar_sat", "lut", "separable", "f6"][self.below(6) as usize];
+                let args = (0..self.count(3))
+                    .map(|_| match self.below(4) {
+                        0 => Arg::List(
+                            (0..1 + self.count(4))
+                                .map(|_| self.number() - 3.0)
+                                .collect(),
+                            Span::NONE,
+                        ),
+                        1 => Arg::Text(format!("tables/t{}.txt", self.below(9)), Span::NONE),
+                        _ => Arg::Expr(self.expr(depth - 1)),
+                    })
+                    .collect();
+                e(ExprKind::Call {
+                    callee: Ident::new(callee),
+                    args,
+                })
+            }
         }
     }
 

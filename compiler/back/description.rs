@@ -212,6 +212,7 @@ impl Printer {
             })
             .collect();
         self.list(1, "container_bind", binds);
+        self.definitions(1, &c.definitions);
         for cc in &c.compositions {
             if cc.instances.is_empty() && cc.connections.is_empty() {
                 self.line(
@@ -268,6 +269,7 @@ impl Printer {
                 self.close(1, "};", fd.span);
             }
         }
+        self.definitions(1, &d.definitions);
         let functions = d
             .functions
             .iter()
@@ -283,6 +285,32 @@ impl Printer {
             self.line(1, &connection_text(conn), conn.span);
         }
         self.close(0, "}", d.span);
+    }
+
+    fn definitions(&mut self, depth: usize, defs: &[Definition]) {
+        for def in defs {
+            if def.assignments.is_empty() {
+                self.line(
+                    depth,
+                    &format!("function_definition {} {{ }};", def.name),
+                    def.span,
+                );
+                continue;
+            }
+            self.line(
+                depth,
+                &format!("function_definition {} {{", def.name),
+                def.span,
+            );
+            for a in &def.assignments {
+                self.line(
+                    depth + 1,
+                    &format!("{} = {};", a.port, expr_text(&a.value)),
+                    a.span,
+                );
+            }
+            self.close(depth, "};", def.span);
+        }
     }
 
     fn instantiation(&mut self, i: &Instantiation) {
@@ -419,4 +447,11 @@ pub fn op_text(op: &Op) -> String {
         Op::Exec(sb) => format!("E {sb}"),
         Op::Barrier(b) => format!("B {b}"),
     }
+}
+
+/// An expression of a `function_definition` in normal form (its
+/// `Display`: operators spaced, parentheses only where precedence needs
+/// them).
+pub fn expr_text(e: &Expr) -> String {
+    e.to_string()
 }

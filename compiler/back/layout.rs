@@ -187,7 +187,7 @@ impl Layout {
             functions: h
                 .functions
                 .iter()
-                .map(|f| function(f, user_kernels))
+                .map(|f| function(h, f, user_kernels))
                 .collect(),
             boxes: h
                 .actors()
@@ -313,7 +313,7 @@ fn arena_sizes(buffers: &[BufferLayout]) -> (u64, BTreeMap<usize, u64>) {
 }
 
 /// One function instance: its kernel and its ports, numbered per array.
-fn function(f: &FunctionInfo, user_kernels: &[String]) -> FunctionLayout {
+fn function(h: &Hsdfg, f: &FunctionInfo, user_kernels: &[String]) -> FunctionLayout {
     let (mut n_in, mut n_out) = (0, 0);
     let ports = f
         .ports
@@ -339,7 +339,9 @@ fn function(f: &FunctionInfo, user_kernels: &[String]) -> FunctionLayout {
     FunctionLayout {
         name: f.name.clone(),
         function: f.function.clone(),
-        kernel: if user_kernels.contains(&f.function) {
+        kernel: if h.kernels.contains_key(&f.function) {
+            crate::back::c::kernels::function_name(&f.function)
+        } else if user_kernels.contains(&f.function) {
             f.function.clone()
         } else {
             builtin_of(&f.function).unwrap_or(&f.function).to_string()

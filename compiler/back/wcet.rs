@@ -162,6 +162,8 @@ struct HarnessView {
     /// The functions in a topological order.
     order: Vec<usize>,
     buffers: Vec<BufferView>,
+    /// The defined functions' loops (`templates/kernels.c`).
+    defs: super::c::kernels::KernelsView,
 }
 
 struct FunctionView {
@@ -221,6 +223,7 @@ pub fn emit(h: &Hsdfg, o: &WcetOptions) -> Result<Program, Vec<Diagnostic>> {
         table_order: table_order(h, &kinds, &kind_of),
         kinds: kinds.iter().map(|k| c_string(k)).collect(),
         order: topological(h),
+        defs: super::c::kernels::view(h),
         buffers: layout
             .buffers
             .iter()

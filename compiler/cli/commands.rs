@@ -188,7 +188,13 @@ pub(super) fn load(path: &Path) -> Result<(SourceFile, Description), i32> {
         }
     };
     match crate::front::syntax::parse(&file.text) {
-        Ok(desc) => Ok((file, desc)),
+        Ok(mut desc) => {
+            desc.dir = path
+                .parent()
+                .filter(|_| path != Path::new("-"))
+                .map(Path::to_path_buf);
+            Ok((file, desc))
+        }
         Err(diags) => {
             super::diag::emit(&diags, &file);
             Err(exit::INPUT)

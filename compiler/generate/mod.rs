@@ -377,6 +377,7 @@ fn describe(c: Chain, resolution: Pair) -> Description {
         composition: Some(Composition {
             containers,
             binds,
+            definitions: Vec::new(),
             compositions: vec![ContainerComposition {
                 name: Ident::new("chain"),
                 instances: c.instances,

@@ -1,13 +1,15 @@
 //! The `composition` section: containers, bindings, hierarchical compositions.
 
-use super::{Connection, Ident, Pair, Parallelism, Port, Span, Spanned};
+use super::{Connection, Definition, Ident, Pair, Parallelism, Port, Span, Spanned};
 
 /// `composition { ... }`. Each list keeps the order of the source; the
-/// printer writes declarations, bindings, compositions, then `compose`.
+/// printer writes declarations, bindings, definitions, compositions, then
+/// `compose`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Composition {
     pub containers: Vec<ContainerDecl>,
     pub binds: Vec<Bind>,
+    pub definitions: Vec<Definition>,
     pub compositions: Vec<ContainerComposition>,
     pub compose: Option<Compose>,
     pub span: Span,

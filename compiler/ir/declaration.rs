@@ -1,11 +1,12 @@
 //! The `declaration` section: a flat graph of function instances.
 
-use super::{Connection, Ident, Pair, Parallelism, Port, Span, Spanned};
+use super::{Connection, Definition, Ident, Pair, Parallelism, Port, Span, Spanned};
 
 /// `declaration { ... }`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Declaration {
     pub function_decls: Vec<FunctionDecl>,
+    pub definitions: Vec<Definition>,
     pub functions: Vec<Function>,
     pub connections: Vec<Connection>,
     pub span: Span,
@@ -32,6 +33,9 @@ pub struct Function {
 impl Declaration {
     pub fn function_decl(&self, name: &str) -> Option<&FunctionDecl> {
         self.function_decls.iter().find(|d| d.name.name == name)
+    }
+    pub fn definition(&self, name: &str) -> Option<&Definition> {
+        self.definitions.iter().find(|d| d.name.name == name)
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name.name == name)

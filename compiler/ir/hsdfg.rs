@@ -15,10 +15,12 @@
 //! edges in a deterministic order; every actor's `accesses` lists exactly
 //! the grid elements it reads (window included, clipped) and writes.
 
+use crate::ir::kernel::Kernel;
 use crate::ir::{Direction, ElemType, Pair, Parallelism, Region, SubBoxRef};
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::visit::EdgeRef;
 use petgraph::Direction as Dir;
+use std::collections::BTreeMap;
 
 /// An actor of the HSDFG (a sub-box).
 pub type ActorId = NodeIndex<u32>;
@@ -164,6 +166,9 @@ pub struct Hsdfg {
     pub buffers: Vec<Buffer>,
     pub graph: DiGraph<Actor, Edge, u32>,
     pub system: SystemTiming,
+    /// The typed loop bodies of the defined functions
+    /// (`function_definition`), by function name.
+    pub kernels: BTreeMap<String, Kernel>,
 }
 
 impl Hsdfg {

@@ -10,13 +10,16 @@
 pub mod builtins;
 mod composition;
 mod declaration;
+mod definition;
 pub mod hsdfg;
 mod instantiation;
+pub mod kernel;
 mod runtime;
 mod span;
 
 pub use composition::*;
 pub use declaration::*;
+pub use definition::*;
 pub use instantiation::*;
 pub use runtime::*;
 pub use span::*;
@@ -28,6 +31,10 @@ pub struct Description {
     pub declaration: Option<Declaration>,
     pub instantiation: Option<Instantiation>,
     pub runtime: Option<Runtime>,
+    /// The folder relative file names of the description (a `lut`'s table
+    /// file) start from: the description file's. `None`: the current
+    /// directory (a description given as text, or on standard input).
+    pub dir: Option<std::path::PathBuf>,
 }
 
 impl Description {

@@ -115,6 +115,13 @@ pub fn compose(
     }
     if ctx.errors.is_empty() {
         let mut decl = ctx.decl;
+        // The definitions of the functions the declaration runs, as written.
+        decl.definitions = c
+            .definitions
+            .iter()
+            .filter(|d| decl.function_decl(d.name.as_str()).is_some())
+            .cloned()
+            .collect();
         let key = |c: &Connection| {
             let f = decl
                 .functions

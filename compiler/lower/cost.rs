@@ -132,6 +132,19 @@ impl Coefficients {
         Some(ns / 1000.0)
     }
 
+    /// µs of one whole run of a defined function (`function_definition`)
+    /// computing `ops` operations per output element, `per_point` output
+    /// elements of type `ty` per point, at `resolution`: a copy's cost per
+    /// element plus a window tap's per operation (the loops are generated
+    /// and vectorised like the built-ins'; E503 no longer applies).
+    pub fn defined_cost(&self, ops: u64, per_point: u64, ty: ElemType, resolution: Pair) -> f64 {
+        let t = TYPES.iter().position(|x| *x == ty).unwrap_or(6);
+        let copy = BUILTINS.iter().position(|b| *b == "func_copy").unwrap_or(0);
+        let elements = resolution.x as f64 * resolution.y as f64 * per_point as f64;
+        let ns = self.call + elements * self.types[t] * (self.point[copy] + ops as f64 * self.tap);
+        ns / 1000.0
+    }
+
     /// Every coefficient finite and positive, and no more than a second per
     /// point (a measurement that went wrong); the first bad one otherwise.
     pub fn validate(&self) -> Result<(), String> {

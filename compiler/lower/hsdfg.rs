@@ -11,6 +11,7 @@ use super::deps::port_elements;
 use super::timing::{Instance, Timing};
 use crate::diagnostics::Diagnostic;
 use crate::ir::hsdfg::*;
+use crate::ir::kernel::{type_definition, Kernel};
 use crate::ir::{Declaration, FunctionDecl, Instantiation};
 use crate::ir::{Direction, Pair, Region, SubBoxRef};
 use petgraph::graph::DiGraph;
@@ -34,7 +35,9 @@ pub fn build(
     i: &Instantiation,
     timing: &Timing,
     weighted: bool,
+    dir: Option<&std::path::Path>,
 ) -> Result<Hsdfg, Vec<Diagnostic>> {
+    let kernels = kernels(d, dir)?;
     let mut b = Builder::default();
     b.declare_functions(d);
     b.connect_inputs(d);
@@ -42,7 +45,7 @@ pub fn build(
     if !b.errors.is_empty() {
         return Err(b.errors);
     }
-    b.add_actors(i, timing, weighted);
+    b.add_actors(d, i, timing, weighted);
     b.list_subboxes();
     b.add_edges(i);
     if !b.errors.is_empty() {
@@ -53,7 +56,40 @@ pub fn build(
         buffers: b.buffers,
         graph: b.graph,
         system: timing.system,
+        kernels,
     })
+}
+
+/// The typed kernel of every defined function the declaration declares
+/// (the checker reported any misuse; here it is an error all the same).
+fn kernels(
+    d: &Declaration,
+    dir: Option<&std::path::Path>,
+) -> Result<BTreeMap<String, Kernel>, Vec<Diagnostic>> {
+    let mut out = BTreeMap::new();
+    let mut errors = Vec::new();
+    for def in &d.definitions {
+        let Some(fd) = d.function_decl(def.name.as_str()) else {
+            continue;
+        };
+        match type_definition(def, &fd.ports, dir) {
+            Ok(k) => {
+                out.insert(k.name.clone(), k);
+            }
+            Err(es) => errors.extend(es.into_iter().map(|e| {
+                let d = Diagnostic::error(e.code, e.message).label(e.span, e.label);
+                match e.hint {
+                    Some(h) => d.hint(h),
+                    None => d,
+                }
+            })),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
 }
 
 /// What [`build`] has made so far, step by step: the function instances and
@@ -187,7 +223,13 @@ impl<'a> Builder<'a> {
 
     /// One actor per sub-box, with its accesses and time (E113 for a
     /// sub-box of no function instance).
-    fn add_actors(&mut self, i: &'a Instantiation, timing: &Timing, weighted: bool) {
+    fn add_actors(
+        &mut self,
+        d: &Declaration,
+        i: &'a Instantiation,
+        timing: &Timing,
+        weighted: bool,
+    ) {
         for sb in &i.subboxes {
             let Some(&fid) = self.by_name.get(sb.id.function.as_str()) else {
                 self.errors.push(
@@ -215,7 +257,10 @@ impl<'a> Builder<'a> {
                 .collect();
             let whole = Region::whole(info.resolution).area();
             let t = timing
-                .cost(&Instance::new(&info.name, fd, info.resolution))
+                .cost(
+                    &Instance::new(&info.name, fd, info.resolution)
+                        .defined_by(d.definition(fd.name.as_str()), &fd.ports),
+                )
                 .0;
             let time = if weighted && whole > 0 {
                 t * region.area() as f64 / whole as f64

@@ -98,6 +98,7 @@ pub fn lower_to_declaration(
         declaration: Some(declaration(desc, opts)?),
         instantiation: None,
         runtime: None,
+        dir: desc.dir.clone(),
     })
 }
 
@@ -125,6 +126,7 @@ pub fn lower(desc: &Description, opts: &LowerOptions) -> Result<Lowered, Vec<Dia
             declaration: Some(decl),
             instantiation: Some(inst),
             runtime: desc.runtime.clone(),
+            dir: desc.dir.clone(),
         },
         warnings,
     })
@@ -150,6 +152,6 @@ pub fn lower_to_hsdfg(
     let (Some(d), Some(i)) = (&l.description.declaration, &l.description.instantiation) else {
         unreachable!("lower fills in both sections")
     };
-    let g = hsdfg::build(d, i, &timing, opts.split.weighted)?;
+    let g = hsdfg::build(d, i, &timing, opts.split.weighted, desc.dir.as_deref())?;
     Ok((l.description, g))
 }

@@ -254,7 +254,10 @@ pub fn part_counts(d: &Declaration, timing: &Timing, opts: &SplitOptions) -> Vec
         match d.function_decl(f.function.as_str()) {
             Some(fd) => {
                 timing
-                    .cost(&Instance::new(f.name.as_str(), fd, f.resolution.value))
+                    .cost(
+                        &Instance::new(f.name.as_str(), fd, f.resolution.value)
+                            .defined_by(d.definition(fd.name.as_str()), &fd.ports),
+                    )
                     .0
             }
             None => timing.of(f.name.as_str(), f.function.as_str(), f.resolution.value),

@@ -52,6 +52,10 @@ pub struct Instance<'a> {
     pub ty: ElemType,
     /// Its widest input window (`[1, 1]` without one).
     pub window: Pair,
+    /// A defined function (`function_definition`): the operations an
+    /// output element computes ([`crate::ir::Definition::operations`]) and
+    /// the output elements of a point (`mul` of its outputs).
+    pub defined: Option<(u64, u64)>,
 }
 
 impl<'a> Instance<'a> {
@@ -75,6 +79,7 @@ impl<'a> Instance<'a> {
             resolution: f.resolution,
             ty: f.ports.first().map_or(ElemType::Float, |p| p.ty),
             window,
+            defined: None,
         }
     }
 
@@ -97,7 +102,27 @@ impl<'a> Instance<'a> {
             resolution,
             ty: ports.first().map_or(ElemType::Float, |p| p.ty),
             window,
+            defined: None,
         }
+    }
+
+    /// The instance of a defined function: its operations per output
+    /// element and its outputs' elements per point; the type its outputs
+    /// hold (what it writes is what it costs).
+    pub fn defined_by(
+        mut self,
+        def: Option<&crate::ir::Definition>,
+        ports: &[Port],
+    ) -> Instance<'a> {
+        if let Some(d) = def {
+            let out = ports.iter().find(|p| p.direction == Direction::Out);
+            let per_point = out.map_or(1, |p| p.mul.value.x * p.mul.value.y);
+            self.defined = Some((d.operations(), per_point));
+            if let Some(p) = out {
+                self.ty = p.ty;
+            }
+        }
+        self
     }
 }
 
@@ -173,10 +198,11 @@ impl Timing {
         if source != Source::Default {
             return (t, source);
         }
-        match self
-            .model
-            .and_then(|m| m.cost(i.function, i.ty, i.resolution, i.window))
-        {
+        let model = self.model.and_then(|m| match i.defined {
+            Some((ops, per_point)) => Some(m.defined_cost(ops, per_point, i.ty, i.resolution)),
+            None => m.cost(i.function, i.ty, i.resolution, i.window),
+        });
+        match model {
             Some(t) => (t, Source::Model),
             None => (t, source),
         }

@@ -252,6 +252,24 @@ pub fn validate_declaration(
             ),
             _ => {}
         }
+        if let Some(def) = composed.definition(fd.name.as_str()) {
+            if user.definition(fd.name.as_str()) != Some(def) {
+                errors.push(
+                    Diagnostic::error(
+                        "E121",
+                        format!(
+                            "the declaration's `function_definition {}` differs from the composition's",
+                            fd.name
+                        ),
+                    )
+                    .label(
+                        user.definition(fd.name.as_str()).map_or(user.span, |d| d.name.span),
+                        "not the composition's definition",
+                    )
+                    .hint("a function has one definition: write it once in the composition, or the same in both"),
+                );
+            }
+        }
     }
     let (gc, gu) = (graph(composed), graph(user));
     let missing = minus(&gc.labels, &gu.labels);

@@ -238,12 +238,16 @@ fn accesses(h: &Hsdfg) -> Vec<Vec<Rows>> {
     out
 }
 
-/// May this buffer be folded: every function touching it is a built-in.
+/// May this buffer be folded: every function touching it is a built-in
+/// or a defined function (their loops address rows through `SSC_ROW`).
 fn foldable(h: &Hsdfg, b: BufferId) -> bool {
     let buf = h.buffer(b);
     std::iter::once(buf.producer.0)
         .chain(buf.readers.iter().map(|r| r.0))
-        .all(|f| builtin_of(&h.function(f).function).is_some())
+        .all(|f| {
+            let name = &h.function(f).function;
+            builtin_of(name).is_some() || h.kernels.contains_key(name)
+        })
 }
 
 /// The orderings a ring needs (see the module documentation), band by

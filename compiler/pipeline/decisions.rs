@@ -198,6 +198,7 @@ pub(super) fn unused_threads(
         let mut v: Vec<&str> = h
             .functions
             .iter()
+            .filter(|f| !h.kernels.contains_key(&f.function))
             .filter(|f| timing.cost(&Instance::of_info(f)).1 == Source::Default)
             .map(|f| f.function.as_str())
             .collect();
@@ -260,6 +261,7 @@ pub(super) fn untimed_kernels(
         .functions
         .iter()
         .filter(|f| crate::ir::builtins::builtin_of(&f.function).is_none())
+        .filter(|f| !h.kernels.contains_key(&f.function))
         .filter(|f| timing.cost(&Instance::of_info(f)).1 == Source::Default)
         .map(|f| f.function.as_str())
         .collect();

@@ -271,7 +271,7 @@ pub fn check(desc: &Description) -> Result<(Vec<String>, Vec<Diagnostic>), Vec<D
     ) else {
         return Err(vec![left_out()]);
     };
-    let hsdfg = crate::lower::hsdfg::build(decl, inst, &timing, true)?;
+    let hsdfg = crate::lower::hsdfg::build(decl, inst, &timing, true, desc.dir.as_deref())?;
     let (_, proof) = prove_written(&hsdfg, &runtime)?;
     proven.push(proof.to_string());
     Ok((proven, lowered.warnings))
@@ -323,7 +323,13 @@ fn lower(
     let (Some(decl), Some(inst)) = (&description.declaration, &description.instantiation) else {
         return Err(vec![left_out()]);
     };
-    let hsdfg = crate::lower::hsdfg::build(decl, inst, &timing, opts.lower.split.weighted)?;
+    let hsdfg = crate::lower::hsdfg::build(
+        decl,
+        inst,
+        &timing,
+        opts.lower.split.weighted,
+        desc.dir.as_deref(),
+    )?;
     warnings.extend(decisions::untimed_kernels(&hsdfg, &timing, &description));
     let given = description.runtime.clone().unwrap_or_default();
     warnings.extend(decisions::ignored_options(&given, opts));

@@ -44,6 +44,7 @@ if ((t->iter + 1) % {{ every }} == 0) ssc_B(t, &{{ barrier }});
 {%- for k in user_kernels %}
 void {{ k }}(const ssc_call *call);  /* --kernels */
 {%- endfor %}
+{%- include "kernels.c" %}
 
 enum { N_THREADS = {{ threads.len() }}, N_BOXES = {{ boxes.len() }} };
 

@@ -16,6 +16,8 @@
 
 {% for k in user_kernels %}void {{ k }}(const ssc_call *call);
 {% endfor %}
+{%- include "kernels.c" %}
+
 #define PROGRAM_NAME "{{ name_literal }}"
 #define N_FUNCTIONS {{ functions.len() }}
 #define N_KINDS {{ kinds.len() }}

@@ -13,6 +13,8 @@
 //! can clash with C or the runtime.
 
 mod compile;
+mod expr;
+pub(crate) mod kernels;
 mod library;
 mod threads;
 mod view;

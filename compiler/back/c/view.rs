@@ -118,6 +118,8 @@ struct ProgramView {
     library: bool,
     upper: String,
     externals: Vec<super::library::ExternalView>,
+    /// The defined functions' loops (`templates/kernels.c`).
+    defs: super::kernels::KernelsView,
 }
 
 struct LocalView {
@@ -249,10 +251,11 @@ pub(super) fn parts<T: Clone>(items: &[T], base: &str) -> Vec<Part<T>> {
 /// `user_kernels`, with its E301 (no position: the caller, who has the
 /// description, labels where the function is bound).
 pub fn unimplemented<'h>(h: &'h Hsdfg, user_kernels: &[String]) -> Option<(&'h str, Diagnostic)> {
-    let f = h
-        .functions
-        .iter()
-        .find(|f| builtin_of(&f.function).is_none() && !user_kernels.contains(&f.function))?;
+    let f = h.functions.iter().find(|f| {
+        builtin_of(&f.function).is_none()
+            && !user_kernels.contains(&f.function)
+            && !h.kernels.contains_key(&f.function)
+    })?;
     let d = Diagnostic::error(
         "E301",
         format!("function `{}` (used by `{}`) has no implementation", f.function, f.name),
@@ -430,6 +433,7 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
         library: o.library,
         upper: o.name.to_ascii_uppercase(),
         externals: super::library::externals(h, &o.user_kernels),
+        defs: super::kernels::view(h),
     }
 }
 

@@ -21,8 +21,24 @@ use crate::ir::{
 };
 use std::collections::{HashMap, HashSet};
 
-pub(super) fn check(c: &Composition, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(c: &Composition, dir: Option<&std::path::Path>, out: &mut Vec<Diagnostic>) {
     let t = Tables::new(c, out);
+    let ports_of = |f: &str| {
+        let b = c.binds.iter().find(|b| b.function.name == f)?;
+        Some(
+            t.containers
+                .get(b.container.name.as_str())?
+                .ports
+                .as_slice(),
+        )
+    };
+    super::definitions::check(
+        &c.definitions,
+        ports_of,
+        "bind a container to it: container_bind CONTAINER",
+        dir,
+        out,
+    );
     t.check_compositions(out);
     let comps = t.check_recursion(out);
     let res = t.resolutions();
@@ -71,6 +87,7 @@ impl<'a> Tables<'a> {
                     b.container.span,
                     t.container_names(),
                 )),
+                Some(_) if c.definitions.iter().any(|x| x.name == b.function) => {}
                 Some(d) => builtins::check(
                     &b.function.name,
                     &d.name.name,

@@ -14,7 +14,7 @@ use crate::diagnostics::Diagnostic;
 use crate::ir::{Declaration, FunctionDecl, Span};
 use std::collections::HashMap;
 
-pub(super) fn check(d: &Declaration, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(d: &Declaration, dir: Option<&std::path::Path>, out: &mut Vec<Diagnostic>) {
     names::duplicates(
         "function declaration",
         d.function_decls.iter().map(|f| &f.name),
@@ -23,16 +23,26 @@ pub(super) fn check(d: &Declaration, out: &mut Vec<Diagnostic>) {
     let mut decls: HashMap<&str, &FunctionDecl> = HashMap::new();
     for f in &d.function_decls {
         ports::check_ports(&f.name.name, &f.ports, out);
-        builtins::check(
-            &f.name.name,
-            &f.name.name,
-            &f.ports,
-            f.name.span,
-            Span::NONE,
-            out,
-        );
+        if d.definition(&f.name.name).is_none() {
+            builtins::check(
+                &f.name.name,
+                &f.name.name,
+                &f.ports,
+                f.name.span,
+                Span::NONE,
+                out,
+            );
+        }
         decls.entry(&f.name.name).or_insert(f);
     }
+    let ports_of = |f: &str| decls.get(f).map(|x| x.ports.as_slice());
+    super::definitions::check(
+        &d.definitions,
+        ports_of,
+        "declare it: function_declaration",
+        dir,
+        out,
+    );
     names::duplicates("function", d.functions.iter().map(|f| &f.name), out);
     let mut nodes = Vec::new();
     for f in &d.functions {

@@ -16,6 +16,7 @@ mod builtins;
 mod composition;
 mod connections;
 mod declaration;
+mod definitions;
 mod graph;
 mod instantiation;
 mod names;
@@ -101,11 +102,12 @@ pub mod codes {
 /// Checks every section present, and each against the sections above it.
 pub fn check(desc: &Description) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let dir = desc.dir.as_deref();
     if let Some(c) = &desc.composition {
-        composition::check(c, &mut out);
+        composition::check(c, dir, &mut out);
     }
     if let Some(d) = &desc.declaration {
-        declaration::check(d, &mut out);
+        declaration::check(d, dir, &mut out);
         if let Some(i) = &desc.instantiation {
             instantiation::check(d, i, &mut out);
             if let Some(r) = &desc.runtime {

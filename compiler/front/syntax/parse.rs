@@ -229,6 +229,7 @@ impl Builder {
                         });
                     }
                 }
+                Rule::function_definition => c.definitions.push(self.definition(stmt)),
                 Rule::container_composition => {
                     let mut it = kids(stmt);
                     let name = ident(it.next().unwrap());
@@ -328,11 +329,137 @@ impl Builder {
                         });
                     }
                 }
+                Rule::function_definition => d.definitions.push(self.definition(stmt)),
                 Rule::connection => d.connections.push(Self::connection(stmt)),
                 _ => {}
             }
         }
         d
+    }
+
+    // --------------------------------------------------------- definitions
+
+    fn definition(&mut self, n: Node) -> Definition {
+        let s = span(&n);
+        let mut it = kids(n);
+        let name = ident(it.next().unwrap());
+        let assignments = it
+            .map(|a| {
+                let as_ = span(&a);
+                let mut parts = kids(a);
+                let port = ident(parts.next().unwrap());
+                let value = self.expr(parts.next().unwrap());
+                Assignment {
+                    port,
+                    value,
+                    span: as_,
+                }
+            })
+            .collect();
+        Definition {
+            name,
+            assignments,
+            span: s,
+        }
+    }
+
+    /// `expr`, `sum`, `product`: a left-to-right chain of operators.
+    fn expr(&mut self, n: Node) -> Expr {
+        let mut it = kids(n);
+        let mut acc = self.operand(it.next().unwrap());
+        while let Some(op) = it.next() {
+            let rhs = self.operand(it.next().unwrap());
+            let s = acc.span.join(rhs.span);
+            let (l, r) = (Box::new(acc), Box::new(rhs));
+            acc = match op.as_str() {
+                "+" => Expr::new(ExprKind::Binary(BinOp::Add, l, r), s),
+                "-" => Expr::new(ExprKind::Binary(BinOp::Sub, l, r), s),
+                "*" => Expr::new(ExprKind::Binary(BinOp::Mul, l, r), s),
+                "/" => Expr::new(ExprKind::Binary(BinOp::Div, l, r), s),
+                c => Expr::new(
+                    ExprKind::Compare(CmpOp::from_symbol(c).expect("grammar lists them"), l, r),
+                    s,
+                ),
+            };
+        }
+        acc
+    }
+
+    fn operand(&mut self, n: Node) -> Expr {
+        let s = span(&n);
+        match n.as_rule() {
+            Rule::expr | Rule::sum | Rule::product => self.expr(n),
+            Rule::unary => {
+                let mut parts: Vec<Node> = kids(n).collect();
+                let primary = parts.pop().expect("a primary");
+                let mut e = self.operand(primary);
+                for neg in parts.into_iter().rev() {
+                    let ns = span(&neg).join(e.span);
+                    e = Expr::new(ExprKind::Neg(Box::new(e)), ns);
+                }
+                Expr { span: s, ..e }
+            }
+            Rule::literal => Expr::new(ExprKind::Number(self.number(&n)), s),
+            Rule::access => {
+                let mut it = kids(n);
+                let port = ident(it.next().unwrap());
+                let offset = it.next().map(|dx| {
+                    let dy = it.next().unwrap();
+                    (self.offset(&dx), self.offset(&dy))
+                });
+                Expr::new(ExprKind::Port { port, offset }, s)
+            }
+            Rule::call => {
+                let mut it = kids(n);
+                let callee = it.next().unwrap();
+                let callee = ident(kids(callee).next().unwrap());
+                let args = it.map(|a| self.argument(a)).collect();
+                Expr::new(ExprKind::Call { callee, args }, s)
+            }
+            _ => unreachable!("the grammar's primaries: {:?}", n.as_rule()),
+        }
+    }
+
+    fn argument(&mut self, n: Node) -> Arg {
+        let inner = kids(n).next().unwrap();
+        let s = span(&inner);
+        match inner.as_rule() {
+            Rule::list => Arg::List(kids(inner).map(|v| self.number(&v)).collect(), s),
+            Rule::text => {
+                let t = inner.as_str();
+                Arg::Text(t[1..t.len() - 1].to_string(), s)
+            }
+            _ => Arg::Expr(self.expr(inner)),
+        }
+    }
+
+    /// A number of an expression or a list: any finite value.
+    fn number(&mut self, n: &Node) -> f64 {
+        match n.as_str().parse::<f64>() {
+            Ok(v) if v.is_finite() => v,
+            _ => {
+                self.errors.push(
+                    Diagnostic::error("E002", "number too large")
+                        .label(span(n), "not a finite number")
+                        .hint(format!(
+                            "numbers of an expression are at most {:e}",
+                            f64::MAX
+                        )),
+                );
+                0.0
+            }
+        }
+    }
+
+    /// A window offset `dx` or `dy`.
+    fn offset(&mut self, n: &Node) -> i64 {
+        n.as_str().parse::<i64>().unwrap_or_else(|_| {
+            self.errors.push(
+                Diagnostic::error("E002", "number too large")
+                    .label(span(n), "not an offset a window can have"),
+            );
+            0
+        })
     }
 
     // ------------------------------------------------------- instantiation
@@ -702,6 +829,18 @@ fn rule_name(rule: &Rule) -> &'static str {
         Rule::signal => "a signal",
         Rule::initial_token => "`!`",
         Rule::self_kw => "`self`",
+        Rule::function_definition => "`function_definition`",
+        Rule::assignment => "an assignment `PORT = EXPR;`",
+        Rule::expr | Rule::sum | Rule::product | Rule::unary | Rule::argument => "an expression",
+        Rule::literal | Rule::signed_literal => "a number",
+        Rule::call | Rule::callee => "a call `NAME(…)`",
+        Rule::access => "a port",
+        Rule::offset => "an offset",
+        Rule::list => "a list `[a, b, …]`",
+        Rule::text => "a quoted file name",
+        Rule::cmp_op => "a comparison",
+        Rule::add_op | Rule::mul_op => "an operator",
+        Rule::neg => "`-`",
         _ => "something else",
     }
 }

@@ -1,0 +1,366 @@
+//! C text of a typed kernel expression (`crate::ir::kernel`): the one place
+//! the C back end writes C from Rust, because a template cannot recurse
+//! over a tree. The loops around it are the template's
+//! (`runtime-c/templates/kernels.c`, view in [`super::kernels`]).
+//!
+//! Takes a [`Node`] and where it is evaluated: inside the border (window
+//! columns read directly) or on it (columns clamped); gives a C expression
+//! over the row pointers the template declares (named after the port:
+//! `in_0` its row at the point, `in_m2` / `in_p1` two rows above / one
+//! below, `in_b1` row 1 of its block, `in_e` the output element's row), the
+//! point column `x` and the output element `ex`, `ey`. Parentheses only
+//! where C's precedence needs them; casts only where a conversion is
+//! written: the kernel's ranges guarantee that integer arithmetic, done in
+//! C's promoted types, gives the value of the node's own type.
+
+use crate::ir::kernel::{Kernel, Node, Op};
+use crate::ir::{BinOp, ElemType, Pair};
+
+/// The C type of an element type.
+pub fn c_name(t: ElemType) -> &'static str {
+    match t {
+        ElemType::Char => "signed char",
+        ElemType::Uchar => "unsigned char",
+        ElemType::Short => "short",
+        ElemType::Ushort => "unsigned short",
+        ElemType::Int => "int",
+        ElemType::Uint => "unsigned",
+        ElemType::Float => "float",
+        ElemType::Double => "double",
+    }
+}
+
+/// A constant of type `t` as a C literal of that type.
+pub fn literal(v: f64, t: ElemType) -> String {
+    match t {
+        ElemType::Float => format!("{:?}f", v as f32),
+        ElemType::Double => format!("{v:?}"),
+        ElemType::Int if v == -2147483648.0 => "(-2147483647 - 1)".to_string(),
+        ElemType::Uint => format!("{}u", v as u64),
+        _ => format!("{}", v as i64),
+    }
+}
+
+/// The row pointer of input `port` at row offset `dy` from the point's.
+pub fn row_var(port: &str, dy: i64) -> String {
+    match dy {
+        d if d < 0 => format!("{port}_m{}", -d),
+        0 => format!("{port}_0"),
+        d => format!("{port}_p{d}"),
+    }
+}
+
+/// The saturating conversion helper from `from` to `to`.
+pub fn sat_name(to: ElemType, from: ElemType) -> String {
+    format!("ssc_sat_{}_{}", to.keyword(), from.keyword())
+}
+
+/// Precedence of what an expression prints as (C's, coarsened): `?:` 1,
+/// comparison 2, `+ -` 3, `* /` 4, a cast or negation 5, anything else 6.
+type Prec = u8;
+
+/// Emits the expressions of one kernel.
+pub struct Emit<'a> {
+    pub kernel: &'a Kernel,
+    /// On the border: window columns clamped to the grid.
+    pub border: bool,
+    /// The kernel's tables, in the order of [`tables`]: `table0`, ….
+    pub tables: &'a [Vec<f64>],
+}
+
+fn wrap((s, p): (String, Prec), min: Prec) -> String {
+    if p < min {
+        format!("({s})")
+    } else {
+        s
+    }
+}
+
+impl Emit<'_> {
+    /// C text of `n`.
+    pub fn expr(&self, n: &Node) -> String {
+        self.prec(n).0
+    }
+
+    fn prec(&self, n: &Node) -> (String, Prec) {
+        let t = n.elem();
+        let c = c_name(t);
+        let arg = |x: &Node| self.expr(x);
+        match &n.op {
+            Op::Const(v) if *v < 0.0 => (literal(*v, t), 5),
+            Op::Const(v) => (literal(*v, t), 6),
+            Op::Read { port, dx, dy } => (self.read(*port, *dx, *dy), 6),
+            Op::Convert {
+                saturate: false,
+                arg: a,
+            } => (format!("({c}){}", wrap(self.prec(a), 5)), 5),
+            Op::Convert {
+                saturate: true,
+                arg: a,
+            } => (format!("{}({})", sat_name(t, a.elem()), arg(a)), 6),
+            Op::Neg(a) => (format!("-{}", wrap(self.prec(a), 6)), 5),
+            Op::Binary(op, a, b) => {
+                let p: Prec = if matches!(op, BinOp::Add | BinOp::Sub) {
+                    3
+                } else {
+                    4
+                };
+                (
+                    format!(
+                        "{} {} {}",
+                        wrap(self.prec(a), p),
+                        op.symbol(),
+                        wrap(self.prec(b), p + 1)
+                    ),
+                    p,
+                )
+            }
+            Op::Compare(op, a, b) => (
+                format!(
+                    "{} {} {}",
+                    wrap(self.prec(a), 3),
+                    op.symbol(),
+                    wrap(self.prec(b), 3)
+                ),
+                2,
+            ),
+            Op::Select(cond, a, b) => (
+                format!(
+                    "{} ? {} : {}",
+                    wrap(self.prec(cond), 2),
+                    wrap(self.prec(a), 2),
+                    wrap(self.prec(b), 1)
+                ),
+                1,
+            ),
+            Op::Min(a, b) => (
+                format!("ssc_min_{}({}, {})", t.keyword(), arg(a), arg(b)),
+                6,
+            ),
+            Op::Max(a, b) => (
+                format!("ssc_max_{}({}, {})", t.keyword(), arg(a), arg(b)),
+                6,
+            ),
+            Op::Abs(a) => match t {
+                ElemType::Float => (format!("fabsf({})", arg(a)), 6),
+                ElemType::Double => (format!("fabs({})", arg(a)), 6),
+                _ => (format!("ssc_abs_{}({})", t.keyword(), arg(a)), 6),
+            },
+            Op::Floor(a) => (format!("{}({})", floor_of(t), arg(a)), 6),
+            Op::Round(a) => (
+                format!("{}({} + {})", floor_of(t), arg(a), literal(0.5, t)),
+                6,
+            ),
+            Op::Stencil { port, weights } => self.stencil(*port, weights, t),
+            Op::Separable { port, wx, wy } => self.separable(*port, wx, wy, t),
+            Op::Median { port } => (self.median(*port, t), 6),
+            Op::BlockSum { port } => self.block_sum(*port, t),
+            Op::Linear { port } => (self.linear(*port, t), 1),
+            Op::Lut { table, arg: a } => {
+                let i = self
+                    .tables
+                    .iter()
+                    .position(|x| x == table)
+                    .expect("tables collected");
+                (format!("table{i}[{}]", arg(a)), 6)
+            }
+        }
+    }
+
+    /// Element (dx, dy) of input `port` from the output element's own.
+    fn read(&self, port: usize, dx: i64, dy: i64) -> String {
+        let p = &self.kernel.inputs[port];
+        if p.mul == Pair::ONE {
+            format!("{}[{}]", row_var(&p.name, dy), self.column(dx))
+        } else {
+            format!("{}_e[ex]", p.name)
+        }
+    }
+
+    /// The point column x + dx, clamped on the border.
+    fn column(&self, dx: i64) -> String {
+        let at = match dx {
+            0 => "x".to_string(),
+            d if d < 0 => format!("x - {}", -d),
+            d => format!("x + {d}"),
+        };
+        if self.border && dx != 0 {
+            format!("ssc_clamp_col({at}, width)")
+        } else {
+            at
+        }
+    }
+
+    /// A read converted to the computing type `t` of a weighted sum.
+    fn tap(&self, port: usize, dx: i64, dy: i64, t: ElemType) -> String {
+        let r = self.read(port, dx, dy);
+        if self.kernel.inputs[port].ty == t {
+            r
+        } else {
+            format!("({}){r}", c_name(t))
+        }
+    }
+
+    /// `w * tap`, or the tap alone for a weight of 1.
+    fn weighted(w: f64, tap: String, t: ElemType) -> String {
+        if w == 1.0 {
+            tap
+        } else {
+            format!("{} * {tap}", literal(w, t))
+        }
+    }
+
+    fn sum(terms: Vec<String>, t: ElemType) -> (String, Prec) {
+        match terms.len() {
+            0 => (literal(0.0, t), 6),
+            1 => (terms.into_iter().next().unwrap(), 4),
+            _ => (terms.join(" + "), 3),
+        }
+    }
+
+    fn stencil(&self, port: usize, weights: &[f64], t: ElemType) -> (String, Prec) {
+        let p = &self.kernel.inputs[port];
+        let ((bx, _), (by, _)) = p.margins();
+        let w = p.window.x as usize;
+        let terms = weights
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(k, v)| {
+                Self::weighted(
+                    *v,
+                    self.tap(port, (k % w) as i64 - bx, (k / w) as i64 - by, t),
+                    t,
+                )
+            })
+            .collect();
+        Self::sum(terms, t)
+    }
+
+    fn separable(&self, port: usize, wx: &[f64], wy: &[f64], t: ElemType) -> (String, Prec) {
+        let ((bx, _), (by, _)) = self.kernel.inputs[port].margins();
+        let rows = wy
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(j, vy)| {
+                let cols = wx
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| **v != 0.0)
+                    .map(|(i, vx)| {
+                        Self::weighted(*vx, self.tap(port, i as i64 - bx, j as i64 - by, t), t)
+                    })
+                    .collect();
+                Self::weighted(*vy, wrap(Self::sum(cols, t), 4), t)
+            })
+            .collect();
+        Self::sum(rows, t)
+    }
+
+    fn median(&self, port: usize, t: ElemType) -> String {
+        let ((bx, ax), (by, ay)) = self.kernel.inputs[port].margins();
+        let mut reads = Vec::new();
+        for dy in -by..=ay {
+            for dx in -bx..=ax {
+                reads.push(self.read(port, dx, dy));
+            }
+        }
+        format!(
+            "ssc_median_{}(({}[]){{ {} }}, {})",
+            t.keyword(),
+            c_name(t),
+            reads.join(", "),
+            reads.len()
+        )
+    }
+
+    fn block_sum(&self, port: usize, t: ElemType) -> (String, Prec) {
+        let p = &self.kernel.inputs[port];
+        let mut terms = Vec::new();
+        for j in 0..p.mul.y {
+            for i in 0..p.mul.x {
+                let at = if i == 0 {
+                    format!("{} * x", p.mul.x)
+                } else {
+                    format!("{} * x + {i}", p.mul.x)
+                };
+                let r = format!("{}_b{j}[{at}]", p.name);
+                terms.push(if p.ty == t {
+                    r
+                } else {
+                    format!("({}){r}", c_name(t))
+                });
+            }
+        }
+        Self::sum(terms, t)
+    }
+
+    /// x first: the two nearest columns of each of the two nearest rows,
+    /// weights 3/4 and 1/4 by the output element's parity; then y.
+    fn linear(&self, port: usize, t: ElemType) -> String {
+        let (q, h) = (literal(0.25, t), literal(0.75, t));
+        let row = |dy: i64| {
+            format!(
+                "(ex & 1 ? {h} * {} + {q} * {} : {q} * {} + {h} * {})",
+                self.tap(port, 0, dy, t),
+                self.tap(port, 1, dy, t),
+                self.tap(port, -1, dy, t),
+                self.tap(port, 0, dy, t)
+            )
+        };
+        format!(
+            "ey & 1 ? {h} * {} + {q} * {} : {q} * {} + {h} * {}",
+            row(0),
+            row(1),
+            row(-1),
+            row(0)
+        )
+    }
+}
+
+fn floor_of(t: ElemType) -> &'static str {
+    if t == ElemType::Float {
+        "floorf"
+    } else {
+        "floor"
+    }
+}
+
+/// Every table of the kernel's values, each once, in the order met.
+pub fn tables(k: &Kernel) -> Vec<Vec<f64>> {
+    let mut out: Vec<Vec<f64>> = Vec::new();
+    for n in &k.values {
+        walk(n, &mut |n| {
+            if let Op::Lut { table, .. } = &n.op {
+                if !out.contains(table) {
+                    out.push(table.clone());
+                }
+            }
+        });
+    }
+    out
+}
+
+/// Calls `f` on every node of the tree, parents first.
+pub fn walk(n: &Node, f: &mut impl FnMut(&Node)) {
+    f(n);
+    match &n.op {
+        Op::Convert { arg: a, .. }
+        | Op::Neg(a)
+        | Op::Abs(a)
+        | Op::Floor(a)
+        | Op::Round(a)
+        | Op::Lut { arg: a, .. } => walk(a, f),
+        Op::Binary(_, a, b) | Op::Compare(_, a, b) | Op::Min(a, b) | Op::Max(a, b) => {
+            walk(a, f);
+            walk(b, f);
+        }
+        Op::Select(c, a, b) => {
+            walk(c, f);
+            walk(a, f);
+            walk(b, f);
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,335 @@
+//! The C of the defined functions: one loop nest per typed kernel
+//! (`crate::ir::kernel`), rendered by `runtime-c/templates/kernels.c`
+//! into the program, the library and the `-t wcet` harness alike.
+//!
+//! Takes the HSDFG's kernels; gives their views: for each kernel the C
+//! function `def_NAME(const ssc_call *)` with its row pointers (every row
+//! through `SSC_ROW`, so a defined function's buffers may be folded into
+//! rings like a built-in's), its output expressions inside and on the
+//! border of its windows, and the helpers they call (saturating
+//! conversions, medians). Guarantees: the loops compute exactly the
+//! kernel's value for every output element of the sub-box's region, in
+//! any split, so every schedule gives the same bits.
+
+use super::expr::{c_name, literal, row_var, sat_name, tables, walk, Emit};
+use crate::ir::hsdfg::Hsdfg;
+use crate::ir::kernel::{Kernel, Op, Range};
+use crate::ir::{ElemType, Pair};
+use std::collections::BTreeSet;
+
+/// The C function a defined function runs as.
+pub fn function_name(kernel: &str) -> String {
+    format!("def_{kernel}")
+}
+
+/// Everything the template prints for the defined functions.
+pub struct KernelsView {
+    pub kernels: Vec<KernelView>,
+    pub sats: Vec<SatView>,
+    /// `(type keyword, C type)` of the min, max, abs and median helpers
+    /// needed.
+    pub mins: Vec<(String, &'static str)>,
+    pub maxs: Vec<(String, &'static str)>,
+    pub abss: Vec<(String, &'static str)>,
+    pub medians: Vec<(String, &'static str)>,
+}
+
+impl KernelsView {
+    /// Whether a kernel reads columns past the border (the template then
+    /// defines the column clamp).
+    pub fn clamps_columns(&self) -> bool {
+        self.kernels.iter().any(|k| k.border.is_some())
+    }
+}
+
+pub struct KernelView {
+    pub fn_name: String,
+    pub comment: Vec<String>,
+    /// `(index, port name)` of the inputs.
+    pub inputs: Vec<(usize, String)>,
+    pub outputs: Vec<OutputView>,
+    pub mx: u64,
+    pub my: u64,
+    pub rows: Vec<RowView>,
+    pub tables: Vec<TableView>,
+    pub uses_x: bool,
+    pub uses_y: bool,
+    /// The columns of the window before and after the centre, in points,
+    /// when some read has a column offset.
+    pub border: Option<(i64, i64)>,
+}
+
+pub struct OutputView {
+    pub index: usize,
+    pub name: String,
+    pub ctype: &'static str,
+    pub inner: String,
+    pub edge: String,
+}
+
+pub struct RowView {
+    pub name: String,
+    pub ctype: &'static str,
+    /// The port's name (its `NAME_port` pointer).
+    pub port: String,
+    pub row: String,
+}
+
+pub struct TableView {
+    pub ctype: &'static str,
+    pub len: usize,
+    pub values: String,
+}
+
+pub struct SatView {
+    pub name: String,
+    pub to: &'static str,
+    pub from: &'static str,
+    /// Compared in this type (exact for both).
+    pub wide: &'static str,
+    pub nan: bool,
+    pub lo: String,
+    pub hi: String,
+    pub lo_to: String,
+    pub hi_to: String,
+}
+
+/// The views of the kernels `h` runs, by function name.
+pub fn view(h: &Hsdfg) -> KernelsView {
+    let used: BTreeSet<&str> = h.functions.iter().map(|f| f.function.as_str()).collect();
+    let kernels: Vec<&Kernel> = h
+        .kernels
+        .values()
+        .filter(|k| used.contains(k.name.as_str()))
+        .collect();
+    let mut sats = BTreeSet::new();
+    let (mut mins, mut maxs, mut abss, mut medians) = (
+        BTreeSet::new(),
+        BTreeSet::new(),
+        BTreeSet::new(),
+        BTreeSet::new(),
+    );
+    for k in &kernels {
+        for v in &k.values {
+            walk(v, &mut |n| match &n.op {
+                Op::Convert {
+                    saturate: true,
+                    arg,
+                } => {
+                    sats.insert((n.elem(), arg.elem()));
+                }
+                Op::Min(..) => {
+                    mins.insert(n.elem());
+                }
+                Op::Max(..) => {
+                    maxs.insert(n.elem());
+                }
+                Op::Abs(..) if !matches!(n.elem(), ElemType::Float | ElemType::Double) => {
+                    abss.insert(n.elem());
+                }
+                Op::Median { .. } => {
+                    medians.insert(n.elem());
+                }
+                _ => {}
+            });
+        }
+    }
+    let named = |set: BTreeSet<ElemType>| {
+        set.into_iter()
+            .map(|t| (t.keyword().to_string(), c_name(t)))
+            .collect()
+    };
+    KernelsView {
+        kernels: kernels.into_iter().map(kernel_view).collect(),
+        sats: sats
+            .into_iter()
+            .map(|(to, from)| sat_view(to, from))
+            .collect(),
+        mins: named(mins),
+        maxs: named(maxs),
+        abss: named(abss),
+        medians: named(medians),
+    }
+}
+
+fn kernel_view(k: &Kernel) -> KernelView {
+    let tables = tables(k);
+    let (mut rows, mut uses_x, mut border) = (BTreeSet::new(), false, (0i64, 0i64));
+    let mut offsets_x = false;
+    for v in &k.values {
+        walk(v, &mut |n| {
+            let mut window = |port: usize, dxs: (i64, i64), dys: std::ops::RangeInclusive<i64>| {
+                uses_x = true;
+                for dy in dys {
+                    rows.insert((port, Row::Offset(dy)));
+                }
+                if dxs != (0, 0) {
+                    offsets_x = true;
+                    border = (border.0.max(dxs.0), border.1.max(dxs.1));
+                }
+            };
+            match &n.op {
+                Op::Read { port, dx, dy } if k.inputs[*port].mul == Pair::ONE => {
+                    window(*port, ((-dx).max(0), (*dx).max(0)), *dy..=*dy)
+                }
+                Op::Read { port, .. } => {
+                    rows.insert((*port, Row::Element));
+                }
+                Op::Stencil { port, .. }
+                | Op::Separable { port, .. }
+                | Op::Median { port }
+                | Op::Linear { port } => {
+                    let ((bx, ax), (by, ay)) = k.inputs[*port].margins();
+                    let (bx, ax, by, ay) = if matches!(n.op, Op::Linear { .. }) {
+                        (1, 1, 1, 1)
+                    } else {
+                        (bx, ax, by, ay)
+                    };
+                    window(*port, (bx, ax), -by..=ay)
+                }
+                Op::BlockSum { port } => {
+                    uses_x = true;
+                    for j in 0..k.inputs[*port].mul.y {
+                        rows.insert((*port, Row::Block(j)));
+                    }
+                }
+                _ => {}
+            }
+        });
+    }
+    let emit = |edge: bool, n| {
+        Emit {
+            kernel: k,
+            border: edge,
+            tables: &tables,
+        }
+        .expr(n)
+    };
+    let uses_y = rows.iter().any(|(_, r)| !matches!(r, Row::Element));
+    KernelView {
+        fn_name: function_name(&k.name),
+        comment: k.text.clone(),
+        inputs: k
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i, p.name.clone()))
+            .collect(),
+        outputs: k
+            .outputs
+            .iter()
+            .zip(&k.values)
+            .enumerate()
+            .map(|(i, (o, v))| OutputView {
+                index: i,
+                name: o.name.clone(),
+                ctype: c_name(o.ty),
+                inner: emit(false, v),
+                edge: emit(true, v),
+            })
+            .collect(),
+        mx: k.out_mul.x,
+        my: k.out_mul.y,
+        rows: rows
+            .into_iter()
+            .map(|(port, r)| {
+                let p = &k.inputs[port];
+                let n = &p.name;
+                let (name, row) = match r {
+                    Row::Offset(0) => (row_var(n, 0), "y".to_string()),
+                    Row::Offset(dy) => (
+                        row_var(n, dy),
+                        format!(
+                            "ssc_clamp_row(y {} {}, {n}_port->height)",
+                            if dy < 0 { "-" } else { "+" },
+                            dy.abs()
+                        ),
+                    ),
+                    Row::Element => (format!("{n}_e"), "ey".to_string()),
+                    Row::Block(j) => (
+                        format!("{n}_b{j}"),
+                        if j == 0 {
+                            format!("{} * y", p.mul.y)
+                        } else {
+                            format!("{} * y + {j}", p.mul.y)
+                        },
+                    ),
+                };
+                RowView {
+                    name,
+                    ctype: c_name(p.ty),
+                    port: p.name.clone(),
+                    row,
+                }
+            })
+            .collect(),
+        tables: tables
+            .iter()
+            .map(|t| {
+                let whole = t
+                    .iter()
+                    .all(|v| v.fract() == 0.0 && Range::of_type(ElemType::Int).contains(*v));
+                let ty = if whole {
+                    ElemType::Int
+                } else {
+                    ElemType::Float
+                };
+                TableView {
+                    ctype: c_name(ty),
+                    len: t.len(),
+                    values: t
+                        .iter()
+                        .map(|v| literal(*v, ty))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
+            })
+            .collect(),
+        uses_x,
+        uses_y,
+        border: offsets_x.then_some(border),
+    }
+}
+
+/// Rows a kernel reads of an input.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Row {
+    /// The point's row + dy (a port with `mul [1, 1]`).
+    Offset(i64),
+    /// The output element's row (a port with the outputs' `mul`).
+    Element,
+    /// Row j of the point's block.
+    Block(u64),
+}
+
+fn sat_view(to: ElemType, from: ElemType) -> SatView {
+    let (lo, hi) = match to {
+        ElemType::Float => (-(f32::MAX as f64), f32::MAX as f64),
+        ElemType::Double => (f64::MIN, f64::MAX),
+        t => crate::ir::kernel::Range::of_type(t).lo_hi(),
+    };
+    let float_from = matches!(from, ElemType::Float | ElemType::Double);
+    let wide = if float_from || matches!(to, ElemType::Float | ElemType::Double) {
+        "double"
+    } else {
+        "int64_t"
+    };
+    let as_wide = |v: f64| {
+        if wide == "double" {
+            format!("{v:?}")
+        } else {
+            format!("{}", v as i64)
+        }
+    };
+    SatView {
+        name: sat_name(to, from),
+        to: c_name(to),
+        from: c_name(from),
+        wide,
+        nan: float_from,
+        lo: as_wide(lo),
+        hi: as_wide(hi),
+        lo_to: literal(lo, to),
+        hi_to: literal(hi, to),
+    }
+}

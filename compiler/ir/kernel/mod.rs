@@ -1,0 +1,187 @@
+//! The typed loop body of a defined function: what one output element of a
+//! `function_definition` computes, with every type, constant and range
+//! resolved (docs/language.md, "Defined functions").
+//!
+//! Takes a [`Definition`] and the function's ports ([`type_definition`]);
+//! gives a [`Kernel`] or every misuse as a [`KernelError`] (code, span,
+//! hint) that the checker reports. Guarantees of a kernel: every node has
+//! one element type (comparisons are `Bool`, only a `select`'s condition);
+//! every integer node's value range fits its type, so integer arithmetic
+//! never overflows and a conversion to an integer type never goes out of
+//! range unless it saturates; no division by zero of integers; every
+//! window read is inside the port's window; a table covers its index's
+//! range. The back ends turn a kernel into loops (`back/c/kernels.rs`); the
+//! meaning lives here, not in a C file.
+
+mod ops;
+mod range;
+mod typer;
+mod window;
+
+pub use range::Range;
+pub use typer::{read_table, type_definition};
+
+use super::{BinOp, CmpOp, ElemType, Pair, Span};
+
+/// A port of a kernel, from the function's declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelPort {
+    pub name: String,
+    pub ty: ElemType,
+    pub mul: Pair,
+    pub window: Pair,
+}
+
+impl KernelPort {
+    /// Elements of the window before and after the centre: `(before,
+    /// after)` in x and in y (`lower::deps::window_margins`).
+    pub fn margins(&self) -> ((i64, i64), (i64, i64)) {
+        let m = |w: u64| {
+            let before = (w as i64 - 1) / 2;
+            (before, w as i64 - 1 - before)
+        };
+        (m(self.window.x), m(self.window.y))
+    }
+}
+
+/// A typed defined function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    pub inputs: Vec<KernelPort>,
+    pub outputs: Vec<KernelPort>,
+    /// The value of each output element, in the order of `outputs`.
+    pub values: Vec<Node>,
+    /// The `mul` of every output port (they are equal).
+    pub out_mul: Pair,
+    /// The definition as written, for comments.
+    pub text: Vec<String>,
+}
+
+/// What a node computes to: an element type, or a comparison's truth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    Elem(ElemType),
+    Bool,
+}
+
+/// One node of a typed expression: its type, the range of its values
+/// (exact bounds for integers, a superset for floats) and what it computes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub ty: Ty,
+    pub range: Range,
+    pub op: Op,
+}
+
+impl Node {
+    /// The element type (a `Bool` node has none).
+    pub fn elem(&self) -> ElemType {
+        match self.ty {
+            Ty::Elem(t) => t,
+            Ty::Bool => ElemType::Int,
+        }
+    }
+}
+
+/// The operations of a kernel. Reads name an input by its index in
+/// [`Kernel::inputs`]; weighted reads compute in the node's type (the
+/// port's floating type, `float` for an integer port).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// A constant of the node's type.
+    Const(f64),
+    /// The element of input `port` at offset `(dx, dy)` from the element
+    /// that belongs to the output element: the point's own element (a port
+    /// with `mul [1, 1]`, clamped at the border), or the output element's
+    /// own (a port with the outputs' `mul`).
+    Read {
+        port: usize,
+        dx: i64,
+        dy: i64,
+    },
+    /// `T(x)` (checked in range) or `T_sat(x)` (clamped to T's range, NaN
+    /// to 0); floating to integer truncates toward zero.
+    Convert {
+        saturate: bool,
+        arg: Box<Node>,
+    },
+    Neg(Box<Node>),
+    Binary(BinOp, Box<Node>, Box<Node>),
+    Compare(CmpOp, Box<Node>, Box<Node>),
+    /// `select(c, a, b)`.
+    Select(Box<Node>, Box<Node>, Box<Node>),
+    /// `a < b ? a : b`, `a > b ? a : b` (NaN in `a` gives `b`).
+    Min(Box<Node>, Box<Node>),
+    Max(Box<Node>, Box<Node>),
+    Abs(Box<Node>),
+    Floor(Box<Node>),
+    /// ⌊x + 0.5⌋.
+    Round(Box<Node>),
+    /// Σ weights[k] · window element k (row-major over the window; zero
+    /// weights left out).
+    Stencil {
+        port: usize,
+        weights: Vec<f64>,
+    },
+    /// Σ_j wy[j] · (Σ_i wx[i] · element (i, j)): x first, then y.
+    Separable {
+        port: usize,
+        wx: Vec<f64>,
+        wy: Vec<f64>,
+    },
+    /// The median of the window (an odd number of elements).
+    Median {
+        port: usize,
+    },
+    /// Σ of the point's block of a port with `mul` > 1 (row-major).
+    BlockSum {
+        port: usize,
+    },
+    /// Bilinear interpolation for an output `mul [2, 2]`: x first, then y,
+    /// weights 3/4 and 1/4 of the nearest two elements.
+    Linear {
+        port: usize,
+    },
+    /// `table[x]` (x an integer node whose range is inside the table).
+    Lut {
+        table: Vec<f64>,
+        arg: Box<Node>,
+    },
+}
+
+/// A misuse of the vocabulary, for the checker to report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelError {
+    pub code: &'static str,
+    pub message: String,
+    pub span: Span,
+    pub label: String,
+    pub hint: Option<String>,
+    /// A misspelt name and the names it may stand for: the checker adds
+    /// "did you mean" when one is close.
+    pub did_you_mean: Option<(String, Vec<String>)>,
+}
+
+impl KernelError {
+    fn new(
+        code: &'static str,
+        message: impl Into<String>,
+        span: Span,
+        label: impl Into<String>,
+    ) -> Self {
+        KernelError {
+            code,
+            message: message.into(),
+            span,
+            label: label.into(),
+            hint: None,
+            did_you_mean: None,
+        }
+    }
+
+    fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}

@@ -1,0 +1,559 @@
+//! Types a `function_definition` against its function's ports.
+//!
+//! Takes the definition, the ports (from the `function_declaration`, or
+//! from the containers bound to the function) and the folder that table
+//! files are relative to; gives the [`Kernel`] or every [`KernelError`].
+//!
+//! Numbers are untyped until they meet a typed operand or an output: they
+//! take its type, and must be representable in it (E042). Operands of one
+//! operation have one type (E041); conversions are written (`float(x)`).
+//! Integer nodes carry exact ranges: an operation whose result can leave
+//! its type (E047), a conversion that can (E046, unless `T_sat`), a
+//! division by a possible zero (E052) are refused with a hint.
+
+use super::range::{bounds, Range};
+use super::{Kernel, KernelError, KernelPort, Node, Op, Ty};
+use crate::ir::{BinOp, Definition, Direction, ElemType, Expr, ExprKind, Pair, Port, Span};
+use std::path::Path;
+
+/// An operand while typing: an untyped number, a typed node, or nothing
+/// (an error was reported; what uses it reports nothing more).
+#[derive(Clone, Debug)]
+pub(super) enum Val {
+    Const(f64),
+    Node(Node),
+    Bad,
+}
+
+pub(super) struct Typer<'a> {
+    pub(super) inputs: Vec<KernelPort>,
+    pub(super) outputs: Vec<KernelPort>,
+    pub(super) out_mul: Pair,
+    pub(super) dir: Option<&'a Path>,
+    pub(super) errors: Vec<KernelError>,
+}
+
+/// Types `def` against `ports`; table files are read relative to `dir`
+/// (the description's folder; the current one when `None`).
+pub fn type_definition(
+    def: &Definition,
+    ports: &[Port],
+    dir: Option<&Path>,
+) -> Result<Kernel, Vec<KernelError>> {
+    let kport = |p: &Port| KernelPort {
+        name: p.name.name.clone(),
+        ty: p.ty,
+        mul: p.mul.value,
+        window: p.window_or_one(),
+    };
+    let inputs: Vec<KernelPort> = ports
+        .iter()
+        .filter(|p| p.direction == Direction::In)
+        .map(kport)
+        .collect();
+    let outputs: Vec<KernelPort> = ports
+        .iter()
+        .filter(|p| p.direction == Direction::Out)
+        .map(kport)
+        .collect();
+    let mut t = Typer {
+        out_mul: outputs.first().map_or(Pair::ONE, |o| o.mul),
+        inputs,
+        outputs,
+        dir,
+        errors: Vec::new(),
+    };
+    t.check_outputs(def, ports);
+    let mut values: Vec<Option<Node>> = vec![None; t.outputs.len()];
+    let mut seen = std::collections::HashSet::new();
+    for a in &def.assignments {
+        let Some(k) = t.assigned_port(def, a.port.name.as_str(), a.port.span, &mut seen) else {
+            continue;
+        };
+        let v = t.value(&a.value);
+        let port = t.outputs[k].clone();
+        if let Some(n) = t.to_type(v, port.ty, a.value.span, &format!("`{}`", port.name)) {
+            values[k] = Some(n);
+        }
+    }
+    for o in &t.outputs {
+        if !seen.contains(&o.name) {
+            t.errors.push(
+                KernelError::new(
+                    "E050",
+                    format!("`{}` does not define its output `{}`", def.name, o.name),
+                    def.name.span,
+                    "an output without a value",
+                )
+                .hint(format!("add `{} = …;` to the definition", o.name)),
+            );
+        }
+    }
+    if !t.errors.is_empty() || values.iter().any(Option::is_none) {
+        return Err(t.errors);
+    }
+    Ok(Kernel {
+        name: def.name.name.clone(),
+        inputs: t.inputs,
+        outputs: t.outputs,
+        values: values.into_iter().map(|v| v.expect("typed")).collect(),
+        out_mul: t.out_mul,
+        text: def
+            .assignments
+            .iter()
+            .map(|a| format!("{} = {}", a.port, a.value))
+            .collect(),
+    })
+}
+
+impl Typer<'_> {
+    /// Every output has the same `mul` and there is at least one.
+    fn check_outputs(&mut self, def: &Definition, ports: &[Port]) {
+        if self.outputs.is_empty() {
+            self.errors.push(
+                KernelError::new(
+                    "E050",
+                    format!("`{}` has no output port to define", def.name),
+                    def.name.span,
+                    "no OUT port",
+                )
+                .hint("a defined function computes its OUT ports; a sink is func_sink"),
+            );
+        }
+        for p in ports.iter().filter(|p| p.direction == Direction::Out) {
+            if p.mul.value != self.out_mul {
+                self.errors.push(
+                    KernelError::new(
+                        "E048",
+                        format!(
+                            "the outputs of `{}` have different `mul`s ({} and {})",
+                            def.name, self.out_mul, p.mul.value
+                        ),
+                        def.name.span,
+                        "outputs of one grid",
+                    )
+                    .hint(
+                        "a defined function's OUT ports share one mul: split it into two functions",
+                    ),
+                );
+                break;
+            }
+        }
+    }
+
+    /// The index of the output `name` an assignment defines (E040, E050).
+    fn assigned_port(
+        &mut self,
+        def: &Definition,
+        name: &str,
+        span: Span,
+        seen: &mut std::collections::HashSet<String>,
+    ) -> Option<usize> {
+        if let Some(k) = self.outputs.iter().position(|o| o.name == name) {
+            if !seen.insert(name.to_string()) {
+                self.errors.push(
+                    KernelError::new(
+                        "E050",
+                        format!("`{name}` is defined twice"),
+                        span,
+                        "second value",
+                    )
+                    .hint("an output has one value: keep one assignment"),
+                );
+                return None;
+            }
+            return Some(k);
+        }
+        if self.inputs.iter().any(|i| i.name == name) {
+            self.errors.push(
+                KernelError::new(
+                    "E050",
+                    format!(
+                        "`{name}` is an input of `{}`: only outputs are defined",
+                        def.name
+                    ),
+                    span,
+                    "an IN port",
+                )
+                .hint("assign the OUT ports; the inputs are what the expressions read"),
+            );
+        } else {
+            let mut e = KernelError::new(
+                "E040",
+                format!("`{}` has no port `{name}`", def.name),
+                span,
+                "no such port",
+            );
+            e.did_you_mean = Some((
+                name.to_string(),
+                self.outputs.iter().map(|o| o.name.clone()).collect(),
+            ));
+            self.errors.push(e);
+        }
+        None
+    }
+
+    pub(super) fn err(&mut self, e: KernelError) -> Val {
+        self.errors.push(e);
+        Val::Bad
+    }
+
+    /// The value of an expression.
+    pub(super) fn value(&mut self, e: &Expr) -> Val {
+        match &e.kind {
+            ExprKind::Number(v) => Val::Const(*v),
+            ExprKind::Port { port, offset } => self.read(port.name.as_str(), *offset, e.span),
+            ExprKind::Neg(x) => match self.value(x) {
+                Val::Const(v) => Val::Const(-v),
+                Val::Node(n) => self.unary_int(n, e.span, "-", |r| r.neg(), Op::Neg),
+                Val::Bad => Val::Bad,
+            },
+            ExprKind::Binary(op, l, r) => {
+                let (a, b) = (self.value(l), self.value(r));
+                self.binary(*op, a, b, e.span, r.span)
+            }
+            ExprKind::Compare(op, l, r) => {
+                let (a, b) = (self.value(l), self.value(r));
+                match self.unify(vec![(a, l.span), (b, r.span)], e.span) {
+                    Some(v) => {
+                        let mut it = v.into_iter();
+                        let (a, b) = (it.next().unwrap(), it.next().unwrap());
+                        Val::Node(Node {
+                            ty: Ty::Bool,
+                            range: Range::new(0.0, 1.0),
+                            op: Op::Compare(*op, Box::new(a), Box::new(b)),
+                        })
+                    }
+                    None => Val::Bad,
+                }
+            }
+            ExprKind::Call { callee, args } => {
+                self.call(callee.name.as_str(), callee.span, args, e.span)
+            }
+        }
+    }
+
+    /// `PORT` or `PORT[dx, dy]`.
+    fn read(&mut self, name: &str, offset: Option<(i64, i64)>, span: Span) -> Val {
+        let Some(k) = self.inputs.iter().position(|p| p.name == name) else {
+            let msg = if self.outputs.iter().any(|o| o.name == name) {
+                format!("`{name}` is an output: an expression reads input ports")
+            } else {
+                format!("no input port `{name}`")
+            };
+            let mut e = KernelError::new("E040", msg, span, "not an input");
+            e.did_you_mean = Some((
+                name.to_string(),
+                self.inputs.iter().map(|i| i.name.clone()).collect(),
+            ));
+            return self.err(e);
+        };
+        let p = self.inputs[k].clone();
+        let (dx, dy) = offset.unwrap_or((0, 0));
+        if p.mul == Pair::ONE {
+            let ((bx, ax), (by, ay)) = p.margins();
+            if dx < -bx || dx > ax || dy < -by || dy > ay {
+                return self.err(
+                    KernelError::new(
+                        "E048",
+                        format!("[{dx}, {dy}] is outside the window {} of `{name}`", p.window),
+                        span,
+                        "outside the window",
+                    )
+                    .hint(format!(
+                        "offsets of `{name}` go from [{}, {}] to [{ax}, {ay}]; widen its window in the port declaration",
+                        -bx, -by
+                    )),
+                );
+            }
+        } else if p.mul == self.out_mul {
+            if offset.is_some_and(|o| o != (0, 0)) {
+                return self.err(
+                    KernelError::new(
+                        "E048",
+                        format!("`{name}` has no window: it is read at the output element"),
+                        span,
+                        "an offset without a window",
+                    )
+                    .hint("only ports with `mul [1, 1]` and a window are read at offsets"),
+                );
+            }
+        } else {
+            return self.err(
+                KernelError::new(
+                    "E048",
+                    format!("`{name}` holds a {} block per point, the outputs {}: which element is meant?", p.mul, self.out_mul),
+                    span,
+                    "a block read as one element",
+                )
+                .hint(format!("take its mean: mean({name}) (a 2:1 down), or give the outputs mul {}", p.mul)),
+            );
+        }
+        Val::Node(Node {
+            ty: Ty::Elem(p.ty),
+            range: Range::of_type(p.ty),
+            op: Op::Read { port: k, dx, dy },
+        })
+    }
+
+    /// A one-operand operation on a node whose integer result must fit.
+    pub(super) fn unary_int(
+        &mut self,
+        n: Node,
+        span: Span,
+        what: &str,
+        range: impl Fn(Range) -> Range,
+        op: impl Fn(Box<Node>) -> Op,
+    ) -> Val {
+        if n.ty == Ty::Bool {
+            return self.bool_as_value(span);
+        }
+        let r = range(n.range);
+        let t = n.elem();
+        if !self.fits(t, r, span, what) {
+            return Val::Bad;
+        }
+        Val::Node(Node {
+            ty: n.ty,
+            range: r,
+            op: op(Box::new(n)),
+        })
+    }
+
+    pub(super) fn bool_as_value(&mut self, span: Span) -> Val {
+        self.err(
+            KernelError::new("E051", "a comparison is not a value", span, "true or false")
+                .hint("a comparison is the condition of select(c, a, b): select(x > 0, x, 0)"),
+        )
+    }
+
+    /// Whether an integer node's range `r` fits its type `t` (E047 if not).
+    pub(super) fn fits(&mut self, t: ElemType, r: Range, span: Span, what: &str) -> bool {
+        let Some((lo, hi)) = bounds(t) else {
+            return true;
+        };
+        if r.within(Range::new(lo, hi)) {
+            return true;
+        }
+        let (side, edge) = if r.lo < lo {
+            ("below", lo)
+        } else {
+            ("above", hi)
+        };
+        let wider = if t == ElemType::Int || t == ElemType::Uint {
+            "double"
+        } else {
+            "int"
+        };
+        self.errors.push(
+            KernelError::new(
+                "E047",
+                format!("`{what}` on {} can go {side} {edge}, the {} {}", t.keyword(), if side == "below" { "smallest" } else { "largest" }, t.keyword()),
+                span,
+                format!("values from {} to {}", r.lo, r.hi),
+            )
+            .hint(format!("compute in a wider type, e.g. {wider}(x) {what} …, and convert the result back with a clamp or {}_sat", t.keyword())),
+        );
+        false
+    }
+
+    /// `a op b`.
+    fn binary(&mut self, op: BinOp, a: Val, b: Val, span: Span, rspan: Span) -> Val {
+        if let (Val::Const(x), Val::Const(y)) = (&a, &b) {
+            return match op {
+                BinOp::Add => Val::Const(x + y),
+                BinOp::Sub => Val::Const(x - y),
+                BinOp::Mul => Val::Const(x * y),
+                BinOp::Div if *y == 0.0 => self.div_zero(rspan),
+                BinOp::Div => Val::Const(x / y),
+            };
+        }
+        if op == BinOp::Div && matches!(b, Val::Const(y) if y == 0.0) {
+            return self.div_zero(rspan);
+        }
+        let Some(v) = self.unify(vec![(a, span), (b, rspan)], span) else {
+            return Val::Bad;
+        };
+        let mut it = v.into_iter();
+        let (l, r) = (it.next().unwrap(), it.next().unwrap());
+        let t = l.elem();
+        let integer = bounds(t).is_some();
+        if op == BinOp::Div && integer && r.range.contains(0.0) {
+            return self.err(
+                KernelError::new(
+                    "E052",
+                    format!("the divisor can be 0 ({} to {})", r.range.lo, r.range.hi),
+                    rspan,
+                    "may be zero",
+                )
+                .hint("keep it away from 0, e.g. max(d, 1), or divide in float"),
+            );
+        }
+        let range = match op {
+            BinOp::Add => l.range.add(r.range),
+            BinOp::Sub => l.range.sub(r.range),
+            BinOp::Mul => l.range.mul(r.range),
+            BinOp::Div => l.range.div(r.range, integer),
+        };
+        if !self.fits(t, range, span, op.symbol()) {
+            return Val::Bad;
+        }
+        Val::Node(Node {
+            ty: l.ty,
+            range,
+            op: Op::Binary(op, Box::new(l), Box::new(r)),
+        })
+    }
+
+    fn div_zero(&mut self, span: Span) -> Val {
+        self.err(
+            KernelError::new("E043", "division by a constant zero", span, "this is 0")
+                .hint("divide by a number other than 0"),
+        )
+    }
+
+    /// Operands of one operation: their one type (numbers take it).
+    /// `None` after an error (reported here, or before: a `Bad` operand).
+    pub(super) fn unify(&mut self, vals: Vec<(Val, Span)>, span: Span) -> Option<Vec<Node>> {
+        if vals.iter().any(|(v, _)| matches!(v, Val::Bad)) {
+            return None;
+        }
+        for (v, s) in &vals {
+            if matches!(v, Val::Node(n) if n.ty == Ty::Bool) {
+                self.bool_as_value(*s);
+                return None;
+            }
+        }
+        let typed: Vec<(ElemType, Span)> = vals
+            .iter()
+            .filter_map(|(v, s)| match v {
+                Val::Node(n) => Some((n.elem(), *s)),
+                _ => None,
+            })
+            .collect();
+        let t = match typed.first() {
+            Some((t, _)) => *t,
+            None => ElemType::Double, // numbers only: exact enough, folded
+        };
+        if let Some((u, _)) = typed.iter().find(|(u, _)| *u != t) {
+            self.errors.push(
+                KernelError::new(
+                    "E041",
+                    format!("this mixes {} and {}", t.keyword(), u.keyword()),
+                    span,
+                    "operands of two types",
+                )
+                .hint(format!(
+                    "convert one so both have one type, e.g. {}(…)",
+                    t.keyword()
+                )),
+            );
+            return None;
+        }
+        let mut out = Vec::new();
+        for (v, s) in vals {
+            match v {
+                Val::Node(n) => out.push(n),
+                Val::Const(c) => out.push(self.constant(c, t, s)?),
+                Val::Bad => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// A number as a constant of type `t` (E042 when it is not one).
+    pub(super) fn constant(&mut self, c: f64, t: ElemType, span: Span) -> Option<Node> {
+        let ok = match bounds(t) {
+            Some((lo, hi)) => c.fract() == 0.0 && lo <= c && c <= hi,
+            None => t == ElemType::Double || c.abs() <= f32::MAX as f64,
+        };
+        if !ok {
+            let why = match bounds(t) {
+                Some((lo, hi)) if c.fract() == 0.0 => {
+                    format!("{t} holds {lo} to {hi}", t = t.keyword())
+                }
+                Some(_) => format!("{} holds whole numbers", t.keyword()),
+                None => "too large for float".to_string(),
+            };
+            self.errors.push(
+                KernelError::new(
+                    "E042",
+                    format!(
+                        "{} is not a {}: {why}",
+                        crate::ir::number_text(c),
+                        t.keyword()
+                    ),
+                    span,
+                    format!("used as {}", t.keyword()),
+                )
+                .hint("convert the other operand to a type that holds the number, e.g. float(x)"),
+            );
+            return None;
+        }
+        Some(Node {
+            ty: Ty::Elem(t),
+            range: Range::point(c),
+            op: Op::Const(c),
+        })
+    }
+
+    /// A value as type `t` (an output, or a conversion's result): numbers
+    /// become constants, nodes must already have the type.
+    pub(super) fn to_type(&mut self, v: Val, t: ElemType, span: Span, what: &str) -> Option<Node> {
+        match v {
+            Val::Bad => None,
+            Val::Const(c) => self.constant(c, t, span),
+            Val::Node(n) if n.ty == Ty::Bool => {
+                self.bool_as_value(span);
+                None
+            }
+            Val::Node(n) if n.elem() != t => {
+                self.errors.push(
+                    KernelError::new(
+                        "E041",
+                        format!(
+                            "{what} is {}, the expression is {}",
+                            t.keyword(),
+                            n.elem().keyword()
+                        ),
+                        span,
+                        format!("a {} value", n.elem().keyword()),
+                    )
+                    .hint(format!(
+                        "convert it: {}(…), with a clamp or round where the range needs one",
+                        t.keyword()
+                    )),
+                );
+                None
+            }
+            Val::Node(n) => Some(n),
+        }
+    }
+}
+
+/// Reads a table file: numbers separated by white space or commas, `#`
+/// to the end of a line a comment.
+pub fn read_table(path: &Path) -> Result<Vec<f64>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("");
+        for word in line
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+        {
+            match word.parse::<f64>() {
+                Ok(v) if v.is_finite() => out.push(v),
+                _ => {
+                    return Err(format!(
+                        "{}:{}: `{word}` is not a number",
+                        path.display(),
+                        i + 1
+                    ))
+                }
+            }
+        }
+    }
+    Ok(out)
+}

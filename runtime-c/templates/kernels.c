@@ -1,0 +1,119 @@
+{#- The defined functions (function_definition): one loop nest each, from
+    the typed kernel (back/c/kernels.rs). Included by program.c and wcet.c. -#}
+{%- if !defs.kernels.is_empty() %}
+
+/* ---- defined functions (function_definition) ---------------------------- */
+
+/* Loops generated from the definitions' expressions: every element of the
+ * sub-box's region, rows through SSC_ROW (so buffers may be folded), window
+ * reads clamped at the grid's border. */
+#include <math.h>
+
+static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
+{%- if defs.clamps_columns() %}
+static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c >= n ? n - 1 : c; }
+{%- endif %}
+{%- for s in defs.sats %}
+
+/* {{ s.to }} from {{ s.from }}, saturating{% if s.nan %} (NaN gives 0){% endif %}. */
+static inline {{ s.to }} {{ s.name }}({{ s.from }} v)
+{
+{%- if s.nan %}
+    if (v != v)
+        return 0;
+{%- endif %}
+    return ({{ s.wide }})v <= {{ s.lo }} ? {{ s.lo_to }} : ({{ s.wide }})v >= {{ s.hi }} ? {{ s.hi_to }} : ({{ s.to }})v;
+}
+{%- endfor %}
+{%- for m in defs.mins %}
+static inline {{ m.1 }} ssc_min_{{ m.0 }}({{ m.1 }} a, {{ m.1 }} b) { return a < b ? a : b; }
+{%- endfor %}
+{%- for m in defs.maxs %}
+static inline {{ m.1 }} ssc_max_{{ m.0 }}({{ m.1 }} a, {{ m.1 }} b) { return a > b ? a : b; }
+{%- endfor %}
+{%- for m in defs.abss %}
+static inline {{ m.1 }} ssc_abs_{{ m.0 }}({{ m.1 }} a) { return a < 0 ? -a : a; }
+{%- endfor %}
+{%- for m in defs.medians %}
+
+
+/* The median of n values (sorts them in place; n is odd). */
+static inline {{ m.1 }} ssc_median_{{ m.0 }}({{ m.1 }} *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            {{ m.1 }} t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return v[n / 2];
+}
+{%- endfor %}
+{%- for k in defs.kernels %}
+
+/* {{ k.fn_name }}:
+{%- for line in k.comment %}
+ *   {{ line }}
+{%- endfor %} */
+static void {{ k.fn_name }}(const ssc_call *call)
+{
+{%- for p in k.inputs %}
+    const ssc_port *const {{ p.1 }}_port = &call->in[{{ p.0 }}];
+{%- endfor %}
+{%- for o in k.outputs %}
+    const ssc_port *const {{ o.name }}_port = &call->out[{{ o.index }}];
+{%- endfor %}
+{%- for t in k.tables %}
+    static const {{ t.ctype }} table{{ loop.index0 }}[{{ t.len }}] = { {{ t.values }} };
+{%- endfor %}
+{%- if k.border.is_some() %}
+    const int64_t width = call->width;
+{%- endif %}
+    const int64_t ex0 = call->region.x0{% if k.mx > 1 %} * {{ k.mx }}{% endif %}, ex1 = call->region.x1{% if k.mx > 1 %} * {{ k.mx }}{% endif %};
+    for (int64_t ey = call->region.y0{% if k.my > 1 %} * {{ k.my }}{% endif %}; ey < call->region.y1{% if k.my > 1 %} * {{ k.my }}{% endif %}; ey++) {
+{%- if k.uses_y %}
+        const int64_t y = ey{% if k.my > 1 %} / {{ k.my }}{% endif %};
+{%- endif %}
+{%- for r in k.rows %}
+        const {{ r.ctype }} *restrict {{ r.name }} = SSC_ROW(const {{ r.ctype }}, {{ r.port }}_port, {{ r.row }});
+{%- endfor %}
+{%- for o in k.outputs %}
+        {{ o.ctype }} *restrict {{ o.name }}_row = SSC_ROW({{ o.ctype }}, {{ o.name }}_port, ey);
+{%- endfor %}
+{%- match k.border %}
+{%- when Some with (b) %}
+        /* Elements whose window reaches past the left or right border. */
+        const int64_t inner0 = {{ b.0 }}{% if k.mx > 1 %} * {{ k.mx }}{% endif %}, inner1 = (width - {{ b.1 }}){% if k.mx > 1 %} * {{ k.mx }}{% endif %};
+        int64_t ex = ex0;
+        for (; ex < ex1 && ex < inner0; ex++) {
+            const int64_t x = ex{% if k.mx > 1 %} / {{ k.mx }}{% endif %};
+{%- for o in k.outputs %}
+            {{ o.name }}_row[ex] = {{ o.edge }};
+{%- endfor %}
+        }
+        for (; ex < ex1 && ex < inner1; ex++) {
+            const int64_t x = ex{% if k.mx > 1 %} / {{ k.mx }}{% endif %};
+{%- for o in k.outputs %}
+            {{ o.name }}_row[ex] = {{ o.inner }};
+{%- endfor %}
+        }
+        for (; ex < ex1; ex++) {
+            const int64_t x = ex{% if k.mx > 1 %} / {{ k.mx }}{% endif %};
+{%- for o in k.outputs %}
+            {{ o.name }}_row[ex] = {{ o.edge }};
+{%- endfor %}
+        }
+{%- when None %}
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+{%- if k.uses_x %}
+            const int64_t x = ex{% if k.mx > 1 %} / {{ k.mx }}{% endif %};
+{%- endif %}
+{%- for o in k.outputs %}
+            {{ o.name }}_row[ex] = {{ o.inner }};
+{%- endfor %}
+        }
+{%- endmatch %}
+    }
+}
+{%- endfor %}
+{%- endif %}
