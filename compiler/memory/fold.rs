@@ -257,27 +257,45 @@ fn ring_edges(acc: &[Rows], ring: &Ring) -> (Pairs, Pairs) {
     let r = ring.rows;
     for band in &ring.bands {
         let len = band.hi - band.lo;
-        let within: Vec<(Rows, u64, u64)> = acc
+        // The accesses of the band by first offset, and the widest: the
+        // accesses one ring below a writer's offsets `[w0, w1)` meet
+        // `[w0 − r, w1 − r)`, so they start in `(w0 − r − widest, w1 − r)`
+        // — a binary search and a short scan per writer, not a pass over
+        // every access (quadratic in the strips).
+        let mut within: Vec<(Rows, u64, u64)> = acc
             .iter()
             .filter_map(|x| {
                 let (o0, o1) = band.offsets(x.y0, x.y1)?;
                 Some((*x, o0, o1))
             })
             .collect();
+        within.sort_by_key(|&(x, o0, o1)| (o0, o1, x.actor));
+        let widest = within.iter().map(|&(_, o0, o1)| o1 - o0).max().unwrap_or(0);
         for &(w, w0, w1) in within.iter().filter(|(w, _, _)| w.write) {
-            for &(x, x0, x1) in &within {
-                if x.actor == w.actor {
-                    continue;
-                }
-                // x of offsets o before the writer of offsets o + R.
-                if one_ring_apart(w0, w1, x0, x1, r) {
+            // x of offsets o before the writer of offsets o + R.
+            let from = (w0 + 1).saturating_sub(r + widest);
+            let start = within.partition_point(|&(_, x0, _)| x0 < from);
+            for &(x, x0, x1) in within[start..]
+                .iter()
+                .take_while(|&&(_, x0, _)| x0 + r < w1)
+            {
+                if x.actor != w.actor && one_ring_apart(w0, w1, x0, x1, r) {
                     zero.push((x.actor, w.actor));
                 }
-                // x among the last R offsets (iteration i) before the
-                // writer among the first R (iteration i + 1) of its slots.
+            }
+        }
+        // x among the last R offsets (iteration i) before the writer
+        // among the first R (iteration i + 1) of its slots.
+        let last: Vec<&(Rows, u64, u64)> = within
+            .iter()
+            .filter(|&&(_, _, x1)| x1 > len.saturating_sub(r))
+            .collect();
+        let first = within.iter().filter(|(w, w0, _)| w.write && *w0 < r);
+        for &(w, w0, w1) in first {
+            for &&(x, x0, x1) in &last {
                 let (xa, xb) = (x0.max(len.saturating_sub(r)), x1);
                 let (wa, wb) = (w0, w1.min(r));
-                if xa < xb && wa < wb && slots_meet(xa, xb, wa, wb, r) {
+                if x.actor != w.actor && xa < xb && wa < wb && slots_meet(xa, xb, wa, wb, r) {
                     one.push((x.actor, w.actor));
                 }
             }
