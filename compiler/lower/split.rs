@@ -181,7 +181,7 @@ pub const MEMORY_STRIPS: u64 = 128;
 pub const MIN_STRIP_ROWS: u64 = 4;
 /// The most sub-boxes a `-ts fused` split makes unless `--max-subboxes`
 /// says otherwise: 2^17, which compile in a few seconds. Compile time and
-/// memory grow linearly with the sub-boxes, about 20–35 µs and 2 KB each
+/// memory grow linearly with the sub-boxes, about 15–25 µs and 2 KB each
 /// (`-t info`, release build, on 2 shared cores; docs/fused.md, "How many
 /// strips").
 pub const MAX_SUBBOXES: u64 = 1 << 17;
