@@ -128,11 +128,7 @@ fn the_decision_follows_the_largest_frame_against_the_budget() {
             dynamic_memory: false,
             asked: Default::default(),
         };
-        opts.lower.split.strips = Some(Strips {
-            cache_bytes: budget,
-            rows: None,
-            forced: false,
-        });
+        opts.lower.split.strips = Some(Strips::new(budget));
         pipeline::compile(&desc, &opts).unwrap()
     };
     // 16 KiB frames: a budget of 16 KiB streams, one of 16 KiB + 1 does not.

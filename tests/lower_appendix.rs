@@ -15,7 +15,7 @@ fn appendix_window_4_gives_cross_dependencies() {
         max_parts: 2,
         ..SplitOptions::default()
     };
-    let i = split(&d, &Timing::default(), &opts);
+    let i = split(&d, &Timing::default(), &opts).unwrap();
     let deps: Vec<String> = i
         .dependencies
         .iter()
@@ -42,7 +42,7 @@ fn appendix_window_1_gives_straight_dependencies() {
     let text = include_str!("../examples/appendix.ssc").replace("[1, 1] [4, 4]", "[1, 1]");
     let desc = ssc::front::syntax::parse(&text).unwrap();
     let d = compose(desc.composition.as_ref().unwrap(), None).unwrap();
-    let i = split(&d, &Timing::default(), &SplitOptions::default());
+    let i = split(&d, &Timing::default(), &SplitOptions::default()).unwrap();
     let gc: Vec<String> = i
         .dependencies
         .iter()

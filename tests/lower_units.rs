@@ -106,7 +106,7 @@ fn coarse_dependencies_are_all_to_all() {
         coarse: true,
         ..SplitOptions::default()
     };
-    let i = split(&d, &Timing::default(), &opts);
+    let i = split(&d, &Timing::default(), &opts).unwrap();
     // source→gain 3, gain→conv 9, conv→sink 3.
     assert_eq!(i.dependencies.len(), 15);
 }
@@ -286,4 +286,46 @@ fn self_ports_are_checked_against_the_container_declaration() {
     .unwrap_err();
     assert_eq!(e[0].code, "E106");
     assert!(e[0].message.contains("is an IN port"), "{}", e[0].message);
+}
+
+/// The library refuses strips beyond `Strips::max_subboxes` (E141) before
+/// splitting, labelled at `compose` for a composed chain, and a default
+/// height is raised to stay within the limit instead.
+#[test]
+fn fused_splits_stay_within_their_sub_box_limit() {
+    use ssc::lower::split::{most_strips, strip_count, strip_subboxes, Strips};
+    let d = flat(XRAY);
+    // 21 functions of 512, 256 and 128 rows.
+    assert_eq!(strip_subboxes(&d, 1), 21);
+    assert_eq!(strip_subboxes(&d, 512), 8064);
+    assert_eq!(most_strips(&d, 1000), 47);
+    assert_eq!(most_strips(&d, 1), 1);
+    let strips = |rows, max_subboxes| SplitOptions {
+        strips: Some(Strips {
+            rows,
+            max_subboxes,
+            ..Strips::new(512 << 10)
+        }),
+        ..SplitOptions::default()
+    };
+    let e = split(&d, &Timing::default(), &strips(Some(10), 1000)).unwrap_err();
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0].code, "E141");
+    let i = split(&d, &Timing::default(), &strips(Some(11), 1000)).unwrap();
+    assert_eq!(i.subboxes.len(), 987);
+    // By default the budget's 4 rows (128 strips) become 11 (47 strips).
+    let st = strips(None, 1000).strips.unwrap();
+    assert_eq!(strip_count(&d, &st), 47);
+    assert_eq!(strip_count(&d, &Strips::new(512 << 10)), 128);
+    // Through `lower`: the composed chain has no spans of its own, so the
+    // error is labelled at `compose`.
+    let desc = parse(XRAY).unwrap();
+    let opts = LowerOptions {
+        split: strips(Some(1), 1000),
+        ..LowerOptions::default()
+    };
+    let e = lower(&desc, &opts).unwrap_err();
+    assert_eq!(e.iter().map(|d| d.code).collect::<Vec<_>>(), ["E141"]);
+    assert!(e[0].message.contains("512 strips: 8064 sub-boxes"));
+    assert_eq!(e[0].labels.len(), 1);
 }

@@ -186,6 +186,7 @@ fn every_example_every_configuration_is_proven() {
                     cache_bytes: 1 << 20,
                     rows: Some(16),
                     forced: true,
+                    max_subboxes: ssc::lower::split::MAX_SUBBOXES,
                 }),
                 ..SplitOptions::default()
             };
@@ -238,6 +239,7 @@ fn config(seed: u64, boxes: usize, w: u64, h: u64, choice: [usize; 6]) -> Config
                     cache_bytes: 1 << (10 + mdp % 4),
                     rows: None,
                     forced: true,
+                    max_subboxes: ssc::lower::split::MAX_SUBBOXES,
                 },
             ),
             ..SplitOptions::default()

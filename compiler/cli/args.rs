@@ -245,6 +245,9 @@ pub(crate) struct BuildArgs {
     /// fits it [default: the per-core L2 from sysfs, else 1M].
     #[arg(long = "cache-bytes", value_name = "BYTES", value_parser = parse_bytes, help_heading = "Instantiation")]
     pub cache_bytes: Option<u64>,
+    /// The most sub-boxes the strips of -ts fused may make (the split's limit).
+    #[arg(long = "max-subboxes", value_name = "N", value_parser = parse_positive, help = max_subboxes_help(), help_heading = "Instantiation")]
+    pub max_subboxes: Option<u64>,
     /// [-te] Emit explicit thread_execution programs and signals (the default).
     #[arg(long = "threadexecution", help_heading = "Instantiation")]
     pub thread_execution: bool,
@@ -605,6 +608,14 @@ fn thread_schedule_help() -> String {
         "[-ts] Thread schedule: {} (fused: strips of rows streamed depth first through the chain, in cache; box-at-a-time when every frame fits the cache, warning E140) [default: {} <online CPUs>]",
         SchedulerKind::synopsis(" N").join(" | "),
         super::config::DEFAULT_SCHEDULER.keyword()
+    )
+}
+
+/// `--max-subboxes`'s help, with the split's default limit.
+fn max_subboxes_help() -> String {
+    format!(
+        "The most sub-boxes the strips of -ts fused may make: default strips are made taller to stay within it, a --strip-rows beyond it is refused (E141); compile time and memory grow with the sub-boxes [default: {}]",
+        crate::lower::split::MAX_SUBBOXES
     )
 }
 

@@ -299,11 +299,19 @@ impl Hsdfg {
         }
     }
 
+    /// Sub-box `index` of `f`: at position `index` when the sub-boxes are
+    /// listed in index order, as a split lists them (O(1), so resolving
+    /// every `E` of a runtime stays linear in its strips), else searched.
     fn subbox_of(&self, f: &FunctionInfo, index: u64) -> Option<ActorId> {
-        f.subboxes
-            .iter()
-            .copied()
-            .find(|&a| self.graph[a].subbox.index == index)
+        let at = usize::try_from(index).ok().and_then(|i| f.subboxes.get(i));
+        match at {
+            Some(&a) if self.graph[a].subbox.index == index => Some(a),
+            _ => f
+                .subboxes
+                .iter()
+                .copied()
+                .find(|&a| self.graph[a].subbox.index == index),
+        }
     }
 }
 

@@ -128,18 +128,19 @@ pub fn dependencies(d: &Declaration, subboxes: &[SubBox], coarse: bool) -> Vec<D
         let (Some(ps), Some(cs)) = (of.get(po.as_str()), of.get(co.as_str())) else {
             continue;
         };
+        if coarse {
+            for &(ci, _) in cs {
+                pairs.extend(ps.iter().map(|&(pi, _)| (pi, ci)));
+            }
+            continue;
+        }
+        let written = Written::new(
+            ps.iter()
+                .map(|&(pi, p)| (pi, port_elements(p.region.value, pp, pf.resolution.value))),
+        );
         for &(ci, c) in cs {
             let read = port_elements(c.region.value, cp, cf.resolution.value);
-            for &(pi, p) in ps {
-                if coarse {
-                    pairs.insert((pi, ci));
-                    continue;
-                }
-                let written = port_elements(p.region.value, pp, pf.resolution.value);
-                if read.intersects(&written) {
-                    pairs.insert((pi, ci));
-                }
-            }
+            pairs.extend(written.meeting(&read).map(|pi| (pi, ci)));
         }
     }
     pairs
@@ -150,6 +151,41 @@ pub fn dependencies(d: &Declaration, subboxes: &[SubBox], coarse: bool) -> Vec<D
             span: crate::ir::Span::NONE,
         })
         .collect()
+}
+
+/// The regions a producer's sub-boxes write, sorted by first row, with
+/// the tallest's height: the regions meeting rows `[y0, y1)` start in
+/// `(y0 − tallest, y1)`, so finding them is a binary search and a scan of
+/// the regions starting there — O(S log S) for S strips of producer and
+/// consumer, not O(S²).
+struct Written {
+    /// (first row, sub-box position, region), sorted.
+    regions: Vec<(u64, usize, Region)>,
+    tallest: u64,
+}
+
+impl Written {
+    fn new(regions: impl Iterator<Item = (usize, Region)>) -> Written {
+        let mut regions: Vec<(u64, usize, Region)> = regions.map(|(i, r)| (r.y0, i, r)).collect();
+        regions.sort_by_key(|&(y0, i, _)| (y0, i));
+        let tallest = regions
+            .iter()
+            .map(|(_, _, r)| r.y1.saturating_sub(r.y0))
+            .max()
+            .unwrap_or(0);
+        Written { regions, tallest }
+    }
+
+    /// The positions of the sub-boxes whose region intersects `read`.
+    fn meeting<'w>(&'w self, read: &'w Region) -> impl Iterator<Item = usize> + 'w {
+        let from = read.y0.saturating_sub(self.tallest);
+        let start = self.regions.partition_point(|&(y0, _, _)| y0 < from);
+        self.regions[start..]
+            .iter()
+            .take_while(move |&&(y0, _, _)| y0 < read.y1)
+            .filter(move |(_, _, w)| read.intersects(w))
+            .map(|&(_, i, _)| i)
+    }
 }
 
 fn plain(r: &SubBoxRef) -> SubBoxRef {

@@ -118,7 +118,17 @@ pub fn lower(desc: &Description, opts: &LowerOptions) -> Result<Lowered, Vec<Dia
             warnings = diags;
             i.clone()
         }
-        None => split::split(&decl, &timing, &opts.split),
+        None => split::split(&decl, &timing, &opts.split).map_err(|errors| {
+            // A composed declaration has no spans: label `compose`.
+            let compose = desc.composition.as_ref().and_then(|c| c.compose.as_ref());
+            match compose {
+                Some(c) if desc.declaration.is_none() => errors
+                    .into_iter()
+                    .map(|e| e.label(c.span, "the chain composed here"))
+                    .collect(),
+                _ => errors,
+            }
+        })?,
     };
     Ok(Lowered {
         description: Description {

@@ -27,7 +27,11 @@
 //!   fits the cache budget (`--cache-bytes`, default the per-core L2):
 //!   `rows = budget / (2 · Σ buffer bytes / H)`, at least 1. The same count
 //!   everywhere aligns the strips across scales: strip k of every function
-//!   covers the same share of the frame.
+//!   covers the same share of the frame. The split makes at most
+//!   [`Strips::max_subboxes`] sub-boxes (`--max-subboxes`, default
+//!   [`MAX_SUBBOXES`]): a height from the budget is raised to stay within
+//!   it; a given height beyond it is refused with E141 before anything is
+//!   split (compile time and memory grow with the sub-boxes).
 //!
 //! Guarantees: never more parts than rows; the parts are near-equal row
 //! strips `[0, y0]:[w, y1]` with `y_k = floor(k·h/n)`, which tile the
@@ -36,6 +40,7 @@
 
 use super::deps::dependencies;
 use super::timing::{Instance, Timing};
+use crate::diagnostics::Diagnostic;
 use crate::ir::{
     Declaration, Instantiation, Parallelism, Region, Span, Spanned, SubBox, SubBoxRef,
 };
@@ -118,9 +123,23 @@ pub struct Strips {
     /// `--cache-bytes` given). Otherwise `-ts fused` on such a chain is
     /// scheduled box-at-a-time (see `pipeline::streaming`).
     pub forced: bool,
+    /// The most sub-boxes the split may make (`--max-subboxes`, by default
+    /// [`MAX_SUBBOXES`]): the height from the budget is raised to stay
+    /// within it, a given height that does not is refused (E141).
+    pub max_subboxes: u64,
 }
 
 impl Strips {
+    /// Strips sized to `cache_bytes`, not forced, within [`MAX_SUBBOXES`].
+    pub fn new(cache_bytes: u64) -> Strips {
+        Strips {
+            cache_bytes,
+            rows: None,
+            forced: false,
+            max_subboxes: MAX_SUBBOXES,
+        }
+    }
+
     /// The budget by default: the per-core (level 2) cache of CPU 0 as
     /// sysfs gives it, else 1 MiB.
     pub fn default_cache_bytes() -> u64 {
@@ -160,35 +179,119 @@ pub fn l2_cache_bytes() -> Option<u64> {
 pub const MEMORY_STRIPS: u64 = 128;
 /// The shortest default strip, rows.
 pub const MIN_STRIP_ROWS: u64 = 4;
+/// The most sub-boxes a `-ts fused` split makes unless `--max-subboxes`
+/// says otherwise: 2^17, which compile in a few seconds. Compile time and
+/// memory grow linearly with the sub-boxes, about 15–25 µs and 2 KB each
+/// (`-t info`, release build, on 2 shared cores; docs/fused.md, "How many
+/// strips").
+pub const MAX_SUBBOXES: u64 = 1 << 17;
+
+/// The rows of the tallest function (at least 1).
+fn tallest_rows(d: &Declaration) -> u64 {
+    d.functions
+        .iter()
+        .map(|f| f.resolution.value.y)
+        .max()
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// The sub-boxes a split into `strips` strips makes: each `FULL` function
+/// as many strips, at most one per row; every other function one.
+pub fn strip_subboxes(d: &Declaration, strips: u64) -> u128 {
+    d.functions
+        .iter()
+        .map(|f| {
+            let full = d
+                .function_decl(f.function.as_str())
+                .is_some_and(|fd| fd.parallelism == Parallelism::Full);
+            if full {
+                strips.min(f.resolution.value.y.max(1)) as u128
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+/// The most strips whose split stays within `max_subboxes` sub-boxes (at
+/// least 1: one strip per function is no split at all).
+pub fn most_strips(d: &Declaration, max_subboxes: u64) -> u64 {
+    let (mut lo, mut hi) = (1, tallest_rows(d));
+    // The sub-boxes grow with the strips: the last count within the limit.
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if strip_subboxes(d, mid) <= max_subboxes as u128 {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
 
 /// The strip count of `-ts fused` (see the module documentation): the
 /// strip height is `--strip-rows`, else what the cache budget allows (one
 /// strip of every function's outputs, twice, in `cache_bytes`) — and when
 /// one output frame is as large as the budget, at most 1/[`MEMORY_STRIPS`]
-/// of the tallest function's rows (at least [`MIN_STRIP_ROWS`]).
+/// of the tallest function's rows (at least [`MIN_STRIP_ROWS`]) — raised
+/// where needed so that the split stays within `max_subboxes` sub-boxes
+/// ([`most_strips`]). A given height is not raised: [`split`] refuses it
+/// when it makes too many (E141).
 pub fn strip_count(d: &Declaration, st: &Strips) -> u64 {
-    let tallest = d
-        .functions
-        .iter()
-        .map(|f| f.resolution.value.y)
-        .max()
-        .unwrap_or(1)
-        .max(1);
+    let tallest = tallest_rows(d);
     let rows = st.rows.unwrap_or_else(|| {
-        let outputs = output_frames(d);
-        let per_row = (outputs.iter().sum::<u128>() / tallest as u128).max(1);
-        let budget = ((st.cache_bytes as u128 / (2 * per_row)).max(1)).min(u64::MAX as u128) as u64;
-        // A frame larger than the cache budget goes through DRAM or the
-        // last-level cache box-at-a-time: streaming is the point, and its
-        // strips are also made short enough that the folded buffers hold
-        // about 1/20 of what box-at-a-time needs (rings ∝ strip height).
-        if frames_exceed(&outputs, st.cache_bytes) {
-            budget.min((tallest / MEMORY_STRIPS).max(MIN_STRIP_ROWS))
-        } else {
-            budget
-        }
+        let within = tallest.div_ceil(most_strips(d, st.max_subboxes));
+        budget_rows(d, st, tallest).max(within)
     });
     tallest.div_ceil(rows.max(1))
+}
+
+/// The strip height the cache budget allows (see [`strip_count`]).
+fn budget_rows(d: &Declaration, st: &Strips, tallest: u64) -> u64 {
+    let outputs = output_frames(d);
+    let per_row = (outputs.iter().sum::<u128>() / tallest as u128).max(1);
+    let budget = ((st.cache_bytes as u128 / (2 * per_row)).max(1)).min(u64::MAX as u128) as u64;
+    // A frame larger than the cache budget goes through DRAM or the
+    // last-level cache box-at-a-time: streaming is the point, and its
+    // strips are also made short enough that the folded buffers hold
+    // about 1/20 of what box-at-a-time needs (rings ∝ strip height).
+    if frames_exceed(&outputs, st.cache_bytes) {
+        budget.min((tallest / MEMORY_STRIPS).max(MIN_STRIP_ROWS))
+    } else {
+        budget
+    }
+}
+
+/// E141 when the strips of a given height (`--strip-rows`) make more
+/// sub-boxes than `max_subboxes`, before anything is split: the count, the
+/// limit, the least height within it and how to raise the limit.
+fn too_many_strips(d: &Declaration, st: &Strips, strips: u64) -> Option<Diagnostic> {
+    let rows = st.rows?;
+    let subboxes = strip_subboxes(d, strips);
+    if subboxes <= st.max_subboxes as u128 {
+        return None;
+    }
+    let tallest = tallest_rows(d);
+    let least = tallest.div_ceil(most_strips(d, st.max_subboxes));
+    let tall = d.functions.iter().find(|f| f.resolution.value.y == tallest);
+    let mut e = Diagnostic::error(
+        "E141",
+        format!(
+            "`--strip-rows {rows}` cuts {tallest} rows into {strips} strips: {subboxes} sub-boxes, more than the {} a `-ts fused` split may make",
+            st.max_subboxes
+        ),
+    )
+    .hint(format!(
+        "give taller strips, `--strip-rows {least}` or more (without --strip-rows the strips are sized to stay within the limit), or raise the limit with `--max-subboxes {subboxes}` (compile time and memory grow with the sub-boxes: docs/fused.md)"
+    ));
+    if let Some(f) = tall {
+        e = e.label(
+            f.resolution.span,
+            format!("{tallest} rows, in {strips} strips of {rows}"),
+        );
+    }
+    Some(e)
 }
 
 /// The bytes of every output frame: each OUT port of each function
@@ -333,8 +436,19 @@ pub fn strips(w: u64, h: u64, n: u64) -> Vec<Region> {
         .collect()
 }
 
-/// Splits every function instance of `d` and computes the dependencies.
-pub fn split(d: &Declaration, timing: &Timing, opts: &SplitOptions) -> Instantiation {
+/// Splits every function instance of `d` and computes the dependencies;
+/// refuses (E141) strips of a given height that make more sub-boxes than
+/// [`Strips::max_subboxes`], before splitting anything.
+pub fn split(
+    d: &Declaration,
+    timing: &Timing,
+    opts: &SplitOptions,
+) -> Result<Instantiation, Vec<Diagnostic>> {
+    if let (Some(st), false) = (&opts.strips, opts.dp == DataParallelism::None) {
+        if let Some(e) = too_many_strips(d, st, strip_count(d, st)) {
+            return Err(vec![e]);
+        }
+    }
     let counts = part_counts(d, timing, opts);
     let mut subboxes = Vec::new();
     for (f, n) in d.functions.iter().zip(counts) {
@@ -348,9 +462,9 @@ pub fn split(d: &Declaration, timing: &Timing, opts: &SplitOptions) -> Instantia
         }
     }
     let dependencies = dependencies(d, &subboxes, opts.coarse);
-    Instantiation {
+    Ok(Instantiation {
         subboxes,
         dependencies,
         span: Span::NONE,
-    }
+    })
 }

@@ -35,7 +35,7 @@
 //! plus dependencies and program order are acyclic (no deadlock); the
 //! runtime checker proves the result race-free on the folded addresses.
 
-use super::ring::{self, bands, Ring};
+use super::ring::{self, bands, Band};
 use super::{ArenaId, OrderEdge, Placement};
 use crate::ir::builtins::builtin_of;
 use crate::ir::hsdfg::{ActorId, BufferId, Hsdfg};
@@ -250,48 +250,91 @@ fn foldable(h: &Hsdfg, b: BufferId) -> bool {
         })
 }
 
-/// The orderings a ring needs (see the module documentation), band by
-/// band on the rows' offsets from the band's start: (0-token, 1-token)
-/// pairs of actors.
 /// Pairs of actors: `from` before `to`.
 type Pairs = Vec<(ActorId, ActorId)>;
 
-fn ring_edges(acc: &[Rows], ring: &Ring) -> (Pairs, Pairs) {
-    let (mut zero, mut one) = (Vec::new(), Vec::new());
-    let r = ring.rows;
-    for band in &ring.bands {
-        let len = band.hi - band.lo;
-        let within: Vec<(Rows, u64, u64)> = acc
-            .iter()
-            .filter_map(|x| {
-                let (o0, o1) = band.offsets(x.y0, x.y1)?;
-                Some((*x, o0, o1))
-            })
-            .collect();
+/// The accesses of one band of a buffer, on their offsets from the band's
+/// start, sorted by first offset, and the widest: computed once per
+/// buffer, whatever ring size is tried.
+struct Banded {
+    len: u64,
+    within: Vec<(Rows, u64, u64)>,
+    widest: u64,
+}
+
+/// [`Banded`] accesses of every band.
+fn banded(acc: &[Rows], bands: &[Band]) -> Vec<Banded> {
+    bands
+        .iter()
+        .map(|band| {
+            let mut within: Vec<(Rows, u64, u64)> = acc
+                .iter()
+                .filter_map(|x| {
+                    let (o0, o1) = band.offsets(x.y0, x.y1)?;
+                    Some((*x, o0, o1))
+                })
+                .collect();
+            within.sort_by_key(|&(x, o0, o1)| (o0, o1, x.actor));
+            let widest = within.iter().map(|&(_, o0, o1)| o1 - o0).max().unwrap_or(0);
+            Banded {
+                len: band.hi - band.lo,
+                within,
+                widest,
+            }
+        })
+        .collect()
+}
+
+/// The 0-token orderings a ring of `r` rows needs (see the module
+/// documentation), band by band: every access of offsets `o` before the
+/// writer of offsets `o + r`. The accesses one ring below a writer's
+/// offsets `[w0, w1)` meet `[w0 − r, w1 − r)`, so they start in
+/// `(w0 − r − widest, w1 − r)`: a binary search and a short scan per
+/// writer, not a pass over every access (quadratic in the strips).
+fn zero_edges(bands: &[Banded], r: u64) -> Pairs {
+    let mut zero = Vec::new();
+    for b in bands {
+        let within = &b.within;
         for &(w, w0, w1) in within.iter().filter(|(w, _, _)| w.write) {
-            for &(x, x0, x1) in &within {
-                if x.actor == w.actor {
-                    continue;
-                }
-                // x of offsets o before the writer of offsets o + R.
-                if one_ring_apart(w0, w1, x0, x1, r) {
+            let from = (w0 + 1).saturating_sub(r + b.widest);
+            let start = within.partition_point(|&(_, x0, _)| x0 < from);
+            for &(x, x0, x1) in within[start..]
+                .iter()
+                .take_while(|&&(_, x0, _)| x0 + r < w1)
+            {
+                if x.actor != w.actor && one_ring_apart(w0, w1, x0, x1, r) {
                     zero.push((x.actor, w.actor));
-                }
-                // x among the last R offsets (iteration i) before the
-                // writer among the first R (iteration i + 1) of its slots.
-                let (xa, xb) = (x0.max(len.saturating_sub(r)), x1);
-                let (wa, wb) = (w0, w1.min(r));
-                if xa < xb && wa < wb && slots_meet(xa, xb, wa, wb, r) {
-                    one.push((x.actor, w.actor));
                 }
             }
         }
     }
     zero.sort();
     zero.dedup();
+    zero
+}
+
+/// The 1-token orderings a ring of `r` rows needs: every access among the
+/// last `r` offsets of a band (iteration i) before the writer among the
+/// first `r` (iteration i + 1) of its slots.
+fn one_edges(bands: &[Banded], r: u64) -> Pairs {
+    let mut one = Vec::new();
+    for b in bands {
+        let tail = b.len.saturating_sub(r);
+        let last: Vec<&(Rows, u64, u64)> = b.within.iter().filter(|x| x.2 > tail).collect();
+        let first = b.within.iter().filter(|(w, w0, _)| w.write && *w0 < r);
+        for &(w, w0, w1) in first {
+            for &&(x, x0, x1) in &last {
+                let (xa, xb) = (x0.max(tail), x1);
+                let (wa, wb) = (w0, w1.min(r));
+                if x.actor != w.actor && xa < xb && wa < wb && slots_meet(xa, xb, wa, wb, r) {
+                    one.push((x.actor, w.actor));
+                }
+            }
+        }
+    }
     one.sort();
     one.dedup();
-    (zero, one)
+    one
 }
 
 /// The 0- and 1-token pairs of a ring of buffer `b` as ordering edges.
@@ -334,10 +377,7 @@ pub fn place(h: &Hsdfg, s: &Schedule) -> Folded {
         let row_bytes = buf.grid.x * buf.ty.size();
         let bands = bands(h, b, &thread, &pos);
         let tallest = bands.iter().map(|x| x.hi - x.lo).max().unwrap_or(1);
-        let trial = |r: u64| Ring {
-            rows: r,
-            bands: bands.clone(),
-        };
+        let per_band = banded(&acc[bi], &bands);
         // The widest access within one band: a ring holds at least that.
         let widest = acc[bi]
             .iter()
@@ -357,21 +397,19 @@ pub fn place(h: &Hsdfg, s: &Schedule) -> Folded {
                 if !fits(r) {
                     break;
                 }
-                let (zero, _) = ring_edges(&acc[bi], &trial(r));
+                let zero = zero_edges(&per_band, r);
                 let z: Vec<(usize, usize)> =
                     zero.iter().map(|&(u, v)| (u.index(), v.index())).collect();
                 if order.admits(&kept, &z) {
-                    chosen = Some(r);
+                    chosen = Some((r, zero, z));
                     break;
                 }
             }
         }
         let bytes = match chosen {
-            Some(r) => {
+            Some((r, zero, z)) => {
                 folded += 1;
-                let (zero, one) = ring_edges(&acc[bi], &trial(r));
-                let z: Vec<(usize, usize)> =
-                    zero.iter().map(|&(u, v)| (u.index(), v.index())).collect();
+                let one = one_edges(&per_band, r);
                 kept.extend_from_slice(&z);
                 order.keep(&z);
                 edges.extend(order_edges(b, zero, one));
@@ -428,7 +466,11 @@ pub fn ring_orderings(h: &Hsdfg, s: &Schedule, placements: &[Placement]) -> Vec<
         if ring.rows == 0 {
             continue;
         }
-        let (zero, one) = ring_edges(&acc[bi], &ring);
+        let per_band = banded(&acc[bi], &ring.bands);
+        let (zero, one) = (
+            zero_edges(&per_band, ring.rows),
+            one_edges(&per_band, ring.rows),
+        );
         out.extend(order_edges(b, zero, one));
     }
     out.sort();
@@ -443,6 +485,102 @@ mod tests {
     /// Brute force: some r in a, r' in b with r ≡ r' (mod ring).
     fn meet_brute(a0: u64, a1: u64, b0: u64, b1: u64, ring: u64) -> bool {
         (a0..a1).any(|r| (b0..b1).any(|q| r % ring == q % ring))
+    }
+
+    /// The orderings as every writer against every access gives them.
+    fn edges_brute(acc: &[Rows], bands: &[Band], r: u64) -> (Pairs, Pairs) {
+        let (mut zero, mut one) = (Vec::new(), Vec::new());
+        for band in bands {
+            let len = band.hi - band.lo;
+            let within: Vec<(Rows, u64, u64)> = acc
+                .iter()
+                .filter_map(|x| Some((*x, band.offsets(x.y0, x.y1)?)))
+                .map(|(x, (o0, o1))| (x, o0, o1))
+                .collect();
+            for &(w, w0, w1) in within.iter().filter(|(w, _, _)| w.write) {
+                for &(x, x0, x1) in &within {
+                    if x.actor == w.actor {
+                        continue;
+                    }
+                    if one_ring_apart(w0, w1, x0, x1, r) {
+                        zero.push((x.actor, w.actor));
+                    }
+                    let (xa, xb) = (x0.max(len.saturating_sub(r)), x1);
+                    let (wa, wb) = (w0, w1.min(r));
+                    if xa < xb && wa < wb && slots_meet(xa, xb, wa, wb, r) {
+                        one.push((x.actor, w.actor));
+                    }
+                }
+            }
+        }
+        for v in [&mut zero, &mut one] {
+            v.sort();
+            v.dedup();
+        }
+        (zero, one)
+    }
+
+    #[test]
+    fn ring_orderings_agree_with_every_pair() {
+        let mut seed = 9u64;
+        let mut lcg = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        let mut found = 0;
+        for _ in 0..2000 {
+            // Strips of 1–4 rows written in 1–3 bands, read with halos.
+            let rows = 4 + lcg() % 40;
+            let (mut acc, mut y, mut a) = (Vec::new(), 0, 0);
+            while y < rows {
+                let y1 = (y + 1 + lcg() % 4).min(rows);
+                let halo = lcg() % 3;
+                let write = |actor, y0, y1, write| Rows {
+                    actor: ActorId::new(actor),
+                    y0,
+                    y1,
+                    write,
+                };
+                acc.push(write(a, y, y1, true));
+                acc.push(write(
+                    a + 1,
+                    y.saturating_sub(halo),
+                    (y1 + halo).min(rows),
+                    false,
+                ));
+                (y, a) = (y1, a + 2);
+            }
+            let cut = lcg() % rows;
+            let bands = if cut == 0 {
+                vec![Band {
+                    lo: 0,
+                    hi: rows,
+                    up: false,
+                }]
+            } else {
+                vec![
+                    Band {
+                        lo: 0,
+                        hi: cut,
+                        up: false,
+                    },
+                    Band {
+                        lo: cut,
+                        hi: rows,
+                        up: lcg().is_multiple_of(2),
+                    },
+                ]
+            };
+            let r = 1 + lcg() % 12;
+            let per_band = banded(&acc, &bands);
+            let (zero, one) = edges_brute(&acc, &bands, r);
+            found += zero.len() + one.len();
+            assert_eq!(zero_edges(&per_band, r), zero, "{acc:?} {bands:?} {r}");
+            assert_eq!(one_edges(&per_band, r), one, "{acc:?} {bands:?} {r}");
+        }
+        assert!(found > 1000);
     }
 
     #[test]

@@ -60,11 +60,10 @@ pub(super) fn decide(
     let SchedulerKind::Fused(threads) = opts.scheduler else {
         return Ok((lower, None));
     };
-    let strips = *lower.split.strips.get_or_insert(Strips {
-        cache_bytes: Strips::default_cache_bytes(),
-        rows: None,
-        forced: false,
-    });
+    let strips = *lower
+        .split
+        .strips
+        .get_or_insert(Strips::new(Strips::default_cache_bytes()));
     let scheduled = desc
         .runtime
         .as_ref()

@@ -30,7 +30,7 @@
 //! 2 · n · k words. Edges with 2 tokens or more never lie on such a path and
 //! are ignored.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// No position: the chain is not reached.
 const NONE: u32 = u32::MAX;
@@ -92,6 +92,8 @@ pub struct Reach {
     f0: Vec<u32>,
     /// `n × k`: first position of each chain reached with at most 1 token.
     f1: Vec<u32>,
+    /// Position of each node in a topological order of the 0-token edges.
+    rank: Vec<u32>,
 }
 
 impl Reach {
@@ -162,6 +164,10 @@ impl Reach {
             }
             f1[x * k..][..k].copy_from_slice(&row);
         }
+        let mut rank = vec![0u32; n];
+        for (i, &x) in topo.iter().enumerate() {
+            rank[x] = i as u32;
+        }
         Ok(Reach {
             k,
             chain,
@@ -169,6 +175,7 @@ impl Reach {
             chains,
             f0,
             f1,
+            rank,
         })
     }
 
@@ -202,6 +209,12 @@ impl Reach {
     /// The chain of `x` and its position there.
     pub fn place(&self, x: usize) -> (usize, usize) {
         (self.chain[x] as usize, self.pos[x] as usize)
+    }
+
+    /// The position of `x` in a topological order of the 0-token edges:
+    /// when `x` reaches `y ≠ x`, `rank(x) < rank(y)`.
+    pub fn rank(&self, x: usize) -> usize {
+        self.rank[x] as usize
     }
 
     /// The first position of chain `c` that `x` reaches with 0 tokens.
@@ -261,8 +274,13 @@ pub struct OneEdges<'r> {
     r: &'r Reach,
     /// Index `cu * k + cb`: a segment tree of `2 · len(cu)` entries.
     trees: Vec<Vec<u32>>,
-    /// The targets of the edges leaving each node (a multiset).
-    targets: Vec<Vec<u32>>,
+    /// The edges `u → v` in the set, with their multiplicity.
+    edges: HashMap<(u32, u32), u32>,
+    /// Per node `u` with edges, per chain `cb`: the multiset of
+    /// `f0[v][cb]` over its edges `u → v` (its least is the tree's leaf),
+    /// so a node with many edges (a sink's write-after-read partners, one
+    /// per strip) updates in O(k log n), not O(k · its edges).
+    firsts: Vec<Vec<BTreeMap<u32, u32>>>,
 }
 
 impl<'r> OneEdges<'r> {
@@ -278,21 +296,44 @@ impl<'r> OneEdges<'r> {
         OneEdges {
             r,
             trees,
-            targets: vec![Vec::new(); r.pos.len()],
+            edges: HashMap::new(),
+            firsts: vec![Vec::new(); r.pos.len()],
         }
     }
 
     pub fn insert(&mut self, u: usize, v: usize) {
-        self.targets[u].push(v as u32);
+        *self.edges.entry((u as u32, v as u32)).or_insert(0) += 1;
+        let k = self.r.k;
+        let firsts = &mut self.firsts[u];
+        firsts.resize_with(k, BTreeMap::new);
+        for (cb, set) in firsts.iter_mut().enumerate() {
+            *set.entry(self.r.f0[v * k + cb]).or_insert(0) += 1;
+        }
         self.refresh(u);
     }
 
     /// Removes one edge `u → v` (nothing when there is none).
     pub fn remove(&mut self, u: usize, v: usize) {
-        if let Some(i) = self.targets[u].iter().position(|&t| t as usize == v) {
-            self.targets[u].swap_remove(i);
-            self.refresh(u);
+        let std::collections::hash_map::Entry::Occupied(mut e) =
+            self.edges.entry((u as u32, v as u32))
+        else {
+            return;
+        };
+        *e.get_mut() -= 1;
+        if *e.get() == 0 {
+            e.remove();
         }
+        let k = self.r.k;
+        for (cb, set) in self.firsts[u].iter_mut().enumerate() {
+            let f = self.r.f0[v * k + cb];
+            if let Some(c) = set.get_mut(&f) {
+                *c -= 1;
+                if *c == 0 {
+                    set.remove(&f);
+                }
+            }
+        }
+        self.refresh(u);
     }
 
     fn refresh(&mut self, u: usize) {
@@ -300,10 +341,9 @@ impl<'r> OneEdges<'r> {
         let (cu, p) = self.r.place(u);
         let len = self.r.chains[cu].len();
         for cb in 0..k {
-            let best = self.targets[u]
-                .iter()
-                .map(|&v| self.r.f0[v as usize * k + cb])
-                .min()
+            let best = self.firsts[u]
+                .get(cb)
+                .and_then(|set| set.keys().next().copied())
                 .unwrap_or(NONE);
             let t = &mut self.trees[cu * k + cb];
             let mut i = p + len;
@@ -427,6 +467,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn an_edge_inserted_twice_stays_until_removed_twice() {
+        // Two threads 0→1 and 2→3; extra 1-token edges from 1 to 2 and 3.
+        let mut g = TokenGraph::new(4);
+        g.add_program_order(0, 1);
+        g.add_program_order(2, 3);
+        let r = Reach::new(&g).unwrap();
+        let mut extra = OneEdges::new(&r);
+        extra.insert(1, 3);
+        extra.insert(1, 2);
+        extra.insert(1, 2);
+        extra.remove(1, 3);
+        assert!(extra.gives(0, 2));
+        extra.remove(1, 2);
+        assert!(extra.gives(0, 2));
+        extra.remove(1, 2);
+        assert!(!extra.gives(0, 2) && !extra.gives(0, 3));
+        extra.remove(1, 2);
+        extra.insert(1, 3);
+        assert!(extra.gives(0, 3) && !extra.gives(0, 2));
     }
 
     #[test]

@@ -214,10 +214,17 @@ fn reduce(g: &Order, cands: &[Need], alive: &mut [bool], bnode: usize) {
     for c in cands.iter().filter(|c| c.tokens == 1) {
         ones.insert(c.from.index(), c.to.index());
     }
+    let mut firsts: HashMap<usize, Vec<TwoFirsts>> = HashMap::new();
     for (i, c) in cands.iter().enumerate() {
         let (u, v) = (c.from.index(), c.to.index());
         alive[i] = match c.tokens {
-            0 => !tg.successors0(u).any(|w| w != v && reach.reach0(w, v)),
+            0 => {
+                let f = firsts
+                    .entry(u)
+                    .or_insert_with(|| two_firsts(&tg, &reach, u));
+                let (cv, pv) = reach.place(v);
+                f[cv].other_than(v).is_none_or(|p| p > pv)
+            }
             1 => {
                 ones.remove(u, v);
                 let implied = reach.within1(u, v) || ones.gives(u, v);
@@ -229,6 +236,56 @@ fn reduce(g: &Order, cands: &[Need], alive: &mut [bool], bnode: usize) {
             _ => !g.implied(u, v, c.tokens, i, alive),
         };
     }
+}
+
+/// Of the 0-token successors of a node, on one chain: the first position
+/// any of them reaches, which one reaches it, and the first position the
+/// others reach.
+#[derive(Clone, Copy)]
+struct TwoFirsts {
+    best: Option<(usize, usize)>,
+    second: Option<usize>,
+}
+
+impl TwoFirsts {
+    /// The first position a successor other than `v` reaches.
+    fn other_than(&self, v: usize) -> Option<usize> {
+        match self.best {
+            Some((p, w)) if w != v => Some(p),
+            _ => self.second,
+        }
+    }
+}
+
+/// [`TwoFirsts`] of `u`'s 0-token successors on every chain: whether
+/// another successor of `u` reaches `v` is then one comparison, so a node
+/// with many successors (a source feeding every strip) costs O(successors ·
+/// chains), not O(successors²).
+fn two_firsts(tg: &TokenGraph, reach: &Reach, u: usize) -> Vec<TwoFirsts> {
+    let mut out = vec![
+        TwoFirsts {
+            best: None,
+            second: None,
+        };
+        reach.chains()
+    ];
+    for w in tg.successors0(u) {
+        for (c, f) in out.iter_mut().enumerate() {
+            let Some(p) = reach.first0(w, c) else {
+                continue;
+            };
+            match f.best {
+                Some((_, bw)) if bw == w => f.best = f.best.map(|(bp, _)| (bp.min(p), w)),
+                Some((bp, _)) if p < bp => {
+                    f.second = Some(bp);
+                    f.best = Some((p, w));
+                }
+                Some(_) => f.second = Some(f.second.map_or(p, |s| s.min(p))),
+                None => f.best = Some((p, w)),
+            }
+        }
+    }
+    out
 }
 
 /// [`synchronise`], with the [`SyncPlan`] extras.
@@ -663,4 +720,48 @@ fn memory_sections(
         })
         .collect();
     (maps, binds, scheds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(s: &mut u64) -> u64 {
+        *s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *s >> 33
+    }
+
+    /// Whether another 0-token successor of `u` reaches `v`: one lookup in
+    /// [`two_firsts`] against asking every successor.
+    #[test]
+    fn two_firsts_agree_with_every_successor() {
+        let mut seed = 5u64;
+        for _ in 0..500 {
+            let n = 2 + (lcg(&mut seed) % 14) as usize;
+            let mut g = TokenGraph::new(n);
+            for _ in 0..lcg(&mut seed) % 40 {
+                let (a, b) = (
+                    (lcg(&mut seed) % n as u64) as usize,
+                    (lcg(&mut seed) % n as u64) as usize,
+                );
+                if a < b && lcg(&mut seed).is_multiple_of(3) {
+                    g.add_program_order(a, b);
+                } else if a < b {
+                    g.add(a, b, 0);
+                }
+            }
+            let reach = Reach::new(&g).unwrap();
+            for u in 0..n {
+                let f = two_firsts(&g, &reach, u);
+                for v in g.successors0(u) {
+                    let (cv, pv) = reach.place(v);
+                    let fast = f[cv].other_than(v).is_some_and(|p| p <= pv);
+                    let brute = g.successors0(u).any(|w| w != v && reach.reach0(w, v));
+                    assert_eq!(fast, brute, "{u} → {v}");
+                }
+            }
+        }
+    }
 }

@@ -123,6 +123,10 @@ fn lower_or_report<T>(
         super::diag::emit(&diags, file);
         if diags.iter().any(|d| d.code == "E299") {
             exit::EXTERNAL
+        } else if diags.iter().any(|d| d.code == "E141") {
+            // Strips too short for the limit: the command line's choice
+            // (`--strip-rows`, `--max-subboxes`); the default never is.
+            exit::USAGE
         } else {
             exit::INPUT
         }

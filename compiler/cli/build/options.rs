@@ -25,6 +25,11 @@ pub(super) fn resolve(a: &BuildArgs, file: &SourceFile) -> Result<Config, i32> {
             "--strip-rows and --cache-bytes size the strips of -ts fused; add -ts fused N",
         ));
     }
+    if a.max_subboxes.is_some() && !matches!(config.threads, SchedulerKind::Fused(_)) {
+        return Err(fail_usage(
+            "--max-subboxes bounds the strips of -ts fused; add -ts fused N",
+        ));
+    }
     if a.verbose {
         for d in &config.defaults {
             eprintln!("default: {d}");
@@ -49,6 +54,7 @@ pub(super) fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
                 .unwrap_or_else(split::Strips::default_cache_bytes),
             rows: a.strip_rows,
             forced: a.strip_rows.is_some() || a.cache_bytes.is_some(),
+            max_subboxes: a.max_subboxes.unwrap_or(split::MAX_SUBBOXES),
         }),
     };
     let (scheduler, memory) = (c.threads, c.memory);
