@@ -3,6 +3,8 @@
 //! `ssc bench --help`, the `-v` report's wording, long `.ptts` names, and
 //! the generated program's messages.
 
+mod support;
+
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
@@ -437,7 +439,10 @@ fn colour_on_request_and_never_by_default_off_a_terminal() {
 #[test]
 fn colour_on_a_terminal_honours_no_color() {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: no `script` to run ssc on a terminal");
+        support::skip(
+            "colour_on_a_terminal_honours_no_color",
+            "no util-linux `script` to run ssc on a terminal",
+        );
         return;
     }
     let path = scratch("tty.ssc");
@@ -484,7 +489,10 @@ fn build_ends_with_a_summary_line() {
 #[test]
 fn build_shows_its_stages_on_a_terminal_only() {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: no `script` to run ssc on a terminal");
+        support::skip(
+            "build_shows_its_stages_on_a_terminal_only",
+            "no util-linux `script` to run ssc on a terminal",
+        );
         return;
     }
     let dir = scratch("progress");

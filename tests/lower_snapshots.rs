@@ -2,6 +2,8 @@
 //! `tests/in/*.ssc`, the print → parse → lower round trip, and (when the
 //! tools are installed) that the DOT renders and the XML is well-formed.
 
+mod support;
+
 use ssc::back::{description::print, dot, gxl, sdf3};
 use ssc::lower::{lower_to_hsdfg, lower_to_instantiation, split::SplitOptions, LowerOptions};
 use std::path::{Path, PathBuf};
@@ -70,7 +72,10 @@ fn snapshots_and_round_trips() {
         .status()
         .is_ok();
     if !have_dot {
-        println!("note: graphviz `dot` not installed; not rendering DOT");
+        support::skip(
+            "snapshots_and_round_trips (rendering DOT)",
+            "graphviz `dot` not installed",
+        );
     }
     let have_python = !have_xmllint
         && Command::new("python3")
@@ -80,6 +85,10 @@ fn snapshots_and_round_trips() {
             .status()
             .is_ok();
     if !have_xmllint {
+        support::skip(
+            "snapshots_and_round_trips (xmllint)",
+            "`xmllint` not installed",
+        );
         println!(
             "note: `xmllint` not installed; {}",
             if have_python {

@@ -20,10 +20,14 @@
 //! 6 digits (said so in the summary).
 //!
 //! SDF3 is found through `SSC_SDF3` (the path of `sdf3analysis-sdf`), which
-//! `.ci/run` sets after building SDF3 once per machine. Without it the tests
-//! that need SDF3 print that they are skipped and why (`SSC_SDF3_SKIP`, set
-//! by `.ci/run` when it could not build SDF3) straight to the terminal,
-//! past the test harness' capture: never a silent pass.
+//! `./test` (README's test command, which `.ci/run` runs) sets after
+//! building SDF3 once per machine. Without it the tests that need SDF3
+//! print that they are skipped and why (`SSC_SDF3_SKIP`, set by `./test`
+//! when it could not build SDF3) straight to the terminal, past the test
+//! harness' capture — and under CI or `./test` they fail instead: never a
+//! silent pass.
+
+mod support;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -55,10 +59,13 @@ fn sdf3(test: &str) -> Option<PathBuf> {
         _ => {
             let why = std::env::var("SSC_SDF3_SKIP")
                 .unwrap_or_else(|_| "SSC_SDF3 is not set".to_string());
-            say(&format!(
-                "SKIPPED {test}: no SDF3 ({why}). `.ci/run` builds it; by hand: \
-                 ../shared/tools/sdf3/build.sh DIR, then SSC_SDF3=DIR/sdf3analysis-sdf cargo test --test sdf3"
-            ));
+            support::skip(
+                test,
+                &format!(
+                    "no SDF3 ({why}). `./test` builds it; by hand: \
+                     ../shared/tools/sdf3/build.sh DIR, then SSC_SDF3=DIR/sdf3analysis-sdf cargo test --test sdf3"
+                ),
+            );
             None
         }
     }

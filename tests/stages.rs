@@ -7,6 +7,8 @@
 //! hand-written — proves and prints byte-identically. `--no-threadexecution`
 //! output read back derives the same programs.
 
+mod support;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -108,7 +110,10 @@ fn renders(dot: &str) -> bool {
 fn every_stage_snapshot_and_normal_form() {
     let dot = have_dot();
     if !dot {
-        eprintln!("note: graphviz `dot` not installed; not rendering the runtime DOT");
+        support::skip(
+            "every_stage_snapshot_and_normal_form (rendering the runtime DOT)",
+            "graphviz `dot` not installed",
+        );
     }
     let tmp = std::env::temp_dir().join(format!("ssc-stages-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();

@@ -396,7 +396,10 @@ fn forever_under_ssc_run_stops_on_sigint_to_ssc() {
 #[test]
 fn a_ctrl_c_on_the_terminal_stops_ssc_run_forever_with_its_report() {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: no `script` to run ssc on a terminal");
+        support::skip(
+            "a_ctrl_c_on_the_terminal_stops_ssc_run_forever_with_its_report",
+            "no util-linux `script` to run ssc on a terminal",
+        );
         return;
     }
     let dir = scratch("streaming-tty");

@@ -4,6 +4,11 @@
 #
 #   ssc build examples/xray.ssc -t library -ts fused 2 -od build/xray-lib
 #   PYTHONPATH=build/xray-lib python3 examples/app/xray_app.py
+#
+# The module needs numpy, which a stock Python lacks ("No module named
+# 'numpy'"): `python3 -m pip install numpy` (in a venv: `python3 -m venv
+# ~/venv && ~/venv/bin/pip install numpy`, then run ~/venv/bin/python), or
+# Debian/Ubuntu's `apt install python3-numpy`.
 import numpy as np
 
 import xray

@@ -661,8 +661,30 @@ pub fn under_tsan(tag: &str, dir: &Path, cases: &[Case]) {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// A Python with numpy: `SSC_PYTHON` (`.ci/run` makes one), else `python3`
-/// when it has numpy; `None` after saying why the test is skipped.
+/// Whether a test that cannot run what it needs must fail instead of
+/// skipping: under CI (`CI=true`) and README's test command, `./test`
+/// (`SSC_NO_SKIP=1`).
+pub fn no_skip() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+        || std::env::var("SSC_NO_SKIP").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Says that `test` skips and why, past the harness' capture; under
+/// [`no_skip`] fails the test instead.
+pub fn skip(test: &str, why: &str) {
+    if no_skip() {
+        panic!(
+            "{test} cannot run: {why}. Nothing may be skipped under CI or ./test \
+             (CI=true or SSC_NO_SKIP=1); ./test installs what the tests need"
+        );
+    }
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+}
+
+/// A Python with numpy: `SSC_PYTHON` (`./test` makes one), else `python3`
+/// when it has numpy; `None` after saying why the test is skipped (under
+/// CI and `./test` the test fails instead: [`skip`]).
 pub fn python_with_numpy(test: &str) -> Option<String> {
     let candidate = std::env::var("SSC_PYTHON").unwrap_or_else(|_| "python3".into());
     let ok = Command::new(&candidate)
@@ -677,10 +699,9 @@ pub fn python_with_numpy(test: &str) -> Option<String> {
         "SSC_PYTHON={candidate} cannot import numpy"
     );
     let why = std::env::var("SSC_PYTHON_SKIP").unwrap_or_else(|_| "python3 has no numpy".into());
-    use std::io::Write as _;
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED {test}: {why}. `.ci/run` provides a Python with numpy (SSC_PYTHON)"
+    skip(
+        test,
+        &format!("{why}; `./test` provides a Python with numpy (SSC_PYTHON)"),
     );
     None
 }
