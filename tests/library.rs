@@ -306,6 +306,40 @@ fn the_readme_examples_are_the_example_files_and_run() {
         ran.status.success() && c_out.starts_with("100 frames, latency mean "),
         "{c_out}"
     );
+    // Issue 30: linked as `pkg-config --cflags --libs xray` says (the
+    // comment of xray_app.c, docs/library.md), the program runs without
+    // LD_LIBRARY_PATH: the .pc file gives an rpath.
+    let pc = Command::new("pkg-config")
+        .args(["--cflags", "--libs", "xray"])
+        .env("PKG_CONFIG_PATH", &lib)
+        .output()
+        .expect("pkg-config (`./test` and .ci/run install it)");
+    let flags = String::from_utf8_lossy(&pc.stdout).into_owned();
+    assert!(pc.status.success() && flags.contains("-rpath"), "{flags}");
+    let shared_app = dir.join("xray_app_shared");
+    let out = Command::new("cc")
+        .args(["-O2", "-Wall", "-Wextra", "-Werror"])
+        .arg(root("examples/app/xray_app.c"))
+        .args(flags.split_whitespace())
+        .arg("-o")
+        .arg(&shared_app)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ran = Command::new(&shared_app)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    let shared_out = String::from_utf8_lossy(&ran.stdout).into_owned();
+    assert!(
+        ran.status.success() && shared_out.starts_with("100 frames, latency mean "),
+        "{shared_out}{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
     let centre = |s: &str| {
         s.rsplit("display centre ")
             .next()
@@ -313,6 +347,7 @@ fn the_readme_examples_are_the_example_files_and_run() {
             .trim()
             .to_string()
     };
+    assert_eq!(centre(&c_out), centre(&shared_out));
     let Some(python) =
         python_with_numpy("the_readme_examples_are_the_example_files_and_run (Python)")
     else {

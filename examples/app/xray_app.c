@@ -3,6 +3,11 @@
  *
  *   ssc build examples/xray.ssc -t library -ts fused 2 -od build/xray-lib
  *   cc -O2 -Ibuild/xray-lib examples/app/xray_app.c build/xray-lib/libxray.a -pthread -lm
+ *
+ * or against the shared library, as pkg-config says (its rpath lets the
+ * program find libxray.so where ssc built it, without LD_LIBRARY_PATH):
+ *
+ *   cc -O2 examples/app/xray_app.c $(PKG_CONFIG_PATH=build/xray-lib pkg-config --cflags --libs xray)
  */
 #include <stdio.h>
 #include <stdlib.h>
