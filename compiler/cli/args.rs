@@ -117,7 +117,8 @@ pub(crate) struct RunArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct GenerateArgs {
-    /// About how many boxes.
+    /// About how many boxes: at least 3 × sources + sinks + 5 (13 with the
+    /// defaults), so one box or more processes between sources and sinks.
     #[arg(long, default_value_t = 100, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub boxes: usize,
     /// Source boxes.

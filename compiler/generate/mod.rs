@@ -7,7 +7,9 @@
 //! realistic windows. Guarantees: deterministic per seed; every OUT port is
 //! consumed and every IN port driven exactly once; ports agree in type and
 //! grid; the box count is the requested one, give or take the few boxes
-//! needed to close the graph.
+//! needed to close the graph; at least one processing box between the
+//! sources and the sinks, whatever the count ([`GenerateOptions::min_boxes`]
+//! is the least count the generator plans for, which the CLI requires).
 
 use crate::ir::*;
 
@@ -30,6 +32,18 @@ impl Default for GenerateOptions {
             seed: 1,
             resolution: Pair::new(256, 256),
         }
+    }
+}
+
+impl GenerateOptions {
+    /// The least box count the generator plans for: the sources, the
+    /// sinks, room to close the graph (up-scales and merges) and one
+    /// processing box. Fewer would leave no box between the sources and
+    /// the sinks; [`generate`] then makes one processing box anyway.
+    pub fn min_boxes(&self) -> usize {
+        // The budget below is `boxes - (sinks + 2 sources + 4)` and must
+        // exceed the sources by one step.
+        3 * self.sources.max(1) + self.sinks.max(1) + 5
     }
 }
 
@@ -299,7 +313,11 @@ pub fn generate(o: &GenerateOptions) -> Description {
         c.open.extend(out);
     }
     // Leave room for the boxes that close the graph.
-    let budget = o.boxes.saturating_sub(sinks + 2 * sources + 4);
+    // At least one processing step, so no source is wired to a sink.
+    let budget = o
+        .boxes
+        .saturating_sub(sinks + 2 * sources + 4)
+        .max(sources + 1);
     while c.instances.len() < budget {
         c.step(max_level);
     }
