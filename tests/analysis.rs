@@ -454,3 +454,39 @@ fn bench_runs_interleaved_and_writes_its_table_json_and_figures() {
     assert!(dir.join("diamond/gantt.svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 30: `--configs reduced2,fused2,simple --memory interference,fold`
+/// printed the whole E140 block for each of the two fused builds, and the
+/// box plot drew only `reduced2 + interference`.
+#[test]
+fn bench_says_a_warning_once_and_plots_every_configuration() {
+    let dir = std::env::temp_dir().join(format!("ssc-bench-once-{}", std::process::id()));
+    let out = ssc(&[
+        "bench",
+        "tests/in/chain.ssc",
+        "--configs",
+        "reduced2,fused2,simple",
+        "--memory",
+        "interference,fold",
+        "--iterations",
+        "3",
+        "--repeat",
+        "1",
+        "--color",
+        "never",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.matches("warning[E140]").count(), 1, "{err}");
+    assert_eq!(err.matches("0 errors, 1 warning").count(), 1, "{err}");
+    let svg = std::fs::read_to_string(dir.join("boxplot.svg")).unwrap();
+    for s in ["reduced2", "fused2", "simple"] {
+        for m in ["interference", "fold"] {
+            assert!(svg.contains(&format!("{s} + {m}")), "{s} + {m} missing");
+        }
+    }
+    assert!(svg.contains("log scale"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -56,15 +56,12 @@ fn width(svg: &str) -> f64 {
 }
 
 fn job(file: &str, base: f64) -> Job {
+    job_of(file, "reduced2", "interference", base)
+}
+
+fn job_of(file: &str, scheduler: &str, memory: &str, base: f64) -> Job {
     let samples: Vec<f64> = (0..200).map(|i| base + (i % 37) as f64).collect();
-    Job::measured(
-        file,
-        "reduced2",
-        "interference",
-        Stats::of(&samples),
-        10.0,
-        None,
-    )
+    Job::measured(file, scheduler, memory, Stats::of(&samples), 10.0, None)
 }
 
 #[test]
@@ -75,7 +72,7 @@ fn the_box_plot_keeps_its_title_names_every_chain_and_has_a_legend() {
             .collect();
         let refs: Vec<&Job> = jobs.iter().collect();
         let path = scratch(&format!("boxplot{n}.svg"));
-        figures::boxplot(&refs, "reduced2 + interference", &path).unwrap();
+        figures::boxplot(&refs, &path).unwrap();
         let svg = read_svg(&path);
         let t = texts(&svg);
         let title = "end-to-end latency, reduced2 + interference";
@@ -86,11 +83,11 @@ fn the_box_plot_keeps_its_title_names_every_chain_and_has_a_legend() {
             "clipped title"
         );
         for label in [
-            "p25 – p75",
+            "reduced2 + interference",
             "median",
             "whiskers: min and p99.9",
             "max",
-            "latency (µs)",
+            "latency (µs, log scale)",
         ] {
             assert!(t.iter().any(|x| x == label), "{label} missing: {t:?}");
         }
@@ -98,6 +95,62 @@ fn the_box_plot_keeps_its_title_names_every_chain_and_has_a_legend() {
             assert!(t.contains(&format!("chain{i}")), "chain{i}: {t:?}");
         }
     }
+}
+
+#[test]
+fn the_box_plot_draws_every_configuration_on_a_log_axis() {
+    // Issue 30: `--configs reduced2,fused2,simple --memory
+    // interference,fold` drew only "reduced2 + interference", on a linear
+    // axis up to 10 000 µs where its 320–339 µs box was a flat line.
+    let mut jobs = Vec::new();
+    for (k, s) in ["reduced2", "fused2", "simple"].iter().enumerate() {
+        for (m, mem) in ["interference", "fold"].iter().enumerate() {
+            let mut j = job_of("chain.ssc", s, mem, 320.0 + 40.0 * (2 * k + m) as f64);
+            if k == 0 && m == 0 {
+                j.latency.max = 8000.0; // one long frame
+            }
+            jobs.push(j);
+        }
+    }
+    let refs: Vec<&Job> = jobs.iter().collect();
+    let path = scratch("boxplot-configs.svg");
+    figures::boxplot(&refs, &path).unwrap();
+    let svg = read_svg(&path);
+    let t = texts(&svg);
+    assert!(
+        t.iter()
+            .any(|x| x == "end-to-end latency, 6 configurations"),
+        "{t:?}"
+    );
+    for s in ["reduced2", "fused2", "simple"] {
+        for m in ["interference", "fold"] {
+            let name = format!("{s} + {m}");
+            assert!(t.contains(&name), "{name} not in the legend: {t:?}");
+        }
+    }
+    assert!(t.iter().any(|x| x == "latency (µs, log scale)"), "{t:?}");
+    // Log ticks: 1 000 and 10 000 are both labelled, a decade apart.
+    assert!(t.iter().any(|x| x.replace(',', "") == "1000"), "{t:?}");
+    // Six boxes, each at least 3 px tall: p25 to p75 of a 37 µs spread
+    // around 320–520 µs is no flat line under an 8 000 µs maximum.
+    let boxes: Vec<(f64, f64)> = svg
+        .split("<rect")
+        .skip(1)
+        .filter(|r| r.contains("opacity=\"0.45\"") || r.contains("fill-opacity=\"0.45\""))
+        .map(|r| {
+            let attr = |name: &str| -> f64 {
+                let v = r.split(&format!(" {name}=\"")).nth(1).unwrap();
+                v[..v.find('"').unwrap()].parse().unwrap()
+            };
+            (attr("width"), attr("height"))
+        })
+        .collect();
+    assert_eq!(
+        boxes.len(),
+        6 + 6,
+        "six boxes and six legend swatches: {boxes:?}"
+    );
+    assert!(boxes.iter().all(|(_, h)| *h >= 3.0), "{boxes:?}");
 }
 
 #[test]

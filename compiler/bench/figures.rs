@@ -1,10 +1,12 @@
 //! SVG figures of `ssc bench` (plotters, SVG backend only); [`draw`]
 //! writes them for a bench run.
 //!
-//! * [`boxplot`]: one box per chain, sorted by median latency, like the
-//!   thesis' Figure 3.8 — box from p25 to p75, a line at the median,
-//!   whiskers from the minimum to p99.9, a cross at the maximum, a legend
-//!   saying so, the chain's name under its box.
+//! * [`boxplot`]: one box per configuration of every chain, grouped by
+//!   chain (sorted by its best median latency), like the thesis' Figure
+//!   3.8 — box from p25 to p75 in its configuration's colour, a line at
+//!   the median, whiskers from the minimum to p99.9, a cross at the
+//!   maximum, a legend naming the configurations and the marks, the
+//!   chain's name under its group — on a logarithmic latency axis.
 //! * [`gantt`]: the predicted schedule of one iteration, one row per
 //!   thread (its name left of the row), one bar per sub-box from its
 //!   predicted start for its predicted time, labelled with the sub-box
@@ -34,22 +36,19 @@ fn figure_config(jobs: &[Job]) -> Option<(String, String)> {
         .map(|j| (j.scheduler.clone(), j.memory.clone()))
 }
 
-/// `ssc bench`'s figures under `out`: `boxplot.svg` of the figure
-/// configuration's jobs and each one's `<file>/gantt.svg`; a figure that
-/// cannot be drawn is a warning.
+/// `ssc bench`'s figures under `out`: `boxplot.svg` of every job (every
+/// configuration of every file) and, for the figure configuration, each
+/// file's `<file>/gantt.svg`; a figure that cannot be drawn is a warning.
 pub fn draw(jobs: &[Job], out: &Path) {
     let Some((s, m)) = figure_config(jobs) else {
         return;
     };
-    let boxes: Vec<&Job> = jobs
-        .iter()
-        .filter(|j| j.scheduler == s && j.memory == m)
-        .collect();
+    let all: Vec<&Job> = jobs.iter().collect();
     let path = out.join("boxplot.svg");
-    if let Err(e) = boxplot(&boxes, &format!("{s} + {m}"), &path) {
+    if let Err(e) = boxplot(&all, &path) {
         eprintln!("warning: cannot draw `{}`: {e}", path.display());
     }
-    for j in &boxes {
+    for j in jobs.iter().filter(|j| j.scheduler == s && j.memory == m) {
         if let Some(c) = &j.compiled {
             let path = out.join(&j.file).join("gantt.svg");
             if let Err(e) = gantt(c, &format!("{}: {s} + {m}, predicted", j.file), &path) {
@@ -59,71 +58,104 @@ pub fn draw(jobs: &[Job], out: &Path) {
     }
 }
 
-/// Figure 3.8: latency box plots of the jobs, sorted by median.
-pub fn boxplot(jobs: &[&Job], config: &str, path: &Path) -> Result<(), Failure> {
-    let mut jobs: Vec<&Job> = jobs.to_vec();
-    jobs.sort_by(|a, b| a.latency.p50.total_cmp(&b.latency.p50));
-    let n = jobs.len().max(1);
-    let top = jobs.iter().map(|j| j.latency.max).fold(1.0f64, f64::max) * 1.25;
-    // Wide enough for the title and the legend with one chain, and for
-    // every chain's name under its box with many.
-    let width = (220 + 80 * n as u32).max(680);
-    let root = SVGBackend::new(path, (width, 520)).into_drawing_area();
+/// A job's configuration as the legend names it: `reduced2 + interference`.
+fn config_name(j: &Job) -> String {
+    format!("{} + {}", j.scheduler, j.memory)
+}
+
+/// The jobs in the order they are drawn: chains sorted by their least
+/// median (ties by name), and within a chain the configurations in the
+/// order they first appear in `jobs`; with the configurations, in that order.
+fn box_order<'a>(jobs: &[&'a Job]) -> (Vec<Vec<&'a Job>>, Vec<String>) {
+    let mut configs: Vec<String> = Vec::new();
+    let mut chains: Vec<Vec<&Job>> = Vec::new();
+    for &j in jobs {
+        let c = config_name(j);
+        if !configs.contains(&c) {
+            configs.push(c);
+        }
+        match chains.iter_mut().find(|g| g[0].file == j.file) {
+            Some(g) => g.push(j),
+            None => chains.push(vec![j]),
+        }
+    }
+    for g in &mut chains {
+        g.sort_by_key(|j| configs.iter().position(|c| *c == config_name(j)));
+    }
+    let best = |g: &Vec<&Job>| {
+        g.iter()
+            .map(|j| j.latency.p50)
+            .fold(f64::INFINITY, f64::min)
+    };
+    chains.sort_by(|a, b| best(a).total_cmp(&best(b)).then(a[0].file.cmp(&b[0].file)));
+    (chains, configs)
+}
+
+/// Figure 3.8: latency box plots of every job — one group per chain
+/// (sorted by its best median, named under the group), one box per
+/// configuration, coloured by configuration with a legend — on a
+/// logarithmic axis, so boxes of a few hundred µs stay boxes beside a
+/// maximum of milliseconds. The title names the configuration when there
+/// is one.
+pub fn boxplot(jobs: &[&Job], path: &Path) -> Result<(), Failure> {
+    let (chains, configs) = box_order(jobs);
+    let n: usize = chains.iter().map(Vec::len).sum::<usize>().max(1);
+    let gaps = chains.len().saturating_sub(1);
+    let slots = (n + gaps) as f64;
+    let top = jobs.iter().map(|j| j.latency.max).fold(1.0f64, f64::max);
+    let low = jobs
+        .iter()
+        .map(|j| j.latency.min)
+        .filter(|v| *v > 0.0)
+        .fold(top, f64::min);
+    // Room above the highest cross for the legend: a decade, and more
+    // for each configuration listed.
+    let (lo, hi) = (
+        low / 1.5,
+        top * 10f64.powf(1.0 + configs.len() as f64 / 8.0),
+    );
+    let title = match configs.as_slice() {
+        [one] => format!("end-to-end latency, {one}"),
+        _ => format!("end-to-end latency, {} configurations", configs.len()),
+    };
+    let width = (220 + 56 * (n + gaps) as u32).max(680);
+    let root = SVGBackend::new(path, (width, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(format!("end-to-end latency, {config}"), ("sans-serif", 18))
+        .caption(title, ("sans-serif", 18))
         .margin(16)
         .x_label_area_size(56)
         .y_label_area_size(80)
-        .build_cartesian_2d(0f64..n as f64, 0f64..top)?;
+        .build_cartesian_2d(0f64..slots, (lo..hi).log_scale())?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
-        .y_desc("latency (µs)")
-        .x_desc("chain (sorted by median latency)")
+        .y_desc("latency (µs, log scale)")
+        .x_desc(if chains.len() > 1 {
+            "chain (sorted by best median latency), one box per configuration"
+        } else {
+            "one box per configuration"
+        })
         .draw()?;
-    for (i, j) in jobs.iter().enumerate() {
-        let x = i as f64 + 0.5;
-        let l = &j.latency;
-        let first = i == 0;
-        let boxes = chart.draw_series(std::iter::once(Rectangle::new(
-            [(x - 0.3, l.p25), (x + 0.3, l.p75)],
-            BLUE.mix(0.3).filled(),
-        )))?;
-        if first {
-            boxes.label("p25 – p75").legend(|(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 16, y + 5)], BLUE.mix(0.3).filled())
-            });
+    let colour = |j: &Job| {
+        let k = configs
+            .iter()
+            .position(|c| *c == config_name(j))
+            .unwrap_or(0);
+        Palette99::pick(k).to_rgba()
+    };
+    let mut x = 0.5;
+    let mut named: Vec<String> = Vec::new();
+    let mut centres = Vec::new();
+    for g in &chains {
+        let first_x = x;
+        for j in g {
+            draw_box(&mut chart, j, x, colour(j), &mut named)?;
+            x += 1.0;
         }
-        chart.draw_series(std::iter::once(Rectangle::new(
-            [(x - 0.3, l.p25), (x + 0.3, l.p75)],
-            BLUE.stroke_width(1),
-        )))?;
-        let median = chart.draw_series(LineSeries::new(
-            [(x - 0.3, l.p50), (x + 0.3, l.p50)],
-            RED.stroke_width(2),
-        ))?;
-        if first {
-            median
-                .label("median")
-                .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], RED.stroke_width(2)));
-        }
-        chart.draw_series(LineSeries::new([(x, l.min), (x, l.p25)], BLACK))?;
-        let whisker = chart.draw_series(LineSeries::new([(x, l.p75), (x, l.p99_9)], BLACK))?;
-        if first {
-            whisker
-                .label("whiskers: min and p99.9")
-                .legend(|(x, y)| PathElement::new([(x + 8, y - 6), (x + 8, y + 6)], BLACK));
-        }
-        for y in [l.min, l.p99_9] {
-            chart.draw_series(LineSeries::new([(x - 0.15, y), (x + 0.15, y)], BLACK))?;
-        }
-        let max = chart.draw_series(std::iter::once(Cross::new((x, l.max), 4, BLACK)))?;
-        if first {
-            max.label("max")
-                .legend(|(x, y)| Cross::new((x + 8, y), 4, BLACK));
-        }
+        centres.push(((first_x + x - 1.0) / 2.0, g[0].file.clone()));
+        x += 1.0;
     }
     chart
         .configure_series_labels()
@@ -132,16 +164,79 @@ pub fn boxplot(jobs: &[&Job], config: &str, path: &Path) -> Result<(), Failure> 
         .border_style(BLACK)
         .label_font(("sans-serif", 12))
         .draw()?;
-    // Each chain's name under its box, centred.
+    // Each chain's name under its group, centred.
     let name_style = ("sans-serif", 12)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Center, VPos::Top));
-    for (i, j) in jobs.iter().enumerate() {
-        let (px, py) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
-        root.draw(&Text::new(j.file.clone(), (px, py + 8), name_style.clone()))?;
+    for (cx, file) in centres {
+        let (px, py) = chart.backend_coord(&(cx, lo));
+        root.draw(&Text::new(file, (px, py + 8), name_style.clone()))?;
     }
     root.present()?;
+    Ok(())
+}
+
+type LogChart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<
+        plotters::coord::types::RangedCoordf64,
+        plotters::coord::combinators::LogCoord<f64>,
+    >,
+>;
+
+/// One job's box (p25–p75, in its configuration's colour), median,
+/// whiskers (min, p99.9) and maximum at `x`; the first box of a
+/// configuration names it in the legend, the first box drawn the marks.
+fn draw_box(
+    chart: &mut LogChart<'_, '_>,
+    j: &Job,
+    x: f64,
+    colour: RGBAColor,
+    named: &mut Vec<String>,
+) -> Result<(), Failure> {
+    let l = &j.latency;
+    let marks = named.is_empty();
+    let boxes = chart.draw_series(std::iter::once(Rectangle::new(
+        [(x - 0.35, l.p25), (x + 0.35, l.p75)],
+        colour.mix(0.45).filled(),
+    )))?;
+    let name = config_name(j);
+    if !named.contains(&name) {
+        boxes.label(name.clone()).legend(move |(x, y)| {
+            Rectangle::new([(x, y - 5), (x + 16, y + 5)], colour.mix(0.45).filled())
+        });
+        named.push(name);
+    }
+    chart.draw_series(std::iter::once(Rectangle::new(
+        [(x - 0.35, l.p25), (x + 0.35, l.p75)],
+        BLACK.stroke_width(1),
+    )))?;
+    let median = chart.draw_series(LineSeries::new(
+        [(x - 0.35, l.p50), (x + 0.35, l.p50)],
+        RED.stroke_width(2),
+    ))?;
+    if marks {
+        median
+            .label("median")
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], RED.stroke_width(2)));
+    }
+    chart.draw_series(LineSeries::new([(x, l.min), (x, l.p25)], BLACK))?;
+    let whisker = chart.draw_series(LineSeries::new([(x, l.p75), (x, l.p99_9)], BLACK))?;
+    if marks {
+        whisker
+            .label("whiskers: min and p99.9")
+            .legend(|(x, y)| PathElement::new([(x + 8, y - 6), (x + 8, y + 6)], BLACK));
+    }
+    for y in [l.min, l.p99_9] {
+        chart.draw_series(LineSeries::new([(x - 0.15, y), (x + 0.15, y)], BLACK))?;
+    }
+    let max = chart.draw_series(std::iter::once(Cross::new((x, l.max), 4, BLACK)))?;
+    if marks {
+        max.label("max")
+            .legend(|(x, y)| Cross::new((x + 8, y), 4, BLACK));
+    }
     Ok(())
 }
 

@@ -17,10 +17,10 @@
 //! Gives: the table (mean, σ, p99.9, max µs per scheduler × memory schedule,
 //! ratios to `simple` with the same memory schedule, the predicted period
 //! and latency against the measured back-to-back period and mean latency) on
-//! stdout; `DIR/bench.json`; `DIR/boxplot.svg` (one box per file for the
-//! figure configuration — reduced + interference when run — sorted by
-//! median, as Figure 3.8); `DIR/<stem>/gantt.svg`, the predicted schedule of
-//! that configuration. A progress bar runs on stderr.
+//! stdout; `DIR/bench.json`; `DIR/boxplot.svg` (one box per configuration
+//! of every file, grouped by file sorted by best median, as Figure 3.8, on a
+//! log axis); `DIR/<stem>/gantt.svg`, the predicted schedule of the figure
+//! configuration — reduced + interference when run, else the last. A progress bar runs on stderr.
 //!
 //! One file per job: [`runs`] builds and runs the configurations,
 //! [`stats`] summarises latencies, `table` prints them, [`figures`]

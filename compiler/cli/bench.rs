@@ -24,6 +24,9 @@ pub(crate) fn bench(a: &BenchArgs, argv: &[String]) -> i32 {
         Ok(o) => o,
         Err(msg) => return usage(&msg),
     };
+    // Every configuration builds the same file: a warning about it (E140
+    // for each fused build) is said once.
+    super::diag::once();
     match bench::run(&options, &Cli { argv }) {
         Ok(()) => exit::OK,
         Err(Error::Usage(msg)) => usage(&msg),

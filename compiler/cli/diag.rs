@@ -2,12 +2,15 @@
 //! terminal, unless `NO_COLOR` is set or `--color never`), or with
 //! `--message-format json` one JSON object per diagnostic and line (as
 //! cargo's `--message-format json`, for editors and CI). Chosen once per
-//! process from the global options, before any command runs.
+//! process from the global options, before any command runs. A command
+//! that builds one file many times (`ssc bench`) turns on [`once`], so a
+//! warning about the file (E140 for every fused build) is printed once.
 
 use crate::diagnostics::{render_styled, to_json, Diagnostic, SourceFile};
 use clap::ValueEnum;
 use std::io::IsTerminal;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// `--message-format`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -71,8 +74,43 @@ pub(crate) fn json() -> bool {
     STYLE.get().is_some_and(|s| s.format == MessageFormat::Json)
 }
 
+/// Whether a warning already printed is left out ([`once`]).
+static ONCE: AtomicBool = AtomicBool::new(false);
+/// The warnings printed so far under [`once`]: file, code and the primary
+/// label's position.
+static SEEN: Mutex<Vec<(String, &'static str, Option<usize>)>> = Mutex::new(Vec::new());
+
+/// From now on, a warning printed before (same file, code and position,
+/// whatever its message: E140 names each build's memory schedule) is not
+/// printed again; errors always are.
+pub(crate) fn once() {
+    ONCE.store(true, Ordering::Relaxed);
+}
+
 /// Prints diagnostics of `file` on standard error in the chosen style.
 pub(crate) fn emit(diags: &[Diagnostic], file: &SourceFile) {
+    let kept: Vec<Diagnostic>;
+    let diags = if ONCE.load(Ordering::Relaxed) {
+        let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+        kept = diags
+            .iter()
+            .filter(|d| {
+                if d.is_error() {
+                    return true;
+                }
+                let key = (file.name.clone(), d.code, d.primary_span().map(|s| s.start));
+                let new = !seen.contains(&key);
+                if new {
+                    seen.push(key);
+                }
+                new
+            })
+            .cloned()
+            .collect();
+        &kept[..]
+    } else {
+        diags
+    };
     if diags.is_empty() {
         return;
     }
