@@ -406,6 +406,51 @@ fn explain_prints_the_entry_of_a_code() {
 }
 
 #[test]
+fn explain_renders_for_a_terminal_without_markdown_or_relative_paths() {
+    // Issue 30: `ssc explain E140` printed `*warning*`, backticks and the
+    // relative path docs/diagnostics.md.
+    for code in ["E140", "E108", "E211", "E503"] {
+        let out = ssc().args(["explain", code]).output().unwrap();
+        let t = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{t}");
+        assert!(!t.contains('`') && !t.contains("*warning*"), "{code}:\n{t}");
+        assert!(!t.contains("](") && !t.contains("**"), "{code}:\n{t}");
+        for (i, _) in t.match_indices("docs/").chain(t.match_indices("tests/")) {
+            assert!(
+                i > 0 && t[..i].ends_with('/'),
+                "{code}: a path relative to the source tree:\n{t}"
+            );
+        }
+        for line in t.lines() {
+            assert!(
+                line.chars().count() <= 80 || !line.contains(' '),
+                "{code}: {line:?}"
+            );
+        }
+    }
+    let out = ssc().args(["explain", "E140"]).output().unwrap();
+    let t = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        t.starts_with("E140, a warning (Scheduling decisions"),
+        "{t}"
+    );
+    assert!(t.contains("-ts fused N on a chain"), "{t}");
+    let fused = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/fused.md");
+    assert!(t.contains(&fused.display().to_string()), "{t}");
+    let list = ssc().args(["explain", "--list"]).output().unwrap();
+    let l = String::from_utf8_lossy(&list.stdout).into_owned();
+    assert_eq!(list.status.code(), Some(0));
+    assert!(l.lines().any(|x| x.starts_with("E140  warning: ")), "{l}");
+    assert!(
+        l.lines()
+            .all(|x| x.starts_with('E') && x.chars().count() <= 80),
+        "{l}"
+    );
+    let none = ssc().args(["explain"]).output().unwrap();
+    assert_eq!(none.status.code(), Some(2));
+}
+
+#[test]
 fn message_format_json_gives_one_object_a_line() {
     let (code, err) = check_text(
         "json.ssc",

@@ -83,7 +83,11 @@ pub(crate) struct CalibrateArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ExplainArgs {
     /// The code, as in `error[E108]` (`E108`, `e108` or `108`).
-    pub code: String,
+    #[arg(required_unless_present = "list")]
+    pub code: Option<String>,
+    /// Every code, one line each: the code and the first clause of its kind.
+    #[arg(long, conflicts_with = "code")]
+    pub list: bool,
 }
 
 #[derive(Debug, Args)]

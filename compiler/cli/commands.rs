@@ -1,6 +1,6 @@
 //! One function per subcommand.
 
-use super::args::{Command, FmtArgs, GenerateArgs};
+use super::args::{Command, ExplainArgs, FmtArgs, GenerateArgs};
 use super::exit;
 use super::source::{self, ReadError};
 use crate::diagnostics::{Diagnostic, SourceFile};
@@ -23,7 +23,7 @@ pub(crate) fn dispatch(command: Command, argv: &[String]) -> i32 {
         Command::Throttle(a) => super::throttle::run(&a),
         Command::Ptts(a) => super::ptts::run(&a),
         Command::Calibrate(a) => calibrate(a.show),
-        Command::Explain(a) => explain(&a.code),
+        Command::Explain(a) => explain(&a),
         Command::Completions(a) => {
             let mut cmd = <super::args::Cli as clap::CommandFactory>::command();
             // Into a buffer, then print!: a closed pipe ends ssc quietly.
@@ -126,47 +126,25 @@ fn man(out: Option<&Path>) -> i32 {
     }
 }
 
-/// The reference of every diagnostic code, compiled in.
-const DIAGNOSTICS_MD: &str = include_str!("../../docs/diagnostics.md");
-
-/// The entry of `code` in `docs/diagnostics.md`: its section, kind and
-/// example; `None` for a code that is not there.
-pub(crate) fn explanation(code: &str) -> Option<String> {
-    let digits = code.trim().trim_start_matches(['E', 'e']);
-    if digits.len() != 3 || !digits.chars().all(|c| c.is_ascii_digit()) {
-        return None;
+fn explain(a: &ExplainArgs) -> i32 {
+    if a.list {
+        print!("{}", super::explain::list());
+        return exit::OK;
     }
-    let code = format!("E{digits}");
-    let mut section = "";
-    for line in DIAGNOSTICS_MD.lines() {
-        if let Some(h) = line.strip_prefix("## ") {
-            section = h;
-        }
-        let Some(row) = line.strip_prefix(&format!("| {code} | ")) else {
-            continue;
-        };
-        let cells: Vec<&str> = row.trim_end_matches('|').split(" | ").collect();
-        let kind = cells.first().copied().unwrap_or("").trim();
-        let example = cells.get(1).copied().unwrap_or("").trim();
-        let mut out = format!("{code} ({section})\n\n{kind}\n");
-        if !example.is_empty() && example != "—" {
-            out += &format!("\nExample: {example}\n");
-        }
-        out += "\nAll codes: docs/diagnostics.md\n";
-        return Some(out);
-    }
-    None
-}
-
-fn explain(code: &str) -> i32 {
-    match explanation(code) {
+    let Some(code) = a.code.as_deref() else {
+        eprintln!(
+            "error: name a code (`ssc explain E108`), or list them all with `ssc explain --list`"
+        );
+        return exit::USAGE;
+    };
+    match super::explain::explanation(code) {
         Some(text) => {
             print!("{text}");
             exit::OK
         }
         None => {
             eprintln!(
-                "error: `{code}` is not a diagnostic code of ssc\n  help: codes look like `E108`; every one is listed in docs/diagnostics.md"
+                "error: `{code}` is not a diagnostic code of ssc\n  help: codes look like `E108`; `ssc explain --list` lists every one"
             );
             exit::USAGE
         }

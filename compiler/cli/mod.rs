@@ -9,6 +9,7 @@ mod build;
 mod commands;
 pub(crate) mod config;
 pub(crate) mod diag;
+mod explain;
 mod ptts;
 mod source;
 mod throttle;
