@@ -664,3 +664,74 @@ fn gg_exports_either_hsdfg_and_its_help_says_which() {
     let gg = help.lines().find(|l| l.contains("[-gg]")).unwrap_or("");
     assert!(gg.contains("instantiation HSDFG"), "{gg}");
 }
+
+/// Issue 30: `ssc check` on a chain binding `func_cnov` printed warning
+/// E036 and "ok", exit 0; only `ssc build` failed. An unknown function is
+/// an error of `check` (E038) unless `--kernels` says it is the user's or
+/// the description defines it.
+#[test]
+fn check_refuses_an_unknown_function_unless_the_user_says_it_is_theirs() {
+    let desc = "composition {\n  container_declaration s { out OUT int mul [1, 1]; };\n  container_declaration c { in IN int mul [1, 1] [3, 3]; out OUT int mul [1, 1]; };\n  container_declaration k { in IN int mul [1, 1]; };\n  container_declaration app { };\n  container_bind s func_source NONE, c func_cnov FULL, k func_sink NONE;\n  container_composition app { container x s index, y c index, z k index; x.out -> y.in; y.out -> z.in; };\n  compose app [16, 16];\n}\n";
+    let (code, err) = check_text("cnov.ssc", desc, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("error[E038]"), "{err}");
+    assert!(err.contains("did you mean `func_conv`?"), "{err}");
+    assert!(err.contains("cnov.ssc:6:"), "labelled at the bind: {err}");
+    assert!(err.contains("--kernels"), "the hint says how: {err}");
+    assert!(!err.contains("E036"), "reported once, as an error: {err}");
+    // The same with a --kernels file that defines it: the user's kernel.
+    let kernels = scratch("cnov_kernel.c");
+    std::fs::write(
+        &kernels,
+        "#include \"ssc_rt.h\"\nvoid func_cnov(const ssc_call *call)\n{\n    (void)call;\n}\n",
+    )
+    .unwrap();
+    let path = scratch("cnov_ok.ssc");
+    std::fs::write(&path, desc).unwrap();
+    let out = ssc()
+        .args(["check"])
+        .arg(&path)
+        .arg("--kernels")
+        .arg(&kernels)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(": ok"));
+    // ssc build fails the same way, before anything is compiled.
+    let out = ssc()
+        .args(["build"])
+        .arg(&path)
+        .arg("-od")
+        .arg(scratch("cnov_build"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("error[E038]"), "{}", text(&out));
+    // Functions defined in the description are known; so is a kernel of
+    // examples/kernels given with --kernels.
+    let out = ssc()
+        .args(["check", "examples/fluoro.ssc"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = ssc()
+        .args([
+            "check",
+            "examples/user_kernel.ssc",
+            "--kernels",
+            "examples/kernels/invert.c",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = ssc()
+        .args(["check", "examples/user_kernel.ssc"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("unknown function `func_invert`"),
+        "{}",
+        text(&out)
+    );
+}

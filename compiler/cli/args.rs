@@ -94,6 +94,11 @@ pub(crate) struct ExplainArgs {
 pub(crate) struct CheckArgs {
     /// The description (`-` for standard input).
     pub file: PathBuf,
+    /// Kernels of your own: a C file defining functions the description
+    /// binds (as `ssc build --kernels`); any other function that is not a
+    /// built-in or defined in the description is an error (E038).
+    #[arg(long = "kernels", value_name = "FILE.c")]
+    pub kernels: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -11,7 +11,7 @@ use std::path::Path;
 /// records it).
 pub(crate) fn dispatch(command: Command, argv: &[String]) -> i32 {
     match command {
-        Command::Check(a) => check(&a.file),
+        Command::Check(a) => check(&a.file, &a.kernels),
         Command::Fmt(a) => fmt(&a),
         Command::Build(a) => match super::build::build(&a, argv) {
             Ok(_) => exit::OK,
@@ -188,12 +188,16 @@ pub(super) fn report(diags: &[Diagnostic], file: &SourceFile) -> bool {
     diags.iter().any(|d| d.is_error())
 }
 
-fn check(path: &Path) -> i32 {
+fn check(path: &Path, kernels: &[std::path::PathBuf]) -> i32 {
+    let kernels = match super::build::user_kernel_names(kernels) {
+        Ok(k) => k,
+        Err(code) => return code,
+    };
     let (file, desc) = match load(path) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let diags = crate::front::check(&desc);
+    let diags = crate::front::check::check_with_kernels(&desc, &kernels);
     if report(&diags, &file) {
         return exit::INPUT;
     }

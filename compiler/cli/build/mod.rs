@@ -12,6 +12,7 @@ mod program;
 mod run;
 mod wcet;
 
+pub(crate) use program::user_kernel_names;
 pub(crate) use run::run;
 pub(super) use wcet::measured_description;
 
@@ -152,7 +153,8 @@ pub(super) fn build_with(
     if let Some(r) = replacement {
         desc = r.clone();
     }
-    let diags = crate::front::check(&desc);
+    let kernels = program::user_kernel_names(&a.kernels)?;
+    let diags = crate::front::check::check_with_kernels(&desc, &kernels);
     if super::commands::report(&diags, &file) {
         return Err(exit::INPUT);
     }

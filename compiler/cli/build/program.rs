@@ -169,7 +169,7 @@ fn library(
 /// (the runtime defines it too, and the linker would refuse both): a
 /// kernel of one's own takes a variant's name (`func_sink_mine`), which a
 /// `--kernels` definition overrides.
-pub(super) fn user_kernel_names(files: &[PathBuf]) -> Result<Vec<String>, i32> {
+pub(crate) fn user_kernel_names(files: &[PathBuf]) -> Result<Vec<String>, i32> {
     let mut names = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(f)

@@ -17,6 +17,7 @@ mod composition;
 mod connections;
 mod declaration;
 mod definitions;
+mod functions;
 mod graph;
 mod instantiation;
 mod names;
@@ -97,6 +98,9 @@ pub mod codes {
     /// A `timing` entry for a function instance the declaration does not
     /// have, or for one with another C function than it runs.
     pub const UNKNOWN_TIMED_INSTANCE: &str = "E037";
+    /// A function that is no built-in, variant, definition of the
+    /// description nor kernel of the command line (`ssc check`, `ssc build`).
+    pub const UNKNOWN: &str = "E038";
 }
 
 /// Checks every section present, and each against the sections above it.
@@ -115,6 +119,19 @@ pub fn check(desc: &Description) -> Vec<Diagnostic> {
             }
         }
     }
+    out.sort_by_key(|d| d.primary_span().map(|s| s.start).unwrap_or(usize::MAX));
+    out
+}
+
+/// [`check`], and every function bound must be known (E038): a built-in,
+/// a variant of one, defined in the description (`function_definition`),
+/// or one of `kernels`, the functions the command line's `--kernels`
+/// files define. What `ssc check` and `ssc build` run; the library's
+/// [`check`] leaves unknown functions to code generation (E301), where
+/// its caller names its kernels.
+pub fn check_with_kernels(desc: &Description, kernels: &[String]) -> Vec<Diagnostic> {
+    let mut out = check(desc);
+    functions::unknown(desc, kernels, &mut out);
     out.sort_by_key(|d| d.primary_span().map(|s| s.start).unwrap_or(usize::MAX));
     out
 }
