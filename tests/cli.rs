@@ -167,6 +167,36 @@ fn bad_command_lines_exit_2() {
     }
 }
 
+/// Issue 30: `-t library -dm dynamic` was E300 against the file, exit 1,
+/// where `-t library -o foo` exited 2. Options that contradict each other
+/// are a usage error, exit 2, and the message says they contradict and
+/// names both, whatever the description.
+#[test]
+fn contradictory_options_exit_2_and_say_so() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["-t", "library", "-dm", "dynamic"], "-dm dynamic"),
+        (&["-t", "library", "-dm", "reduced"], "-dm reduced"),
+        (&["-dm", "dynamic", "-t", "library"], "-dm dynamic"),
+        (&["-t", "library", "-o", "foo"], "-o"),
+    ];
+    for (file, (args, other)) in ["examples/xray.ssc", "examples/appendix.ssc"]
+        .iter()
+        .flat_map(|f| cases.iter().map(move |c| (f, c)))
+    {
+        let mut argv = vec!["build", file, "-od", "/nonexistent/never-written"];
+        argv.extend(args.iter());
+        let out = ssc(&argv);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
+        assert!(
+            err.contains("contradictory options: -t library and ")
+                && err.contains(other),
+            "{argv:?}: {err}"
+        );
+        assert!(!err.contains("E300"), "{argv:?}: {err}");
+    }
+}
+
 #[test]
 fn help_lists_the_thesis_groups() {
     let out = ssc(&["build", "--help"]);

@@ -213,11 +213,6 @@ pub(super) fn build_with(
             None
         }
         Target::Library => {
-            if a.output.is_some() {
-                return Err(fail_usage(
-                    "-o names the executable; -t library writes its files into the program directory: give it with -od DIR",
-                ));
-            }
             program::linux(a, argv, &config, &compiled, &name, &file)?;
             None
         }

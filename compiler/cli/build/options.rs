@@ -35,10 +35,33 @@ pub(super) fn resolve(a: &BuildArgs, file: &SourceFile) -> Result<Config, i32> {
             eprintln!("default: {d}");
         }
     }
-    match refuse_target(&config) {
+    match refuse_target(&config).or_else(|| refuse_contradictions(a, &config)) {
         Some(code) => Err(code),
         None => Ok(config),
     }
+}
+
+/// Options that contradict each other: a usage error (exit 2) that names
+/// both, before anything is compiled, whatever the description.
+fn refuse_contradictions(a: &BuildArgs, c: &Config) -> Option<i32> {
+    if c.target != Target::Library {
+        return None;
+    }
+    if let Some(dm) = a.dynamic_memory {
+        let dm = match dm {
+            super::super::args::DynamicMemory::Dynamic => "dynamic",
+            super::super::args::DynamicMemory::Reduced => "reduced",
+        };
+        return Some(fail_usage(format!(
+            "contradictory options: -t library and -dm {dm}: the library keeps its buffers placed for the life of the chain, -dm allocates them per iteration; drop -dm (and place the buffers with -ms)",
+        )));
+    }
+    if a.output.is_some() {
+        return Some(fail_usage(
+            "contradictory options: -t library and -o: -o names the executable, a library has none and writes its files into the program directory; give that with -od DIR",
+        ));
+    }
+    None
 }
 
 pub(super) fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
