@@ -469,6 +469,32 @@ static const char *port_names(int output)
     return buf[0] ? buf : "none";
 }
 
+void ssc_image_usage(FILE *f, const ssc_image_port *ports, int n_ports)
+{
+    for (int output = 0; output < 2; output++) {
+        int any = 0;
+        for (int i = 0; i < n_ports; i++)
+            any |= ports[i].output == output;
+        if (!output)
+            fprintf(f, any ? "inputs (--input NAME=PATH; the sources' frames, without --input a test pattern):\n"
+                           : "inputs: none (no source bound to func_source)\n");
+        else
+            fprintf(f, any ? "outputs (--output DIR writes NAME_NNNN.EXT; without it, the checksum only):\n"
+                           : "outputs: none (no sink bound to func_sink)\n");
+        for (int i = 0; i < n_ports; i++) {
+            const ssc_image_port *p = &ports[i];
+            if (p->output != output)
+                continue;
+            char size[64];
+            snprintf(size, sizeof size, "%lld x %lld", (long long)p->width, (long long)p->height);
+            const char *formats = output ? ssc_image_extension(p->type)
+                                 : p->type == SSC_FLOAT || p->type == SSC_DOUBLE ? "pfm, pgm or raw"
+                                 : "pgm or raw";
+            fprintf(f, "  %-16s %-6s %-13s (%s)\n", p->name, type_name(p->type), size, formats);
+        }
+    }
+}
+
 int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
 {
     io.ports = ports;

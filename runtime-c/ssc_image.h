@@ -34,6 +34,11 @@ int ssc_image_write(const char *path, const ssc_image_port *p, const void *data,
 /* The file extension ssc_image_write uses for a type: "pgm", "pfm", "raw". */
 const char *ssc_image_extension(ssc_type t);
 
+/* --help's table of the ports: the inputs (--input NAME=PATH) and the
+ * outputs (--output DIR, one file per frame), each with its type, size and
+ * the file formats it takes or gives. */
+void ssc_image_usage(FILE *f, const ssc_image_port *ports, int n_ports);
+
 /* A program's --input and --output (options o, parsed): reads every input
  * frame before the run (a folder gives its files in name order, and
  * every folder must give the same number; a single file is every frame's:

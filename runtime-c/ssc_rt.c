@@ -450,7 +450,7 @@ void ssc_options_init(ssc_options *o, const char *program, uint64_t iterations)
     o->program = program;
 }
 
-static void usage(FILE *f, const char *argv0)
+static void usage(FILE *f, const char *argv0, void (*usage_ports)(FILE *))
 {
     fprintf(f,
         "usage: %s [options]\n"
@@ -468,11 +468,14 @@ static void usage(FILE *f, const char *argv0)
         "  --input [NAME=]PATH  frames of input NAME: a PGM, PFM or raw file, or a\n"
         "                     folder of them (name order); read before the run\n"
         "  --output DIR       write every frame's outputs to DIR as SINK_NNNN.pgm|pfm|raw\n"
-        "  --help             this text\n"
+        "  --help             this text\n",
+        argv0, SSC_DUMP_ITERATIONS);
+    if (usage_ports)
+        usage_ports(f);
+    fprintf(f,
         "SIGINT/SIGTERM stop at an iteration boundary and print the report.\n"
         "Memory does not grow with the iterations: the latency statistics stream\n"
-        "(percentiles within 0.78 %%), only a dump keeps per-iteration records.\n",
-        argv0, SSC_DUMP_ITERATIONS);
+        "(percentiles within 0.78 %%), only a dump keeps per-iteration records.\n");
 }
 
 void ssc_options_free(ssc_options *o)
@@ -510,7 +513,7 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         int takes_value = 1;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout, argv0);
+            usage(stdout, argv0, o->usage_ports);
             ssc_options_free(o);
             exit(0);
         } else if (!strcmp(a, "--json")) {

@@ -17,6 +17,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* ------------------------------------------------------------------ */
@@ -155,6 +156,8 @@ typedef struct {
     const char *output_dir;     /* --output DIR */
     uint64_t watchdog_ns;       /* library: a wait gives up (ETIMEDOUT) when
                                    no sub-box finishes for this long; 0 = never */
+    void (*usage_ports)(FILE *f);  /* --help: the program's inputs and outputs
+                                   (names, types, sizes); NULL: none to say */
 } ssc_options;
 
 /* Defaults: spin 20 us, CSV dumps of the first SSC_DUMP_ITERATIONS

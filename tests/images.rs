@@ -451,6 +451,48 @@ fn every_file_of_the_bad_image_corpus_gets_its_clear_error() {
     }
 }
 
+/// Issue 30: `--help` did not name the program's inputs and outputs; a
+/// user learnt that an input is called `image` only from the error for a
+/// wrong name. It lists each with its type, size and file formats.
+#[test]
+fn help_names_every_input_and_output_with_its_type_and_size() {
+    let exe = program("help", "-ts reduced 2");
+    let ran = run(&exe, &["--help"]);
+    assert!(ran.status.success(), "{}", ran.stderr);
+    let help = &ran.stdout;
+    let section = |title: &str| -> Vec<String> {
+        help.lines()
+            .skip_while(|l| !l.starts_with(title))
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let inputs = section("inputs (--input NAME=PATH");
+    let outputs = section("outputs (--output DIR");
+    assert_eq!(
+        inputs,
+        [
+            "image ushort 64 x 48 (pgm or raw)",
+            "flat float 64 x 48 (pfm, pgm or raw)",
+            "mask uchar 64 x 48 (pgm or raw)",
+        ],
+        "{help}"
+    );
+    assert_eq!(
+        outputs,
+        [
+            "out ushort 64 x 48 (pgm)",
+            "flatout float 64 x 48 (pfm)",
+            "maskout uchar 64 x 48 (pgm)",
+        ],
+        "{help}"
+    );
+    // The options come first, the report's notes last.
+    assert!(help.starts_with("usage: "), "{help}");
+    assert!(help.trim_end().ends_with("only a dump keeps per-iteration records."), "{help}");
+}
+
 #[test]
 fn wrong_paths_and_options_get_clear_errors_and_their_exit_codes() {
     let exe = program("paths", "-ts fused 2");

@@ -269,23 +269,37 @@ static const int cores[N_THREADS] = { {{ list }} };
 {%- else %}
 
 /* ---- 4. start and clean-up ---------------------------------------------- */
+{%- if !externals.is_empty() %}
+
+/* The external ports: --input frames for the sources bound to func_source,
+ * --output files from the sinks bound to func_sink. */
+static const ssc_image_port image_ports[{{ externals.len() }}] = {
+{%- for e in externals %}
+    { "{{ e.name }}", {{ e.function_id }}, {% if e.output %}1{% else %}0{% endif %}, {{ e.ssc_type }}, {{ e.width }}, {{ e.height }} },
+{%- endfor %}
+};
+{%- endif %}
+
+/* --help names the inputs and outputs. */
+static void usage_ports(FILE *f)
+{
+{%- if externals.is_empty() %}
+    ssc_image_usage(f, NULL, 0);
+{%- else %}
+    ssc_image_usage(f, image_ports, {{ externals.len() }});
+{%- endif %}
+}
 
 int main(int argc, char **argv)
 {
     ssc_options opt;
     ssc_options_init(&opt, "{{ name_literal }}", {{ iterations }});
+    opt.usage_ports = usage_ports;
 {%- include "program_options.c" %}
     ssc_parse_args(&opt, argc, argv);
 {%- if externals.is_empty() %}
     int status = ssc_images_load(&opt, NULL, 0);  /* refuses --input: no func_source */
 {%- else %}
-    /* The external ports: --input frames for the sources bound to
-     * func_source, --output files from the sinks bound to func_sink. */
-    static const ssc_image_port image_ports[{{ externals.len() }}] = {
-{%- for e in externals %}
-        { "{{ e.name }}", {{ e.function_id }}, {% if e.output %}1{% else %}0{% endif %}, {{ e.ssc_type }}, {{ e.width }}, {{ e.height }} },
-{%- endfor %}
-    };
     int status = ssc_images_load(&opt, image_ports, {{ externals.len() }});  /* frames read before the run */
 {%- endif %}
     ssc_options_free(&opt);  /* the --input list is read */
