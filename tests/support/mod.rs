@@ -2,12 +2,12 @@
 //! program with a deadline, comparing checksums, two jobs at a time.
 //!
 //! Speed: compiling `ssc_kernels.c` takes ~5 s and is the same for every
-//! program, so a [`Toolchain`] builds one real program first (all files
-//! compiled by ssc, warnings are errors), compiles the runtime's two files
-//! once into objects from that program directory, and then gives ssc a `CC`
-//! wrapper that links those objects instead of recompiling `ssc_rt.c` and
-//! `ssc_kernels.c`. The generated `NAME.c` is still compiled by the command
-//! ssc runs, with the same flags.
+//! program; ssc keeps the runtime's objects in its cache
+//! (`${XDG_CACHE_HOME:-~/.cache}/ssc/objects`, keyed by compiler, flags
+//! and runtime source), so a [`Toolchain`] builds one real program first
+//! (all files compiled by ssc, warnings are errors), which fills the cache
+//! for every later build with the same compiler and flags. The generated
+//! `NAME.c` is compiled by the command ssc runs, with the same flags.
 
 #![allow(dead_code)]
 
@@ -136,17 +136,17 @@ pub fn no_aslr_prefix() -> Vec<String> {
     }
 }
 
-/// A C compiler and flags, and the wrapper that reuses the runtime objects.
+/// A C compiler and flags; ssc's object cache keeps the runtime's objects.
 pub struct Toolchain {
     pub cc: String,
     pub cflags: String,
-    wrapper: PathBuf,
 }
 
 impl Toolchain {
-    /// Builds `tests/in/chain.ssc` for real with `cc` and `cflags` (which
-    /// checks the runtime files compile cleanly with them), then compiles
-    /// the runtime's objects once. Err: why this toolchain cannot be used.
+    /// Builds `tests/in/chain.ssc` for real with `cc` and `cflags`, which
+    /// checks the runtime files compile cleanly with them and leaves their
+    /// objects in ssc's cache for every later build. Err: why this
+    /// toolchain cannot be used.
     pub fn new(tag: &str, cc: &str, cflags: &str) -> Result<Toolchain, String> {
         let dir = scratch(&format!("toolchain-{tag}"));
         let out = Command::new(SSC)
@@ -163,51 +163,9 @@ impl Toolchain {
                 String::from_utf8_lossy(&out.stderr)
             ));
         }
-        let mut words = cc.split_whitespace();
-        let program = words.next().unwrap_or("cc");
-        for file in ["ssc_rt", "ssc_kernels"] {
-            let out = Command::new(program)
-                .args(words.clone())
-                .arg("-std=c11")
-                .args(cflags.split_whitespace())
-                .args(["-pthread", "-Wall", "-Wextra", "-c", "-o"])
-                .arg(dir.join(format!("{file}.o")))
-                .arg(dir.join(format!("{file}.c")))
-                .output()
-                .map_err(|e| format!("cannot run {cc}: {e}"))?;
-            if !out.status.success() {
-                return Err(format!(
-                    "{cc} {file}.c: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                ));
-            }
-        }
-        let wrapper = dir.join("cc-with-runtime-objects");
-        let script = format!(
-            "#!/bin/sh\n\
-             # ssc's compile command, with the runtime's two sources replaced by\n\
-             # objects compiled once with the same compiler and flags.\n\
-             for a do\n\
-             \x20 shift\n\
-             \x20 case $a in\n\
-             \x20   ssc_rt.c) a='{rt}' ;;\n\
-             \x20   ssc_kernels.c) a='{k}' ;;\n\
-             \x20 esac\n\
-             \x20 set -- \"$@\" \"$a\"\n\
-             done\n\
-             exec {cc} \"$@\"\n",
-            rt = dir.join("ssc_rt.o").display(),
-            k = dir.join("ssc_kernels.o").display(),
-        );
-        std::fs::write(&wrapper, script).unwrap();
-        let chmod = Command::new("chmod").arg("+x").arg(&wrapper).status();
-        if !chmod.is_ok_and(|s| s.success()) {
-            return Err("cannot make the CC wrapper executable".into());
-        }
         Ok(Toolchain {
             cc: cc.to_string(),
             cflags: cflags.to_string(),
-            wrapper,
         })
     }
 }
@@ -268,7 +226,7 @@ pub fn build(tc: &Toolchain, case: &Case, dir: &Path) -> Result<PathBuf, String>
             .arg(dir)
             .arg("-o")
             .arg(&exe)
-            .env("CC", &tc.wrapper)
+            .env("CC", &tc.cc)
             .env("CFLAGS", &tc.cflags)
             .output()
             .map_err(|e| format!("cannot run ssc: {e}"))?

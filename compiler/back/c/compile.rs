@@ -1,5 +1,13 @@
 //! Writing a program directory and compiling it with `$CC`.
+//!
+//! Takes a [`Program`] and the `--kernels` files; writes them with a
+//! Makefile into the program directory (a file whose text is unchanged is
+//! not rewritten) and compiles them: the runtime's objects come from a
+//! per-user cache and an unchanged program is not compiled again
+//! (`cache`). Gives the executable or the libraries, or a
+//! [`CompileError`].
 
+use super::cache;
 use super::Program;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -58,6 +66,9 @@ pub fn write_files(
     portable: bool,
 ) -> Result<(), CompileError> {
     let write = |path: PathBuf, text: &str| {
+        if std::fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
+            return Ok(()); // unchanged: keep its time, for make
+        }
         std::fs::write(&path, text).map_err(|source| CompileError::Write { path, source })
     };
     std::fs::create_dir_all(dir).map_err(|source| CompileError::Write {
@@ -153,9 +164,39 @@ fn run(mut cmd: Command, tool: &str, command: String) -> Result<(), CompileError
     Ok(())
 }
 
+/// `cc … -c -o OBJECT SRC` in `dir` (`t.mode`: what the command adds).
+fn compile_object(
+    t: &cache::Toolchain<'_>,
+    dir: &Path,
+    src: &str,
+    object: &Path,
+) -> Result<(), CompileError> {
+    let mut cmd = Command::new(t.cc);
+    cmd.args(t.words)
+        .arg("-std=c11")
+        .args(t.cflags.split_whitespace())
+        .args(["-pthread", "-Wall", "-Wextra"])
+        .args(t.mode)
+        .arg("-c")
+        .arg("-o")
+        .arg(object)
+        .arg(src)
+        .current_dir(dir);
+    let command = format!(
+        "{} -std=c11 {} {} -c {src}",
+        t.cc,
+        t.cflags,
+        t.mode.join(" ")
+    );
+    run(cmd, t.cc, command)
+}
+
 /// Compiles the program in `dir` into `output` with `$CC` (default `cc`) and
 /// `$CFLAGS` (default `default_cflags`), `-std=c11 -pthread -Wall -Wextra`
-/// always.
+/// always: the runtime's objects from the cache ([`cache::runtime_objects`],
+/// compiled the first time), the program's own files compiled and linked
+/// with them — or nothing at all when the output was built from the same
+/// sources, compiler and flags ([`cache::Stamp`]).
 pub fn compile(
     program: &Program,
     kernels: &[PathBuf],
@@ -164,26 +205,52 @@ pub fn compile(
     portable: bool,
 ) -> Result<(), CompileError> {
     let (cc, words, cflags) = toolchain(portable);
+    let t = cache::Toolchain {
+        cc: &cc,
+        words: &words,
+        cflags: &cflags,
+        mode: &[],
+    };
+    let output = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
+    let stamp = cache::Stamp::new(&t, dir, &sources(program, kernels), &output);
+    if stamp.current() {
+        return Ok(());
+    }
+    stamp.clear();
+    let objects = cache::runtime_objects(&t, dir, |src, obj| compile_object(&t, dir, src, obj))?;
+    // The sources in their order, each runtime source replaced by its
+    // object: the same link order, so the same executable, as compiling
+    // every source at once.
+    let inputs: Vec<PathBuf> = sources(program, kernels)
+        .into_iter()
+        .map(|s| match cache::RUNTIME_SOURCES.iter().position(|r| *r == s) {
+            Some(i) => objects[i].clone(),
+            None => PathBuf::from(s),
+        })
+        .collect();
     let mut cmd = Command::new(&cc);
     cmd.args(&words);
     cmd.arg("-std=c11");
     cmd.args(cflags.split_whitespace());
     cmd.args(["-pthread", "-Wall", "-Wextra", "-o"]);
-    let output = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
     cmd.arg(&output);
-    cmd.args(sources(program, kernels));
+    cmd.args(&inputs);
     cmd.arg("-lm");
     cmd.current_dir(dir);
     let command = format!(
         "{cc} -std=c11 {cflags} -pthread -Wall -Wextra -o {} …",
         output.display()
     );
-    run(cmd, &cc, command)
+    run(cmd, &cc, command)?;
+    stamp.record();
+    Ok(())
 }
 
 /// Compiles the library of `-t library` in `dir`: every source into an
 /// object (`-fPIC -fvisibility=hidden`: only the chain's API is exported
-/// from the shared library), then `libNAME.a` (with `ar`) and `libNAME.so`.
+/// from the shared library; the runtime's from the cache), then
+/// `libNAME.a` (with `ar`) and `libNAME.so`; nothing when both were built
+/// from the same sources, compiler and flags.
 pub fn compile_library(
     program: &Program,
     kernels: &[PathBuf],
@@ -191,37 +258,42 @@ pub fn compile_library(
     portable: bool,
 ) -> Result<(), CompileError> {
     let (cc, words, cflags) = toolchain(portable);
+    let t = cache::Toolchain {
+        cc: &cc,
+        words: &words,
+        cflags: &cflags,
+        mode: &["-fPIC", "-fvisibility=hidden"],
+    };
+    let name = &program.name;
+    let (archive, shared) = (format!("lib{name}.a"), format!("lib{name}.so"));
+    let dir_abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let stamp = cache::Stamp::new(&t, dir, &sources(program, kernels), &dir_abs.join(&shared));
+    if stamp.current() && dir.join(&archive).is_file() {
+        return Ok(());
+    }
+    stamp.clear();
+    let runtime = cache::runtime_objects(&t, dir, |src, obj| compile_object(&t, dir, src, obj))?;
+    // Every source's object in the sources' order (the runtime's from the
+    // cache), so the libraries are what compiling every source gives.
     let mut objects = Vec::new();
     for src in sources(program, kernels) {
-        let object = format!("{}.o", src.trim_end_matches(".c"));
-        let mut cmd = Command::new(&cc);
-        cmd.args(&words)
-            .arg("-std=c11")
-            .args(cflags.split_whitespace());
-        cmd.args([
-            "-pthread",
-            "-Wall",
-            "-Wextra",
-            "-fPIC",
-            "-fvisibility=hidden",
-            "-c",
-            "-o",
-        ]);
-        cmd.arg(&object).arg(&src).current_dir(dir);
-        let command = format!("{cc} -std=c11 {cflags} -fPIC -fvisibility=hidden -c {src}");
-        run(cmd, &cc, command)?;
+        if let Some(i) = cache::RUNTIME_SOURCES.iter().position(|r| *r == src) {
+            objects.push(runtime[i].clone());
+            continue;
+        }
+        let object = dir_abs.join(format!("{}.o", src.trim_end_matches(".c")));
+        compile_object(&t, dir, &src, &object)?;
         objects.push(object);
     }
-    let name = &program.name;
-    let archive = format!("lib{name}.a");
     let _ = std::fs::remove_file(dir.join(&archive)); // ar adds to an old archive
     let mut ar = Command::new("ar");
     ar.arg("rcs").arg(&archive).args(&objects).current_dir(dir);
     run(ar, "ar", format!("ar rcs {archive} …"))?;
     let mut so = Command::new(&cc);
     so.args(&words).args(cflags.split_whitespace());
-    so.args(["-shared", "-pthread", "-o"])
-        .arg(format!("lib{name}.so"));
+    so.args(["-shared", "-pthread", "-o"]).arg(&shared);
     so.args(&objects).arg("-lm").current_dir(dir);
-    run(so, &cc, format!("{cc} -shared -o lib{name}.so …"))
+    run(so, &cc, format!("{cc} -shared -o {shared} …"))?;
+    stamp.record();
+    Ok(())
 }

@@ -12,6 +12,7 @@
 //! prefix (`sig_`, `bar_`, `thread_`, `BOX_`), so no name of the description
 //! can clash with C or the runtime.
 
+mod cache;
 mod compile;
 mod expr;
 pub(crate) mod kernels;
