@@ -183,6 +183,7 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
         buffers,
         graph,
         system: SystemTiming::default(),
+        kernels: Default::default(),
     }
 }
 

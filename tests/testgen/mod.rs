@@ -248,6 +248,7 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
         buffers,
         graph,
         system: SystemTiming::default(),
+        kernels: Default::default(),
     }
 }
 
@@ -395,6 +396,7 @@ pub fn appendix_hsdfg() -> Hsdfg {
         buffers,
         graph,
         system: SystemTiming::default(),
+        kernels: Default::default(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! `function_definition` computes, with every type, constant and range
 //! resolved (docs/language.md, "Defined functions").
 //!
-//! Takes a [`Definition`] and the function's ports ([`type_definition`]);
+//! Takes a [`Definition`](crate::ir::definition::Definition) and the function's ports ([`type_definition`]);
 //! gives a [`Kernel`] or every misuse as a [`KernelError`] (code, span,
 //! hint) that the checker reports. Guarantees of a kernel: every node has
 //! one element type (comparisons are `Bool`, only a `select`'s condition);
@@ -118,13 +118,13 @@ pub enum Op {
     Floor(Box<Node>),
     /// ⌊x + 0.5⌋.
     Round(Box<Node>),
-    /// Σ weights[k] · window element k (row-major over the window; zero
+    /// Σ weights\[k\] · window element k (row-major over the window; zero
     /// weights left out).
     Stencil {
         port: usize,
         weights: Vec<f64>,
     },
-    /// Σ_j wy[j] · (Σ_i wx[i] · element (i, j)): x first, then y.
+    /// Σ_j wy\[j\] · (Σ_i wx\[i\] · element (i, j)): x first, then y.
     Separable {
         port: usize,
         wx: Vec<f64>,

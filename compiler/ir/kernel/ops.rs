@@ -243,7 +243,7 @@ impl Typer<'_> {
                 let range = if name == "floor" {
                     n.range.floor()
                 } else {
-                    n.range.add(Range::point(0.5)).floor()
+                    (n.range + Range::point(0.5)).floor()
                 };
                 let op = if name == "floor" {
                     Op::Floor(Box::new(n.clone()))
@@ -349,7 +349,7 @@ impl Typer<'_> {
         };
         let shifted = Node {
             ty: n.ty,
-            range: n.range.sub(Range::point(l - w / 2.0)),
+            range: n.range - Range::point(l - w / 2.0),
             op: Op::Binary(
                 crate::ir::BinOp::Sub,
                 Box::new(n.clone()),

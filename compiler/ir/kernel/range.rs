@@ -60,33 +60,6 @@ impl Range {
         Range::new(self.lo.min(o.lo), self.hi.max(o.hi))
     }
 
-    pub fn neg(self) -> Range {
-        Range::new(-self.hi, -self.lo)
-    }
-
-    pub fn add(self, o: Range) -> Range {
-        Range::new(self.lo + o.lo, self.hi + o.hi)
-    }
-
-    pub fn sub(self, o: Range) -> Range {
-        self.add(o.neg())
-    }
-
-    /// The corners' extremes; 0 · ∞ is 0 (a real bound times 0).
-    pub fn mul(self, o: Range) -> Range {
-        let m = |a: f64, b: f64| if a == 0.0 || b == 0.0 { 0.0 } else { a * b };
-        let c = [
-            m(self.lo, o.lo),
-            m(self.lo, o.hi),
-            m(self.hi, o.lo),
-            m(self.hi, o.hi),
-        ];
-        Range::new(
-            c.iter().copied().fold(f64::INFINITY, f64::min),
-            c.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        )
-    }
-
     /// Division by a range without 0 (else everything); `integer`: C's
     /// truncation toward zero, which keeps the quotient inside the real
     /// quotient's range rounded toward zero.
@@ -95,7 +68,7 @@ impl Range {
             return ALL;
         }
         let inv = Range::new(1.0 / o.lo, 1.0 / o.hi);
-        let r = self.mul(inv);
+        let r = self * inv;
         if integer {
             Range::new(r.lo.trunc(), r.hi.trunc())
         } else {
@@ -115,7 +88,7 @@ impl Range {
         if self.lo >= 0.0 {
             self
         } else if self.hi <= 0.0 {
-            self.neg()
+            -self
         } else {
             Range::new(0.0, self.hi.max(-self.lo))
         }
@@ -134,6 +107,45 @@ impl Range {
     /// Clamped to `to` (a saturating conversion).
     pub fn clamp_to(self, to: Range) -> Range {
         Range::new(self.lo.clamp(to.lo, to.hi), self.hi.clamp(to.lo, to.hi))
+    }
+}
+
+impl std::ops::Neg for Range {
+    type Output = Range;
+    fn neg(self) -> Range {
+        Range::new(-self.hi, -self.lo)
+    }
+}
+
+impl std::ops::Add for Range {
+    type Output = Range;
+    fn add(self, o: Range) -> Range {
+        Range::new(self.lo + o.lo, self.hi + o.hi)
+    }
+}
+
+impl std::ops::Sub for Range {
+    type Output = Range;
+    fn sub(self, o: Range) -> Range {
+        self + -o
+    }
+}
+
+/// The corners' extremes; 0 · ∞ is 0 (a real bound times 0).
+impl std::ops::Mul for Range {
+    type Output = Range;
+    fn mul(self, o: Range) -> Range {
+        let m = |a: f64, b: f64| if a == 0.0 || b == 0.0 { 0.0 } else { a * b };
+        let c = [
+            m(self.lo, o.lo),
+            m(self.lo, o.hi),
+            m(self.hi, o.lo),
+            m(self.hi, o.hi),
+        ];
+        Range::new(
+            c.iter().copied().fold(f64::INFINITY, f64::min),
+            c.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
     }
 }
 
@@ -157,15 +169,15 @@ mod tests {
     #[test]
     fn arithmetic_bounds_hold() {
         let a = Range::new(0.0, 255.0);
-        assert_eq!(a.sub(Range::point(100.0)), Range::new(-100.0, 155.0));
-        assert_eq!(a.mul(Range::new(-2.0, 3.0)), Range::new(-510.0, 765.0));
+        assert_eq!(a - Range::point(100.0), Range::new(-100.0, 155.0));
+        assert_eq!(a * Range::new(-2.0, 3.0), Range::new(-510.0, 765.0));
         assert_eq!(
             Range::new(-7.0, 7.0).div(Range::point(2.0), true),
             Range::new(-3.0, 3.0)
         );
         assert_eq!(a.div(Range::new(-1.0, 1.0), false), ALL);
         assert_eq!(Range::new(-3.0, 2.0).abs(), Range::new(0.0, 3.0));
-        assert_eq!(ALL.mul(Range::point(0.0)), Range::point(0.0));
+        assert_eq!(ALL * Range::point(0.0), Range::point(0.0));
         assert_eq!(
             ALL.clamp_to(Range::of_type(ElemType::Uchar)),
             Range::new(0.0, 255.0)

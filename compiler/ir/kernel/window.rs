@@ -31,9 +31,8 @@ fn node(op: Op, ty: ElemType, range: Range) -> Val {
 
 /// Σ w · values of the port: the range of a weighted sum.
 fn weighted(pr: Range, ws: &[f64]) -> Range {
-    ws.iter().fold(Range::point(0.0), |acc, w| {
-        acc.add(pr.mul(Range::point(*w)))
-    })
+    ws.iter()
+        .fold(Range::point(0.0), |acc, w| acc + pr * Range::point(*w))
 }
 
 /// `sum / n` in type `tc`.
@@ -96,7 +95,7 @@ impl Typer<'_> {
                 let n = (t.p.mul.x * t.p.mul.y) as f64;
                 let sum = Node {
                     ty: Ty::Elem(t.tc),
-                    range: t.pr.mul(Range::point(n)),
+                    range: t.pr * Range::point(n),
                     op: Op::BlockSum { port: t.port },
                 };
                 mean_of(sum, n, t.tc, t.pr)
@@ -236,7 +235,7 @@ impl Typer<'_> {
 
     fn median(&mut self, t: &Target, span: Span) -> Val {
         let w = t.p.window;
-        if (w.x * w.y) % 2 == 0 || w.x * w.y > 49 {
+        if (w.x * w.y).is_multiple_of(2) || w.x * w.y > 49 {
             return self.err(
                 KernelError::new(
                     "E048",
