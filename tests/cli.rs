@@ -189,8 +189,7 @@ fn contradictory_options_exit_2_and_say_so() {
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{argv:?}: {err}");
         assert!(
-            err.contains("contradictory options: -t library and ")
-                && err.contains(other),
+            err.contains("contradictory options: -t library and ") && err.contains(other),
             "{argv:?}: {err}"
         );
         assert!(!err.contains("E300"), "{argv:?}: {err}");

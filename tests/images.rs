@@ -490,7 +490,11 @@ fn help_names_every_input_and_output_with_its_type_and_size() {
     );
     // The options come first, the report's notes last.
     assert!(help.starts_with("usage: "), "{help}");
-    assert!(help.trim_end().ends_with("only a dump keeps per-iteration records."), "{help}");
+    assert!(
+        help.trim_end()
+            .ends_with("only a dump keeps per-iteration records."),
+        "{help}"
+    );
 }
 
 #[test]

@@ -67,7 +67,11 @@ fn build(env: &Env<'_>, file: &str, args: &[&str], dir: &Path) -> PathBuf {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stem = Path::new(file).file_stem().unwrap().to_string_lossy().into_owned();
+    let stem = Path::new(file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     dir.join(stem)
 }
 
@@ -97,7 +101,11 @@ fn an_unchanged_build_compiles_nothing_and_the_runtime_once_per_flags() {
     let a = build(&env, file, &["-ts", "reduced", "2"], &dir.join("a"));
     let first = calls(&log);
     assert_eq!(runtime_compiles(&first), 3, "{first:#?}");
-    assert_eq!(first.len(), 4, "three runtime objects and the program: {first:#?}");
+    assert_eq!(
+        first.len(),
+        4,
+        "three runtime objects and the program: {first:#?}"
+    );
     let objects: Vec<PathBuf> = std::fs::read_dir(cache.join("ssc/objects"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -120,7 +128,11 @@ fn an_unchanged_build_compiles_nothing_and_the_runtime_once_per_flags() {
     let now = calls(&log);
     assert_eq!(now.len(), 5, "{now:#?}");
     assert_eq!(runtime_compiles(&now), 3, "{now:#?}");
-    assert_eq!(std::fs::read(&b).unwrap(), exe, "cached objects, another executable");
+    assert_eq!(
+        std::fs::read(&b).unwrap(),
+        exe,
+        "cached objects, another executable"
+    );
 
     // Without any cache (no HOME): every source compiled, the same bytes.
     let (plain_cc, plain_log) = logging_cc(&dir.join("a"));
@@ -135,7 +147,11 @@ fn an_unchanged_build_compiles_nothing_and_the_runtime_once_per_flags() {
         &dir.join("plain"),
     );
     assert_eq!(runtime_compiles(&calls(&plain_log)), 3);
-    assert_eq!(std::fs::read(&plain).unwrap(), exe, "cache or not, the same executable");
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        exe,
+        "cache or not, the same executable"
+    );
 
     // Another schedule: new C, the program compiled again, not the runtime.
     build(&env, file, &["-ts", "simple"], &dir.join("a"));
@@ -147,8 +163,15 @@ fn an_unchanged_build_compiles_nothing_and_the_runtime_once_per_flags() {
     std::fs::write(&a, b"not a program").unwrap();
     build(&env, file, &["-ts", "simple"], &dir.join("a"));
     assert_eq!(calls(&log).len(), 7);
-    let ran = Command::new(&a).args(["--iterations", "3"]).output().unwrap();
-    assert!(ran.status.success(), "{}", String::from_utf8_lossy(&ran.stderr));
+    let ran = Command::new(&a)
+        .args(["--iterations", "3"])
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
 
     // Other flags: another key, the runtime compiled once more for it.
     let o2 = Env {
@@ -158,7 +181,12 @@ fn an_unchanged_build_compiles_nothing_and_the_runtime_once_per_flags() {
     build(&o2, file, &["-ts", "simple"], &dir.join("a"));
     let now = calls(&log);
     assert_eq!(runtime_compiles(&now), 6, "{now:#?}");
-    assert_eq!(std::fs::read_dir(cache.join("ssc/objects")).unwrap().count(), 2);
+    assert_eq!(
+        std::fs::read_dir(cache.join("ssc/objects"))
+            .unwrap()
+            .count(),
+        2
+    );
     build(&o2, file, &["-ts", "simple"], &dir.join("a"));
     assert_eq!(calls(&log).len(), now.len(), "unchanged under -O2 too");
 }
@@ -189,5 +217,9 @@ fn an_unchanged_library_is_not_built_again() {
     build(&env, file, &["-t", "library"], &lib);
     assert!(lib.join("libimages.a").is_file());
     assert_eq!(std::fs::read(&so).unwrap(), bytes);
-    assert_eq!(runtime_compiles(&calls(&log)), 3, "the runtime from the cache");
+    assert_eq!(
+        runtime_compiles(&calls(&log)),
+        3,
+        "the runtime from the cache"
+    );
 }

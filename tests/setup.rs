@@ -70,7 +70,10 @@ fn the_readme_says_where_xray_app_py_is_shown_that_it_needs_numpy() {
         .find("(`examples/app/xray_app.py`")
         .expect("README shows xray_app.py");
     let intro = &readme[at..at + 200];
-    assert!(intro.contains("numpy") && intro.contains("pip install numpy"), "{intro}");
+    assert!(
+        intro.contains("numpy") && intro.contains("pip install numpy"),
+        "{intro}"
+    );
     let example = read("examples/app/xray_app.py");
     assert!(example.contains("pip install numpy"), "{example}");
 }

@@ -193,10 +193,10 @@ fn compile_object(
 
 /// Compiles the program in `dir` into `output` with `$CC` (default `cc`) and
 /// `$CFLAGS` (default `default_cflags`), `-std=c11 -pthread -Wall -Wextra`
-/// always: the runtime's objects from the cache ([`cache::runtime_objects`],
+/// always: the runtime's objects from the cache (`cache::runtime_objects`,
 /// compiled the first time), the program's own files compiled and linked
 /// with them — or nothing at all when the output was built from the same
-/// sources, compiler and flags ([`cache::Stamp`]).
+/// sources, compiler and flags (`cache::Stamp`).
 pub fn compile(
     program: &Program,
     kernels: &[PathBuf],
@@ -223,10 +223,12 @@ pub fn compile(
     // every source at once.
     let inputs: Vec<PathBuf> = sources(program, kernels)
         .into_iter()
-        .map(|s| match cache::RUNTIME_SOURCES.iter().position(|r| *r == s) {
-            Some(i) => objects[i].clone(),
-            None => PathBuf::from(s),
-        })
+        .map(
+            |s| match cache::RUNTIME_SOURCES.iter().position(|r| *r == s) {
+                Some(i) => objects[i].clone(),
+                None => PathBuf::from(s),
+            },
+        )
         .collect();
     let mut cmd = Command::new(&cc);
     cmd.args(&words);
