@@ -52,7 +52,7 @@ fn the_test_command_installs_what_it_needs_and_ci_runs_it() {
         "SSC_PYTHON",
         "pip\" install -q numpy",
         "export SSC_NO_SKIP=1",
-        "exec cargo test \"$@\"",
+        "exec cargo test --no-fail-fast \"$@\"",
     ] {
         assert!(script.contains(needed), "./test lacks {needed:?}");
     }
