@@ -17,7 +17,7 @@ fn small_chain(tag: &str) -> std::path::PathBuf {
     write_input(
         &scratch(&format!("fused-choice-{tag}")),
         "small.ssc",
-        &generate(12, 3, "64,64"),
+        &generate(13, 3, "64,64"),
     )
 }
 

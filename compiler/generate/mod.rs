@@ -7,9 +7,10 @@
 //! realistic windows. Guarantees: deterministic per seed; every OUT port is
 //! consumed and every IN port driven exactly once; ports agree in type and
 //! grid; the box count is the requested one, give or take the few boxes
-//! needed to close the graph; at least one processing box between the
-//! sources and the sinks, whatever the count ([`GenerateOptions::min_boxes`]
-//! is the least count the generator plans for, which the CLI requires).
+//! needed to close the graph; no source is wired straight to a sink, whatever
+//! the count (a source the random steps left untouched gets a gain before
+//! its sink; [`GenerateOptions::min_boxes`] is the least count the generator
+//! plans for, which the CLI requires).
 
 use crate::ir::*;
 
@@ -38,8 +39,8 @@ impl Default for GenerateOptions {
 impl GenerateOptions {
     /// The least box count the generator plans for: the sources, the
     /// sinks, room to close the graph (up-scales and merges) and one
-    /// processing box. Fewer would leave no box between the sources and
-    /// the sinks; [`generate`] then makes one processing box anyway.
+    /// processing box. [`generate`] honours fewer only roughly (every
+    /// source still gets a box before its sink), so the CLI refuses them.
     pub fn min_boxes(&self) -> usize {
         // The budget below is `boxes - (sinks + 2 sources + 4)` and must
         // exceed the sources by one step.
@@ -166,6 +167,11 @@ const KINDS: &[Kind] = &[
         ports: &[("in", In, 1, 1), ("out", Out, 2, 1)],
     },
 ];
+
+/// The kind of an instance from its name (`source_0` → `source`).
+fn kind_of(instance: &str) -> &str {
+    instance.rsplit_once('_').map_or(instance, |(k, _)| k)
+}
 
 fn kind(name: &str) -> &'static Kind {
     KINDS.iter().find(|k| k.name == name).expect("known kind")
@@ -344,6 +350,13 @@ pub fn generate(o: &GenerateOptions) -> Description {
         c.open.extend(out);
     }
     for s in std::mem::take(&mut c.open) {
+        // A source left untouched gets a gain before its sink: never a
+        // source wired straight to a sink (only chains that had one change).
+        let s = if kind_of(&s.instance) == "source" {
+            c.add("gain", 0, &[s]).remove(0)
+        } else {
+            s
+        };
         c.add("sink", 0, &[s]);
     }
     describe(c, o.resolution)
