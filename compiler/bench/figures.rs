@@ -5,8 +5,10 @@
 //!   chain (sorted by its best median latency), like the thesis' Figure
 //!   3.8 — box from p25 to p75 in its configuration's colour, a line at
 //!   the median, whiskers from the minimum to p99.9, a cross at the
-//!   maximum, a legend naming the configurations and the marks, the
-//!   chain's name under its group — on a logarithmic latency axis.
+//!   maximum, a legend column naming the configurations and the marks, the
+//!   chain's name under its group — on a logarithmic latency axis fitted
+//!   to the boxes and whiskers (a maximum above it a triangle at the top
+//!   with its value).
 //! * [`gantt`]: the predicted schedule of one iteration, one row per
 //!   thread (its name left of the row), one bar per sub-box from its
 //!   predicted start for its predicted time, labelled with the sub-box
@@ -93,149 +95,190 @@ fn box_order<'a>(jobs: &[&'a Job]) -> (Vec<Vec<&'a Job>>, Vec<String>) {
 
 /// Figure 3.8: latency box plots of every job — one group per chain
 /// (sorted by its best median, named under the group), one box per
-/// configuration, coloured by configuration with a legend — on a
-/// logarithmic axis, so boxes of a few hundred µs stay boxes beside a
-/// maximum of milliseconds. The title names the configuration when there
-/// is one.
+/// configuration, coloured by configuration — on a logarithmic axis fitted
+/// to the boxes and whiskers, so boxes of a few hundred µs stay boxes
+/// beside a maximum of milliseconds (marked at the top with its value);
+/// the legend (the configurations and the marks) in a
+/// column right of the plot, over no box. The title names the
+/// configuration when there is one.
 pub fn boxplot(jobs: &[&Job], path: &Path) -> Result<(), Failure> {
     let (chains, configs) = box_order(jobs);
     let n: usize = chains.iter().map(Vec::len).sum::<usize>().max(1);
     let gaps = chains.len().saturating_sub(1);
     let slots = (n + gaps) as f64;
-    let top = jobs.iter().map(|j| j.latency.max).fold(1.0f64, f64::max);
+    // Fitted to the boxes and whiskers (min to p99.9): a maximum far
+    // above them (one long frame) is marked at the top with its value,
+    // not allowed to squash every box into a line.
+    let top = jobs.iter().map(|j| j.latency.p99_9).fold(1.0f64, f64::max);
     let low = jobs
         .iter()
         .map(|j| j.latency.min)
         .filter(|v| *v > 0.0)
         .fold(top, f64::min);
-    // Room above the highest cross for the legend: a decade, and more
-    // for each configuration listed.
-    let (lo, hi) = (
-        low / 1.5,
-        top * 10f64.powf(1.0 + configs.len() as f64 / 8.0),
-    );
+    let (lo, hi) = (low / 1.3, top * 1.6);
     let title = match configs.as_slice() {
         [one] => format!("end-to-end latency, {one}"),
         _ => format!("end-to-end latency, {} configurations", configs.len()),
     };
-    let width = (220 + 56 * (n + gaps) as u32).max(680);
-    let root = SVGBackend::new(path, (width, 560)).into_drawing_area();
+    let plot_width = (140 + 56 * (n + gaps) as u32).max(480);
+    let root = SVGBackend::new(path, (plot_width + LEGEND_WIDTH, 520)).into_drawing_area();
     root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
+    let (plot, legend) = root.split_horizontally(plot_width);
+    let mut chart = ChartBuilder::on(&plot)
         .caption(title, ("sans-serif", 18))
         .margin(16)
         .x_label_area_size(56)
         .y_label_area_size(80)
-        .build_cartesian_2d(0f64..slots, (lo..hi).log_scale())?;
+        .build_cartesian_2d(0f64..slots, lo.log10()..hi.log10())?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
         .y_desc("latency (µs, log scale)")
+        .y_labels(8)
+        .y_label_formatter(&|v| tick(10f64.powf(*v)))
         .x_desc(if chains.len() > 1 {
-            "chain (sorted by best median latency), one box per configuration"
+            "chain (sorted by best median), a box per configuration"
         } else {
             "one box per configuration"
         })
         .draw()?;
+    let colours: Vec<RGBAColor> = (0..configs.len())
+        .map(|k| Palette99::pick(k).to_rgba())
+        .collect();
     let colour = |j: &Job| {
-        let k = configs
-            .iter()
-            .position(|c| *c == config_name(j))
-            .unwrap_or(0);
-        Palette99::pick(k).to_rgba()
+        let k = configs.iter().position(|c| *c == config_name(j));
+        colours[k.unwrap_or(0)]
     };
     let mut x = 0.5;
-    let mut named: Vec<String> = Vec::new();
     let mut centres = Vec::new();
     for g in &chains {
         let first_x = x;
         for j in g {
-            draw_box(&mut chart, j, x, colour(j), &mut named)?;
+            draw_box(&mut chart, j, x, colour(j), hi)?;
             x += 1.0;
         }
         centres.push(((first_x + x - 1.0) / 2.0, g[0].file.clone()));
         x += 1.0;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 12))
-        .draw()?;
     // Each chain's name under its group, centred.
     let name_style = ("sans-serif", 12)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Center, VPos::Top));
     for (cx, file) in centres {
-        let (px, py) = chart.backend_coord(&(cx, lo));
-        root.draw(&Text::new(file, (px, py + 8), name_style.clone()))?;
+        let (px, py) = chart.backend_coord(&(cx, lo.log10()));
+        plot.draw(&Text::new(file, (px, py + 8), name_style.clone()))?;
     }
+    draw_legend(&legend, &configs, &colours)?;
     root.present()?;
     Ok(())
 }
 
-type LogChart<'a, 'b> = ChartContext<
+/// The width of the legend column right of the box plot, px.
+const LEGEND_WIDTH: u32 = 230;
+
+/// The box plot's legend: a swatch per configuration, then the marks
+/// (median, whiskers, maximum).
+fn draw_legend(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    configs: &[String],
+    colours: &[RGBAColor],
+) -> Result<(), Failure> {
+    let font = ("sans-serif", 12).into_font().color(&BLACK);
+    let text = |s: &str, y: i32| Text::new(s.to_string(), (28, y - 6), font.clone());
+    let mut y = 64;
+    for (c, colour) in configs.iter().zip(colours) {
+        area.draw(&Rectangle::new(
+            [(4, y - 5), (20, y + 5)],
+            colour.mix(0.45).filled(),
+        ))?;
+        area.draw(&Rectangle::new(
+            [(4, y - 5), (20, y + 5)],
+            BLACK.stroke_width(1),
+        ))?;
+        area.draw(&text(c, y))?;
+        y += 20;
+    }
+    y += 6;
+    area.draw(&PathElement::new([(4, y), (20, y)], RED.stroke_width(2)))?;
+    area.draw(&text("median", y))?;
+    y += 20;
+    area.draw(&PathElement::new([(12, y - 6), (12, y + 6)], BLACK))?;
+    area.draw(&text("whiskers: min and p99.9", y))?;
+    y += 20;
+    area.draw(&Cross::new((12, y), 4, BLACK))?;
+    area.draw(&text("max", y))?;
+    y += 20;
+    area.draw(&TriangleMarker::new((12, y), 5, BLACK))?;
+    area.draw(&text("max above the axis (µs)", y))?;
+    Ok(())
+}
+
+/// A latency tick or value, µs, to 3 significant digits at most
+/// (`316`, `31.6`, `3.16`, `0.316`) and whole from 100 up (`10000`).
+fn tick(v: f64) -> String {
+    let decimals = match v {
+        v if v >= 100.0 => 0,
+        v if v >= 10.0 => 1,
+        v if v >= 1.0 => 2,
+        _ => 3,
+    };
+    let t = format!("{v:.decimals$}");
+    if t.contains('.') {
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        t
+    }
+}
+
+type LatencyChart<'a, 'b> = ChartContext<
     'a,
     SVGBackend<'b>,
-    Cartesian2d<
-        plotters::coord::types::RangedCoordf64,
-        plotters::coord::combinators::LogCoord<f64>,
-    >,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
 >;
 
 /// One job's box (p25–p75, in its configuration's colour), median,
-/// whiskers (min, p99.9) and maximum at `x`; the first box of a
-/// configuration names it in the legend, the first box drawn the marks.
+/// whiskers (min, p99.9) and maximum at `x`; a maximum above the axis'
+/// top `hi` is a triangle at the top with its value.
 fn draw_box(
-    chart: &mut LogChart<'_, '_>,
+    chart: &mut LatencyChart<'_, '_>,
     j: &Job,
     x: f64,
     colour: RGBAColor,
-    named: &mut Vec<String>,
+    hi: f64,
 ) -> Result<(), Failure> {
     let l = &j.latency;
-    let marks = named.is_empty();
-    let boxes = chart.draw_series(std::iter::once(Rectangle::new(
-        [(x - 0.35, l.p25), (x + 0.35, l.p75)],
+    // The axis is log10 µs.
+    let y = |v: f64| v.max(1e-9).log10();
+    chart.draw_series(std::iter::once(Rectangle::new(
+        [(x - 0.35, y(l.p25)), (x + 0.35, y(l.p75))],
         colour.mix(0.45).filled(),
     )))?;
-    let name = config_name(j);
-    if !named.contains(&name) {
-        boxes.label(name.clone()).legend(move |(x, y)| {
-            Rectangle::new([(x, y - 5), (x + 16, y + 5)], colour.mix(0.45).filled())
-        });
-        named.push(name);
-    }
     chart.draw_series(std::iter::once(Rectangle::new(
-        [(x - 0.35, l.p25), (x + 0.35, l.p75)],
+        [(x - 0.35, y(l.p25)), (x + 0.35, y(l.p75))],
         BLACK.stroke_width(1),
     )))?;
-    let median = chart.draw_series(LineSeries::new(
-        [(x - 0.35, l.p50), (x + 0.35, l.p50)],
+    chart.draw_series(LineSeries::new(
+        [(x - 0.35, y(l.p50)), (x + 0.35, y(l.p50))],
         RED.stroke_width(2),
     ))?;
-    if marks {
-        median
-            .label("median")
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], RED.stroke_width(2)));
+    chart.draw_series(LineSeries::new([(x, y(l.min)), (x, y(l.p25))], BLACK))?;
+    chart.draw_series(LineSeries::new([(x, y(l.p75)), (x, y(l.p99_9))], BLACK))?;
+    for v in [l.min, l.p99_9] {
+        chart.draw_series(LineSeries::new([(x - 0.15, y(v)), (x + 0.15, y(v))], BLACK))?;
     }
-    chart.draw_series(LineSeries::new([(x, l.min), (x, l.p25)], BLACK))?;
-    let whisker = chart.draw_series(LineSeries::new([(x, l.p75), (x, l.p99_9)], BLACK))?;
-    if marks {
-        whisker
-            .label("whiskers: min and p99.9")
-            .legend(|(x, y)| PathElement::new([(x + 8, y - 6), (x + 8, y + 6)], BLACK));
-    }
-    for y in [l.min, l.p99_9] {
-        chart.draw_series(LineSeries::new([(x - 0.15, y), (x + 0.15, y)], BLACK))?;
-    }
-    let max = chart.draw_series(std::iter::once(Cross::new((x, l.max), 4, BLACK)))?;
-    if marks {
-        max.label("max")
-            .legend(|(x, y)| Cross::new((x + 8, y), 4, BLACK));
+    if l.max <= hi {
+        chart.draw_series(std::iter::once(Cross::new((x, y(l.max)), 4, BLACK)))?;
+    } else {
+        let at = y(hi / 1.04);
+        chart.draw_series(std::iter::once(TriangleMarker::new((x, at), 5, BLACK)))?;
+        let font = ("sans-serif", 10).into_font().color(&BLACK);
+        chart.draw_series(std::iter::once(Text::new(
+            tick(l.max),
+            (x + 0.12, at),
+            font.pos(Pos::new(HPos::Left, VPos::Center)),
+        )))?;
     }
     Ok(())
 }
