@@ -99,7 +99,7 @@ proptest! {
     #[test]
     fn sums_to_one_and_matches_brute_force(chain in chain()) {
         let m = load(&text(&chain));
-        let plan = ptts::exact::plan(&m).unwrap();
+        let plan = ptts::exact::plan(&m, &Options::default()).unwrap();
         prop_assume!(plan.trees <= 2000);
         let a = analyse(&m);
         let sum: BigUint = a.pmf.iter().map(|p| &p.1).sum();
@@ -115,7 +115,7 @@ proptest! {
     #[test]
     fn shifting_offsets_by_a_period_changes_nothing(chain in chain(), which in 0usize..3) {
         let m = load(&text(&chain));
-        prop_assume!(ptts::exact::plan(&m).unwrap().trees <= 2000);
+        prop_assume!(ptts::exact::plan(&m, &Options::default()).unwrap().trees <= 2000);
         let mut shifted = chain.clone();
         let i = which % shifted.len();
         shifted[i].offset += shifted[i].period;
@@ -242,3 +242,4 @@ fn large_execution_times_cost_no_more_than_small_ones() {
     assert_eq!(&a.pmf[0].1 * pow(10), &a.den * pow(9));
     assert!(a.loss.unwrap().pairs > 0);
 }
+
