@@ -155,8 +155,10 @@ proptest! {
         let plan = ptts::exact::plan(&m, &opts).unwrap();
         // Within the fuzz test's limit, as refined by the guard.
         let limits = Limits { operations: LIMIT, memory: 1 << 28 };
-        prop_assume!(ptts::refine::guard(&m, &opts, plan, (0, 0), &limits).exceeded.is_none());
-        counted_within_bound(&m, &opts);
+        // (About a third are refused: those are the fuzz test's business.)
+        if ptts::refine::guard(&m, &opts, plan, (0, 0), &limits).exceeded.is_none() {
+            counted_within_bound(&m, &opts);
+        }
     }
 }
 

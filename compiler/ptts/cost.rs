@@ -13,15 +13,19 @@
 //!   children, and computing them costs one operation per run of the ETP
 //!   and per triggering a run reaches;
 //! * level l of a tree holds at most `S_l` nodes: `S_{l−1}·c_l`, and at most
-//!   the triggerings of its component in the window of times a tree can
-//!   reach;
+//!   the triggerings of its component among the times a tree can reach
+//!   (a few intervals: [`super::times`]);
 //! * the paths from one node (a meeting of the loss analysis) likewise;
-//! * a tree shares a time with at most `⌊window/d_0⌋ + 1` trees.
+//! * a time of a tree is a time of at most as many trees as there are
+//!   roots in those intervals moved back from it.
 //!
 //! Tests check that the counted operations never exceed the bound (the
 //! examples, random chains and the fuzz test of `tests/ptts_guard.rs`).
-//! An operation is a few nanoseconds of a release build; in big integers
-//! (weights beyond 128 bits) each counts [`factor`] times.
+//! An operation is 1–6 ns of a release build on the project's machine
+//! (allocations and 128-bit divisions count several); in big integers
+//! (weights beyond 128 bits) each counts [`factor`] times. Where the
+//! analysis meets fewer pairs than the intervals allow,
+//! [`super::refine`] tightens the bound with a dry run.
 
 use super::exact::{Options, Partners, Plan, ALLOC, CALL, LOOK_UP_MEMORY, TREE_NODES};
 use super::loss::{lookahead, TOP};
@@ -580,8 +584,11 @@ pub fn factor(model: &Model, opts: &Options, plan: &Plan) -> u128 {
     big_factor(limbs(model, opts, plan.trees).0)
 }
 
-/// The default of `--max-operations`: about 10 s of the slowest
-/// operations on the project's machine, 2–3 s of typical ones.
+/// The default of `--max-operations`: a few seconds on the project's
+/// machine (1–3 ns of CPU per bounded operation measured on the examples,
+/// the inputs and shapes made to stress each part; the bound is
+/// 1.3–30 times the count), at most about 12 s where the bound is tight
+/// and the operations the slowest (6 ns).
 pub const DEFAULT_MAX_OPERATIONS: u128 = 2_000_000_000;
 
 /// The default of `--max-memory`, in MiB.
