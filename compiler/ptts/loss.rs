@@ -11,7 +11,7 @@
 //! shares the nodes after it; it lost one container, not several). Only
 //! pairs whose reach sets intersect somewhere are looked at further (every
 //! other pair contributes 0), and then only their shared nodes and the
-//! paths from their first meetings ([`LossAcc::pair`]'s formula). The loss
+//! paths from their first meetings (the formula of `LossAcc::pair`). The loss
 //! probability is the sum over pairs divided by the triggerings in a
 //! hyper-period. Leaves (the chain's output) are not nodes of a buffer and
 //! never count. Every step counts on the analysis' operation counter.
