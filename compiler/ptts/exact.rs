@@ -11,9 +11,12 @@
 //! equal nodes merged as soon as they meet. The one-step transitions from a
 //! node of component i depend only on its phase relative to component i+1
 //! (`(t − o_{i+1}) mod d_{i+1}`), so they are computed once per (component,
-//! phase) and shared by all trees; a transition groups the ETP's values by
-//! the triggering each reaches (eq. 5.7) in one pass over them, so its cost
-//! follows the number of distinct values, not their magnitude or spread.
+//! phase) and shared by all trees (where they fit [`super::cost::memoised`]);
+//! a transition counts the values of each run of the ETP that reach one
+//! triggering (eq. 5.7) at once, so its cost follows the runs and the
+//! triggerings reached, not the number of values, their magnitude or
+//! spread. Every step counts on [`Transitions::ops`], which the plan
+//! bounds before the analysis starts ([`super::cost`]).
 //!
 //! Triggerings of components 1… are `o_i + k·d_i` for every whole k (the
 //! periodic steady state), so a chain has no start-up transient and
