@@ -31,6 +31,9 @@ pub(super) struct Typer<'a> {
     pub(super) out_mul: Pair,
     pub(super) dir: Option<&'a Path>,
     pub(super) errors: Vec<KernelError>,
+    /// The type of the output being typed: operations of numbers only
+    /// (`select(c, 1, 0)`) compute in it.
+    pub(super) context: ElemType,
 }
 
 /// Types `def` against `ports`; table files are read relative to `dir`
@@ -62,6 +65,7 @@ pub fn type_definition(
         outputs,
         dir,
         errors: Vec::new(),
+        context: ElemType::Double,
     };
     t.check_outputs(def, ports);
     let mut values: Vec<Option<Node>> = vec![None; t.outputs.len()];
@@ -70,9 +74,10 @@ pub fn type_definition(
         let Some(k) = t.assigned_port(def, a.port.name.as_str(), a.port.span, &mut seen) else {
             continue;
         };
-        let v = t.value(&a.value);
         let port = t.outputs[k].clone();
-        if let Some(n) = t.to_type(v, port.ty, a.value.span, &format!("`{}`", port.name)) {
+        t.context = port.ty;
+        let v = t.value(&a.value);
+        if let Some(n) = t.coerce(v, port.ty, a.value.span, &format!("`{}`", port.name)) {
             values[k] = Some(n);
         }
     }
@@ -205,7 +210,7 @@ impl Typer<'_> {
             ExprKind::Port { port, offset } => self.read(port.name.as_str(), *offset, e.span),
             ExprKind::Neg(x) => match self.value(x) {
                 Val::Const(v) => Val::Const(-v),
-                Val::Node(n) => self.unary_int(n, e.span, "-", |r| r.neg(), Op::Neg),
+                Val::Node(n) => self.unary_int(n, e.span, "-", |r| -r, Op::Neg),
                 Val::Bad => Val::Bad,
             },
             ExprKind::Binary(op, l, r) => {
@@ -390,9 +395,9 @@ impl Typer<'_> {
             );
         }
         let range = match op {
-            BinOp::Add => l.range.add(r.range),
-            BinOp::Sub => l.range.sub(r.range),
-            BinOp::Mul => l.range.mul(r.range),
+            BinOp::Add => l.range + r.range,
+            BinOp::Sub => l.range - r.range,
+            BinOp::Mul => l.range * r.range,
             BinOp::Div => l.range.div(r.range, integer),
         };
         if !self.fits(t, range, span, op.symbol()) {
@@ -433,7 +438,7 @@ impl Typer<'_> {
             .collect();
         let t = match typed.first() {
             Some((t, _)) => *t,
-            None => ElemType::Double, // numbers only: exact enough, folded
+            None => self.context, // numbers only: the output's type
         };
         if let Some((u, _)) = typed.iter().find(|(u, _)| *u != t) {
             self.errors.push(
@@ -499,7 +504,7 @@ impl Typer<'_> {
 
     /// A value as type `t` (an output, or a conversion's result): numbers
     /// become constants, nodes must already have the type.
-    pub(super) fn to_type(&mut self, v: Val, t: ElemType, span: Span, what: &str) -> Option<Node> {
+    pub(super) fn coerce(&mut self, v: Val, t: ElemType, span: Span, what: &str) -> Option<Node> {
         match v {
             Val::Bad => None,
             Val::Const(c) => self.constant(c, t, span),
