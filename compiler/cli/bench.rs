@@ -27,7 +27,13 @@ pub(crate) fn bench(a: &BenchArgs, argv: &[String]) -> i32 {
     // Every configuration builds the same file: a warning about it (E140
     // for each fused build) is said once.
     super::diag::once();
-    match bench::run(&options, &Cli { argv }) {
+    match bench::run(
+        &options,
+        &Cli {
+            argv,
+            kernels: &a.kernels,
+        },
+    ) {
         Ok(()) => exit::OK,
         Err(Error::Usage(msg)) => usage(&msg),
         Err(Error::Run(msg)) => {
@@ -47,6 +53,8 @@ fn usage(msg: &str) -> i32 {
 struct Cli<'a> {
     /// ssc's command line, recorded in every program.
     argv: &'a [String],
+    /// `--kernels`, given to every measurement and build.
+    kernels: &'a [PathBuf],
 }
 
 impl Builder for Cli<'_> {
@@ -59,6 +67,7 @@ impl Builder for Cli<'_> {
             output_dir: Some(dir.to_path_buf()),
             wcet_runs: Some(30),
             wcet_percentile: Some(50.0),
+            kernels: self.kernels.to_vec(),
             ..BuildArgs::default()
         };
         super::build::measured_description(&args)
@@ -71,6 +80,7 @@ impl Builder for Cli<'_> {
             memory_schedule: Some(b.memory),
             output_dir: Some(b.dir.clone()),
             iteration_count: Some(b.iterations),
+            kernels: self.kernels.to_vec(),
             ..BuildArgs::default()
         };
         let built = super::build::build_with(&args, Some(b.description), self.argv)?;

@@ -22,6 +22,7 @@ mod graph;
 mod instantiation;
 mod names;
 mod ports;
+mod rows;
 mod runtime;
 
 use crate::diagnostics::Diagnostic;
@@ -101,6 +102,8 @@ pub mod codes {
     /// A function that is no built-in, variant, definition of the
     /// description nor kernel of the command line (`ssc check`, `ssc build`).
     pub const UNKNOWN: &str = "E038";
+    /// (warning) `ROWS` on a built-in or a defined function.
+    pub const ROWS_NOT_OWN: &str = "E053";
 }
 
 /// Checks every section present, and each against the sections above it.

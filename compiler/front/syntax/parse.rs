@@ -225,6 +225,7 @@ impl Builder {
                             container: ident(it.next().unwrap()),
                             function: ident(it.next().unwrap()),
                             parallelism: Self::parallelism(it.next().unwrap()),
+                            rows: it.next().is_some(),
                             span: bs,
                         });
                     }
@@ -306,10 +307,13 @@ impl Builder {
                     let mut it = kids(stmt);
                     let name = ident(it.next().unwrap());
                     let parallelism = Self::parallelism(it.next().unwrap());
+                    let mut it = it.peekable();
+                    let rows = it.next_if(|n| n.as_rule() == Rule::kw_rows).is_some();
                     let ports = it.map(|p| self.port(p)).collect();
                     d.function_decls.push(FunctionDecl {
                         name,
                         parallelism,
+                        rows,
                         ports,
                         span: s,
                     });
@@ -792,6 +796,7 @@ fn rule_name(rule: &Rule) -> &'static str {
         Rule::number => "a number",
         Rule::direction | Rule::kw_in | Rule::kw_out => "`IN` or `OUT`",
         Rule::parallelism | Rule::kw_none | Rule::kw_full => "`NONE` or `FULL`",
+        Rule::kw_rows => "`ROWS`",
         Rule::elem_type => "a type (char, uchar, short, ushort, int, uint, float, double)",
         Rule::pair => "`[x, y]`",
         Rule::port_ref => "a port `NAME.PORT`",
