@@ -6,6 +6,8 @@
 //! comment names the description and the options as typed), and with
 //! `CC=true`: these tests are about the text; tests/e2e.rs compiles and runs.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -44,10 +46,12 @@ fn generated_c(example: &Path, options: &str, tag: &str) -> String {
             "XDG_CACHE_HOME",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-calibration"),
         );
-    if stem == "user_kernel" {
-        let kernels = example.parent().unwrap().join("kernels/invert.c");
-        std::fs::copy(kernels, dir.join("invert.c")).unwrap();
-        cmd.args(["--kernels", "invert.c"]);
+    // Kernels of one's own, copied beside it and named relatively (the
+    // header comment quotes the command line).
+    for kernels in support::own_kernels(&std::fs::read_to_string(example).unwrap()) {
+        let name = kernels.file_name().unwrap().to_string_lossy().into_owned();
+        std::fs::copy(&kernels, dir.join(&name)).unwrap();
+        cmd.args(["--kernels", &name]);
     }
     let out = cmd.output().unwrap();
     assert!(

@@ -191,15 +191,10 @@ fn other_examples_and_inputs_on_the_diagonal() {
         }
     }
     files.sort();
-    let kernels = root("examples/kernels/invert.c");
     for f in files {
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         // A kernel of one's own is known only with its --kernels file (E038).
-        let own: Vec<std::ffi::OsString> = if name == "user_kernel.ssc" {
-            vec!["--kernels".into(), kernels.clone().into()]
-        } else {
-            Vec::new()
-        };
+        let own = kernel_args(&std::fs::read_to_string(&f).unwrap());
         let lowers = Command::new(SSC)
             .arg("build")
             .arg(&f)
@@ -215,11 +210,8 @@ fn other_examples_and_inputs_on_the_diagonal() {
         }
         let mut cases = vec![Case::new(&f, "-dp none -ts fixed 1")];
         cases.extend(DIAGONAL.iter().map(|d| Case::new(&f, d)));
-        if name == "user_kernel.ssc" {
-            for c in &mut cases {
-                c.args.push("--kernels".into());
-                c.args.push(kernels.to_string_lossy().into_owned());
-            }
+        for c in &mut cases {
+            c.args.extend(own.iter().cloned());
         }
         same_checksums(gcc(), &name, &cases, iterations(50));
     }

@@ -303,12 +303,8 @@ fn exports(file: &Path, dir: &Path, mcm: Mcm) -> Vec<Job> {
                 &[]
             };
             // A kernel of one's own is known with its --kernels file (E038).
-            let invert = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kernels/invert.c");
-            let kernels: Vec<&str> = if stem == "user_kernel" {
-                vec!["--kernels", invert.to_str().unwrap()]
-            } else {
-                Vec::new()
-            };
+            let kernels = support::kernel_args(&std::fs::read_to_string(file).unwrap());
+            let kernels: Vec<&str> = kernels.iter().map(String::as_str).collect();
             let out = ssc(&[
                 &["build", file.to_str().unwrap(), "-ts", ts, "2"][..],
                 &kernels,

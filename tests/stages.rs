@@ -42,15 +42,14 @@ fn build(file: &str, extra: &[&str], stdin: Option<&str>) -> String {
         .filter(|o| !extra.contains(&o[0]))
         .flat_map(|o| o.iter().copied())
         .collect();
-    // examples/user_kernel.ssc binds a kernel of its own: known only with
-    // its --kernels file (E038), printed back or not.
-    let invert = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kernels/invert.c");
-    let kernels: Vec<&std::ffi::OsStr> =
-        if file.ends_with("user_kernel.ssc") || stdin.is_some_and(|s| s.contains("func_invert")) {
-            vec!["--kernels".as_ref(), invert.as_os_str()]
-        } else {
-            Vec::new()
-        };
+    // A kernel of one's own (examples/user_kernel.ssc,
+    // streaming_kernels.ssc) is known only with its --kernels file (E038),
+    // printed back or not.
+    let text = match stdin {
+        Some(s) => s.to_string(),
+        None => std::fs::read_to_string(file).unwrap(),
+    };
+    let kernels = support::kernel_args(&text);
     let mut child = Command::new(env!("CARGO_BIN_EXE_ssc"))
         .arg("build")
         .arg(file)

@@ -663,3 +663,40 @@ pub fn python_with_numpy(test: &str) -> Option<String> {
     );
     None
 }
+
+// ---- kernels of one's own --------------------------------------------------------
+
+/// The files of `examples/kernels/` that define a function `text` (a
+/// description) binds: what `--kernels` must give for it to be known
+/// (E038 otherwise). A function is found by its `void NAME(const
+/// ssc_call` definition, a binding by NAME between word boundaries.
+pub fn own_kernels(text: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root("examples/kernels"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    files.sort();
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    files
+        .into_iter()
+        .filter(|f| {
+            let c = std::fs::read_to_string(f).unwrap();
+            c.lines().any(|l| {
+                l.strip_prefix("void ")
+                    .and_then(|r| r.split_once("(const ssc_call"))
+                    .is_some_and(|(name, _)| words.contains(&name.trim()))
+            })
+        })
+        .collect()
+}
+
+/// `--kernels FILE` for each of [`own_kernels`] of `text`.
+pub fn kernel_args(text: &str) -> Vec<String> {
+    own_kernels(text)
+        .into_iter()
+        .flat_map(|f| ["--kernels".to_string(), f.display().to_string()])
+        .collect()
+}
