@@ -219,7 +219,14 @@ impl Builder {
                 }
                 Rule::container_bind => {
                     for b in kids(stmt) {
-                        let bs = span(&b);
+                        // From the container to the last word: pest keeps
+                        // the blank before an absent `ROWS` in the pair.
+                        let bs = Span::new(
+                            b.as_span().start(),
+                            kids(b.clone())
+                                .last()
+                                .map_or(b.as_span().end(), |k| k.as_span().end()),
+                        );
                         let mut it = kids(b);
                         c.binds.push(Bind {
                             container: ident(it.next().unwrap()),
