@@ -16,6 +16,7 @@ mod compile;
 mod expr;
 pub(crate) mod kernels;
 mod library;
+mod plan;
 mod threads;
 mod view;
 

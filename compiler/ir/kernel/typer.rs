@@ -14,8 +14,8 @@
 use super::range::{bounds, Range};
 use super::{Kernel, KernelError, KernelPort, Node, Op, Ty};
 use crate::ir::{BinOp, Definition, Direction, ElemType, Expr, ExprKind, Pair, Port, Span};
-use std::path::Path;
 use std::ops::{Add, Mul, Neg, Sub};
+use std::path::Path;
 
 /// An operand while typing: an untyped number, a typed node, or nothing
 /// (an error was reported; what uses it reports nothing more).
