@@ -14,7 +14,6 @@
 use super::range::{bounds, Range};
 use super::{Kernel, KernelError, KernelPort, Node, Op, Ty};
 use crate::ir::{BinOp, Definition, Direction, ElemType, Expr, ExprKind, Pair, Port, Span};
-use std::ops::{Add, Mul, Neg, Sub};
 use std::path::Path;
 
 /// An operand while typing: an untyped number, a typed node, or nothing
@@ -73,7 +72,7 @@ pub fn type_definition(
         };
         let v = t.value(&a.value);
         let port = t.outputs[k].clone();
-        if let Some(n) = t.to_type(v, port.ty, a.value.span, &format!("`{}`", port.name)) {
+        if let Some(n) = t.coerce(v, port.ty, a.value.span, &format!("`{}`", port.name)) {
             values[k] = Some(n);
         }
     }
@@ -206,7 +205,7 @@ impl Typer<'_> {
             ExprKind::Port { port, offset } => self.read(port.name.as_str(), *offset, e.span),
             ExprKind::Neg(x) => match self.value(x) {
                 Val::Const(v) => Val::Const(-v),
-                Val::Node(n) => self.unary_int(n, e.span, "-", |r| r.neg(), Op::Neg),
+                Val::Node(n) => self.unary_int(n, e.span, "-", |r| -r, Op::Neg),
                 Val::Bad => Val::Bad,
             },
             ExprKind::Binary(op, l, r) => {
@@ -391,9 +390,9 @@ impl Typer<'_> {
             );
         }
         let range = match op {
-            BinOp::Add => l.range.add(r.range),
-            BinOp::Sub => l.range.sub(r.range),
-            BinOp::Mul => l.range.mul(r.range),
+            BinOp::Add => l.range + r.range,
+            BinOp::Sub => l.range - r.range,
+            BinOp::Mul => l.range * r.range,
             BinOp::Div => l.range.div(r.range, integer),
         };
         if !self.fits(t, range, span, op.symbol()) {
@@ -500,7 +499,7 @@ impl Typer<'_> {
 
     /// A value as type `t` (an output, or a conversion's result): numbers
     /// become constants, nodes must already have the type.
-    pub(super) fn to_type(&mut self, v: Val, t: ElemType, span: Span, what: &str) -> Option<Node> {
+    pub(super) fn coerce(&mut self, v: Val, t: ElemType, span: Span, what: &str) -> Option<Node> {
         match v {
             Val::Bad => None,
             Val::Const(c) => self.constant(c, t, span),
