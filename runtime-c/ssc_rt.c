@@ -703,6 +703,8 @@ static struct {
     ssc_conduct conduct;            /* merged by ssc_finish; the library's */
     atomic_int signalled;           /* SIGINT/SIGTERM arrived */
     atomic_uint exited;             /* threads whose code returned */
+    atomic_uint events;             /* futex word of main: bumped by every
+                                       thread's exit and by the stop signal */
 } rt = { .fifo_warned = ATOMIC_FLAG_INIT, .lat_slots = 1, .void_from = UINT64_MAX };
 
 static void on_stop_signal(int sig)
@@ -711,6 +713,10 @@ static void on_stop_signal(int sig)
     /* Lock-free atomic RMW: async-signal-safe. Freezes the last iteration. */
     atomic_fetch_or_explicit(&rt.frontier, STOP_BIT, memory_order_relaxed);
     atomic_store_explicit(&rt.signalled, 1, memory_order_relaxed);
+    /* Wakes main (watch_threads), whichever thread the signal came to: a
+     * futex syscall is async-signal-safe. */
+    atomic_fetch_add_explicit(&rt.events, 1, memory_order_relaxed);
+    syscall(SYS_futex, (void *)&rt.events, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 static void format_cpu_set(const cpu_set_t *set, char *buf, size_t n)
@@ -1210,7 +1216,8 @@ static void *thread_main(void *p)
     a->fn(a->self);
     waiting(a->self, SSC_WAIT_EXITED, NULL);
     atomic_fetch_add(&rt.exited, 1);
-    futex_wake(&rt.exited, 1);
+    atomic_fetch_add(&rt.events, 1);
+    futex_wake(&rt.events, 1);
     return NULL;
 }
 
@@ -1285,7 +1292,9 @@ static void exit_stuck(const char *why)
 /* Waits for the threads to finish. A watchdog (--watchdog-ms) ends a run
  * where no sub-box finishes for its time while no thread waits for a
  * release; a SIGINT/SIGTERM stop that sees no sub-box finish for
- * SSC_STOP_GRACE_NS ends the run the same way. */
+ * SSC_STOP_GRACE_NS ends the run the same way. Without a watchdog, main
+ * sleeps until a thread exits or the stop signal comes (`events`): it
+ * never wakes on its own while the chain runs. */
 static void watch_threads(int n_threads)
 {
     uint64_t patience = rt.opt.watchdog_ns;
@@ -1294,10 +1303,16 @@ static void watch_threads(int n_threads)
         slice = 1000000;
     uint64_t seen = progress_sum(), since = ssc_now_ns(), stop_at = 0;
     for (;;) {
-        unsigned e = atomic_load(&rt.exited);
-        if (e == (unsigned)n_threads)
+        unsigned ev = atomic_load(&rt.events);
+        if (atomic_load(&rt.exited) == (unsigned)n_threads)
             return;
-        futex_wait_ns(&rt.exited, e, slice);
+        int polling = patience || atomic_load(&rt.signalled);
+        futex_wait_ns(&rt.events, ev, polling ? slice : 0);
+        if (!polling) {   /* woken by an exit or the signal: start counting */
+            seen = progress_sum();
+            since = ssc_now_ns();
+            continue;
+        }
         uint64_t now = ssc_now_ns(), p = progress_sum();
         int releasing = 0;
         for (int j = 0; j < n_threads; j++)
@@ -1398,6 +1413,7 @@ int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes
     atomic_store(&rt.void_from, UINT64_MAX);
     atomic_store(&rt.dropped, 0);
     atomic_store(&rt.exited, 0);
+    atomic_store(&rt.events, 0);
     /* Per-iteration records only for a dump, and only its first iterations. */
     rt.trace_n = 0;
     if (rt.opt.dump_path)
