@@ -25,7 +25,7 @@
  * (ssc_lib_start) never prints: it keeps the last one for ssc_lib_message,
  * and the call that failed returns its code. */
 static int lib_mode;
-static _Thread_local char lib_message[512];   /* each caller's own last error */
+static _Thread_local char lib_message[1024];   /* each caller's own last error */
 
 /* The program's own name (argv[0]) once the arguments are parsed: every
  * message of a program starts with it, as a Unix tool's do. */
@@ -132,6 +132,13 @@ void ssc_signal_init(ssc_signal *s, unsigned initial_tokens)
 {
     atomic_init(&s->tokens, initial_tokens);
     atomic_init(&s->sleeping, 0);
+    s->name = NULL;
+}
+
+void ssc_signal_init_named(ssc_signal *s, unsigned initial_tokens, const char *name)
+{
+    ssc_signal_init(s, initial_tokens);
+    s->name = name;
 }
 
 /* Only this (single) waiter decrements `tokens`, so once it sees a token
@@ -168,6 +175,13 @@ void ssc_barrier_init(ssc_barrier *b, unsigned n)
     atomic_init(&b->generation, 0);
     atomic_init(&b->sleeping, 0);
     b->n = n;
+    b->name = NULL;
+}
+
+void ssc_barrier_init_named(ssc_barrier *b, unsigned n, const char *name)
+{
+    ssc_barrier_init(b, n);
+    b->name = name;
 }
 
 /* Sense reversal with a counter: the waiters wait for `generation` to move
@@ -411,6 +425,13 @@ void ssc_box_init(ssc_box *b, const char *name, ssc_kernel kernel, unsigned flag
     b->call.out = out;
     b->call.n_out = n_out;
     b->index = -1;   /* set by ssc_run */
+    b->plan_ns = 0;
+}
+
+void ssc_box_plans(ssc_box *boxes, const uint64_t *plan_ns, int n)
+{
+    for (int i = 0; i < n; i++)
+        boxes[i].plan_ns = plan_ns[i];
 }
 
 /* ------------------------------------------------------------------ */
@@ -456,7 +477,14 @@ static void usage(FILE *f, const char *argv0, void (*usage_ports)(FILE *))
         "usage: %s [options]\n"
         "  --iterations N     run N iterations\n"
         "  --forever          run until SIGINT/SIGTERM, then report as usual (exit 0)\n"
-        "  --period-us P      release the sources of iteration i at t0 + i*P us\n"
+        "  --period-us P      release frame i at t0 + i*P us; latency counts from it\n"
+        "  --overload queue|skip|latest  with --period-us, a frame due while the chain\n"
+        "                     is busy: waits (queue, unbounded), is dropped (skip), or\n"
+        "                     waits alone, replaced by any newer frame (latest)\n"
+        "  --deadline-us D    count the frames whose latency exceeds D us (misses);\n"
+        "                     report where each thread started late against the plan\n"
+        "  --watchdog-ms W    when no sub-box finishes for W ms, report what each\n"
+        "                     thread does and exit %d\n"
         "  --dump F           write the per-iteration timings to F\n"
         "  --dump-format csv|json|binary\n"
         "  --dump-iterations N  the dump holds the first N iterations (default %d)\n"
@@ -469,13 +497,16 @@ static void usage(FILE *f, const char *argv0, void (*usage_ports)(FILE *))
         "                     folder of them (name order); read before the run\n"
         "  --output DIR       write every frame's outputs to DIR as SINK_NNNN.pgm|pfm|raw\n"
         "  --help             this text\n",
-        argv0, SSC_DUMP_ITERATIONS);
+        argv0, SSC_EXIT_STUCK, SSC_DUMP_ITERATIONS);
     if (usage_ports)
         usage_ports(f);
     fprintf(f,
-        "SIGINT/SIGTERM stop at an iteration boundary and print the report.\n"
+        "SIGINT/SIGTERM stop at an iteration boundary and print the report; when no\n"
+        "sub-box finishes for 1 s after the stop, the program reports what is stuck\n"
+        "and exits %d.\n"
         "Memory does not grow with the iterations: the latency statistics stream\n"
-        "(percentiles within 0.78 %%), only a dump keeps per-iteration records.\n");
+        "(percentiles within 0.78 %%), only a dump keeps per-iteration records.\n",
+        SSC_EXIT_STUCK);
 }
 
 void ssc_options_free(ssc_options *o)
@@ -539,6 +570,21 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
                 bad_arg(o, argv0, a, "must be at least 1 (--forever runs until SIGINT/SIGTERM)");
         } else if (!strcmp(a, "--period-us")) {
             o->period_ns = parse_u64(o, argv0, a, val) * 1000;
+        } else if (!strcmp(a, "--deadline-us")) {
+            uint64_t d = parse_u64(o, argv0, a, val);
+            if (d == 0 || d > UINT64_MAX / 1000)
+                bad_arg(o, argv0, a, "must be at least 1 (microseconds)");
+            o->deadline_ns = d * 1000;
+        } else if (!strcmp(a, "--watchdog-ms")) {
+            uint64_t w = parse_u64(o, argv0, a, val);
+            if (w == 0 || w > 86400000)
+                bad_arg(o, argv0, a, "must be 1 to 86400000 (milliseconds)");
+            o->watchdog_ns = w * 1000000;
+        } else if (!strcmp(a, "--overload")) {
+            if (!strcmp(val, "queue")) o->overload = SSC_OVERLOAD_QUEUE;
+            else if (!strcmp(val, "skip")) o->overload = SSC_OVERLOAD_SKIP;
+            else if (!strcmp(val, "latest")) o->overload = SSC_OVERLOAD_LATEST;
+            else bad_arg(o, argv0, "--overload expects queue, skip or latest", val);
         } else if (!strcmp(a, "--spin-ns")) {
             o->spin_ns = parse_u64(o, argv0, a, val);
         } else if (!strcmp(a, "--fifo")) {
@@ -567,6 +613,12 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
         }
         i += takes_value;
     }
+    if (o->overload != SSC_OVERLOAD_QUEUE && !o->period_ns)
+        bad_arg(o, argv0, "--overload skip|latest drops frames that are due while the chain is "
+                "busy", "give --period-us (without a period no frame is ever due early)");
+    if (o->overload != SSC_OVERLOAD_QUEUE && o->output_dir)
+        bad_arg(o, argv0, "--output writes every frame's outputs, and --overload skip|latest "
+                "drops frames", "not yet implemented together");
     if (o->forever) {
         if (o->iterations_given)
             bad_arg(o, argv0, "--forever runs until SIGINT/SIGTERM", "leave out --iterations");
@@ -581,6 +633,15 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
 /* Set in `frontier` by SIGINT/SIGTERM: the frontier no longer moves. */
 #define STOP_BIT ((uint64_t)1 << 63)
 #define NOT_RECORDED UINT64_MAX
+
+/* --overload skip|latest: the frame of an iteration in flight, until the
+ * first of its source sub-boxes decides it (rt.frame_of). */
+#define FRAME_UNDECIDED UINT64_MAX
+#define FRAME_CLAIMED (UINT64_MAX - 1)   /* being decided: a moment */
+#define FRAME_VOID (UINT64_MAX - 2)      /* no frame left: the run ends */
+/* The indices of the first this many dropped frames are kept (the count is
+ * exact whatever their number). */
+#define SSC_DROPPED_KEPT 65536
 
 static struct {
     ssc_options opt;
@@ -632,13 +693,34 @@ static struct {
     ssc_stream_stats stream;        /* latencies of the frames waited for (a
                                        library), of every iteration (a program,
                                        after ssc_finish merged the threads') */
-} rt = { .fifo_warned = ATOMIC_FLAG_INIT, .lat_slots = 1 };
+    /* --overload skip|latest: the frame of each iteration in flight (slot
+     * i % lat_slots, FRAME_*), the next frame not yet taken or dropped, the
+     * first iteration left without a frame (UINT64_MAX: none). Decisions
+     * happen in iteration order (README, "Overload"). */
+    atomic_uint_fast64_t *frame_of;
+    atomic_uint_fast64_t next_frame;
+    atomic_uint_fast64_t void_from;
+    atomic_uint_fast64_t dropped;   /* frames dropped, exact */
+    uint64_t *dropped_list;         /* the first SSC_DROPPED_KEPT of them */
+    uint64_t *trace_frame;          /* the dump: [iteration][frame, ready ns] */
+    ssc_conduct *conducts;          /* misses and slowest frames, per thread */
+    ssc_conduct conduct;            /* merged by ssc_finish; the library's */
+    atomic_int signalled;           /* SIGINT/SIGTERM arrived */
+    atomic_uint exited;             /* threads whose code returned */
+    atomic_uint events;             /* futex word of main: bumped by every
+                                       thread's exit and by the stop signal */
+} rt = { .fifo_warned = ATOMIC_FLAG_INIT, .lat_slots = 1, .void_from = UINT64_MAX };
 
 static void on_stop_signal(int sig)
 {
     (void)sig;
     /* Lock-free atomic RMW: async-signal-safe. Freezes the last iteration. */
     atomic_fetch_or_explicit(&rt.frontier, STOP_BIT, memory_order_relaxed);
+    atomic_store_explicit(&rt.signalled, 1, memory_order_relaxed);
+    /* Wakes main (watch_threads), whichever thread the signal came to: a
+     * futex syscall is async-signal-safe. */
+    atomic_fetch_add_explicit(&rt.events, 1, memory_order_relaxed);
+    syscall(SYS_futex, (void *)&rt.events, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 static void format_cpu_set(const cpu_set_t *set, char *buf, size_t n)
@@ -737,6 +819,14 @@ static int init_common(const ssc_options *o, int n_threads)
 /* Iterations and operations                                           */
 /* ------------------------------------------------------------------ */
 
+/* Says what thread t waits for (a stuck program's report, a library's
+ * stall message): kind SSC_WAIT_*, on the signal or barrier. */
+static inline void waiting(ssc_thread *t, int kind, const void *on)
+{
+    atomic_store_explicit(&t->wait_on, (uintptr_t)on, memory_order_relaxed);
+    atomic_store_explicit(&t->wait_kind, kind, memory_order_relaxed);
+}
+
 /* Waits until every thread but `self` (NULL: every thread) has finished
  * `need` iterations; returns the least count it saw (UINT64_MAX when no
  * other thread exists). The counters are 32-bit (futex words); comparisons
@@ -775,7 +865,9 @@ static void wait_for_slowest(ssc_thread *self, uint64_t need)
     if (need <= self->others_done)
         return;
     uint64_t start = rt.thread_times ? ssc_now_ns() : 0;
+    waiting(self, SSC_WAIT_LEAD, NULL);
     self->others_done = wait_others_done(self, need);
+    waiting(self, SSC_WAIT_NONE, NULL);
     if (rt.thread_times)
         self->wait += ssc_now_ns() - start;
 }
@@ -790,8 +882,9 @@ static void wait_for_slowest(ssc_thread *self, uint64_t need)
 /* Library mode: sleeps until frame k is submitted (1) or the library
  * stops (0). The bell is read before `submitted`, and a submission bumps
  * it after, so a submission between the two wakes the futex at once. */
-static int wait_submitted(uint64_t k)
+static int wait_submitted(ssc_thread *t, uint64_t k)
 {
+    waiting(t, SSC_WAIT_FRAME, NULL);
     for (;;) {
         unsigned bell = atomic_load(&rt.bell);
         if (atomic_load_explicit(&rt.submitted, memory_order_acquire) > k)
@@ -812,8 +905,12 @@ int ssc_iteration_begin(ssc_thread *t)
     uint64_t k = t->iter;
     if (k >= rt.opt.iterations)
         return 0;
-    if (lib_mode && !wait_submitted(k))
-        return 0;
+    if (lib_mode) {
+        int go = wait_submitted(t, k);
+        waiting(t, SSC_WAIT_NONE, NULL);
+        if (!go)
+            return 0;
+    }
     /* Relaxed is enough: the agreement rests on the modification order of
      * this one word; no data is published through it. */
     uint64_t f = atomic_load_explicit(&rt.frontier, memory_order_relaxed);
@@ -830,16 +927,27 @@ int ssc_iteration_begin(ssc_thread *t)
             break;
     }
     t->busy = t->wait = 0;
+    atomic_store_explicit(&t->at_iter, k, memory_order_relaxed);
     if (rt.lead && k > rt.lead)
         wait_for_slowest(t, k - rt.lead);
     return 1;
 }
 
+/* The frame iteration i runs: i itself, unless --overload skip|latest
+ * decided another (its slot holds it until the iteration is finished). */
+static uint64_t frame_index(uint64_t i)
+{
+    if (lib_mode || rt.opt.overload == SSC_OVERLOAD_QUEUE || !rt.frame_of)
+        return i;
+    return atomic_load_explicit(&rt.frame_of[i % rt.lat_slots], memory_order_acquire);
+}
+
 /* A program: the last thread to finish iteration i (the slot's count,
  * acq_rel, orders every thread's source and sink times of i before this)
- * adds its latency to its own streaming statistics, keeps it for the dump
- * when i < trace_n, and frees the slot for iteration i + lat_slots, which
- * no thread begins before this thread's `done` says i is finished. */
+ * adds its latency to its own streaming statistics and misses, keeps it
+ * for the dump when i < trace_n, and frees the slot for iteration
+ * i + lat_slots, which no thread begins before this thread's `done` says i
+ * is finished. */
 static void finish_latency(ssc_thread *t, uint64_t i)
 {
     uint64_t slot = i % rt.lat_slots;
@@ -847,14 +955,18 @@ static void finish_latency(ssc_thread *t, uint64_t i)
         return;
     uint64_t b = atomic_load_explicit(&rt.lat_begin[slot], memory_order_relaxed);
     uint64_t e = atomic_load_explicit(&rt.lat_end[slot], memory_order_relaxed);
-    if (b != NOT_RECORDED && e != NOT_RECORDED && e >= b)
+    if (b != NOT_RECORDED && e != NOT_RECORDED && e >= b) {
         ssc_stream_add(&rt.streams[t->index], e - b);
+        ssc_conduct_add(&rt.conducts[t->index], frame_index(i), e - b, rt.opt.deadline_ns);
+    }
     if (i < rt.trace_n) {
         rt.trace_lat[2 * i] = b;
         rt.trace_lat[2 * i + 1] = e;
     }
     atomic_store_explicit(&rt.lat_begin[slot], NOT_RECORDED, memory_order_relaxed);
     atomic_store_explicit(&rt.lat_end[slot], NOT_RECORDED, memory_order_relaxed);
+    if (rt.frame_of)
+        atomic_store_explicit(&rt.frame_of[slot], FRAME_UNDECIDED, memory_order_relaxed);
     atomic_store_explicit(&rt.lat_pending[slot], (unsigned)rt.n_threads, memory_order_relaxed);
 }
 
@@ -877,13 +989,15 @@ void ssc_iteration_end(ssc_thread *t)
 
 void ssc_W(ssc_thread *t, ssc_signal *s)
 {
+    waiting(t, SSC_WAIT_SIGNAL, s);
     if (!rt.thread_times) {
         ssc_signal_wait(s);
-        return;
+    } else {
+        uint64_t start = ssc_now_ns();
+        ssc_signal_wait(s);
+        t->wait += ssc_now_ns() - start;
     }
-    uint64_t start = ssc_now_ns();
-    ssc_signal_wait(s);
-    t->wait += ssc_now_ns() - start;
+    waiting(t, SSC_WAIT_NONE, NULL);
 }
 
 void ssc_S(ssc_thread *t, ssc_signal *s)
@@ -894,27 +1008,126 @@ void ssc_S(ssc_thread *t, ssc_signal *s)
 
 void ssc_B(ssc_thread *t, ssc_barrier *b)
 {
+    waiting(t, SSC_WAIT_BARRIER, b);
     if (!rt.thread_times) {
         ssc_barrier_wait(b);
-        return;
+    } else {
+        uint64_t start = ssc_now_ns();
+        ssc_barrier_wait(b);
+        t->wait += ssc_now_ns() - start;
     }
-    uint64_t start = ssc_now_ns();
-    ssc_barrier_wait(b);
-    t->wait += ssc_now_ns() - start;
+    waiting(t, SSC_WAIT_NONE, NULL);
 }
 
-/* --period-us: sleep on the absolute clock until t0 + i * P, so periods do
- * not drift by the time the loop itself takes. */
-static void wait_release(ssc_thread *t, uint64_t iteration)
+/* The release time of frame f under --period-us (absolute ns). */
+static uint64_t release_of(uint64_t f)
 {
-    uint64_t at = rt.release0 + iteration * rt.opt.period_ns;
+    return rt.release0 + f * rt.opt.period_ns;
+}
+
+/* --period-us: sleep on the absolute clock until the release of frame f,
+ * so periods do not drift by the time the loop itself takes. */
+static void wait_release(ssc_thread *t, uint64_t f)
+{
+    uint64_t at = release_of(f);
     uint64_t start = ssc_now_ns();
     if (start >= at)
         return;
+    waiting(t, SSC_WAIT_RELEASE, NULL);
     struct timespec ts = { (time_t)(at / 1000000000u), (long)(at % 1000000000u) };
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
         ;
+    waiting(t, SSC_WAIT_NONE, NULL);
     t->wait += ssc_now_ns() - start;
+}
+
+/* Counts frames first..last (inclusive) as dropped. Only the decider of
+ * an iteration calls it, and decisions are ordered (see decide_frame). */
+static void drop_frames(uint64_t first, uint64_t last)
+{
+    uint64_t n = atomic_load_explicit(&rt.dropped, memory_order_relaxed);
+    for (uint64_t f = first; f <= last; f++, n++)
+        if (n < SSC_DROPPED_KEPT)
+            rt.dropped_list[n] = f;
+    atomic_store_explicit(&rt.dropped, n, memory_order_relaxed);
+}
+
+/* --overload skip|latest: the frame of iteration i, whose first source
+ * sub-box was ready at `ready`. Frame j (the next one not yet taken or
+ * dropped) released no earlier than `ready` found the chain free: it is
+ * taken at its release. Otherwise the chain was still busy when frames j..m
+ * came (m: the newest released by `ready`): skip dropped each of them on
+ * arrival and takes m + 1 at its release; latest kept only the newest,
+ * dropping j..m - 1, and takes m at once. FRAME_VOID when no frame is left.
+ * Iterations decide in order: the decider of i + 1 runs a source sub-box of
+ * i before it (every thread with a source runs one each iteration), so it
+ * sees i's next_frame. */
+static uint64_t decide_frame(uint64_t i, uint64_t ready)
+{
+    uint64_t n = rt.opt.iterations;   /* frames released; UINT64_MAX: --forever */
+    uint64_t j = atomic_load_explicit(&rt.next_frame, memory_order_relaxed);
+    if (atomic_load_explicit(&rt.void_from, memory_order_relaxed) <= i || j >= n)
+        return FRAME_VOID;
+    uint64_t f = j;
+    if (ready > release_of(j)) {
+        uint64_t m = (ready - rt.release0) / rt.opt.period_ns;
+        if (m > n - 1)
+            m = n - 1;
+        if (rt.opt.overload == SSC_OVERLOAD_SKIP) {
+            drop_frames(j, m);
+            f = m + 1;
+        } else {
+            if (m > j)
+                drop_frames(j, m - 1);
+            f = m;
+        }
+    }
+    if (f >= n)
+        return FRAME_VOID;
+    atomic_store_explicit(&rt.next_frame, f + 1, memory_order_relaxed);
+    return f;
+}
+
+/* A source sub-box of iteration i: the frame it reads. The first of the
+ * iteration's source sub-boxes decides (claims the slot, decides, publishes
+ * with release); the others take its decision. A void iteration freezes the
+ * frontier: no later iteration begins, and those begun run without a frame. */
+static uint64_t source_frame(uint64_t i)
+{
+    if (rt.opt.overload == SSC_OVERLOAD_QUEUE)
+        return i;
+    atomic_uint_fast64_t *slot = &rt.frame_of[i % rt.lat_slots];
+    uint64_t v = atomic_load_explicit(slot, memory_order_acquire);
+    if (v == FRAME_UNDECIDED &&
+        atomic_compare_exchange_strong_explicit(slot, &v, FRAME_CLAIMED, memory_order_acquire,
+                                                memory_order_acquire)) {
+        uint64_t ready = ssc_now_ns();
+        uint64_t f = decide_frame(i, ready);
+        if (f == FRAME_VOID) {
+            uint64_t first = atomic_load_explicit(&rt.void_from, memory_order_relaxed);
+            if (i < first)
+                atomic_store_explicit(&rt.void_from, i, memory_order_relaxed);
+            atomic_fetch_or_explicit(&rt.frontier, STOP_BIT, memory_order_relaxed);
+        } else if (i < rt.trace_n && rt.trace_frame) {
+            rt.trace_frame[2 * i] = f;
+            rt.trace_frame[2 * i + 1] = ready - rt.t0;
+        }
+        atomic_store_explicit(slot, f, memory_order_release);
+        return f;
+    }
+    while (v == FRAME_CLAIMED) {
+        cpu_relax();
+        v = atomic_load_explicit(slot, memory_order_acquire);
+    }
+    return v;
+}
+
+/* Iteration i has no frame (the run ended under --overload skip|latest):
+ * its sub-boxes pass their signals on and run nothing. The decider stored
+ * void_from before its release, which every later sub-box of i follows. */
+static int is_void(uint64_t i)
+{
+    return !lib_mode && atomic_load_explicit(&rt.void_from, memory_order_relaxed) <= i;
 }
 
 static void atomic_min_u64(atomic_uint_fast64_t *a, uint64_t v)
@@ -934,16 +1147,48 @@ static void atomic_max_u64(atomic_uint_fast64_t *a, uint64_t v)
         ;
 }
 
+static void lib_begin_frame(uint64_t k);   /* the library's overload (below) */
+
+/* With a deadline: how late sub-box b of iteration i started against its
+ * plan (start - the iteration's begin - plan); the thread keeps its worst. */
+static void note_lateness(ssc_thread *t, const ssc_box *b, uint64_t i, uint64_t start)
+{
+    uint64_t begin = atomic_load_explicit(&rt.lat_begin[i % rt.lat_slots], memory_order_relaxed);
+    if (begin == NOT_RECORDED || b->index < 0)
+        return;
+    int64_t late = (int64_t)(start - rt.t0) - (int64_t)begin - (int64_t)b->plan_ns;
+    if (atomic_load_explicit(&t->late_box, memory_order_relaxed) &&
+        late <= atomic_load_explicit(&t->late_ns, memory_order_relaxed))
+        return;
+    atomic_store_explicit(&t->late_ns, late, memory_order_relaxed);
+    atomic_store_explicit(&t->late_frame, frame_index(i), memory_order_relaxed);
+    atomic_store_explicit(&t->late_box, b->index + 1, memory_order_relaxed);
+}
+
 void ssc_E(ssc_thread *t, ssc_box *b)
 {
     uint64_t i = t->iter;
-    if ((b->flags & SSC_BOX_SOURCE) && rt.opt.period_ns)
-        wait_release(t, i);
-    int timed = b->flags || rt.box_times || rt.thread_times;
+    int source = (b->flags & SSC_BOX_SOURCE) != 0;
+    uint64_t frame = source && !lib_mode ? source_frame(i) : frame_index(i);
+    if (is_void(i)) {   /* no frame: nothing runs, the signals still flow */
+        unsigned done_boxes = atomic_load_explicit(&t->progress, memory_order_relaxed);
+        atomic_store_explicit(&t->progress, done_boxes + 1, memory_order_relaxed);
+        return;
+    }
+    if (source && rt.opt.period_ns)
+        wait_release(t, frame);
+    if (source && lib_mode)
+        lib_begin_frame(i);
+    int timed = b->flags || rt.box_times || rt.thread_times || rt.opt.deadline_ns;
     uint64_t start = timed ? ssc_now_ns() : 0;
+    if (source)   /* with a period, a frame's latency counts from its release */
+        atomic_min_u64(&rt.lat_begin[i % rt.lat_slots],
+                       (rt.opt.period_ns ? release_of(frame) : start) - rt.t0);
+    if (rt.opt.deadline_ns)
+        note_lateness(t, b, i, start);
 
     ssc_call call = b->call;
-    call.iteration = i;
+    call.iteration = frame;   /* under --overload skip|latest, the frame's index */
     atomic_store_explicit(&t->running, b->index + 1, memory_order_relaxed);
     b->kernel(&call);
     atomic_store_explicit(&t->running, 0, memory_order_relaxed);
@@ -953,8 +1198,6 @@ void ssc_E(ssc_thread *t, ssc_box *b)
     if (!timed)
         return;
     uint64_t end = ssc_now_ns();
-    if (b->flags & SSC_BOX_SOURCE)
-        atomic_min_u64(&rt.lat_begin[i % rt.lat_slots], start - rt.t0);
     if (b->flags & SSC_BOX_SINK)
         atomic_max_u64(&rt.lat_end[i % rt.lat_slots], end - rt.t0);
     if (rt.box_times && b->index >= 0 && i < rt.trace_n) {   /* a box outside the table: untimed */
@@ -979,7 +1222,129 @@ static void *thread_main(void *p)
     struct start_arg *a = p;
     this_thread = a->self;
     a->fn(a->self);
+    waiting(a->self, SSC_WAIT_EXITED, NULL);
+    atomic_fetch_add(&rt.exited, 1);
+    atomic_fetch_add(&rt.events, 1);
+    futex_wake(&rt.events, 1);
     return NULL;
+}
+
+/* Sub-boxes finished by every thread so far (mod 2^64 of 32-bit counts:
+ * only whether it moved matters). */
+static uint64_t progress_sum(void)
+{
+    uint64_t sum = 0;
+    for (int j = 0; j < rt.n_threads; j++)
+        sum += atomic_load_explicit(&rt.threads[j].progress, memory_order_relaxed);
+    return sum;
+}
+
+/* What thread j does, as a phrase ("runs sub-box st.0 of iteration 5
+ * (function instance st, region x 0..64, y 0..32)", "waits for signal s3 in
+ * iteration 5"); `unit` is "iteration" (a program) or "frame" (a library). */
+static int describe_thread(int j, const char *unit, char *buf, size_t n)
+{
+    ssc_thread *t = &rt.threads[j];
+    int b = atomic_load_explicit(&t->running, memory_order_relaxed) - 1;
+    int kind = atomic_load_explicit(&t->wait_kind, memory_order_relaxed);
+    uintptr_t on = atomic_load_explicit(&t->wait_on, memory_order_relaxed);
+    unsigned long long k = atomic_load_explicit(&t->at_iter, memory_order_relaxed);
+    if (b >= 0 && b < rt.n_boxes) {
+        const ssc_box *box = &rt.boxes[b];
+        const char *dot = strrchr(box->name, '.');
+        int len = dot ? (int)(dot - box->name) : (int)strlen(box->name);
+        const ssc_region *r = &box->call.region;
+        return snprintf(buf, n, "thread %d runs sub-box %s of %s %llu (function instance %.*s, "
+                        "region x %" PRId64 "..%" PRId64 ", y %" PRId64 "..%" PRId64 ")", j,
+                        box->name, unit, k, len, box->name, r->x0, r->x1, r->y0, r->y1);
+    }
+    const char *name = NULL;
+    switch (kind) {
+    case SSC_WAIT_SIGNAL:
+        name = on ? ((const ssc_signal *)on)->name : NULL;
+        return snprintf(buf, n, "thread %d waits for signal %s in %s %llu", j,
+                        name ? name : "(unnamed)", unit, k);
+    case SSC_WAIT_BARRIER:
+        name = on ? ((const ssc_barrier *)on)->name : NULL;
+        return snprintf(buf, n, "thread %d waits at barrier %s in %s %llu", j,
+                        name ? name : "(unnamed)", unit, k);
+    case SSC_WAIT_LEAD:
+        return snprintf(buf, n, "thread %d waits for the other threads to catch up before %s "
+                        "%llu (the lead bound)", j, unit, k);
+    case SSC_WAIT_RELEASE:
+        return snprintf(buf, n, "thread %d waits for the release of %s %llu", j, unit, k);
+    case SSC_WAIT_FRAME:
+        return snprintf(buf, n, "thread %d waits for frame %llu to be submitted", j, k + 1);
+    case SSC_WAIT_EXITED:
+        return snprintf(buf, n, "thread %d has finished", j);
+    default:
+        return snprintf(buf, n, "thread %d is between operations of %s %llu", j, unit, k);
+    }
+}
+
+/* A stuck program: says what each thread does on stderr and exits
+ * SSC_EXIT_STUCK (the stuck threads cannot be joined, so no report). */
+static void exit_stuck(const char *why)
+{
+    fflush(stdout);
+    fprintf(stderr, "%s: stuck: %s; exit %d\n", prog_name, why, SSC_EXIT_STUCK);
+    for (int j = 0; j < rt.n_threads; j++) {
+        char line[512];
+        describe_thread(j, "iteration", line, sizeof line);
+        fprintf(stderr, "  %s\n", line);
+    }
+    fflush(stderr);
+    _exit(SSC_EXIT_STUCK);
+}
+
+/* Waits for the threads to finish. A watchdog (--watchdog-ms) ends a run
+ * where no sub-box finishes for its time while no thread waits for a
+ * release; a SIGINT/SIGTERM stop that sees no sub-box finish for
+ * SSC_STOP_GRACE_NS ends the run the same way. Without a watchdog, main
+ * sleeps until a thread exits or the stop signal comes (`events`): it
+ * never wakes on its own while the chain runs. */
+static void watch_threads(int n_threads)
+{
+    uint64_t patience = rt.opt.watchdog_ns;
+    uint64_t slice = patience && patience / 8 < 20000000 ? patience / 8 : 20000000;
+    if (slice < 1000000)
+        slice = 1000000;
+    uint64_t seen = progress_sum(), since = ssc_now_ns(), stop_at = 0;
+    for (;;) {
+        unsigned ev = atomic_load(&rt.events);
+        if (atomic_load(&rt.exited) == (unsigned)n_threads)
+            return;
+        int polling = patience || atomic_load(&rt.signalled);
+        futex_wait_ns(&rt.events, ev, polling ? slice : 0);
+        if (!polling) {   /* woken by an exit or the signal: start counting */
+            seen = progress_sum();
+            since = ssc_now_ns();
+            continue;
+        }
+        uint64_t now = ssc_now_ns(), p = progress_sum();
+        int releasing = 0;
+        for (int j = 0; j < n_threads; j++)
+            releasing |= atomic_load_explicit(&rt.threads[j].wait_kind, memory_order_relaxed) ==
+                         SSC_WAIT_RELEASE;
+        if (p != seen || releasing) {
+            seen = p;
+            since = now;
+        }
+        if (!stop_at && atomic_load(&rt.signalled))
+            stop_at = now;
+        char why[160];
+        if (patience && now - since >= patience) {
+            snprintf(why, sizeof why, "no sub-box finished for %" PRIu64 " ms (--watchdog-ms)",
+                     patience / 1000000);
+            exit_stuck(why);
+        }
+        uint64_t quiet = since > stop_at ? since : stop_at;
+        if (stop_at && now - quiet >= SSC_STOP_GRACE_NS) {
+            snprintf(why, sizeof why, "stopped by a signal, but no sub-box finished for %llu ms "
+                     "after it", SSC_STOP_GRACE_NS / 1000000);
+            exit_stuck(why);
+        }
+    }
 }
 
 static void *alloc_times(uint64_t rows, uint64_t iterations)
@@ -1040,6 +1405,23 @@ int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes
     rt.lat_begin = malloc(sizeof(atomic_uint_fast64_t) * 2 * SSC_LATENCY_WINDOW);
     rt.lat_pending = malloc(sizeof(atomic_uint) * SSC_LATENCY_WINDOW);
     rt.streams = aligned_alloc(64, sizeof(ssc_stream_stats) * (size_t)n_threads);
+    rt.conducts = calloc((size_t)n_threads, sizeof *rt.conducts);
+    int drops = rt.opt.overload != SSC_OVERLOAD_QUEUE;
+    if (drops) {
+        rt.frame_of = malloc(sizeof(atomic_uint_fast64_t) * SSC_LATENCY_WINDOW);
+        rt.dropped_list = malloc(sizeof(uint64_t) * SSC_DROPPED_KEPT);
+        if (!rt.frame_of || !rt.dropped_list) {
+            fprintf(stderr, "%s: out of memory starting threads\n", prog_name);
+            return 3;
+        }
+        for (uint64_t i = 0; i < SSC_LATENCY_WINDOW; i++)
+            atomic_init(&rt.frame_of[i], FRAME_UNDECIDED);
+    }
+    atomic_store(&rt.next_frame, 0);
+    atomic_store(&rt.void_from, UINT64_MAX);
+    atomic_store(&rt.dropped, 0);
+    atomic_store(&rt.exited, 0);
+    atomic_store(&rt.events, 0);
     /* Per-iteration records only for a dump, and only its first iterations. */
     rt.trace_n = 0;
     if (rt.opt.dump_path)
@@ -1050,12 +1432,15 @@ int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes
             rt.box_times = alloc_times((uint64_t)n_boxes, rt.trace_n);
         if (rt.opt.time_threads)
             rt.thread_times = alloc_times((uint64_t)n_threads, rt.trace_n);
+        if (drops)
+            rt.trace_frame = alloc_times(1, rt.trace_n);
     }
 
     rt.threads = aligned_alloc(64, sizeof(ssc_thread) * (size_t)n_threads);
     pthread_t *tids = malloc(sizeof *tids * (size_t)n_threads);
     struct start_arg *args = malloc(sizeof *args * (size_t)n_threads);
-    if (!rt.threads || !tids || !args || !rt.lat_begin || !rt.lat_pending || !rt.streams) {
+    if (!rt.threads || !tids || !args || !rt.lat_begin || !rt.lat_pending || !rt.streams ||
+        !rt.conducts) {
         fprintf(stderr, "%s: out of memory starting threads\n", prog_name);
         return 3;
     }
@@ -1081,12 +1466,18 @@ int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes
         if (create_thread(&tids[i], i, &args[i]) != 0)
             exit(3);   /* the started threads would wait forever for this one */
     }
+    watch_threads(n_threads);
     for (int i = 0; i < n_threads; i++)
         pthread_join(tids[i], NULL);
 
+    /* Every iteration below the frozen frontier ran; those from void_from on
+     * had no frame (--overload skip|latest ran out of frames). */
     uint64_t f = atomic_load(&rt.frontier);
-    rt.stopped_by_signal = (f & STOP_BIT) != 0;
-    rt.completed = rt.stopped_by_signal && (f & ~STOP_BIT) < n_iter ? (f & ~STOP_BIT) : n_iter;
+    rt.stopped_by_signal = atomic_load(&rt.signalled);
+    rt.completed = (f & STOP_BIT) && (f & ~STOP_BIT) < n_iter ? (f & ~STOP_BIT) : n_iter;
+    uint64_t v = atomic_load(&rt.void_from);
+    if (v < rt.completed)
+        rt.completed = v;
     free(tids);
     free(args);
     return 0;
@@ -1147,6 +1538,76 @@ void ssc_stats_compute(uint64_t *ns, uint64_t n, ssc_stats *s)
     s->p999 = nearest_rank(ns, n, 99.9);
 }
 
+static const char *overload_name(int o)
+{
+    return o == SSC_OVERLOAD_SKIP ? "skip" : o == SSC_OVERLOAD_LATEST ? "latest" : "queue";
+}
+
+/* The JSON of the deadline, the slowest frames, each thread's lateness and
+ * the overload (README, "Deadlines and overload"). */
+static void print_conduct_json(void)
+{
+    const ssc_conduct *c = &rt.conduct;
+    if (rt.opt.deadline_ns)
+        printf(" \"deadline_us\": %.3f, \"misses\": %" PRIu64 ",\n", rt.opt.deadline_ns / 1e3,
+               c->misses);
+    else
+        printf(" \"deadline_us\": null, \"misses\": null,\n");
+    printf(" \"worst_frames\": [");
+    for (int w = 0; w < c->n_worst; w++)
+        printf("%s{\"frame\": %" PRIu64 ", \"latency_us\": %.3f}", w ? ", " : "",
+               c->worst[w].frame, c->worst[w].latency_ns / 1e3);
+    printf("],\n \"late\": [");
+    for (int j = 0, first = 1; rt.opt.deadline_ns && j < rt.n_threads; j++) {
+        int b = atomic_load(&rt.threads[j].late_box) - 1;
+        if (b < 0)
+            continue;
+        printf("%s{\"thread\": %d, \"subbox\": \"%s\", \"frame\": %" PRIu64 ", \"late_us\": %.3f}",
+               first ? "" : ", ", j, rt.boxes[b].name, (uint64_t)atomic_load(&rt.threads[j].late_frame),
+               (double)atomic_load(&rt.threads[j].late_ns) / 1e3);
+        first = 0;
+    }
+    printf("],\n");
+    if (!rt.opt.period_ns) {
+        printf(" \"overload\": null,\n");
+        return;
+    }
+    uint64_t dropped = atomic_load(&rt.dropped);
+    printf(" \"overload\": {\"policy\": \"%s\", \"period_us\": %.3f, \"released\": %" PRIu64
+           ", \"processed\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"dropped_frames\": [",
+           overload_name(rt.opt.overload), rt.opt.period_ns / 1e3, rt.completed + dropped,
+           rt.completed, dropped);
+    for (uint64_t d = 0; d < dropped && d < SSC_DROPPED_KEPT; d++)
+        printf("%s%" PRIu64, d ? ", " : "", rt.dropped_list[d]);
+    printf("], \"dropped_frames_complete\": %s},\n", dropped <= SSC_DROPPED_KEPT ? "true" : "false");
+}
+
+static void print_conduct_text(void)
+{
+    const ssc_conduct *c = &rt.conduct;
+    if (rt.opt.overload != SSC_OVERLOAD_QUEUE) {
+        uint64_t dropped = atomic_load(&rt.dropped);
+        printf("frames: %" PRIu64 " released every %.3f us (--overload %s): %" PRIu64
+               " processed, %" PRIu64 " dropped\n", rt.completed + dropped,
+               rt.opt.period_ns / 1e3, overload_name(rt.opt.overload), rt.completed, dropped);
+    }
+    if (!rt.opt.deadline_ns)
+        return;
+    printf("deadline %.3f us: %" PRIu64 " missed\n", rt.opt.deadline_ns / 1e3, c->misses);
+    printf("slowest frames (frame: latency us):");
+    for (int w = 0; w < c->n_worst; w++)
+        printf("%s %" PRIu64 ": %.3f", w ? "," : "", c->worst[w].frame, c->worst[w].latency_ns / 1e3);
+    printf("\n");
+    for (int j = 0; j < rt.n_threads; j++) {
+        int b = atomic_load(&rt.threads[j].late_box) - 1;
+        if (b >= 0)
+            printf("thread %d started latest against the plan: sub-box %s of frame %" PRIu64
+                   ", %.3f us late\n", j, rt.boxes[b].name,
+                   (uint64_t)atomic_load(&rt.threads[j].late_frame),
+                   (double)atomic_load(&rt.threads[j].late_ns) / 1e3);
+    }
+}
+
 static void print_report(const ssc_stats *s)
 {
     const char *name = rt.opt.program ? rt.opt.program : "ssc-program";
@@ -1157,12 +1618,13 @@ static void print_report(const ssc_stats *s)
         printf("{\"program\": \"%s\", \"threads\": %d, \"iterations\": %" PRIu64
                ", \"requested\": %s, \"stopped_by_signal\": %s,\n"
                " \"latency_us\": {\"count\": %" PRIu64 ", \"mean\": %.3f, \"stddev\": %.3f, "
-               "\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"p99_9\": %.3f, \"max\": %.3f},\n"
-               " \"checksum\": \"0x%016" PRIx64 "\"}\n",
+               "\"min\": %.3f, \"p50\": %.3f, \"p99\": %.3f, \"p99_9\": %.3f, \"max\": %.3f},\n",
                name, rt.n_threads, rt.completed, requested,
                rt.stopped_by_signal ? "true" : "false", s->count, s->mean / 1e3,
                s->stddev / 1e3, s->min / 1e3, s->p50 / 1e3, s->p99 / 1e3, s->p999 / 1e3,
-               s->max / 1e3, ssc_checksum());
+               s->max / 1e3);
+        print_conduct_json();
+        printf(" \"checksum\": \"0x%016" PRIx64 "\"}\n", ssc_checksum());
         return;
     }
     printf("program: %s, %d threads\n", name, rt.n_threads);
@@ -1171,6 +1633,7 @@ static void print_report(const ssc_stats *s)
     else
         printf("iterations: %" PRIu64 " of %" PRIu64 "%s\n", rt.completed, rt.opt.iterations,
                rt.stopped_by_signal ? " (stopped by signal)" : "");
+    print_conduct_text();
     printf("latency (us): count %" PRIu64 "  mean %.3f  sd %.3f  min %.3f  p50 %.3f  "
            "p99 %.3f  p99.9 %.3f  max %.3f\n", s->count, s->mean / 1e3, s->stddev / 1e3,
            s->min / 1e3, s->p50 / 1e3, s->p99 / 1e3, s->p999 / 1e3, s->max / 1e3);
@@ -1218,6 +1681,10 @@ static void dump_csv(FILE *f)
             put_time(f, r[1], "");
             fputc('\n', f);
         }
+    for (uint64_t i = 0; rt.trace_frame && i < n; i++)   /* --overload skip|latest */
+        fprintf(f, "frame,%" PRIu64 ",,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                rt.trace_frame[2 * i], i, rt.trace_frame[2 * i + 1],
+                release_of(rt.trace_frame[2 * i]) - rt.t0);
 }
 
 /* A JSON array of column `col` (0 or 1) of n pairs starting at rec. */
@@ -1265,7 +1732,15 @@ static void dump_json(FILE *f)
         json_column(f, rec, n, 1);
         fputc('}', f);
     }
-    fputs("]}\n", f);
+    fputc(']', f);
+    if (rt.trace_frame) {   /* --overload skip|latest */
+        fputs(",\n \"frames\": {\"frame\": ", f);
+        json_column(f, rt.trace_frame, n, 0);
+        fputs(", \"ready_ns\": ", f);
+        json_column(f, rt.trace_frame, n, 1);
+        fputc('}', f);
+    }
+    fputs("}\n", f);
 }
 
 static void put_u32(FILE *f, uint32_t v) { fwrite(&v, sizeof v, 1, f); }
@@ -1278,7 +1753,7 @@ static void dump_binary(FILE *f)
     uint64_t n = dumped(), N = rt.trace_n;
     uint32_t n_boxes = rt.box_times ? (uint32_t)rt.n_boxes : 0;
     uint32_t n_threads = rt.thread_times ? (uint32_t)rt.n_threads : 0;
-    fwrite("SSCDUMP1", 1, 8, f);
+    fwrite(rt.trace_frame ? "SSCDUMP2" : "SSCDUMP1", 1, 8, f);
     put_u64(f, n);
     put_u32(f, n_boxes);
     put_u32(f, n_threads);
@@ -1293,6 +1768,8 @@ static void dump_binary(FILE *f)
     }
     for (uint32_t t = 0; t < n_threads; t++)
         fwrite(rt.thread_times + 2 * (uint64_t)t * N, 16, (size_t)n, f);
+    if (rt.trace_frame && n)   /* SSCDUMP2: N x (u64 frame, u64 ready) */
+        fwrite(rt.trace_frame, 16, (size_t)n, f);
 }
 
 static int write_dump(void)
@@ -1319,8 +1796,11 @@ int ssc_finish(void)
 {
     /* Every iteration was summarised by the thread that finished it last. */
     ssc_stream_reset(&rt.stream);
-    for (int i = 0; rt.streams && i < rt.n_threads; i++)
+    memset(&rt.conduct, 0, sizeof rt.conduct);
+    for (int i = 0; rt.streams && i < rt.n_threads; i++) {
         ssc_stream_merge(&rt.stream, &rt.streams[i]);
+        ssc_conduct_merge(&rt.conduct, &rt.conducts[i]);
+    }
     ssc_stats s;
     ssc_stream_summary(&rt.stream, &s);
     print_report(&s);
@@ -1342,6 +1822,13 @@ int ssc_finish(void)
     free(rt.thread_times);
     free(rt.threads);
     free(rt.cpusets);
+    free(rt.conducts);
+    free(rt.frame_of);
+    free(rt.dropped_list);
+    free(rt.trace_frame);
+    rt.conducts = NULL;
+    rt.frame_of = NULL;
+    rt.dropped_list = rt.trace_frame = NULL;
     rt.lat_begin = rt.lat_end = NULL;
     rt.lat_pending = NULL;
     rt.streams = NULL;
@@ -1377,6 +1864,34 @@ static uint64_t hist_value(int i)
     int e = (i - 128) / 64 + 1;
     uint64_t lower = (uint64_t)((i - 128) % 64 + 64) << e;
     return lower + (((uint64_t)1 << e) - 1) / 2;
+}
+
+void ssc_conduct_add(ssc_conduct *c, uint64_t frame, uint64_t latency_ns, uint64_t deadline_ns)
+{
+    if (deadline_ns && latency_ns > deadline_ns)
+        c->misses++;
+    int w = c->n_worst < SSC_WORST ? c->n_worst : SSC_WORST - 1;
+    if (c->n_worst == SSC_WORST && latency_ns <= c->worst[w].latency_ns)
+        return;
+    /* Insertion into the slowest-first list; ties keep the earlier frame first. */
+    while (w > 0 && c->worst[w - 1].latency_ns < latency_ns) {
+        c->worst[w] = c->worst[w - 1];
+        w--;
+    }
+    c->worst[w].frame = frame;
+    c->worst[w].latency_ns = latency_ns;
+    if (c->n_worst < SSC_WORST)
+        c->n_worst++;
+}
+
+void ssc_conduct_merge(ssc_conduct *into, const ssc_conduct *from)
+{
+    into->misses += from->misses;
+    into->dropped += from->dropped;
+    for (int w = 0; w < from->n_worst; w++) {
+        uint64_t deadline = 0;   /* the misses are added above */
+        ssc_conduct_add(into, from->worst[w].frame, from->worst[w].latency_ns, deadline);
+    }
 }
 
 void ssc_stream_reset(ssc_stream_stats *s)
@@ -1518,7 +2033,9 @@ static struct {
     unsigned callers;           /* calls inside, between enter and leave */
     uint64_t submitted;         /* frames submitted (rt.submitted publishes it) */
     unsigned char *slot_state;  /* SLOT_* of each of the rt.lat_slots slots */
-    char stall[512];            /* what was stuck when the watchdog fired */
+    atomic_uint *begun;         /* per slot: 0 waiting, 1 begun by a source
+                                   sub-box, 2 being replaced (latest) */
+    char stall[1024];            /* what was stuck when the watchdog fired */
 } lib = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
@@ -1546,6 +2063,8 @@ static void lib_free(void)
     free((void *)rt.ext);
     free(rt.ext_frames);
     free(lib.slot_state);
+    free(lib.begun);
+    lib.begun = NULL;
     rt.lat_begin = rt.lat_end = NULL;
     rt.threads = NULL;
     rt.cpusets = NULL;
@@ -1595,8 +2114,9 @@ static int lib_alloc(int n_threads, int n_ext, unsigned depth)
     rt.tids = malloc(sizeof *rt.tids * (size_t)n_threads);
     lib_args = malloc(sizeof *lib_args * (size_t)n_threads);
     lib.slot_state = calloc(depth, 1);   /* SLOT_FREE */
+    lib.begun = calloc(depth, sizeof *lib.begun);
     if (!rt.lat_begin || !rt.ext || !rt.ext_frames || !rt.threads || !rt.tids || !lib_args ||
-        !lib.slot_state) {
+        !lib.slot_state || !lib.begun) {
         rt_message("out of memory starting the library");
         lib_free();
         return SSC_LIB_ERUNTIME;
@@ -1632,6 +2152,7 @@ int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
     lib.callers = 0;
     atomic_store(&lib.stalled, 0);
     ssc_stream_reset(&rt.stream);
+    memset(&rt.conduct, 0, sizeof rt.conduct);
     ssc_checksum_reset();
     rt.thread_times = rt.box_times = NULL;
     rt.t0 = ssc_now_ns();
@@ -1687,14 +2208,6 @@ static void lib_leave(void)
     pthread_cond_broadcast(&lib.changed);
 }
 
-static uint64_t progress_sum(void)
-{
-    uint64_t sum = 0;
-    for (int j = 0; j < rt.n_threads; j++)
-        sum += atomic_load_explicit(&rt.threads[j].progress, memory_order_relaxed);
-    return sum;
-}
-
 /* The callers' frames are no longer the chain's: an iteration still running
  * (behind a stuck kernel) sees none and touches no caller's memory. */
 static void lib_detach_frames(void)
@@ -1713,16 +2226,15 @@ static int lib_stall(uint64_t k, uint64_t patience)
         int n = snprintf(lib.stall, sizeof lib.stall,
                          "the chain is stuck: no sub-box finished for %" PRIu64 " ms "
                          "while frame %" PRIu64 " was in flight;", patience / 1000000, k);
-        for (int j = 0; j < rt.n_threads && n > 0 && (size_t)n < sizeof lib.stall; j++) {
-            ssc_thread *t = &rt.threads[j];
-            int b = atomic_load_explicit(&t->running, memory_order_relaxed) - 1;
-            unsigned d = atomic_load(&t->done);
-            if (b >= 0 && b < rt.n_boxes)
-                n += snprintf(lib.stall + n, sizeof lib.stall - (size_t)n,
-                              " thread %d runs sub-box %s of frame %u;", j, rt.boxes[b].name, d);
-            else
-                n += snprintf(lib.stall + n, sizeof lib.stall - (size_t)n,
-                              " thread %d waits in frame %u;", j, d);
+        for (int j = 0; j < rt.n_threads && n > 0 && (size_t)n + 2 < sizeof lib.stall; j++) {
+            lib.stall[n++] = ' ';
+            int room = (int)(sizeof lib.stall - (size_t)n) - 1;
+            int m = describe_thread(j, "frame", lib.stall + n, sizeof lib.stall - (size_t)n);
+            n += m < 0 ? 0 : m > room ? room : m;
+            if ((size_t)n + 1 < sizeof lib.stall) {
+                lib.stall[n++] = ';';
+                lib.stall[n] = 0;
+            }
         }
         size_t len = strlen(lib.stall);
         if (len && lib.stall[len - 1] == ';')
@@ -1839,9 +2351,70 @@ static int wait_free_slot(unsigned how)
     }
 }
 
+/* A source sub-box begins frame k: from now on the frame cannot be
+ * replaced (--overload latest). Waits the moment a replacement takes. */
+static void lib_begin_frame(uint64_t k)
+{
+    atomic_uint *b = &lib.begun[k % rt.lat_slots];
+    for (;;) {
+        unsigned v = 0;
+        if (atomic_compare_exchange_strong(b, &v, 1) || v == 1)
+            return;
+        cpu_relax();   /* v == 2: a submit replaces the frame's pointers */
+    }
+}
+
+/* With the lock held: counts a frame the overload policy dropped. */
+static int lib_drop(const char *why)
+{
+    rt.conduct.dropped++;
+    rt_message("%s", why);
+    return SSC_LIB_EBUSY;
+}
+
+/* With the lock held and the call entered, under --overload skip|latest:
+ * SSC_LIB_OK when the frame may be submitted into a free slot; EBUSY (a
+ * dropped frame) when skip finds the previous frame not yet begun or no
+ * free slot; for latest, 1 + the number of the waiting frame it replaced. */
+static int lib_overload(const ssc_frame *frames, unsigned how, uint64_t *frame)
+{
+    uint64_t k = lib.submitted;
+    int waiting = k && atomic_load(&lib.begun[(k - 1) % rt.lat_slots]) == 0;
+    if (rt.opt.overload == SSC_OVERLOAD_LATEST && waiting && !(how & SSC_LIB_OWN) &&
+        lib.slot_state[(k - 1) % rt.lat_slots] == SLOT_OPEN) {
+        atomic_uint *b = &lib.begun[(k - 1) % rt.lat_slots];
+        unsigned v = 0;
+        if (atomic_compare_exchange_strong(b, &v, 2)) {   /* no source begun it: replace */
+            if (rt.n_ext)
+                memcpy(&rt.ext_frames[((k - 1) % rt.lat_slots) * (uint64_t)rt.n_ext], frames,
+                       sizeof *frames * (size_t)rt.n_ext);
+            atomic_store(b, 0);
+            rt.conduct.dropped++;
+            *frame = k - 1;
+            return 1;
+        }
+        waiting = 0;   /* begun meanwhile: submit it as a new frame */
+    }
+    if (waiting && rt.opt.overload == SSC_OVERLOAD_SKIP)
+        return lib_drop("the chain has not begun the previous frame yet: the frame is "
+                        "dropped (overload skip)");
+    if (lib.slot_state[k % rt.lat_slots] != SLOT_FREE)
+        return lib_drop("every slot holds a frame (depth): the frame is dropped "
+                        "(overload skip or latest)");
+    return SSC_LIB_OK;
+}
+
 /* With the lock held and the call entered: submits frame *frame. */
 static int submit(const ssc_frame *frames, unsigned how, uint64_t *frame)
 {
+    if (rt.opt.overload != SSC_OVERLOAD_QUEUE) {
+        int o = lib_overload(frames, how, frame);
+        if (o == 1)
+            return SSC_LIB_OK;   /* replaced the waiting frame */
+        if (o)
+            return o;
+        how &= ~(unsigned)SSC_LIB_BLOCK;   /* a free slot is there: never blocks */
+    }
     int status = wait_free_slot(how);
     if (!status) {
         uint64_t k = lib.submitted;
@@ -1851,6 +2424,7 @@ static int submit(const ssc_frame *frames, unsigned how, uint64_t *frame)
                    sizeof *frames * (size_t)rt.n_ext);
         atomic_store_explicit(&rt.lat_begin[slot], NOT_RECORDED, memory_order_relaxed);
         atomic_store_explicit(&rt.lat_end[slot], NOT_RECORDED, memory_order_relaxed);
+        atomic_store(&lib.begun[slot], 0);
         lib.slot_state[slot] = (how & SSC_LIB_OWN) ? SLOT_OWNED : SLOT_OPEN;
         lib.submitted = k + 1;
         atomic_store_explicit(&rt.submitted, k + 1, memory_order_release);
@@ -1892,6 +2466,7 @@ static int collect(uint64_t k, unsigned char before, uint64_t *latency_ns)
     uint64_t b = atomic_load(&rt.lat_begin[slot]), e = atomic_load(&rt.lat_end[slot]);
     uint64_t lat = b != NOT_RECORDED && e != NOT_RECORDED && e >= b ? e - b : 0;
     ssc_stream_add(&rt.stream, lat);
+    ssc_conduct_add(&rt.conduct, k, lat, rt.opt.deadline_ns);
     lib.slot_state[slot] = SLOT_FREE;
     if (latency_ns)
         *latency_ns = lat;
@@ -2028,6 +2603,30 @@ int ssc_lib_stop(void)
     lib_join(rt.n_threads);
     lib_free();
     return SSC_LIB_OK;
+}
+
+int ssc_lib_conduct(ssc_conduct *out, ssc_lateness *late)
+{
+    pthread_mutex_lock(&lib.lock);
+    int status = lib.running ? SSC_LIB_OK : SSC_LIB_EINVAL;
+    if (status) {
+        rt_message("the chain is not open");
+    } else {
+        *out = rt.conduct;
+        for (int j = 0; late && j < rt.n_threads; j++) {
+            ssc_thread *t = &rt.threads[j];
+            late[j].box = atomic_load_explicit(&t->late_box, memory_order_relaxed) - 1;
+            late[j].frame = atomic_load_explicit(&t->late_frame, memory_order_relaxed);
+            late[j].late_ns = atomic_load_explicit(&t->late_ns, memory_order_relaxed);
+        }
+    }
+    pthread_mutex_unlock(&lib.lock);
+    return status;
+}
+
+const char *ssc_box_name(int box)
+{
+    return box >= 0 && box < rt.n_boxes ? rt.boxes[box].name : "";
 }
 
 int ssc_lib_stats(ssc_stats *out)

@@ -160,11 +160,30 @@ typedef struct {
     const char **inputs;        /* --input [NAME=]PATH, as given (ssc_image.h) */
     int n_inputs;
     const char *output_dir;     /* --output DIR */
-    uint64_t watchdog_ns;       /* library: a wait gives up (ETIMEDOUT) when
-                                   no sub-box finishes for this long; 0 = never */
+    uint64_t watchdog_ns;       /* --watchdog-ms W: a program reports what each
+                                   thread does and exits SSC_EXIT_STUCK, a
+                                   library wait gives up (ETIMEDOUT), when no
+                                   sub-box finishes for this long; 0 = never */
+    uint64_t deadline_ns;       /* --deadline-us D: a frame whose latency
+                                   exceeds D is a miss; 0 = no deadline */
+    int overload;               /* --overload: SSC_OVERLOAD_* */
     void (*usage_ports)(FILE *f);  /* --help: the program's inputs and outputs
                                    (names, types, sizes); NULL: none to say */
 } ssc_options;
+
+/* What happens to a frame that is due while earlier ones still hold the
+ * chain (--overload; the library's `overload` option). */
+enum {
+    SSC_OVERLOAD_QUEUE = 0,   /* wait for the chain (unbounded) */
+    SSC_OVERLOAD_SKIP = 1,    /* drop the new frame */
+    SSC_OVERLOAD_LATEST = 2,  /* keep only the newest waiting frame */
+};
+
+/* A program's exit status when it is stuck: the watchdog fired, or a
+ * SIGINT/SIGTERM stop could not finish the iterations in flight within
+ * SSC_STOP_GRACE_NS without a sub-box finishing. */
+#define SSC_EXIT_STUCK 4
+#define SSC_STOP_GRACE_NS 1000000000ull
 
 /* Defaults: spin 20 us, CSV dumps of the first SSC_DUMP_ITERATIONS
  * iterations, no timers. */
@@ -200,9 +219,12 @@ uint64_t ssc_now_ns(void);      /* CLOCK_MONOTONIC, ns */
 typedef struct {
     _Alignas(64) atomic_uint tokens;  /* also the futex word */
     atomic_uint sleeping;             /* the waiter may be in futex_wait */
+    const char *name;                 /* what a stuck program's report names */
 } ssc_signal;
 
 void ssc_signal_init(ssc_signal *s, unsigned initial_tokens);
+/* The same, with the runtime section's name of the signal. */
+void ssc_signal_init_named(ssc_signal *s, unsigned initial_tokens, const char *name);
 void ssc_signal_wait(ssc_signal *s);  /* take one token, blocking while none */
 void ssc_signal_post(ssc_signal *s);  /* add one token */
 
@@ -220,9 +242,11 @@ typedef struct {
     atomic_uint generation;             /* round number; its parity is the sense */
     atomic_uint sleeping;               /* threads that may be in futex_wait */
     unsigned n;
+    const char *name;                   /* what a stuck program's report names */
 } ssc_barrier;
 
 void ssc_barrier_init(ssc_barrier *b, unsigned n);
+void ssc_barrier_init_named(ssc_barrier *b, unsigned n, const char *name);
 void ssc_barrier_wait(ssc_barrier *b);
 
 /* ------------------------------------------------------------------ */
@@ -310,7 +334,12 @@ typedef struct {
                                starts the latency; SSC_BOX_SINK: ends it */
     ssc_call call;          /* everything but the iteration */
     int index;              /* position in the box table given to ssc_run */
+    uint64_t plan_ns;       /* the static schedule's planned start within an
+                               iteration (lateness, with a deadline) */
 } ssc_box;
+
+/* Sets boxes[i].plan_ns = plan_ns[i] for the n boxes. */
+void ssc_box_plans(ssc_box *boxes, const uint64_t *plan_ns, int n);
 
 void ssc_box_init(ssc_box *b, const char *name, ssc_kernel kernel, unsigned flags,
                   uint32_t function_id, ssc_region region, int64_t width, int64_t height,
@@ -348,7 +377,20 @@ typedef struct {
     atomic_uint progress;   /* sub-boxes finished, mod 2^32 (the watchdog) */
     atomic_int running;     /* 1 + box table index of the sub-box running,
                                0 between sub-boxes (what a stall names) */
+    atomic_int wait_kind;   /* SSC_WAIT_*: what the thread waits for now */
+    atomic_uintptr_t wait_on;  /* the signal or barrier waited for */
+    atomic_uint_fast64_t at_iter;   /* the iteration it runs (for reports) */
+    /* With a deadline: the sub-box that started latest against its plan. */
+    atomic_int late_box;    /* 1 + box index, 0 none yet */
+    atomic_int_fast64_t late_ns;
+    atomic_uint_fast64_t late_frame;
 } ssc_thread;
+
+/* What a thread waits for (ssc_thread.wait_kind). */
+enum {
+    SSC_WAIT_NONE, SSC_WAIT_SIGNAL, SSC_WAIT_BARRIER, SSC_WAIT_LEAD, SSC_WAIT_RELEASE,
+    SSC_WAIT_FRAME, SSC_WAIT_EXITED,
+};
 
 typedef void (*ssc_thread_fn)(ssc_thread *self);
 
@@ -430,6 +472,24 @@ void ssc_stream_add(ssc_stream_stats *s, uint64_t ns);
 void ssc_stream_merge(ssc_stream_stats *into, const ssc_stream_stats *from);
 void ssc_stream_summary(const ssc_stream_stats *s, ssc_stats *out);
 
+/* Deadlines and overload: the misses, the dropped frames and the slowest
+ * frames of a program's run (its report) or of a library's frames. */
+#define SSC_WORST 5
+typedef struct { uint64_t frame, latency_ns; } ssc_frame_latency;
+typedef struct {
+    uint64_t misses;            /* frames over the deadline */
+    uint64_t dropped;           /* frames dropped by the overload policy */
+    int n_worst;                /* entries of worst */
+    ssc_frame_latency worst[SSC_WORST];   /* the slowest frames, slowest first */
+} ssc_conduct;
+/* Where a thread was late: the sub-box that started latest against the
+ * static schedule's plan (box -1: none recorded). */
+typedef struct { int box; uint64_t frame; int64_t late_ns; } ssc_lateness;
+/* Adds a frame's latency to c: a miss when over deadline_ns (> 0), and
+ * among the slowest when it is. */
+void ssc_conduct_add(ssc_conduct *c, uint64_t frame, uint64_t latency_ns, uint64_t deadline_ns);
+void ssc_conduct_merge(ssc_conduct *into, const ssc_conduct *from);
+
 /* Iterations whose latency a program keeps at once: a slot per iteration
  * in flight, summarised into the streaming statistics (and, for the first
  * --dump-iterations, the dump) by the last thread to finish it. */
@@ -474,7 +534,11 @@ enum {
 };
 /* Frame number `*frame` with n_ext frames (in the order of ext): the
  * threads begin it at once. The frames must stay valid until a wait has
- * collected it. */
+ * collected it. Under the overload policy (ssc_options.overload): skip
+ * refuses (EBUSY, a dropped frame) a frame that finds the frame before it
+ * not yet begun or no free slot; latest replaces a waiting frame that was
+ * submitted without SSC_LIB_OWN (the same number, one dropped frame) and
+ * refuses like skip otherwise; neither blocks for a slot. */
 int ssc_lib_submit(const ssc_frame *frames, unsigned how, uint64_t *frame);
 /* Blocks until frame `frame` is done and collects it: its latency (first
  * source start to last sink end, ns) goes to the statistics and *latency_ns.
@@ -500,6 +564,12 @@ int ssc_lib_stop(void);
 /* Latency statistics of the frames collected since the start; EINVAL
  * when the chain is not open. */
 int ssc_lib_stats(ssc_stats *out);
+/* The misses, dropped frames and slowest frames so far, and each thread's
+ * latest sub-box against the plan (late: n_threads entries, may be NULL);
+ * EINVAL when the chain is not open. */
+int ssc_lib_conduct(ssc_conduct *out, ssc_lateness *late);
+/* The name of sub-box `box` of the table ("" out of range). */
+const char *ssc_box_name(int box);
 /* The last error of a library call in this thread ("" if none). */
 const char *ssc_lib_message(void);
 

@@ -69,13 +69,29 @@ typedef struct {
     unsigned watchdog_ms; /* > 0: a call waiting for a frame returns
                              {{ upper }}_ETIMEDOUT when no sub-box finishes for
                              this long (the chain is stuck); 0: never */
+    uint64_t deadline_ns; /* > 0: a frame whose latency exceeds it is a miss
+                             (statistics: misses, and each thread's sub-box
+                             that started latest against the plan) */
+    int overload;         /* a frame that finds the chain busy: {{ upper }}_QUEUE
+                             (the default: submit EBUSY at depth, process
+                             waits), {{ upper }}_SKIP (dropped: EBUSY), or
+                             {{ upper }}_LATEST (submit replaces the waiting frame) */
 } {{ name }}_options;
+
+enum { {{ upper }}_QUEUE = 0, {{ upper }}_SKIP = 1, {{ upper }}_LATEST = 2 };
 
 /* Latency of the frames waited for: first source start to last sink end. */
 typedef struct {
     uint64_t count;
     double mean_ns, stddev_ns;
     uint64_t min_ns, p50_ns, p99_ns, p999_ns, max_ns;   /* percentiles within 0.78 % */
+    uint64_t misses;      /* frames over deadline_ns (0 without a deadline) */
+    uint64_t dropped;     /* frames the overload policy refused or replaced */
+    uint32_t n_worst;     /* entries of worst */
+    struct { uint64_t frame, latency_ns; } worst[5];   /* the slowest frames, slowest first */
+    /* With a deadline, per thread: the sub-box that started latest against
+     * the static schedule's plan (subbox NULL: none yet). */
+    struct { const char *subbox; uint64_t frame; int64_t late_ns; } late[{{ upper }}_THREADS];
 } {{ name }}_stats;
 
 enum {
@@ -95,7 +111,11 @@ int {{ name }}_open({{ name }} **chain, const {{ name }}_options *options);
  * may be NULL. */
 int {{ name }}_process({{ name }} *chain, const {{ name }}_input *in, const {{ name }}_output *out, uint64_t *latency_ns);
 /* Asynchronous: submit up to depth frames ({{ upper }}_EBUSY beyond), each
- * collected by one wait. {{ name }}_wait takes the oldest frame in flight
+ * collected by one wait. Under overload {{ upper }}_SKIP a frame that finds
+ * the previous one not yet begun (or no free slot) is dropped: EBUSY, and
+ * process returns EBUSY instead of waiting; under {{ upper }}_LATEST, submit
+ * replaces a waiting frame of submit's (the number returned is the waiting
+ * frame's: its earlier frames are released), else drops as skip. {{ name }}_wait takes the oldest frame in flight
  * that was submitted with {{ name }}_submit and that no other call waits
  * for; {{ name }}_wait_frame the frame numbered `frame` (what submit
  * returned), which is what several threads submitting at once use. The

@@ -45,14 +45,25 @@ class _Options(ctypes.Structure):
     _fields_ = [("n_cores", ctypes.c_int), ("cores", ctypes.POINTER(ctypes.c_int)),
                 ("spin_ns", ctypes.c_uint64), ("fifo_priority", ctypes.c_int),
                 ("lock_memory", ctypes.c_int), ("depth", ctypes.c_uint),
-                ("watchdog_ms", ctypes.c_uint)]
+                ("watchdog_ms", ctypes.c_uint), ("deadline_ns", ctypes.c_uint64),
+                ("overload", ctypes.c_int)]
+
+
+class _Worst(ctypes.Structure):
+    _fields_ = [("frame", ctypes.c_uint64), ("latency_ns", ctypes.c_uint64)]
+
+
+class _Late(ctypes.Structure):
+    _fields_ = [("subbox", ctypes.c_char_p), ("frame", ctypes.c_uint64), ("late_ns", ctypes.c_int64)]
 
 
 class _Stats(ctypes.Structure):
     _fields_ = [("count", ctypes.c_uint64), ("mean_ns", ctypes.c_double),
                 ("stddev_ns", ctypes.c_double), ("min_ns", ctypes.c_uint64),
                 ("p50_ns", ctypes.c_uint64), ("p99_ns", ctypes.c_uint64),
-                ("p999_ns", ctypes.c_uint64), ("max_ns", ctypes.c_uint64)]
+                ("p999_ns", ctypes.c_uint64), ("max_ns", ctypes.c_uint64),
+                ("misses", ctypes.c_uint64), ("dropped", ctypes.c_uint64),
+                ("n_worst", ctypes.c_uint32), ("worst", _Worst * 5), ("late", _Late * THREADS)]
 
 
 _lib = ctypes.CDLL(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib{{ name }}.so"))
@@ -74,11 +85,18 @@ _lib.{{ name }}_error.restype = ctypes.c_char_p
 _lib.{{ name }}_close.argtypes = [ctypes.c_void_p]
 _lib.{{ name }}_close.restype = ctypes.c_int
 
+_EBUSY = 2
 _ETIMEDOUT = 4
+_OVERLOAD = {"queue": 0, "skip": 1, "latest": 2}
 
 
 class Error(RuntimeError):
     """A call of the library failed; the message says why."""
+
+
+class Busy(Error):
+    """The chain cannot take the frame now: `depth` frames in flight, or
+    (overload "skip"/"latest") the frame was dropped."""
 
 
 class Timeout(Error):
@@ -90,7 +108,7 @@ def _check(status, handle):
     # The message is the calling thread's own (ctypes calls C in this thread).
     if status:
         message = _lib.{{ name }}_error(handle).decode()
-        raise (Timeout if status == _ETIMEDOUT else Error)(message)
+        raise {_ETIMEDOUT: Timeout, _EBUSY: Busy}.get(status, Error)(message)
 
 
 def _frame(port, a, writable):
@@ -124,7 +142,7 @@ class Chain:
     Every method may be called from any thread, close included."""
 
     def __init__(self, cores=None, spin_ns=20000, fifo_priority=0, lock_memory=False, depth=2,
-                 watchdog_ms=0):
+                 watchdog_ms=0, deadline_ns=0, overload="queue"):
         o = _Options()
         _lib.{{ name }}_options_default(ctypes.byref(o))
         if cores:
@@ -136,6 +154,11 @@ class Chain:
         o.lock_memory = int(bool(lock_memory))
         o.depth = _whole("depth", depth, 1, 1024)
         o.watchdog_ms = _whole("watchdog_ms", watchdog_ms, 0, 3600000)
+        o.deadline_ns = _whole("deadline_ns", deadline_ns, 0, (1 << 64) - 1)
+        if overload not in _OVERLOAD:
+            raise ValueError(f"{{ name }}.open: overload must be one of {', '.join(_OVERLOAD)}, "
+                             f"got {overload!r}")
+        o.overload = _OVERLOAD[overload]
         self._handle = None
         handle = ctypes.c_void_p()
         _check(_lib.{{ name }}_open(ctypes.byref(handle), ctypes.byref(o)), None)
@@ -185,6 +208,8 @@ class Chain:
         handle = self._open_handle()
         with self._lock:   # registered before any wait can collect it
             _check(_lib.{{ name }}_submit(handle, fin, fout, ctypes.byref(frame)), handle)
+            # Under overload "latest" the number may be a waiting frame's:
+            # its new frames replace the old, which the chain no longer reads.
             self._in_flight[frame.value] = (arrays, outs)
         return frame.value
 
@@ -215,13 +240,21 @@ class Chain:
         return {p[0]: a for p, a in zip(OUTPUTS, outs)}
 
     def stats(self):
-        """Latency of the frames so far, µs (percentiles within 0.78 %)."""
+        """Latency of the frames so far, µs (percentiles within 0.78 %); the
+        deadline misses, the frames dropped by the overload policy, the
+        slowest frames [(frame, latency µs)], and with a deadline, per thread,
+        the sub-box that started latest against the plan."""
         handle = self._open_handle()
         s = _Stats()
         _check(_lib.{{ name }}_statistics(handle, ctypes.byref(s)), handle)
         return {"count": s.count, "mean_us": s.mean_ns / 1e3, "stddev_us": s.stddev_ns / 1e3,
                 "min_us": s.min_ns / 1e3, "p50_us": s.p50_ns / 1e3, "p99_us": s.p99_ns / 1e3,
-                "p99_9_us": s.p999_ns / 1e3, "max_us": s.max_ns / 1e3}
+                "p99_9_us": s.p999_ns / 1e3, "max_us": s.max_ns / 1e3,
+                "misses": s.misses, "dropped": s.dropped,
+                "worst": [(w.frame, w.latency_ns / 1e3) for w in s.worst[:s.n_worst]],
+                "late": [{"thread": j, "subbox": l.subbox.decode(), "frame": l.frame,
+                          "late_us": l.late_ns / 1e3}
+                         for j, l in enumerate(s.late) if l.subbox is not None]}
 
     def checksum(self):
         """The sinks' checksum over every frame since open (as the executable prints)."""
@@ -247,6 +280,10 @@ class Chain:
             self._handle = None
 
 
-def open(cores=None, spin_ns=20000, fifo_priority=0, lock_memory=False, depth=2, watchdog_ms=0):
-    """Opens the chain (one per process at a time)."""
-    return Chain(cores, spin_ns, fifo_priority, lock_memory, depth, watchdog_ms)
+def open(cores=None, spin_ns=20000, fifo_priority=0, lock_memory=False, depth=2, watchdog_ms=0,
+         deadline_ns=0, overload="queue"):
+    """Opens the chain (one per process at a time). overload: "queue",
+    "skip" (a frame that finds the chain busy raises Busy) or "latest"
+    (submit replaces the frame still waiting)."""
+    return Chain(cores, spin_ns, fifo_priority, lock_memory, depth, watchdog_ms, deadline_ns,
+                 overload)

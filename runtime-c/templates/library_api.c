@@ -39,7 +39,7 @@ struct {{ name }} {
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {{ name }} chain;
 static int is_open;              /* under open_lock */
-static _Thread_local char last_error[512];   /* this thread's last failed call */
+static _Thread_local char last_error[1024];   /* this thread's last failed call */
 
 API void {{ name }}_options_default({{ name }}_options *o)
 {
@@ -77,6 +77,9 @@ static int check_options(const {{ name }}_options *o)
     if (o->fifo_priority < 0 || o->fifo_priority > 99)
         return fail({{ upper }}_EINVAL, "{{ name }}_open: fifo_priority is %d; it must be 0 "
                     "(none) or 1 to 99", o->fifo_priority);
+    if (o->overload < {{ upper }}_QUEUE || o->overload > {{ upper }}_LATEST)
+        return fail({{ upper }}_EINVAL, "{{ name }}_open: overload is %d; it must be "
+                    "{{ upper }}_QUEUE (0), {{ upper }}_SKIP (1) or {{ upper }}_LATEST (2)", o->overload);
     if (o->spin_ns > 1000000000u)
         return fail({{ upper }}_EINVAL, "{{ name }}_open: spin_ns is %" PRIu64 "; at most "
                     "1000000000 (a second)", o->spin_ns);
@@ -120,6 +123,8 @@ API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
     opt.rt_priority = o.fifo_priority;
     opt.lock_memory = o.lock_memory;
     opt.watchdog_ns = (uint64_t)o.watchdog_ms * 1000000u;
+    opt.deadline_ns = o.deadline_ns;
+    opt.overload = o.overload;
 {%- include "program_options.c" %}
     int status = ssc_lib_init(&opt, N_THREADS, list);
     int memory = !status;   /* init_all ran (a failed one may hold arenas) */
@@ -210,8 +215,23 @@ API int {{ name }}_statistics(const {{ name }} *c, {{ name }}_stats *s)
         return fail({{ upper }}_EINVAL, "{{ name }}_statistics: not a chain of {{ name }}_open, "
                     "or no place for the statistics");
     ssc_stats st;
-    if (from_runtime(ssc_lib_stats(&st)))
+    ssc_conduct cd;
+    ssc_lateness late[N_THREADS];
+    if (from_runtime(ssc_lib_stats(&st)) || from_runtime(ssc_lib_conduct(&cd, late)))
         return {{ upper }}_EINVAL;
+    memset(s, 0, sizeof *s);
+    s->misses = cd.misses;
+    s->dropped = cd.dropped;
+    s->n_worst = (uint32_t)cd.n_worst;
+    for (int w = 0; w < cd.n_worst && w < 5; w++) {
+        s->worst[w].frame = cd.worst[w].frame;
+        s->worst[w].latency_ns = cd.worst[w].latency_ns;
+    }
+    for (int j = 0; j < N_THREADS; j++) {
+        s->late[j].subbox = late[j].box >= 0 ? ssc_box_name(late[j].box) : NULL;
+        s->late[j].frame = late[j].frame;
+        s->late[j].late_ns = late[j].late_ns;
+    }
     s->count = st.count;
     s->mean_ns = st.mean;
     s->stddev_ns = st.stddev;

@@ -1,6 +1,6 @@
 {#- One statement of each list (in one function, or in parts). -#}
 {%- macro signal_line(s, verbose) -%}
-ssc_signal_init(&{{ s.name }}, {{ s.tokens }});{% if verbose %}  /* {{ s.comment }} */{% endif %}
+ssc_signal_init_named(&{{ s.name }}, {{ s.tokens }}, "{{ s.label }}");{% if verbose %}  /* {{ s.comment }} */{% endif %}
 {%- endmacro -%}
 {%- macro port_line(p, verbose) -%}
 {{ p.make.name }} = ssc_port_make({{ p.make.data }}, {{ p.make.ty }}, {{ p.make.width }}, {{ p.make.height }}, {{ p.make.mul_x }}, {{ p.make.mul_y }}, {{ p.make.win_x }}, {{ p.make.win_y }});{% if verbose %}  /* {{ p.comment }} */{% endif %}
@@ -108,6 +108,9 @@ enum {
 {%- endfor %}
 };
 static ssc_box boxes[N_BOXES];
+/* The static schedule's planned start of each sub-box within an iteration,
+ * ns: a run with a deadline reports each thread's latest start against it. */
+static const uint64_t box_plan_ns[N_BOXES] = { {{ plans }} };
 {%- for part in signal_parts %}
 
 /* Signals {{ part.range }}: long initialisations come in parts (C compilers are slow on huge functions). */
@@ -131,7 +134,7 @@ static void init_signals(void)
 {%- endfor %}
 {%- endif %}
 {%- for b in barriers %}
-    ssc_barrier_init(&{{ b.name }}, {{ b.count }});
+    ssc_barrier_init_named(&{{ b.name }}, {{ b.count }}, "{{ b.label }}");
 {%- endfor %}
 }
 {%- for part in port_parts %}
@@ -179,6 +182,7 @@ static void init_boxes(void)
     {{ part.name }}();
 {%- endfor %}
 {%- endif %}
+    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */

@@ -17,6 +17,7 @@ mod compile;
 mod expr;
 pub(crate) mod kernels;
 mod library;
+mod plan;
 mod threads;
 mod view;
 

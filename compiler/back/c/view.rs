@@ -102,6 +102,8 @@ struct ProgramView {
     functions: Vec<FunctionView>,
     ports: Vec<PortView>,
     boxes: Vec<BoxView>,
+    /// The static schedule's planned start of each box, ns ([`super::plan`]).
+    plans: String,
     /// Empty unless a list is longer than [`PART`] (see [`parts`]).
     signal_parts: Vec<Part<SignalView>>,
     port_parts: Vec<Part<PortView>>,
@@ -171,12 +173,15 @@ struct PoolView {
 #[derive(Clone)]
 struct SignalView {
     name: String,
+    /// The runtime section's name (what a stuck program's report names).
+    label: String,
     tokens: u32,
     comment: String,
 }
 
 struct BarrierView {
     name: String,
+    label: String,
     count: usize,
     threads: String,
 }
@@ -386,6 +391,11 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
     let (dynbufs, pools, dyn_uses) = dynamic_views(h, layout, o.dynamic_memory, &ports_of_buffer);
     let signals = signal_views(r, o, &flow);
     let boxes = box_views(h, layout);
+    let plans = super::plan::plan_ns(h, r, layout)
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
     let n_threads = r.thread_executions.len();
     let cores = o.cores.as_ref().filter(|c| !c.is_empty()).map(|c| {
         (0..n_threads)
@@ -440,6 +450,7 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
             .collect(),
         ports,
         boxes,
+        plans,
         threads: thread_views(h, r, o, &flow, &dyn_uses),
         iterations: o.iterations,
         time_boxes: o.time_boxes,
@@ -616,6 +627,7 @@ fn signal_views(r: &Runtime, o: &COptions, flow: &SignalFlow) -> Vec<SignalView>
         .iter()
         .map(|s| SignalView {
             name: format!("sig_{}", s.name),
+            label: s.name.name.clone(),
             tokens: o
                 .signal_tokens
                 .get(&s.name.name)
@@ -640,6 +652,7 @@ fn barrier_views(r: &Runtime, o: &COptions) -> Vec<BarrierView> {
         .iter()
         .map(|b| BarrierView {
             name: format!("bar_{}", b.name),
+            label: b.name.name.clone(),
             count: b.threads.len(),
             threads: b
                 .threads
@@ -652,6 +665,7 @@ fn barrier_views(r: &Runtime, o: &COptions) -> Vec<BarrierView> {
     if let Some((name, every, threads)) = &o.periodic_barrier {
         barriers.push(BarrierView {
             name: format!("bar_{name}"),
+            label: name.clone(),
             count: threads.len(),
             threads: format!("{}; -ks -ki {every}", threads.join(", ")),
         });
