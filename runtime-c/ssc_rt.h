@@ -45,8 +45,12 @@ typedef struct {
     int64_t fold;             /* rows of each ring (storage folding); 0: the
                                  whole grid, row ey at row ey of data */
     const ssc_band *bands;    /* with fold: n_bands bands, band b in rows
-                                 [b*fold, (b+1)*fold) of data; NULL: one */
+                                 [b*fold, (b+1)*fold) of the ring; NULL: one */
     int32_t n_bands;
+    int64_t ring0;            /* with fold: rows of data before the ring's
+                                 first; 0, but under --check-kernels the
+                                 grid's rows there are a guard no access
+                                 may touch */
 } ssc_port;
 
 /* The row of data that holds grid row ey (see runtime-c/README.md,
@@ -56,19 +60,21 @@ static inline int64_t ssc_row_slot(const ssc_port *p, int64_t ey)
     if (!p->fold)
         return ey;
     if (!p->bands)
-        return ey % p->fold;
+        return p->ring0 + ey % p->fold;
     int32_t b = 0;
     while (b + 1 < p->n_bands && ey >= p->bands[b].hi)
         b++;
     const ssc_band *B = &p->bands[b];
     int64_t off = B->up ? B->hi - 1 - ey : ey - B->lo;
-    return (int64_t)b * p->fold + off % p->fold;
+    return p->ring0 + (int64_t)b * p->fold + off % p->fold;
 }
 
 /* Element row ey of a port: every built-in addresses its rows through this.
  * A kernel that ignores `fold` is correct only on ports whose fold is 0,
- * and ssc never folds a buffer that a user kernel (--kernels) reads or
- * writes (runtime-c/README.md, "Storage folding"). */
+ * and ssc folds a buffer that a user kernel (--kernels) reads or writes
+ * only when the kernel says `ROWS` in the description: it promises to
+ * address every row through this (runtime-c/README.md, "Storage
+ * folding"; `ssc build --check-kernels` checks the promise). */
 #define SSC_ROW(T, port, ey) ((T *)(port)->data + ssc_row_slot((port), (ey)) * (port)->stride)
 
 typedef struct {
@@ -335,6 +341,26 @@ void ssc_box_plans(ssc_box *boxes, const uint64_t *plan_ns, int n);
 void ssc_box_init(ssc_box *b, const char *name, ssc_kernel kernel, unsigned flags,
                   uint32_t function_id, ssc_region region, int64_t width, int64_t height,
                   const ssc_port *in, int n_in, const ssc_port *out, int n_out);
+
+/* `ssc build --check-kernels`: a folded buffer behind a guard. `data` is
+ * the start of `height` rows no access may touch (PROT_NONE pages), and
+ * its rings start `ring0` rows after it, so SSC_ROW finds them while a
+ * kernel that addresses `data + ey * stride` itself faults; the fault is
+ * reported (the sub-box, its iteration, the buffer and row) and the
+ * program exits with SSC_EXIT_KERNEL. */
+#define SSC_EXIT_KERNEL 70
+typedef struct ssc_guard {
+    void *data;
+    int64_t ring0;
+    int64_t row_bytes;
+    size_t guard_bytes, bytes;
+    const char *label;
+    struct ssc_guard *next;
+} ssc_guard;
+/* 0, or 3 after a message (out of memory). */
+int ssc_guard_init(ssc_guard *g, const char *label, int64_t row_bytes, int64_t height,
+                   int64_t ring_rows);
+void ssc_guard_free(ssc_guard *g);
 
 /* One per thread, owned by the runtime; the thread code only passes it on. */
 typedef struct {

@@ -92,13 +92,16 @@ fn snapshots_and_round_trips() {
     for path in inputs() {
         let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
-        let desc = ssc::front::syntax::parse(&text)
+        let mut desc = ssc::front::syntax::parse(&text)
             .unwrap_or_else(|e| panic!("{}: {:?}", path.display(), e));
+        // A `lut("file")` is read relative to the description.
+        desc.dir = path.parent().map(Path::to_path_buf);
         let lowered = lower_to_instantiation(&desc, &opts())
             .unwrap_or_else(|e| panic!("{}: {:#?}", path.display(), e));
         let printed = print(&lowered);
         // print → parse → lower gives the same description, printed the same.
-        let again = ssc::front::syntax::parse(&printed).unwrap();
+        let mut again = ssc::front::syntax::parse(&printed).unwrap();
+        again.dir = desc.dir.clone();
         assert_eq!(again, lowered, "{stem}: parse(print(lowered))");
         let relowered = lower_to_instantiation(&again, &opts()).unwrap();
         assert_eq!(relowered, lowered, "{stem}: lower(parse(print(lowered)))");

@@ -85,8 +85,10 @@ fn inputs() -> Vec<PathBuf> {
     v
 }
 
-fn parse_checked(text: &str, what: &str) -> Description {
-    let desc = ssc::front::syntax::parse(text).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+/// Parses and checks `text`; `dir`: the folder its table files are in.
+fn parse_checked(text: &str, what: &str, dir: Option<&Path>) -> Description {
+    let mut desc = ssc::front::syntax::parse(text).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    desc.dir = dir.map(Path::to_path_buf);
     let errors: Vec<_> = ssc::front::check(&desc)
         .into_iter()
         .filter(|d| d.is_error())
@@ -151,7 +153,11 @@ fn every_example_every_configuration_is_proven() {
     let mut count = 0;
     for path in inputs() {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let mut desc = parse_checked(&std::fs::read_to_string(&path).unwrap(), &stem);
+        let mut desc = parse_checked(
+            &std::fs::read_to_string(&path).unwrap(),
+            &stem,
+            path.parent(),
+        );
         let written = desc
             .runtime
             .as_ref()
@@ -274,7 +280,7 @@ const TIMING: &[(&str, f64)] = &[
 /// timing table when `timed`.
 fn chain(cfg: &Config, timed: bool) -> Description {
     let text = ssc::back::description::print(&generate(&cfg.gen));
-    let mut desc = parse_checked(&text, &format!("{cfg:?}"));
+    let mut desc = parse_checked(&text, &format!("{cfg:?}"), None);
     if timed {
         let entry = ssc::ir::TimingEntry::function;
         desc.runtime = Some(ssc::ir::Runtime {

@@ -5,7 +5,8 @@
 //! the `.ptts` front end never panics on random bytes or token soups; the
 //! loss analysis finds the same pairs whether it walks every later tree or
 //! looks the partners up, and large execution times cost no more than
-//! small ones.
+//! small ones; the loss equals that of every pair of paths followed to
+//! their first meeting (brute force).
 
 use num_bigint::BigUint;
 use num_traits::Zero;
@@ -99,7 +100,7 @@ proptest! {
     #[test]
     fn sums_to_one_and_matches_brute_force(chain in chain()) {
         let m = load(&text(&chain));
-        let plan = ptts::exact::plan(&m).unwrap();
+        let plan = ptts::exact::plan(&m, &Options::default()).unwrap();
         prop_assume!(plan.trees <= 2000);
         let a = analyse(&m);
         let sum: BigUint = a.pmf.iter().map(|p| &p.1).sum();
@@ -115,7 +116,7 @@ proptest! {
     #[test]
     fn shifting_offsets_by_a_period_changes_nothing(chain in chain(), which in 0usize..3) {
         let m = load(&text(&chain));
-        prop_assume!(ptts::exact::plan(&m).unwrap().trees <= 2000);
+        prop_assume!(ptts::exact::plan(&m, &Options::default()).unwrap().trees <= 2000);
         let mut shifted = chain.clone();
         let i = which % shifted.len();
         shifted[i].offset += shifted[i].period;
@@ -241,4 +242,76 @@ fn large_execution_times_cost_no_more_than_small_ones() {
     let pow = |b: u32| BigUint::from(b).pow(17);
     assert_eq!(&a.pmf[0].1 * pow(10), &a.den * pow(9));
     assert!(a.loss.unwrap().pairs > 0);
+}
+
+/// Every path of a tree rooted at `a` through components 0…N−2: the
+/// triggering reached on each level 1…N−1, with the product of the
+/// execution times' weights.
+fn paths(m: &Model, a: i128) -> Vec<(Vec<i128>, BigUint)> {
+    let mut out = vec![(Vec::new(), BigUint::from(1u32))];
+    let t_of = |path: &Vec<i128>| *path.last().unwrap_or(&a);
+    for i in 0..m.components.len() - 1 {
+        let next = &m.components[i + 1];
+        let mut grown = Vec::new();
+        for (path, w) in &out {
+            for (v, pw) in &m.components[i].etp.points {
+                let t = simulate::next_trigger(next.period, next.offset, t_of(path) + v);
+                let mut p = path.clone();
+                p.push(t);
+                grown.push((p, w * BigUint::from(*pw)));
+            }
+        }
+        out = grown;
+    }
+    out
+}
+
+/// The loss by brute force (docs/ptts.md, Sec. 5.5): for every pair of
+/// trees (a in the hyper-period, b up to a few trees past the lookahead),
+/// every pair of their paths, weighted by both probabilities, counted at
+/// the first level where the two paths are at one triggering. As a weight
+/// over (Π_{i<N−1} total_i)², and the pairs with a meeting.
+fn brute_force_loss(m: &Model, trees: u128) -> (BigUint, u64) {
+    let c0 = &m.components[0];
+    let far = ptts::loss::lookahead(m) as i128 + 3;
+    let root = |k: i128| c0.offset + k * c0.period;
+    let (mut total, mut pairs) = (BigUint::zero(), 0);
+    for j in 0..trees as i128 {
+        let pa = paths(m, root(j));
+        for k in j + 1..=j + far {
+            let pb = paths(m, root(k));
+            let mut met = false;
+            for (x, wx) in &pa {
+                for (y, wy) in &pb {
+                    if x.iter().zip(y).any(|(s, t)| s == t) {
+                        total += wx * wy;
+                        met = true;
+                    }
+                }
+            }
+            pairs += u64::from(met);
+        }
+    }
+    (total, pairs)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// The loss of the first-meeting formula (loss::LossAcc::pair) is that
+    /// of every pair of paths followed to where they first meet.
+    #[test]
+    fn loss_matches_brute_force_first_meetings(chain in prop::collection::vec(comp(), 2..4)) {
+        let m = load(&text(&chain));
+        let plan = ptts::exact::plan(&m, &Options::default()).unwrap();
+        prop_assume!(plan.trees <= 60 && ptts::loss::lookahead(&m) <= 60);
+        let l = analyse(&m).loss.unwrap();
+        let (brute, pairs) = brute_force_loss(&m, plan.trees);
+        let f: BigUint = m.components[..m.components.len() - 1]
+            .iter()
+            .map(|c| BigUint::from(c.etp.total))
+            .product();
+        // total / den == brute / (f² · trees)
+        prop_assert_eq!(&l.total * &f * &f * BigUint::from(plan.trees), brute * &l.den);
+        prop_assert_eq!(l.pairs, pairs);
+    }
 }

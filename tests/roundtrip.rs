@@ -159,6 +159,7 @@ impl Gen {
                     container: self.name(),
                     function: self.name(),
                     parallelism: self.parallelism(),
+                    rows: self.flip(),
                     span: Span::NONE,
                 })
                 .collect(),
@@ -201,6 +202,7 @@ impl Gen {
                 .map(|_| FunctionDecl {
                     name: self.name(),
                     parallelism: self.parallelism(),
+                    rows: self.flip(),
                     ports: self.ports(),
                     span: Span::NONE,
                 })

@@ -51,6 +51,9 @@ fn build(file: &str, extra: &[&str], stdin: Option<&str>) -> String {
             "XDG_CACHE_HOME",
             std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-calibration"),
         )
+        // A description on stdin reads its table files (`lut("F")`) from the
+        // working directory: the inputs' tables are in tests/in.
+        .current_dir(tables())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -71,8 +74,15 @@ fn build(file: &str, extra: &[&str], stdin: Option<&str>) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Where the inputs' table files are (every `lut("F")` of them is in
+/// tests/in).
+fn tables() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/in")
+}
+
 fn parses_and_checks_clean(text: &str, what: &str) -> ssc::ir::Description {
-    let desc = ssc::front::syntax::parse(text).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    let mut desc = ssc::front::syntax::parse(text).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    desc.dir = Some(tables());
     let diags = ssc::front::check(&desc);
     assert!(diags.is_empty(), "{what}: {diags:?}");
     desc

@@ -206,7 +206,13 @@ impl Printer {
             .iter()
             .map(|b| {
                 (
-                    format!("{} {} {}", b.container, b.function, b.parallelism.keyword()),
+                    format!(
+                        "{} {} {}{}",
+                        b.container,
+                        b.function,
+                        b.parallelism.keyword(),
+                        if b.rows { " ROWS" } else { "" }
+                    ),
                     b.span,
                 )
             })
@@ -257,9 +263,10 @@ impl Printer {
         self.open("declaration", d.span);
         for fd in &d.function_decls {
             let head = format!(
-                "function_declaration {} {}",
+                "function_declaration {} {}{}",
                 fd.name,
-                fd.parallelism.keyword()
+                fd.parallelism.keyword(),
+                if fd.rows { " ROWS" } else { "" }
             );
             if fd.ports.is_empty() {
                 self.line(1, &format!("{head} {{ }};"), fd.span);

@@ -1,7 +1,9 @@
 //! `-t info`: a summary of a compiled description — actors, threads,
 //! signals, waits per iteration, bytes against the lower bound for every
-//! memory schedule, predicted makespan against its lower bound — as text or
-//! JSON. Deterministic: it reports predictions, never measurements.
+//! memory schedule, predicted makespan against its lower bound, and which
+//! buffers the build folds into rings of rows (and why a buffer that could
+//! not be is whole) — as text or JSON. Deterministic: it reports
+//! predictions, never measurements.
 
 use crate::ir::hsdfg::Hsdfg;
 use crate::memory::MemoryKind;
@@ -40,7 +42,56 @@ pub struct Info {
     /// share of them the chosen memory schedule uses.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<Reference>,
+    /// Under a memory schedule that folds: every buffer, folded or not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub folds: Vec<FoldLine>,
     pub proof: String,
+}
+
+/// One buffer under a folding memory schedule.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FoldLine {
+    /// `producer.port`.
+    pub buffer: String,
+    /// Rows of each ring (`None`: the whole frame).
+    pub ring_rows: Option<u64>,
+    pub rings: usize,
+    /// Why it is whole: a kernel of one's own without `ROWS` touches it
+    /// (`None`: folded, or whole because its accesses need the frame).
+    pub whole_because: Option<String>,
+}
+
+/// The buffers of the build's runtime and their rings, when any is folded.
+fn fold_lines(h: &Hsdfg, r: &crate::ir::Runtime) -> Vec<FoldLine> {
+    let Ok(ps) = crate::memory::sections::placements(h, r) else {
+        return Vec::new();
+    };
+    let rings = crate::memory::sections::rings(h, r, &ps);
+    if rings.iter().all(Option::is_none) {
+        return Vec::new();
+    }
+    h.buffers
+        .iter()
+        .enumerate()
+        .map(|(bi, b)| {
+            let own = std::iter::once(b.producer.0)
+                .chain(b.readers.iter().map(|x| x.0))
+                .find(|&f| !h.streams(f))
+                .map(|f| {
+                    format!(
+                        "`{}` runs `{}`, a kernel of one's own without ROWS",
+                        h.function(f).name,
+                        h.function(f).function
+                    )
+                });
+            FoldLine {
+                buffer: b.name.clone(),
+                ring_rows: rings[bi].as_ref().map(|r| r.rows),
+                rings: rings[bi].as_ref().map_or(0, |r| r.bands.len().max(1)),
+                whole_because: if rings[bi].is_some() { None } else { own },
+            }
+        })
+        .collect()
 }
 
 /// A reference configuration's memory, against this build's.
@@ -123,6 +174,7 @@ pub fn info(c: &Compiled) -> Info {
             .map(|s| memory_lines(&c.hsdfg, s))
             .unwrap_or_default(),
         reference: None,
+        folds: fold_lines(&c.hsdfg, r),
         proof: c.proof.to_string(),
     }
 }
@@ -168,6 +220,20 @@ pub fn text(i: &Info) -> String {
             r.bytes,
             r.configuration
         );
+    }
+    if !i.folds.is_empty() {
+        let _ = writeln!(
+            s,
+            "folded buffers       rows of each ring (× rings), or whole"
+        );
+        for f in &i.folds {
+            let what = match (f.ring_rows, &f.whole_because) {
+                (Some(rows), _) => format!("{rows} rows × {}", f.rings),
+                (None, Some(why)) => format!("whole: {why}"),
+                (None, None) => "whole".to_string(),
+            };
+            let _ = writeln!(s, "  {:<18} {what}", f.buffer);
+        }
     }
     let _ = writeln!(s, "proof                {}", i.proof);
     s

@@ -154,6 +154,9 @@ pub(crate) struct BenchArgs {
     /// Where the builds, dumps, `bench.json` and the figures go [default: build/bench].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Kernels of one's own, for every file (as `ssc build --kernels`).
+    #[arg(long = "kernels", value_name = "FILE.c")]
+    pub kernels: Vec<PathBuf>,
 }
 
 /// `-dm`: run-time memory allocation.
@@ -396,6 +399,11 @@ pub(crate) struct BuildArgs {
         help_heading = "Code generation"
     )]
     pub kernels: Vec<PathBuf>,
+    /// A program whose folded buffers sit behind a guard: a kernel that
+    /// says `ROWS` but addresses a row without `SSC_ROW` faults, and the
+    /// program names it and exits with code 70.
+    #[arg(long = "check-kernels", help_heading = "Code generation")]
+    pub check_kernels: bool,
     /// With `-t info`: JSON instead of text; with `ssc run`: the program's
     /// report as JSON (passed on to it, as `-- --json`).
     #[arg(long = "json", help_heading = "Code generation")]

@@ -24,7 +24,13 @@ pub(crate) fn bench(a: &BenchArgs, argv: &[String]) -> i32 {
         Ok(o) => o,
         Err(msg) => return usage(&msg),
     };
-    match bench::run(&options, &Cli { argv }) {
+    match bench::run(
+        &options,
+        &Cli {
+            argv,
+            kernels: &a.kernels,
+        },
+    ) {
         Ok(()) => exit::OK,
         Err(Error::Usage(msg)) => usage(&msg),
         Err(Error::Run(msg)) => {
@@ -44,6 +50,8 @@ fn usage(msg: &str) -> i32 {
 struct Cli<'a> {
     /// ssc's command line, recorded in every program.
     argv: &'a [String],
+    /// `--kernels`, given to every measurement and build.
+    kernels: &'a [PathBuf],
 }
 
 impl Builder for Cli<'_> {
@@ -56,6 +64,7 @@ impl Builder for Cli<'_> {
             output_dir: Some(dir.to_path_buf()),
             wcet_runs: Some(30),
             wcet_percentile: Some(50.0),
+            kernels: self.kernels.to_vec(),
             ..BuildArgs::default()
         };
         super::build::measured_description(&args)
@@ -68,6 +77,7 @@ impl Builder for Cli<'_> {
             memory_schedule: Some(b.memory),
             output_dir: Some(b.dir.clone()),
             iteration_count: Some(b.iterations),
+            kernels: self.kernels.to_vec(),
             ..BuildArgs::default()
         };
         let built = super::build::build_with(&args, Some(b.description), self.argv)?;

@@ -369,6 +369,7 @@ fn describe(c: Chain, resolution: Pair) -> Description {
                 container: Ident::new(k.name),
                 function: Ident::new(k.function),
                 parallelism: k.parallelism,
+                rows: false,
                 span: Span::NONE,
             }
         })

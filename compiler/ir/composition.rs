@@ -23,12 +23,15 @@ pub struct ContainerDecl {
     pub span: Span,
 }
 
-/// One entry of `container_bind`: `CNAME FUNC (NONE|FULL)`.
+/// One entry of `container_bind`: `CNAME FUNC (NONE|FULL) [ROWS]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bind {
     pub container: Ident,
     pub function: Ident,
     pub parallelism: Parallelism,
+    /// `ROWS`: the kernel addresses every row through `SSC_ROW`, so its
+    /// buffers may be folded (a kernel of one's own; docs/language.md).
+    pub rows: bool,
     pub span: Span,
 }
 

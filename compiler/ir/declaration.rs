@@ -12,11 +12,13 @@ pub struct Declaration {
     pub span: Span,
 }
 
-/// `function_declaration FUNC (NONE|FULL) { PORT* };`
+/// `function_declaration FUNC (NONE|FULL) [ROWS] { PORT* };`
 #[derive(Clone, Debug, PartialEq)]
 pub struct FunctionDecl {
     pub name: Ident,
     pub parallelism: Parallelism,
+    /// `ROWS`: the kernel addresses every row through `SSC_ROW`.
+    pub rows: bool,
     pub ports: Vec<Port>,
     pub span: Span,
 }

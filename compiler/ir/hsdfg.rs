@@ -43,6 +43,10 @@ pub struct FunctionInfo {
     /// The C function it runs, `func_gain`.
     pub function: String,
     pub parallelism: Parallelism,
+    /// The kernel addresses every row through `SSC_ROW` (`ROWS` on a
+    /// kernel of one's own): its buffers may be folded. Built-ins and
+    /// defined functions always do; see [`Hsdfg::streams`].
+    pub rows: bool,
     /// Its iteration space `[w, h]`.
     pub resolution: Pair,
     pub ports: Vec<PortInfo>,
@@ -187,6 +191,16 @@ impl Hsdfg {
 
     pub fn buffer(&self, b: BufferId) -> &Buffer {
         &self.buffers[b.0]
+    }
+
+    /// Whether function instance `f`'s kernel addresses every row through
+    /// `SSC_ROW`, so its buffers may be folded into rings: a built-in, a
+    /// defined function, or a kernel of one's own that says `ROWS`.
+    pub fn streams(&self, f: FunctionId) -> bool {
+        let info = self.function(f);
+        info.rows
+            || crate::ir::builtins::builtin_of(&info.function).is_some()
+            || self.kernels.contains_key(&info.function)
     }
 
     /// The function instance an actor belongs to.

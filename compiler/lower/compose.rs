@@ -394,7 +394,7 @@ fn leaf(ctx: &mut Ctx, ctype: &str, path: &str, res: Pair, span: Span) -> Interf
     let func = bind.function.as_str();
     match ctx.decl.function_decl(func) {
         Some(fd) => {
-            if fd.ports != ports || fd.parallelism != bind.parallelism {
+            if fd.ports != ports || fd.parallelism != bind.parallelism || fd.rows != bind.rows {
                 let first = ctx
                     .binds
                     .values()
@@ -405,7 +405,7 @@ fn leaf(ctx: &mut Ctx, ctype: &str, path: &str, res: Pair, span: Span) -> Interf
                     Diagnostic::error(
                         "E108",
                         format!(
-                            "containers `{first}` and `{ctype}` bind function `{func}` with different ports or parallelism"
+                            "containers `{first}` and `{ctype}` bind function `{func}` with different ports, parallelism or `ROWS`"
                         ),
                     )
                     .label(bind.span, "this binding")
@@ -416,6 +416,7 @@ fn leaf(ctx: &mut Ctx, ctype: &str, path: &str, res: Pair, span: Span) -> Interf
         None => ctx.decl.function_decls.push(FunctionDecl {
             name: bind.function.clone().unspanned(),
             parallelism: bind.parallelism,
+            rows: bind.rows,
             ports: ports.clone(),
             span: Span::NONE,
         }),

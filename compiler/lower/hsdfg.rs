@@ -159,6 +159,7 @@ impl<'a> Builder<'a> {
                 name: f.name.name.clone(),
                 function: f.function.name.clone(),
                 parallelism: fd.parallelism,
+                rows: fd.rows,
                 resolution: res,
                 ports,
                 subboxes: Vec::new(),

@@ -240,11 +240,11 @@ pub fn validate_declaration(
                 )
                 .label(user.span, "in this declaration"),
             ),
-            Some(ud) if ud.parallelism != fd.parallelism || ud.ports != fd.ports => errors.push(
+            Some(ud) if ud.parallelism != fd.parallelism || ud.rows != fd.rows || ud.ports != fd.ports => errors.push(
                 Diagnostic::error(
                     "E121",
                     format!(
-                        "`function_declaration {}` differs from its container in the composition (parallelism or ports)",
+                        "`function_declaration {}` differs from its container in the composition (parallelism, `ROWS` or ports)",
                         fd.name
                     ),
                 )

@@ -27,8 +27,8 @@
 //! order and the orderings of the buffers folded before, stay acyclic —
 //! i.e. the smallest ring this schedule can run without deadlock. With a
 //! box-at-a-time schedule that is the whole frame (no fold); with
-//! [`crate::schedule::fused`] a few strips. A buffer touched by a function
-//! that is not a built-in is never folded (a user kernel may ignore
+//! [`crate::schedule::fused`] a few strips. A buffer touched by a kernel
+//! of one's own that does not say `ROWS` is never folded (it may ignore
 //! `ssc_port.fold`, see `runtime-c/README.md`).
 //!
 //! Guarantees: every access fits its ring (`R` ≥ its rows); the orderings
@@ -37,7 +37,6 @@
 
 use super::ring::{self, bands, Band};
 use super::{ArenaId, OrderEdge, Placement};
-use crate::ir::builtins::builtin_of;
 use crate::ir::hsdfg::{ActorId, BufferId, Hsdfg};
 use crate::schedule::Schedule;
 
@@ -238,16 +237,14 @@ fn accesses(h: &Hsdfg) -> Vec<Vec<Rows>> {
     out
 }
 
-/// May this buffer be folded: every function touching it is a built-in
-/// or a defined function (their loops address rows through `SSC_ROW`).
+/// May this buffer be folded: every function touching it addresses rows
+/// through `SSC_ROW` ([`Hsdfg::streams`]: a built-in, a defined function,
+/// or a kernel of one's own declared `ROWS`).
 fn foldable(h: &Hsdfg, b: BufferId) -> bool {
     let buf = h.buffer(b);
     std::iter::once(buf.producer.0)
         .chain(buf.readers.iter().map(|r| r.0))
-        .all(|f| {
-            let name = &h.function(f).function;
-            builtin_of(name).is_some() || h.kernels.contains_key(name)
-        })
+        .all(|f| h.streams(f))
 }
 
 /// Pairs of actors: `from` before `to`.

@@ -63,12 +63,18 @@ pub fn report(
     let pmf: Vec<Value> = s
         .points
         .iter()
-        .map(|p| json!({"latency": num(model, p.latency), "probability": p.p, "exact": p.exact}))
+        .zip(&a.pmf)
+        .map(|(p, (_, w))| json!({"latency": num(model, p.latency), "probability": p.p, "exact": fraction(w, &a.den)}))
         .collect();
+    let mut cum = BigUint::default();
     let cdf: Vec<Value> = s
         .points
         .iter()
-        .map(|p| json!({"latency": num(model, p.latency), "probability": p.cdf, "exact": p.cdf_exact}))
+        .zip(&a.pmf)
+        .map(|(p, (_, w))| {
+            cum += w;
+            json!({"latency": num(model, p.latency), "probability": p.cdf, "exact": fraction(&cum, &a.den)})
+        })
         .collect();
     let mut percentiles = serde_json::Map::new();
     for (name, l) in &s.percentiles {
@@ -100,6 +106,13 @@ pub fn report(
         "hyper_period": num(model, a.plan.hyper_period as i128),
         "latency_trees": a.plan.trees.to_string(),
         "estimate_eq_5_15": a.plan.estimate.to_string(),
+        "operations": {
+            "bound": a.plan.operations.to_string(),
+            "counted": a.operations.to_string(),
+            "loss_bound": a.plan.loss_operations.to_string(),
+            "memory_bound_bytes": a.plan.memory.to_string(),
+            "big_integers": a.plan.big,
+        },
         "statistics": {
             "min": num(model, s.min),
             "max": num(model, s.max),

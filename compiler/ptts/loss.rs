@@ -8,16 +8,18 @@
 //! that their paths meet is the sum, over the shared nodes, of the product
 //! of the two reach probabilities — counting a pair once, at the first
 //! component where the paths meet (a pair that meets at component 1 also
-//! shares the nodes after it; it lost one container, not several). Paths
-//! are followed jointly only for pairs whose reach sets intersect somewhere;
-//! every other pair contributes 0. The loss probability is the sum over
-//! pairs divided by the triggerings in a hyper-period. Leaves (the chain's
-//! output) are not nodes of a buffer and never count.
+//! shares the nodes after it; it lost one container, not several). Only
+//! pairs whose reach sets intersect somewhere are looked at further (every
+//! other pair contributes 0), and then only their shared nodes and the
+//! paths from their first meetings (the formula of `LossAcc::pair`). The loss
+//! probability is the sum over pairs divided by the triggerings in a
+//! hyper-period. Leaves (the chain's output) are not nodes of a buffer and
+//! never count. Every step counts on the analysis' operation counter.
 
-use super::exact::{Reach, Transitions};
+use super::exact::{merge, sort_ops, Reach, Transitions, ALLOC};
 use super::model::Model;
 use super::num::{add_to, mul, Overflow, Weight};
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// One contribution: triggerings `a` < `b` of the first component, whose
 /// paths first meet at the triggering of `component` at `time`, with
@@ -47,33 +49,39 @@ pub const TOP: usize = 1000;
 
 /// Accumulates the loss over the trees, in the order of their roots.
 pub struct LossAcc<T> {
+    /// The hyper-period's trees among the last `lookahead`.
     window: VecDeque<(u128, Reach<T>)>,
     lookahead: u128,
     /// Per level i (1…N−1): Π_{i≤j≤N−2} total_j squared, to bring a meeting
     /// at level i onto the common denominator.
     scale: Vec<T>,
     den_pairs: T,
-    trees: u128,
     total: T,
     top: Vec<Contribution<T>>,
     pairs: u64,
     next: u128,
 }
 
+/// The lookahead of a model: trees after a tree that its paths may meet.
+pub fn lookahead(model: &Model) -> u128 {
+    let n = model.components.len();
+    // Level-i node times of the tree of a lie in [a + lo_i, a + hi_i].
+    let (mut lo, mut hi) = (0i128, 0i128);
+    let mut spread = 0i128;
+    for i in 0..n - 1 {
+        let c = &model.components[i];
+        lo += c.etp.min();
+        hi += c.etp.max() + model.components[i + 1].period - 1;
+        spread = spread.max(hi - lo);
+    }
+    let d0 = model.components[0].period;
+    (spread / d0).max(0) as u128
+}
+
 impl<T: Weight> LossAcc<T> {
-    pub fn new(model: &Model, trees: u128) -> Self {
+    pub fn new(model: &Model, trees: u128, ops: &mut u128) -> Self {
         let n = model.components.len();
-        // Level-i node times of the tree of a lie in [a + lo_i, a + hi_i].
-        let (mut lo, mut hi) = (0i128, 0i128);
-        let mut spread = 0i128;
-        for i in 0..n - 1 {
-            let c = &model.components[i];
-            lo += c.etp.min();
-            hi += c.etp.max() + model.components[i + 1].period - 1;
-            spread = spread.max(hi - lo);
-        }
-        let d0 = model.components[0].period;
-        let lookahead = (spread / d0).max(0) as u128;
+        *ops += (n * n) as u128 + 1;
         // Overflow here shows as a zero, which `pair` and `finish` report.
         let totals: Vec<T> = model
             .components
@@ -101,10 +109,9 @@ impl<T: Weight> LossAcc<T> {
             .unwrap_or_else(|_| T::zero());
         LossAcc {
             window: VecDeque::new(),
-            lookahead,
+            lookahead: lookahead(model),
             scale,
             den_pairs,
-            trees,
             total: T::zero(),
             top: Vec::new(),
             pairs: 0,
@@ -118,13 +125,13 @@ impl<T: Weight> LossAcc<T> {
     }
 
     /// Adds the next tree (root index `self.next`); `own` is whether it is
-    /// in the hyper-period (else it is only a partner).
+    /// in the hyper-period (else it is only a partner, and not kept).
     pub fn push(&mut self, tr: &mut Transitions, r: Reach<T>, own: bool) -> Result<(), Overflow> {
-        let _ = own;
         let k = self.next;
         self.next += 1;
         while let Some((j, _)) = self.window.front() {
             if k - j > self.lookahead {
+                tr.ops += 1;
                 self.window.pop_front();
             } else {
                 break;
@@ -132,17 +139,17 @@ impl<T: Weight> LossAcc<T> {
         }
         let window = std::mem::take(&mut self.window);
         let mut result = Ok(());
-        for (j, ra) in &window {
-            if *j < self.trees {
-                result = self.pair(tr, ra, &r);
-                if result.is_err() {
-                    break;
-                }
+        for (_, ra) in &window {
+            tr.ops += 1;
+            result = self.pair(tr, ra, &r);
+            if result.is_err() {
+                break;
             }
         }
         self.window = window;
         result?;
-        if self.lookahead > 0 {
+        if self.lookahead > 0 && own {
+            tr.ops += 1;
             self.window.push_back((k, r));
         }
         Ok(())
@@ -164,130 +171,137 @@ impl<T: Weight> LossAcc<T> {
         hyper: i128,
     ) -> Result<(), Overflow> {
         let trees = reaches.len() as i128;
-        let mut index: HashMap<(usize, i128), Vec<(i128, i128)>> = HashMap::new();
+        // (level, time mod hyper, tree, time), sorted: a look-up is a range.
+        let mut index: Vec<(usize, i128, i128, i128)> = Vec::new();
         for (b, r) in reaches.iter().enumerate() {
             for (l, level) in r.levels.iter().enumerate() {
+                tr.ops += level.len() as u128;
                 for (t, _) in level {
-                    index
-                        .entry((l, t.rem_euclid(hyper)))
-                        .or_default()
-                        .push((b as i128, *t));
+                    index.push((l, t.rem_euclid(hyper), b as i128, *t));
                 }
             }
         }
-        // (k, j) in the order `push` meets them: by partner, then by tree.
-        let mut partners: BTreeSet<(i128, i128)> = BTreeSet::new();
+        tr.ops += sort_ops(index.len());
+        index.sort_unstable();
+        let look = log_ops(index.len());
         for (j, r) in reaches.iter().enumerate() {
             let j = j as i128;
+            let mut partners: Vec<i128> = Vec::new();
             for (l, level) in r.levels.iter().enumerate() {
                 for (t, _) in level {
-                    for &(b, tb) in index.get(&(l, t.rem_euclid(hyper))).into_iter().flatten() {
+                    tr.ops += look;
+                    let key = (l, t.rem_euclid(hyper));
+                    let from = index.partition_point(|e| (e.0, e.1) < key);
+                    for &(_, _, b, tb) in index[from..].iter().take_while(|e| (e.0, e.1) == key) {
+                        tr.ops += 1;
                         let k = (t - tb) / hyper * trees + b;
                         if k > j && ((k - j) as u128) <= self.lookahead {
-                            partners.insert((k, j));
+                            partners.push(k);
                         }
                     }
                 }
             }
-        }
-        for (k, j) in partners {
-            let shift = k.div_euclid(trees) * hyper;
-            let base = &reaches[k.rem_euclid(trees) as usize];
-            let b = Reach {
-                root: base.root + shift,
-                levels: base
-                    .levels
-                    .iter()
-                    .map(|l| l.iter().map(|(t, w)| (t + shift, w.clone())).collect())
-                    .collect(),
-            };
-            self.pair(tr, &reaches[j as usize], &b)?;
+            tr.ops += sort_ops(partners.len());
+            partners.sort_unstable();
+            partners.dedup();
+            for k in partners {
+                let shift = k.div_euclid(trees) * hyper;
+                let b = reaches[k.rem_euclid(trees) as usize].shifted(shift, &mut tr.ops);
+                self.pair(tr, r, &b)?;
+            }
         }
         self.next = (trees as u128).saturating_add(self.lookahead);
         Ok(())
     }
 
+    /// The pair of trees a < b: where their paths first meet, and with
+    /// what probability. With A_l, B_l the reach probabilities of level l
+    /// and K_{m→l}(s, t) the probability that a path at node s of level m
+    /// is at t on level l, the probability that the paths first meet at
+    /// (l, t) is
+    ///
+    /// M_l(t) = A_l(t)·B_l(t) − Σ_{m<l} Σ_s M_m(s)·K_{m→l}(s, t)²
+    ///
+    /// (the paths are independent until they meet; of the pairs of paths
+    /// at t, those that met before at s went on independently from there).
+    /// So the cost follows the shared nodes and the paths from the
+    /// meetings, never the product of the two reach sets.
     fn pair(&mut self, tr: &mut Transitions, a: &Reach<T>, b: &Reach<T>) -> Result<(), Overflow> {
-        let intersect = a.levels.iter().zip(&b.levels).any(|(x, y)| shares(x, y));
+        let mut intersect = false;
+        for (x, y) in a.levels.iter().zip(&b.levels) {
+            if shares(x, y, &mut tr.ops) {
+                intersect = true;
+                break;
+            }
+        }
         if !intersect {
             return Ok(());
         }
         self.pairs += 1;
         let levels = a.levels.len();
-        // Level 1: independent reach; meet where both are, else go on jointly.
-        let mut joint: Vec<((i128, i128), T)> = Vec::new();
-        let mut meets: Vec<(usize, i128, T)> = Vec::new();
-        for (ta, wa) in &a.levels[0] {
-            for (tb, wb) in &b.levels[0] {
-                let w = mul(wa, wb)?;
-                if ta == tb {
-                    meets.push((1, *ta, w));
-                } else {
-                    joint.push(((*ta, *tb), w));
-                }
-            }
+        // Per level: the shared times with A_l(t)·B_l(t), and what the
+        // meetings before take of it.
+        let mut shared: Vec<Vec<(i128, T)>> = Vec::with_capacity(levels);
+        for (x, y) in a.levels.iter().zip(&b.levels) {
+            tr.ops += ALLOC;
+            shared.push(both(x, y, &mut tr.ops)?);
         }
-        for level in 1..levels {
-            if joint.is_empty() {
-                break;
-            }
-            let mut next: Vec<((i128, i128), T)> = Vec::new();
-            for ((x, y), w) in &joint {
-                let cx = tr.children(level, *x);
-                let cy = tr.children(level, *y);
-                for (dx, wx) in cx.iter() {
-                    let wxy = mul(w, &T::from_u128(*wx))?;
-                    for (dy, wy) in cy.iter() {
-                        let v = mul(&wxy, &T::from_u128(*wy))?;
-                        let (tx, ty) = (x + dx, y + dy);
-                        if tx == ty {
-                            meets.push((level + 1, tx, v));
-                        } else {
-                            next.push(((tx, ty), v));
-                        }
-                    }
+        let mut taken: Vec<Vec<T>> = shared
+            .iter()
+            .map(|s| {
+                tr.ops += s.len() as u128 + ALLOC;
+                vec![T::zero(); s.len()]
+            })
+            .collect();
+        for level in 0..levels {
+            for k in 0..shared[level].len() {
+                tr.ops += 1;
+                let (time, ab) = &shared[level][k];
+                let v = ab.checked_sub(&taken[level][k]).ok_or(Overflow)?;
+                if v.is_zero() {
+                    continue;
                 }
-            }
-            next.sort_by_key(|e| e.0);
-            let mut merged: Vec<((i128, i128), T)> = Vec::with_capacity(next.len());
-            for (k, v) in next {
-                match merged.last_mut() {
-                    Some(last) if last.0 == k => add_to(&mut last.1, &v)?,
-                    _ => merged.push((k, v)),
+                if level + 1 < levels {
+                    from_meeting(tr, level, *time, &v, &shared, &mut taken)?;
                 }
-            }
-            joint = merged;
-        }
-        // Same node reached through several parent pairs: one contribution.
-        meets.sort_by_key(|m| (m.0, m.1));
-        let mut merged: Vec<(usize, i128, T)> = Vec::new();
-        for (l, t, v) in meets {
-            match merged.last_mut() {
-                Some(last) if last.0 == l && last.1 == t => add_to(&mut last.2, &v)?,
-                _ => merged.push((l, t, v)),
-            }
-        }
-        for (level, time, v) in merged {
-            if self.scale[level].is_zero() || self.den_pairs.is_zero() {
-                return Err(Overflow);
-            }
-            let w = mul(&v, &self.scale[level])?;
-            add_to(&mut self.total, &w)?;
-            self.top.push(Contribution {
-                a: a.root,
-                b: b.root,
-                component: level,
-                time,
-                weight: w,
-            });
-            if self.top.len() > 2 * TOP {
-                self.trim();
+                self.contribute(a.root, b.root, level + 1, *time, &v, &mut tr.ops)?;
             }
         }
         Ok(())
     }
 
-    fn trim(&mut self) {
+    /// One first meeting of the pair (a, b) at component `level`, `time`,
+    /// with weight `v` over (Π_{j<level} total_j)².
+    fn contribute(
+        &mut self,
+        a: i128,
+        b: i128,
+        level: usize,
+        time: i128,
+        v: &T,
+        ops: &mut u128,
+    ) -> Result<(), Overflow> {
+        if self.scale[level].is_zero() || self.den_pairs.is_zero() {
+            return Err(Overflow);
+        }
+        *ops += 1;
+        let w = mul(v, &self.scale[level])?;
+        add_to(&mut self.total, &w)?;
+        self.top.push(Contribution {
+            a,
+            b,
+            component: level,
+            time,
+            weight: w,
+        });
+        if self.top.len() > 2 * TOP {
+            self.trim(ops);
+        }
+        Ok(())
+    }
+
+    fn trim(&mut self, ops: &mut u128) {
+        *ops += sort_ops(self.top.len());
         self.top.sort_by(|x, y| {
             y.weight
                 .cmp(&x.weight)
@@ -298,11 +312,11 @@ impl<T: Weight> LossAcc<T> {
         self.top.truncate(TOP);
     }
 
-    pub fn finish(mut self) -> Result<LossResult<T>, Overflow> {
+    pub fn finish(mut self, ops: &mut u128) -> Result<LossResult<T>, Overflow> {
         if self.den_pairs.is_zero() {
             return Err(Overflow);
         }
-        self.trim();
+        self.trim(ops);
         Ok(LossResult {
             total: self.total,
             den: self.den_pairs,
@@ -312,10 +326,55 @@ impl<T: Weight> LossAcc<T> {
     }
 }
 
+/// The paths from a first meeting at (level, s) with weight `v`: adds
+/// v·K(s, t)² to what the meeting takes of every later shared node t (all
+/// nodes reachable from s are shared, as s is).
+fn from_meeting<T: Weight>(
+    tr: &mut Transitions,
+    level: usize,
+    s: i128,
+    v: &T,
+    shared: &[Vec<(i128, T)>],
+    taken: &mut [Vec<T>],
+) -> Result<(), Overflow> {
+    let mut dist: Vec<(i128, T)> = vec![(s, T::one())];
+    tr.ops += ALLOC;
+    for l in level + 1..shared.len() {
+        let mut next: Vec<(i128, T)> = Vec::new();
+        tr.ops += ALLOC;
+        for (x, k) in &dist {
+            let kids = tr.children(l, *x);
+            tr.ops += kids.len() as u128;
+            for (dx, w) in kids.iter() {
+                next.push((x + dx, mul(k, &T::from_u128(*w))?));
+            }
+        }
+        let d = tr.model().components[l + 1].period;
+        dist = merge(next, d, &mut tr.ops)?;
+        let look = log_ops(shared[l].len());
+        for (t, k) in &dist {
+            tr.ops += look;
+            let i = shared[l].partition_point(|e| e.0 < *t);
+            if shared[l].get(i).is_some_and(|e| e.0 == *t) {
+                let w = mul(&mul(k, k)?, v)?;
+                add_to(&mut taken[l][i], &w)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The operations of a binary search among `n` (⌊log2 n⌋ + 2).
+pub fn log_ops(n: usize) -> u128 {
+    (usize::BITS - n.leading_zeros()) as u128 + 2
+}
+
 /// Whether two sorted lists of (time, weight) share a time.
-fn shares<T>(x: &[(i128, T)], y: &[(i128, T)]) -> bool {
+fn shares<T>(x: &[(i128, T)], y: &[(i128, T)], ops: &mut u128) -> bool {
     let (mut i, mut j) = (0, 0);
+    *ops += 1;
     while i < x.len() && j < y.len() {
+        *ops += 1;
         match x[i].0.cmp(&y[j].0) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
@@ -323,4 +382,28 @@ fn shares<T>(x: &[(i128, T)], y: &[(i128, T)]) -> bool {
         }
     }
     false
+}
+
+/// The times two sorted lists share, with the product of their weights.
+fn both<T: Weight>(
+    x: &[(i128, T)],
+    y: &[(i128, T)],
+    ops: &mut u128,
+) -> Result<Vec<(i128, T)>, Overflow> {
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    *ops += 1;
+    while i < x.len() && j < y.len() {
+        *ops += 1;
+        match x[i].0.cmp(&y[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push((x[i].0, mul(&x[i].1, &y[j].1)?));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    Ok(out)
 }

@@ -4,19 +4,28 @@
 //! Independent of the compiler pipeline. Data flows one way:
 //!
 //! ```text
-//! text ──syntax──▶ PttsFile ──model──▶ Model ──exact (+ loss)──▶ Analysis
+//! text ──syntax──▶ PttsFile ──model──▶ Model ──exact::plan (cost)──▶ Plan
+//!      ──refine::guard──▶ go / E414 ──exact (pmf, loss)──▶ Analysis
 //!      ──report / json / svg──▶ output;  Model ──simulate──▶ Simulation
 //! ```
+//!
+//! The plan bounds the operations the analysis counts (`Analysis::
+//! operations`) before it starts, so `ssc ptts` refuses what would take
+//! too long (docs/ptts.md, "Plan first, and the guard").
 
+pub mod cost;
 pub mod exact;
 pub mod json;
 pub mod loss;
 pub mod model;
 pub mod num;
+pub mod pmf;
+pub mod refine;
 pub mod report;
 pub mod simulate;
 pub mod svg;
 pub mod syntax;
+pub mod times;
 
 use crate::diagnostics::{Diagnostic, SourceFile};
 use num_bigint::BigUint;
@@ -36,15 +45,23 @@ pub fn load(
     model::resolve(&parsed, base, round)
 }
 
-/// The exact analysis: in `u128` when every number fits, else in big
-/// integers (see [`num`]). Fails only when the hyper-period overflows 128
-/// bits, which [`exact::plan`] reports first.
+/// The exact analysis: in `u128` when the plan shows that every number
+/// fits, else in big integers (see [`num`]). Fails only when the
+/// hyper-period overflows 128 bits, which [`exact::plan`] reports first.
+/// It does not refuse a costly plan: [`cost::check`] does, before.
 pub fn analyse(model: &Model, opts: &Options) -> Result<Analysis<BigUint>, exact::PlanError> {
-    exact::plan(model)?;
+    let plan = exact::plan(model, opts)?;
+    let big = || {
+        exact::analyse::<BigUint>(model, opts).map_err(|_| exact::PlanError::HyperPeriodOverflow)
+    };
+    if plan.big {
+        return big();
+    }
     match exact::analyse::<u128>(model, opts) {
         Ok(a) => Ok(widen(a)),
-        Err(_) => exact::analyse::<BigUint>(model, opts)
-            .map_err(|_| exact::PlanError::HyperPeriodOverflow),
+        // Not when the plan's bound holds; kept so that a wrong bound
+        // costs time, never a wrong result.
+        Err(_) => big(),
     }
 }
 
@@ -75,6 +92,7 @@ fn widen(a: Analysis<u128>) -> Analysis<BigUint> {
                 .collect(),
             pairs: l.pairs,
         }),
+        operations: a.operations,
     }
 }
 

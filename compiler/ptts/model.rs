@@ -19,14 +19,43 @@ use std::path::Path;
 
 /// An execution-time profile on the grid: values in grid steps, sorted,
 /// each with a positive weight; the probability of a value is its weight
-/// over `total` (weights share no common factor).
+/// over `total` (weights share no common factor). `runs` writes the same
+/// points compactly (a `uniform` is one run), for the analysis.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Etp {
     pub points: Vec<(i128, u128)>,
     pub total: u128,
+    pub runs: Vec<Run>,
+}
+
+/// Equally likely values in arithmetic progression: `start + j·step` for
+/// `j` in `0..count`, each with weight `weight`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub start: i128,
+    /// At least 1 (1 for a run of one value).
+    pub step: i128,
+    pub count: i128,
+    pub weight: u128,
+}
+
+impl Run {
+    /// The last value.
+    pub fn last(&self) -> i128 {
+        self.start + (self.count - 1) * self.step
+    }
 }
 
 impl Etp {
+    /// An ETP of sorted points with positive weights over `total`.
+    pub fn new(points: Vec<(i128, u128)>, total: u128) -> Etp {
+        let runs = runs(&points);
+        Etp {
+            points,
+            total,
+            runs,
+        }
+    }
     pub fn min(&self) -> i128 {
         self.points.first().map(|p| p.0).unwrap_or(0)
     }
@@ -78,6 +107,31 @@ impl Model {
     pub fn time_f64(&self, v: i128) -> f64 {
         v as f64 / 10f64.powi(self.scale as i32)
     }
+}
+
+/// Sorted points as runs, greedily: a point extends the run before it when
+/// it has the run's weight and continues its progression. Runs cover
+/// consecutive points, so their value ranges are disjoint and in order.
+fn runs(points: &[(i128, u128)]) -> Vec<Run> {
+    let mut out: Vec<Run> = Vec::new();
+    for &(v, w) in points {
+        if let Some(r) = out.last_mut() {
+            if r.weight == w && (r.count == 1 || v == r.start + r.count * r.step) {
+                if r.count == 1 {
+                    r.step = v - r.start;
+                }
+                r.count += 1;
+                continue;
+            }
+        }
+        out.push(Run {
+            start: v,
+            step: 1,
+            count: 1,
+            weight: w,
+        });
+    }
+    out
 }
 
 /// The most grid points a `uniform` ETP may have.
@@ -513,10 +567,7 @@ fn etp_on_grid(c: &ComponentSpec, raw: RawEtp, scale: u32) -> Result<Etp, Diagno
                 "the grid is the finest decimal step of the file: fewer decimals make it coarser",
             ));
         }
-        return Ok(Etp {
-            points: (l..=h).map(|v| (v as i128, 1)).collect(),
-            total: n,
-        });
+        return Ok(Etp::new((l..=h).map(|v| (v as i128, 1)).collect(), n));
     }
     let mut points = Vec::new();
     for (v, w) in &raw.values {
@@ -537,5 +588,5 @@ fn etp_on_grid(c: &ComponentSpec, raw: RawEtp, scale: u32) -> Result<Etp, Diagno
         .map(|(v, w)| (v, (w / &g).to_u128().unwrap_or(0)))
         .collect();
     points.sort();
-    Ok(Etp { points, total })
+    Ok(Etp::new(points, total))
 }

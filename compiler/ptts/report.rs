@@ -11,16 +11,15 @@ use num_bigint::BigUint;
 use num_traits::Zero;
 use std::fmt::Write as _;
 
-/// One point of the distribution.
+/// One point of the distribution (the exact fractions are the JSON's,
+/// from the analysis' weights: [`super::json`]).
 #[derive(Clone, Debug)]
 pub struct Point {
     pub latency: i128,
-    /// Exact probability (reduced fraction) and as a float.
-    pub exact: String,
+    /// The probability as a float.
     pub p: f64,
-    /// P(latency ≤ this), as a float and exactly.
+    /// P(latency ≤ this), as a float.
     pub cdf: f64,
-    pub cdf_exact: String,
 }
 
 /// Statistics of the exact distribution.
@@ -75,10 +74,8 @@ impl Summary {
             }
             points.push(Point {
                 latency: *l,
-                exact: fraction(w, den),
                 p: ratio(w, den),
                 cdf: ratio(&cum, den),
-                cdf_exact: fraction(&cum, den),
             });
         }
         // variance = (den·Σl²w − (Σlw)²) / den²
@@ -151,10 +148,13 @@ pub fn header(model: &Model, name: &str, plan: &Plan) -> String {
     }
     let _ = writeln!(
         out,
-        "hyper-period {}: {} latency trees; eq. 5.15 estimate {} operations",
+        "hyper-period {}: {} latency trees (eq. 5.15: {}); at most {} operations, {} MiB{}",
         grid_text(plan.hyper_period as i128, model.scale),
         plan.trees,
-        plan.estimate
+        plan.estimate,
+        plan.operations,
+        plan.memory.div_ceil(1 << 20),
+        if plan.big { ", big integers" } else { "" }
     );
     out
 }
@@ -273,6 +273,11 @@ pub fn body(
         if a.trees_truncated {
             let _ = writeln!(out, "  (trees cut short: too many nodes to show)");
         }
+        let _ = writeln!(
+            out,
+            "\nthe analysis counted {} operations (the plan's bound: {})",
+            a.operations, a.plan.operations
+        );
     }
     out
 }

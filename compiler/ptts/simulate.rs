@@ -54,6 +54,32 @@ pub fn next_trigger(period: i128, offset: i128, p: i128) -> i128 {
     offset + (p - offset + period - 1).div_euclid(period) * period
 }
 
+/// An upper bound of the operations and bytes of [`simulate`] with `n`
+/// containers (per container and component a draw, a binary search and a
+/// hand-over; a count per latency), for the guard of `ssc ptts`.
+pub fn cost(model: &Model, n: u64) -> (u128, u128) {
+    let bits = |x: u128| (u128::BITS - x.leading_zeros()) as u128;
+    let (lo, hi) = super::exact::latency_bounds(model);
+    let range = (hi - lo) as u128 + 1;
+    let per: u128 = model
+        .components
+        .iter()
+        .map(|c| bits(c.etp.points.len() as u128) + 4)
+        .sum::<u128>()
+        + bits(range)
+        + 1;
+    let n = n as u128;
+    let cums: u128 = model
+        .components
+        .iter()
+        .map(|c| c.etp.points.len() as u128)
+        .sum();
+    (
+        n.saturating_mul(per).saturating_add(cums),
+        range.min(n).saturating_mul(80).saturating_add(cums * 16),
+    )
+}
+
 /// Simulates `n` containers with this seed; `exact` is the exact PMF as
 /// (latency, probability) to compare with.
 pub fn simulate(

@@ -6,6 +6,7 @@ ssc_signal_init_named(&{{ s.name }}, {{ s.tokens }}, "{{ s.label }}");{% if verb
 {{ p.make.name }} = ssc_port_make({{ p.make.data }}, {{ p.make.ty }}, {{ p.make.width }}, {{ p.make.height }}, {{ p.make.mul_x }}, {{ p.make.mul_y }}, {{ p.make.win_x }}, {{ p.make.win_y }});{% if verbose %}  /* {{ p.comment }} */{% endif %}
 {%- if let Some(rows) = p.fold %} {{ p.make.name }}.fold = {{ rows }};{% endif %}
 {%- if let Some((table, n)) = p.bands %} {{ p.make.name }}.bands = {{ table }}; {{ p.make.name }}.n_bands = {{ n }};{% endif %}
+{%- if let Some(g) = p.guard %} {{ p.make.name }}.ring0 = {{ g }}.ring0;{% endif %}
 {%- endmacro -%}
 {%- macro box_line(b) -%}
 ssc_box_init(&boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }}, {{ b.function_id }}, (ssc_region){ {{ b.x0 }}, {{ b.y0 }}, {{ b.x1 }}, {{ b.y1 }} }, {{ b.width }}, {{ b.height }}, {{ b.inputs }}, {{ b.n_in }}, {{ b.outputs }}, {{ b.n_out }});
@@ -58,6 +59,9 @@ static ssc_arena {{ l.name }};  /* {{ l.bytes }} bytes, local to {{ l.thread }} 
 {%- endfor %}
 {%- for b in own_buffers %}
 static void *{{ b.name }};  /* {{ b.label }}: {{ b.bytes }} bytes, allocated on its own */
+{%- endfor %}
+{%- for g in guards %}
+static ssc_guard {{ g.name }};  /* --check-kernels: the rings of {{ g.label }} behind a guard of its grid */
 {%- endfor %}
 {%- if !signals.is_empty() %}
 static ssc_signal {% for s in signals %}{{ s.name }}{% if !loop.last %}, {% endif %}{% endfor %};
@@ -230,6 +234,10 @@ static int init_all(int huge_pages)
 {%- for b in own_buffers %}
     {{ b.name }} = ssc_dyn_alloc({{ b.bytes }});
 {%- endfor %}
+{%- for g in guards %}
+    if ((status = ssc_guard_init(&{{ g.name }}, "{{ g.label }}", {{ g.row_bytes }}, {{ g.height }}, {{ g.rows }})))
+        return status;
+{%- endfor %}
 {%- for p in pools %}
     {{ p.name }} = ssc_pool_create({{ p.bytes }}, {{ p.blocks }});
 {%- endfor %}
@@ -253,6 +261,9 @@ static void free_all(void)
 {%- for b in own_buffers %}
     ssc_dyn_free({{ b.name }});
     {{ b.name }} = NULL;
+{%- endfor %}
+{%- for g in guards %}
+    ssc_guard_free(&{{ g.name }});
 {%- endfor %}
 {%- for d in dynbufs %}
     ssc_dynbuf_destroy(&{{ d.name }});

@@ -132,6 +132,7 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
             name: s.name.clone(),
             function: format!("func_{}", s.name),
             parallelism: s.parallelism,
+            rows: false,
             resolution: res,
             ports,
             subboxes,

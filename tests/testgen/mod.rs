@@ -176,6 +176,7 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
             } else {
                 Parallelism::None
             },
+            rows: false,
             resolution: res,
             ports,
             subboxes: Vec::new(),
@@ -293,6 +294,7 @@ pub fn appendix_hsdfg() -> Hsdfg {
         name: name.into(),
         function: c.into(),
         parallelism: par,
+        rows: false,
         resolution: res,
         ports,
         subboxes: Vec::new(),

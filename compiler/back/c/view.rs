@@ -57,6 +57,10 @@ pub struct COptions {
     /// `-t library`: the chain as a library (`NAME.h`, the API in `NAME.c`,
     /// `NAME.py`) instead of a program with `main`.
     pub library: bool,
+    /// `--check-kernels`: every folded buffer behind a guard
+    /// (`ssc_guard_init`), so a kernel that addresses a row without
+    /// `SSC_ROW` faults and is named.
+    pub check_kernels: bool,
 }
 
 /// `-dm dynamic` (malloc / free) or `-dm reduced` (a pool of blocks per
@@ -89,6 +93,7 @@ struct ProgramView {
     shared_bytes: u64,
     locals: Vec<LocalView>,
     own_buffers: Vec<OwnBufferView>,
+    guards: Vec<GuardView>,
     band_tables: Vec<BandTableView>,
     dynbufs: Vec<DynBufView>,
     pools: Vec<PoolView>,
@@ -134,6 +139,17 @@ struct OwnBufferView {
     name: String,
     label: String,
     bytes: u64,
+}
+
+/// `--check-kernels`: a folded buffer's rings behind a guard of its grid.
+struct GuardView {
+    name: String,
+    /// Its name as a C string literal's contents.
+    label: String,
+    row_bytes: u64,
+    height: u64,
+    /// Rows of all its rings.
+    rows: u64,
 }
 
 /// `-dm`: a buffer allocated per iteration, and the ports it fills in.
@@ -184,6 +200,8 @@ struct PortView {
     fold: Option<u64>,
     /// Its band table and band count, when it has several rings.
     bands: Option<(String, usize)>,
+    /// `--check-kernels`: the guard its rings live behind.
+    guard: Option<String>,
     comment: String,
 }
 
@@ -347,17 +365,19 @@ fn check(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<(), Vec<Diagnostic>> {
     Ok(())
 }
 
-/// A user kernel may address rows without `ssc_port.fold`: never give it
-/// a ring (runtime-c/README.md, "Storage folding").
+/// A user kernel that does not say `ROWS` may address rows without
+/// `ssc_port.fold`: never give it a ring (runtime-c/README.md, "Storage
+/// folding").
 fn check_user_kernels(h: &Hsdfg, layout: &Layout, o: &COptions) -> Result<(), Vec<Diagnostic>> {
     match h.functions.iter().find(|f| {
         o.user_kernels.contains(&f.function)
+            && !f.rows
             && f.ports
                 .iter()
                 .any(|p| layout.buffers[p.buffer.0].ring.is_some())
     }) {
         Some(f) => Err(error(format!(
-            "`{}` runs the user kernel `{}` on a buffer folded into a ring of rows, which user kernels do not support: build with another memory schedule (`-ms interference`) or give the buffer a whole frame",
+            "`{}` runs the user kernel `{}` on a buffer folded into a ring of rows, which a user kernel supports only when it addresses rows through `SSC_ROW` and says `ROWS` in its bind or declaration: say so, build with another memory schedule (`-ms interference`), or give the buffer a whole frame",
             f.name, f.function
         ))),
         None => Ok(()),
@@ -367,7 +387,7 @@ fn check_user_kernels(h: &Hsdfg, layout: &Layout, o: &COptions) -> Result<(), Ve
 /// Everything the template renders.
 fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> ProgramView {
     let flow = SignalFlow::new(r);
-    let (ports, ports_of_buffer) = port_views(h, layout);
+    let (ports, ports_of_buffer) = port_views(h, layout, o.check_kernels);
     let (dynbufs, pools, dyn_uses) = dynamic_views(h, layout, o.dynamic_memory, &ports_of_buffer);
     let signals = signal_views(r, o, &flow);
     let boxes = box_views(h, layout);
@@ -409,6 +429,11 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
         shared_bytes: layout.shared_bytes,
         locals: local_views(r, layout),
         own_buffers: own_buffer_views(layout),
+        guards: if o.check_kernels {
+            guard_views(h, layout)
+        } else {
+            Vec::new()
+        },
         band_tables: band_table_views(layout),
         dynbufs,
         pools,
@@ -475,6 +500,29 @@ fn own_buffer_views(layout: &Layout) -> Vec<OwnBufferView> {
         .collect()
 }
 
+/// `--check-kernels`: every folded buffer behind a guard.
+fn guard_views(h: &Hsdfg, layout: &Layout) -> Vec<GuardView> {
+    layout
+        .buffers
+        .iter()
+        .zip(&h.buffers)
+        .filter_map(|(b, hb)| {
+            let ring = b.ring.as_ref()?;
+            Some(GuardView {
+                name: guard_name(b),
+                label: c_string(&b.label),
+                row_bytes: hb.grid.x * hb.ty.size(),
+                height: hb.grid.y,
+                rows: ring.rows * ring.bands.len().max(1) as u64,
+            })
+        })
+        .collect()
+}
+
+fn guard_name(b: &crate::back::layout::BufferLayout) -> String {
+    format!("guard_{}", b.ident)
+}
+
 /// The band tables of the buffers folded into several rings.
 fn band_table_views(layout: &Layout) -> Vec<BandTableView> {
     layout
@@ -501,17 +549,25 @@ fn band_table_views(layout: &Layout) -> Vec<BandTableView> {
 }
 
 /// Every port, in function order, and the port variables of each buffer.
-fn port_views(h: &Hsdfg, layout: &Layout) -> (Vec<PortView>, BTreeMap<BufferId, Vec<String>>) {
+fn port_views(
+    h: &Hsdfg,
+    layout: &Layout,
+    check_kernels: bool,
+) -> (Vec<PortView>, BTreeMap<BufferId, Vec<String>>) {
     let mut ports = Vec::new();
     let mut of_buffer: BTreeMap<BufferId, Vec<String>> = BTreeMap::new();
     for f in &layout.functions {
         for p in &f.ports {
-            let make = layout.port_make(f, p);
+            let mut make = layout.port_make(f, p);
+            let buffer = &layout.buffers[p.buffer.0];
+            let guard = (check_kernels && buffer.ring.is_some()).then(|| guard_name(buffer));
+            if let Some(g) = &guard {
+                make.data = format!("{g}.data");
+            }
             of_buffer
                 .entry(p.buffer)
                 .or_default()
                 .push(make.name.clone());
-            let buffer = &layout.buffers[p.buffer.0];
             let bands = buffer.band_table();
             let label = format!("{}.{}: buffer {}", f.name, p.name, h.buffer(p.buffer).name);
             ports.push(PortView {
@@ -523,6 +579,7 @@ fn port_views(h: &Hsdfg, layout: &Layout) -> (Vec<PortView>, BTreeMap<BufferId, 
                     (None, _) => label,
                 },
                 bands,
+                guard,
             });
         }
     }

@@ -201,6 +201,11 @@ pub(super) fn build_with(
     if a.sdf_runtime || a.sdf_log.is_some() {
         exports::analysis(a, &compiled)?;
     }
+    if a.check_kernels && !matches!(config.target, Target::Linux | Target::Helix) {
+        return Err(fail_usage(
+            "--check-kernels guards the folded buffers of a program: build it with -t linux (the default)",
+        ));
+    }
     let executable = match config.target {
         Target::Interpreter => {
             print!("{}", back::description::print(&compiled.description));

@@ -80,6 +80,7 @@ pub(super) fn linux(
             DynamicMemory::Reduced => back::c::DynamicMemory::Reduced,
         }),
         library: config.target == Target::Library,
+        check_kernels: a.check_kernels,
     };
     kernels_or_report(&c.hsdfg, &c.description, &opts.user_kernels, file)?;
     let program = back::c::emit(&c.hsdfg, &c.runtime, &opts).map_err(|d| {

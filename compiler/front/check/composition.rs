@@ -39,6 +39,11 @@ pub(super) fn check(c: &Composition, dir: Option<&std::path::Path>, out: &mut Ve
         dir,
         out,
     );
+    super::rows::check(
+        c.binds.iter().map(|b| (&b.function, b.rows, b.span)),
+        &c.definitions,
+        out,
+    );
     t.check_compositions(out);
     let comps = t.check_recursion(out);
     let res = t.resolutions();

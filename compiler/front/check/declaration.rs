@@ -43,6 +43,13 @@ pub(super) fn check(d: &Declaration, dir: Option<&std::path::Path>, out: &mut Ve
         dir,
         out,
     );
+    super::rows::check(
+        d.function_decls
+            .iter()
+            .map(|f| (&f.name, f.rows, f.name.span)),
+        &d.definitions,
+        out,
+    );
     names::duplicates("function", d.functions.iter().map(|f| &f.name), out);
     let mut nodes = Vec::new();
     for f in &d.functions {

@@ -21,6 +21,7 @@ mod graph;
 mod instantiation;
 mod names;
 mod ports;
+mod rows;
 mod runtime;
 
 use crate::diagnostics::Diagnostic;
@@ -97,6 +98,8 @@ pub mod codes {
     /// A `timing` entry for a function instance the declaration does not
     /// have, or for one with another C function than it runs.
     pub const UNKNOWN_TIMED_INSTANCE: &str = "E037";
+    /// (warning) `ROWS` on a built-in or a defined function.
+    pub const ROWS_NOT_OWN: &str = "E053";
 }
 
 /// Checks every section present, and each against the sections above it.

@@ -219,12 +219,20 @@ impl Builder {
                 }
                 Rule::container_bind => {
                     for b in kids(stmt) {
-                        let bs = span(&b);
+                        // From the container to the last word: pest keeps
+                        // the blank before an absent `ROWS` in the pair.
+                        let bs = Span::new(
+                            b.as_span().start(),
+                            kids(b.clone())
+                                .last()
+                                .map_or(b.as_span().end(), |k| k.as_span().end()),
+                        );
                         let mut it = kids(b);
                         c.binds.push(Bind {
                             container: ident(it.next().unwrap()),
                             function: ident(it.next().unwrap()),
                             parallelism: Self::parallelism(it.next().unwrap()),
+                            rows: it.next().is_some(),
                             span: bs,
                         });
                     }
@@ -306,10 +314,13 @@ impl Builder {
                     let mut it = kids(stmt);
                     let name = ident(it.next().unwrap());
                     let parallelism = Self::parallelism(it.next().unwrap());
+                    let mut it = it.peekable();
+                    let rows = it.next_if(|n| n.as_rule() == Rule::kw_rows).is_some();
                     let ports = it.map(|p| self.port(p)).collect();
                     d.function_decls.push(FunctionDecl {
                         name,
                         parallelism,
+                        rows,
                         ports,
                         span: s,
                     });
@@ -792,6 +803,7 @@ fn rule_name(rule: &Rule) -> &'static str {
         Rule::number => "a number",
         Rule::direction | Rule::kw_in | Rule::kw_out => "`IN` or `OUT`",
         Rule::parallelism | Rule::kw_none | Rule::kw_full => "`NONE` or `FULL`",
+        Rule::kw_rows => "`ROWS`",
         Rule::elem_type => "a type (char, uchar, short, ushort, int, uint, float, double)",
         Rule::pair => "`[x, y]`",
         Rule::port_ref => "a port `NAME.PORT`",

@@ -31,6 +31,9 @@ pub(super) struct Typer<'a> {
     pub(super) out_mul: Pair,
     pub(super) dir: Option<&'a Path>,
     pub(super) errors: Vec<KernelError>,
+    /// The type of the output being typed: operations of numbers only
+    /// (`select(c, 1, 0)`) compute in it.
+    pub(super) context: ElemType,
 }
 
 /// Types `def` against `ports`; table files are read relative to `dir`
@@ -62,6 +65,7 @@ pub fn type_definition(
         outputs,
         dir,
         errors: Vec::new(),
+        context: ElemType::Double,
     };
     t.check_outputs(def, ports);
     let mut values: Vec<Option<Node>> = vec![None; t.outputs.len()];
@@ -70,8 +74,9 @@ pub fn type_definition(
         let Some(k) = t.assigned_port(def, a.port.name.as_str(), a.port.span, &mut seen) else {
             continue;
         };
-        let v = t.value(&a.value);
         let port = t.outputs[k].clone();
+        t.context = port.ty;
+        let v = t.value(&a.value);
         if let Some(n) = t.coerce(v, port.ty, a.value.span, &format!("`{}`", port.name)) {
             values[k] = Some(n);
         }
@@ -433,7 +438,7 @@ impl Typer<'_> {
             .collect();
         let t = match typed.first() {
             Some((t, _)) => *t,
-            None => ElemType::Double, // numbers only: exact enough, folded
+            None => self.context, // numbers only: the output's type
         };
         if let Some((u, _)) = typed.iter().find(|(u, _)| *u != t) {
             self.errors.push(

@@ -170,7 +170,7 @@ impl Typer<'_> {
             args,
             1,
             w.x * w.y,
-            &format!("{} × {} (row by row)", w.x, w.y),
+            &format!("elements ({} × {}, row by row)", w.x, w.y),
         ) else {
             return Val::Bad;
         };

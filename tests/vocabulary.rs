@@ -1,0 +1,242 @@
+//! The imaging vocabulary (issue 25): `examples/fluoro.ssc`, written
+//! without C, against an independent numpy reference of its definition
+//! (`tests/fluoro/reference.py`) on X-ray-like frames with Poisson noise,
+//! read as 16-bit PGM, PGM and PFM files and written back as PGM; one
+//! checksum under every scheduler × memory schedule; the same outputs and
+//! checksum through the library's Python module; ThreadSanitizer-clean.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::*;
+
+const SCHEDULERS: [&str; 6] = [
+    "simple",
+    "barrier",
+    "fixed 2",
+    "predictable 2",
+    "reduced 2",
+    "fused 2",
+];
+const MEMORY: [&str; 6] = ["none", "naive", "reuse", "interference", "mesif", "fold"];
+
+fn fluoro() -> PathBuf {
+    root("examples/fluoro.ssc")
+}
+
+/// `examples/fluoro.ssc` at a quarter of its resolution (same graph, every
+/// level): for the matrices and ThreadSanitizer, which would take minutes
+/// at 1024².
+fn small_fluoro(tag: &str) -> PathBuf {
+    let text = std::fs::read_to_string(fluoro())
+        .unwrap()
+        .replace("[256, 256]", "[64, 64]")
+        .replace("[512, 512]", "[128, 128]")
+        .replace("[1024, 1024]", "[256, 256]");
+    write_input(
+        &scratch(&format!("inputs-fluoro-{tag}")),
+        "fluoro_small.ssc",
+        &text,
+    )
+}
+
+/// `reference.py ARGS` with the Python that has numpy; its output.
+fn reference(python: &str, args: &[&str]) -> String {
+    let out = Command::new(python)
+        .arg(root("tests/fluoro/reference.py"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "reference.py {args:?}:\n{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// Three phantom frames, a dark frame and a gain map in `dir`.
+fn frames(python: &str, dir: &Path) {
+    reference(python, &["make", &dir.display().to_string(), "3"]);
+}
+
+fn input_args(frames: &Path) -> Vec<String> {
+    vec![
+        "--input".into(),
+        format!("raw={}", frames.join("raw").display()),
+        "--input".into(),
+        format!("dark={}", frames.join("dark.pgm").display()),
+        "--input".into(),
+        format!("gain={}", frames.join("gain.pfm").display()),
+    ]
+}
+
+/// Every scheduler with every memory schedule prints one checksum (the
+/// sources' pattern: the same computation whatever the frames), on the
+/// fluoro chain at a quarter of its resolution; and `examples/fluoro.ssc`
+/// itself builds with no `--kernels`, fused and box-at-a-time.
+#[test]
+fn every_scheduler_and_memory_schedule_prints_one_checksum() {
+    let small = small_fluoro("matrix");
+    let mut cases = Vec::new();
+    for ts in SCHEDULERS {
+        for ms in MEMORY {
+            cases.push(Case::new(&small, &format!("-ts {ts} -ms {ms}")));
+        }
+    }
+    cases.push(Case::new(&small, "-ts fused 2"));
+    cases.push(Case::new(&small, "-ts fused 2 --strip-rows 4"));
+    same_checksums(gcc(), "fluoro", &cases, 3);
+    let full = [
+        Case::new(fluoro(), "-ts fused 2"),
+        Case::new(fluoro(), "-ts reduced 2"),
+    ];
+    same_checksums(gcc(), "fluoro 1024", &full, 2);
+}
+
+/// The program on real files agrees with the reference within the
+/// tolerance, under fused (folded rings) and box-at-a-time schedules, and
+/// prints the checksum the library's Python module prints on the same
+/// frames, whose outputs agree too.
+#[test]
+fn fluoro_agrees_with_numpy_through_the_program_and_the_library() {
+    let Some(python) =
+        python_with_numpy("fluoro_agrees_with_numpy_through_the_program_and_the_library")
+    else {
+        return;
+    };
+    let dir = scratch("vocabulary-fluoro");
+    let input = dir.join("frames");
+    frames(&python, &input);
+    let mut sums = Vec::new();
+    for flags in ["-ts fused 2", "-ts reduced 2 -ms reuse"] {
+        let d = dir.join(flags.replace(' ', "_"));
+        std::fs::create_dir_all(&d).unwrap();
+        let exe = build(gcc(), &Case::new(fluoro(), flags), &d).unwrap_or_else(|e| panic!("{e}"));
+        let out = d.join("out");
+        let mut args = input_args(&input);
+        args.extend(["--output".to_string(), out.display().to_string()]);
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let ran = run_in(&[], &exe, &a, &[], &d, RUN_DEADLINE).unwrap_or_else(|e| panic!("{e}"));
+        assert!(ran.status.success(), "{flags}: {}", ran.stderr);
+        sums.push(ran.checksum().expect("a checksum").to_string());
+        let report = reference(
+            &python,
+            &[
+                "check",
+                &input.display().to_string(),
+                &out.display().to_string(),
+            ],
+        );
+        eprintln!("{flags}:\n{report}");
+        assert_eq!(report.matches(" ok").count(), 9, "{report}");
+    }
+    assert_eq!(
+        sums[0], sums[1],
+        "two schedules, one checksum on the same files"
+    );
+
+    let lib = dir.join("lib");
+    let out = Command::new(SSC)
+        .arg("build")
+        .arg(fluoro())
+        .args(["-t", "library", "-ts", "fused", "2", "-od"])
+        .arg(&lib)
+        .env("CFLAGS", "-O2")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = reference(
+        &python,
+        &[
+            "library",
+            &input.display().to_string(),
+            &lib.display().to_string(),
+            "fluoro",
+        ],
+    );
+    eprintln!("library:\n{report}");
+    assert_eq!(report.matches(" ok").count(), 9, "{report}");
+    assert!(
+        report.contains(&format!("checksum: {}", sums[0])),
+        "{report}\nprogram: {}",
+        sums[0]
+    );
+}
+
+/// Fused and box-at-a-time fluoro (a quarter of its resolution) under
+/// ThreadSanitizer: no report, the checksum of the same program without it.
+#[test]
+fn fluoro_is_race_free_under_thread_sanitizer() {
+    let dir = scratch("vocabulary-tsan");
+    let small = small_fluoro("tsan");
+    let cases = [
+        Case::new(&small, "-ts fused 2 --strip-rows 4"),
+        Case::new(&small, "-ts reduced 2 -ms interference"),
+    ];
+    under_tsan("vocabulary-tsan", &dir, &cases);
+}
+
+/// Every operator (`tests/in/operators.ssc`, one function each, a table
+/// read from a file beside it) against numpy on random frames, fused and
+/// box-at-a-time: floats within float32's rounding, integer arithmetic
+/// exact (`tests/fluoro/operators.py`).
+#[test]
+fn every_operator_agrees_with_numpy() {
+    let Some(python) = python_with_numpy("every_operator_agrees_with_numpy") else {
+        return;
+    };
+    let dir = scratch("vocabulary-operators");
+    let input = dir.join("frames");
+    let script = root("tests/fluoro/operators.py");
+    let run_py = |args: &[&str]| {
+        let out = Command::new(&python)
+            .arg(&script)
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "operators.py {args:?}:\n{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    run_py(&["make", &input.display().to_string()]);
+    for flags in ["-ts fused 2 --strip-rows 4", "-ts reduced 2 -ms reuse"] {
+        let d = dir.join(flags.replace(' ', "_"));
+        std::fs::create_dir_all(&d).unwrap();
+        let exe = build(gcc(), &Case::new(root("tests/in/operators.ssc"), flags), &d)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let out = d.join("out");
+        let mut args = Vec::new();
+        for (name, file) in [
+            ("a", "a.pfm"),
+            ("b", "b.pfm"),
+            ("u", "u.pgm"),
+            ("k", "k.pgm"),
+            ("h", "h.pfm"),
+        ] {
+            args.push("--input".to_string());
+            args.push(format!("{name}={}", input.join(file).display()));
+        }
+        args.extend(["--output".to_string(), out.display().to_string()]);
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let ran = run_in(&[], &exe, &a, &[], &d, RUN_DEADLINE).unwrap_or_else(|e| panic!("{e}"));
+        assert!(ran.status.success(), "{flags}: {}", ran.stderr);
+        let report = run_py(&[
+            "check",
+            &input.display().to_string(),
+            &out.display().to_string(),
+        ]);
+        eprintln!("{flags}:\n{report}");
+        assert_eq!(report.matches(" ok").count(), 21, "{report}");
+    }
+}
