@@ -184,7 +184,7 @@ def check(directory, out, chain=reference):
     return ok
 
 
-def library(directory, module_dir, module, chain=reference):
+def library(directory, module_dir, module, chain_of=reference):
     sys.path.insert(0, module_dir)
     m = __import__(module)
     dark, gain, raws = inputs(directory)
@@ -193,10 +193,20 @@ def library(directory, module_dir, module, chain=reference):
         for k, raw in enumerate(raws):
             got = chain.run(raw=np.ascontiguousarray(raw, np.uint16), dark=np.ascontiguousarray(dark, np.uint16),
                             gain=np.ascontiguousarray(gain, np.float32))
-            want = chain(raw, dark, gain)
+            want = chain_of(raw, dark, gain)
             for name in ("archive", "display", "preview"):
                 ok &= compare(f"{name} frame {k} (library)", got[name], want[name])
         print("checksum: 0x%016x" % chain.checksum())
+    if isinstance(chain_of, Temporal):
+        # Opening the chain again starts from the initial value: frame 0
+        # gives frame 0's outputs again, not those of a ninth frame.
+        with m.open() as again:
+            got = again.run(raw=np.ascontiguousarray(raws[0], np.uint16),
+                            dark=np.ascontiguousarray(dark, np.uint16),
+                            gain=np.ascontiguousarray(gain, np.float32))
+        want = Temporal()(raws[0], dark, gain)
+        for name in ("archive", "display", "preview"):
+            ok &= compare(f"{name} frame 0 after reopening (library)", got[name], want[name])
     return ok
 
 
@@ -212,7 +222,7 @@ if __name__ == "__main__":
     elif what == "library":
         ok = library(*sys.argv[2:5])
     elif what == "library-temporal":
-        ok = library(*sys.argv[2:5], chain=Temporal())
+        ok = library(*sys.argv[2:5], chain_of=Temporal())
     else:
         sys.exit("unknown command " + what)
     sys.exit(0 if ok else 1)
