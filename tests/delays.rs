@@ -121,9 +121,9 @@ fn every_scheduler_and_memory_schedule_prints_one_checksum() {
 /// and starts from 0 again when opened again.
 #[test]
 fn fluoro_temporal_agrees_with_numpy_through_the_program_and_the_library() {
-    let Some(python) = python_with_numpy(
-        "fluoro_temporal_agrees_with_numpy_through_the_program_and_the_library",
-    ) else {
+    let Some(python) =
+        python_with_numpy("fluoro_temporal_agrees_with_numpy_through_the_program_and_the_library")
+    else {
         return;
     };
     let dir = scratch("delays-temporal");
@@ -134,11 +134,14 @@ fn fluoro_temporal_agrees_with_numpy_through_the_program_and_the_library() {
     );
     let frames = FRAMES.to_string();
     let mut sums = Vec::new();
-    for flags in ["-ts fused 2", "-ts reduced 2 -ms reuse", "-ts simple -ms none"] {
+    for flags in [
+        "-ts fused 2",
+        "-ts reduced 2 -ms reuse",
+        "-ts simple -ms none",
+    ] {
         let d = dir.join(flags.replace(' ', "_"));
         std::fs::create_dir_all(&d).unwrap();
-        let exe =
-            build(gcc(), &Case::new(temporal(), flags), &d).unwrap_or_else(|e| panic!("{e}"));
+        let exe = build(gcc(), &Case::new(temporal(), flags), &d).unwrap_or_else(|e| panic!("{e}"));
         let out = d.join("out");
         let mut args = input_args(&input);
         args.extend(["--output".to_string(), out.display().to_string()]);
@@ -300,10 +303,7 @@ fn the_checker_rejects_the_delay_mutants() {
     assert_eq!(code, 0, "{err}");
     assert!(err.is_empty() || !err.contains("error"), "{err}");
     for (sig, wanted) in [
-        (
-            carry.as_str(),
-            "dependency through a delay not enforced",
-        ),
+        (carry.as_str(), "dependency through a delay not enforced"),
         (
             keep.as_str(),
             "write-after-read through a delay not enforced",
@@ -353,7 +353,12 @@ fn a_state_copy_is_inserted_when_composed_and_asked_for_when_declared() {
 }
 ",
     );
-    let (code, _, err) = ssc(&["build", &declared.display().to_string(), "-t", "interpreter"]);
+    let (code, _, err) = ssc(&[
+        "build",
+        &declared.display().to_string(),
+        "-t",
+        "interpreter",
+    ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("error[E135]"), "{err}");
     assert!(err.contains("reads its own output"), "{err}");
@@ -370,7 +375,10 @@ fn a_state_copy_is_inserted_when_composed_and_asked_for_when_declared() {
         once.contains("t_out_state func_copy_state_float [32, 32]"),
         "{once}"
     );
-    assert!(once.contains("t_out_state.out -> t.previous delay 3;"), "{once}");
+    assert!(
+        once.contains("t_out_state.out -> t.previous delay 3;"),
+        "{once}"
+    );
     assert!(once.contains("t_out_state.0 => t.0 delay;"), "{once}");
     let again = write_input(&dir, "again.ssc", &once);
     let (code, twice, err) = ssc(&["build", &again.display().to_string(), "-t", "interpreter"]);
