@@ -131,6 +131,11 @@ impl Gen {
         Connection {
             from: self.port_ref(),
             to: self.port_ref(),
+            delay: match self.below(4) {
+                0 => Some(Spanned::bare(0.0)),
+                1 => Some(Spanned::bare(-(self.coord() as f64) / 4.0)),
+                _ => None,
+            },
             span: Span::NONE,
         }
     }
@@ -331,6 +336,7 @@ impl Gen {
                 .map(|_| Dependency {
                     from: self.subbox(),
                     to: self.subbox(),
+                    delay: self.below(4) == 0,
                     span: Span::NONE,
                 })
                 .collect(),

@@ -329,7 +329,8 @@ impl Printer {
             .collect();
         self.list(1, "function_instantiation", subboxes);
         for dep in &i.dependencies {
-            self.line(1, &format!("{} => {};", dep.from, dep.to), dep.span);
+            let delay = if dep.delay { " delay" } else { "" };
+            self.line(1, &format!("{} => {}{delay};", dep.from, dep.to), dep.span);
         }
         self.close(0, "}", i.span);
     }
@@ -443,7 +444,10 @@ pub fn port_text(p: &Port) -> String {
 
 /// `a.out -> b.in;`
 pub fn connection_text(c: &Connection) -> String {
-    format!("{} -> {};", c.from, c.to)
+    match &c.delay {
+        Some(v) => format!("{} -> {} delay {};", c.from, c.to, v.value),
+        None => format!("{} -> {};", c.from, c.to),
+    }
 }
 
 /// `W s1`, `S s1`, `E f6.0`, `B b0`.

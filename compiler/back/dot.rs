@@ -3,9 +3,11 @@
 //! Takes a declaration, or the HSDFG of an instantiation; gives DOT text.
 //! Declaration: one box per function instance labelled with its name,
 //! function and resolution; one edge per connection labelled with its
-//! buffer (`f6.out`). Instantiation: one box per sub-box labelled `F.k` and
-//! its region, clustered per function instance; dependencies solid,
-//! write-after-read partners dashed with the token count, `f6.out (1)`.
+//! buffer (`f6.out`), a delayed one dashed blue with its initial value
+//! (`t.out delay 0`). Instantiation: one box per sub-box labelled `F.k` and
+//! its region, clustered per function instance; dependencies solid, a
+//! delayed dependency dashed blue (`t.out delay (1)`), write-after-read
+//! partners dashed with the token count, `f6.out (1)`.
 //! Guarantees: deterministic (declaration/actor/edge order), every name
 //! quoted and escaped, so the output always parses.
 
@@ -45,12 +47,19 @@ pub fn declaration_dot(d: &Declaration) -> String {
         );
     }
     for c in &d.connections {
+        let (label, style) = match &c.delay {
+            Some(v) => (
+                format!("{} delay {}", c.from, v.value),
+                ", style=dashed, color=blue, constraint=false",
+            ),
+            None => (c.from.to_string(), ""),
+        };
         let _ = writeln!(
             s,
-            "  {} -> {} [label={}];",
+            "  {} -> {} [label={}{style}];",
             quote(c.from.owner_name()),
             quote(c.to.owner_name()),
-            quote(&format!("{}", c.from))
+            quote(&label)
         );
     }
     s.push_str("}\n");
@@ -85,6 +94,13 @@ pub fn instantiation_dot(g: &Hsdfg) -> String {
         match e.kind {
             EdgeKind::Dependency if e.tokens == 0 => {
                 let _ = writeln!(s, "  {from} -> {to} [label={}];", quote(buf));
+            }
+            EdgeKind::Dependency => {
+                let _ = writeln!(
+                    s,
+                    "  {from} -> {to} [label={}, style=dashed, color=blue, constraint=false];",
+                    quote(&format!("{buf} delay ({})", e.tokens))
+                );
             }
             _ => {
                 let _ = writeln!(

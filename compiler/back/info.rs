@@ -56,8 +56,9 @@ pub struct FoldLine {
     /// Rows of each ring (`None`: the whole frame).
     pub ring_rows: Option<u64>,
     pub rings: usize,
-    /// Why it is whole: a kernel of one's own without `ROWS` touches it
-    /// (`None`: folded, or whole because its accesses need the frame).
+    /// Why it is whole: it is read through a delay, or a kernel of one's
+    /// own without `ROWS` touches it (`None`: folded, or whole because its
+    /// accesses need the frame).
     pub whole_because: Option<String>,
 }
 
@@ -74,6 +75,18 @@ fn fold_lines(h: &Hsdfg, r: &crate::ir::Runtime) -> Vec<FoldLine> {
         .iter()
         .enumerate()
         .map(|(bi, b)| {
+            let state = b.initial.map(|_| {
+                let readers: Vec<&str> = b
+                    .readers
+                    .iter()
+                    .filter(|r| h.function(r.0).ports[r.1].delayed)
+                    .map(|r| h.function(r.0).name.as_str())
+                    .collect();
+                format!(
+                    "read through a delay by `{}`: it keeps a whole frame across iterations",
+                    readers.join("`, `")
+                )
+            });
             let own = std::iter::once(b.producer.0)
                 .chain(b.readers.iter().map(|x| x.0))
                 .find(|&f| !h.streams(f))
@@ -88,7 +101,11 @@ fn fold_lines(h: &Hsdfg, r: &crate::ir::Runtime) -> Vec<FoldLine> {
                 buffer: b.name.clone(),
                 ring_rows: rings[bi].as_ref().map(|r| r.rows),
                 rings: rings[bi].as_ref().map_or(0, |r| r.bands.len().max(1)),
-                whole_because: if rings[bi].is_some() { None } else { own },
+                whole_because: if rings[bi].is_some() {
+                    None
+                } else {
+                    state.or(own)
+                },
             }
         })
         .collect()

@@ -214,6 +214,7 @@ impl Chain {
             self.connections.push(Connection {
                 from: PortRef::new(&input.instance, input.port),
                 to: PortRef::new(&name, port.0),
+                delay: None,
                 span: Span::NONE,
             });
         }

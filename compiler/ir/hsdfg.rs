@@ -67,6 +67,9 @@ pub struct PortInfo {
     pub grid: Pair,
     /// The buffer this port writes (OUT) or reads (IN).
     pub buffer: BufferId,
+    /// An IN port whose connection has a `delay`: it reads the buffer's
+    /// value of the previous iteration.
+    pub delayed: bool,
 }
 
 /// One buffer per OUT port: one iteration's worth of its grid.
@@ -81,6 +84,10 @@ pub struct Buffer {
     pub grid: Pair,
     /// `grid.x · grid.y · size(ty)`.
     pub bytes: u64,
+    /// A *state* buffer, read through a delay: its value before the first
+    /// iteration (every element). It lives across iterations, so it is
+    /// never folded and shares its memory with no other buffer.
+    pub initial: Option<f64>,
 }
 
 /// What an actor touches of one buffer.
@@ -122,10 +129,14 @@ pub struct Actor {
 /// Why an edge exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EdgeKind {
-    /// Read after write: the consumer reads what the producer wrote (0 tokens).
+    /// Read after write: the consumer reads what the producer wrote (0
+    /// tokens; 1 through a delay: what the producer wrote in the previous
+    /// iteration).
     Dependency,
     /// Write after read: the producer of the next iteration must not
-    /// overwrite what the consumer still reads (1 token).
+    /// overwrite what the consumer still reads (1 token; 0 through a
+    /// delay: the producer of this iteration waits for the reader of the
+    /// previous value).
     WriteAfterRead,
 }
 
@@ -133,7 +144,10 @@ pub enum EdgeKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Edge {
     pub kind: EdgeKind,
-    /// Initial tokens: 0 for a dependency, 1 for its write-after-read partner.
+    /// Initial tokens: 0 for a dependency, 1 for its write-after-read
+    /// partner; the other way round through a delay. A dependency and its
+    /// partner always hold one token between them: one buffer, one
+    /// iteration's value.
     pub tokens: u32,
     /// The buffer the edge stands for.
     pub buffer: BufferId,
@@ -215,10 +229,12 @@ impl Hsdfg {
             .map(|e| (e.id(), e.source(), e.target(), e.weight()))
     }
 
-    /// The 0-token dependency edges only (the DAG of one iteration).
+    /// The 0-token edges only (the DAG of one iteration): every dependency,
+    /// and through a delay the write-after-read edge from the reader of
+    /// the previous value to this iteration's writer.
     pub fn dependencies(&self) -> impl Iterator<Item = (ActorId, ActorId, BufferId)> + '_ {
         self.edges()
-            .filter(|(_, _, _, e)| e.kind == EdgeKind::Dependency)
+            .filter(|(_, _, _, e)| e.tokens == 0)
             .map(|(_, a, b, e)| (a, b, e.buffer))
     }
 
@@ -228,7 +244,7 @@ impl Hsdfg {
         let mut v: Vec<ActorId> = self
             .graph
             .edges_directed(a, dir)
-            .filter(|e| e.weight().kind == EdgeKind::Dependency)
+            .filter(|e| e.weight().tokens == 0)
             .map(|e| {
                 if dir == Dir::Incoming {
                     e.source()
@@ -242,7 +258,7 @@ impl Hsdfg {
         v
     }
 
-    /// Actors this one depends on within an iteration (0-token in-edges).
+    /// Actors this one waits for within an iteration (0-token in-edges).
     pub fn predecessors(&self, a: ActorId) -> Vec<ActorId> {
         self.dependency_neighbours(a, Dir::Incoming)
     }

@@ -91,10 +91,12 @@ pub struct SubBox {
     pub span: Span,
 }
 
-/// `P.i => C.j;`
+/// `P.i => C.j;`, or `P.i => C.j delay;` when `C.j` reads what `P.i` wrote
+/// in the previous iteration (a delayed connection).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dependency {
     pub from: SubBoxRef,
     pub to: SubBoxRef,
+    pub delay: bool,
     pub span: Span,
 }

@@ -220,10 +220,13 @@ impl std::fmt::Display for PortRef {
     }
 }
 
-/// `SRC -> DST;` between two ports.
+/// `SRC -> DST;` between two ports, or `SRC -> DST delay V;`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Connection {
     pub from: PortRef,
     pub to: PortRef,
+    /// `delay V`: DST reads SRC's value of the previous iteration, and `V`
+    /// (every element) before the first one (docs/language.md, "Delays").
+    pub delay: Option<Spanned<f64>>,
     pub span: Span,
 }

@@ -219,7 +219,7 @@ fn expand(ctx: &mut Ctx, comp: &ContainerComposition, res: Pair, prefix: &str) -
                 for d in ds {
                     ctx.decl
                         .connections
-                        .push(flat_connection(&s, &d, conn.span));
+                        .push(flat_connection(&s, &d, conn.delay));
                 }
             }
             (Ok(None), Ok(Some(ds))) => {
@@ -362,10 +362,11 @@ fn lookup_in(
     }
 }
 
-fn flat_connection(s: &LeafPort, d: &LeafPort, _span: Span) -> Connection {
+fn flat_connection(s: &LeafPort, d: &LeafPort, delay: Option<Spanned<f64>>) -> Connection {
     Connection {
         from: PortRef::new(&s.function, &s.port),
         to: PortRef::new(&d.function, &d.port),
+        delay: delay.map(|v| Spanned::bare(v.value)),
         span: Span::NONE,
     }
 }

@@ -114,7 +114,8 @@ pub fn dependencies(d: &Declaration, subboxes: &[SubBox], coarse: bool) -> Vec<D
     for (i, sb) in subboxes.iter().enumerate() {
         of.entry(sb.id.function.as_str()).or_default().push((i, sb));
     }
-    let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut pairs: BTreeSet<(usize, usize, bool)> = BTreeSet::new();
+    let delayed = |c: &crate::ir::Connection| c.delay.is_some();
     for conn in &d.connections {
         let (Some(po), Some(co)) = (&conn.from.owner, &conn.to.owner) else {
             continue;
@@ -130,7 +131,7 @@ pub fn dependencies(d: &Declaration, subboxes: &[SubBox], coarse: bool) -> Vec<D
         };
         if coarse {
             for &(ci, _) in cs {
-                pairs.extend(ps.iter().map(|&(pi, _)| (pi, ci)));
+                pairs.extend(ps.iter().map(|&(pi, _)| (pi, ci, delayed(conn))));
             }
             continue;
         }
@@ -140,14 +141,15 @@ pub fn dependencies(d: &Declaration, subboxes: &[SubBox], coarse: bool) -> Vec<D
         );
         for &(ci, c) in cs {
             let read = port_elements(c.region.value, cp, cf.resolution.value);
-            pairs.extend(written.meeting(&read).map(|pi| (pi, ci)));
+            pairs.extend(written.meeting(&read).map(|pi| (pi, ci, delayed(conn))));
         }
     }
     pairs
         .into_iter()
-        .map(|(p, c)| Dependency {
+        .map(|(p, c, delay)| Dependency {
             from: plain(&subboxes[p].id),
             to: plain(&subboxes[c].id),
+            delay,
             span: crate::ir::Span::NONE,
         })
         .collect()

@@ -143,6 +143,7 @@ impl<'a> Builder<'a> {
                         ty: p.ty,
                         grid,
                         bytes: grid.x.saturating_mul(grid.y).saturating_mul(p.ty.size()),
+                        initial: None,
                     });
                 }
                 ports.push(PortInfo {
@@ -153,6 +154,7 @@ impl<'a> Builder<'a> {
                     window: p.window_or_one(),
                     grid,
                     buffer,
+                    delayed: false,
                 });
             }
             self.functions.push(FunctionInfo {
@@ -200,6 +202,24 @@ impl<'a> Builder<'a> {
                 continue;
             };
             self.functions[cf.0].ports[pi].buffer = b;
+            if let Some(v) = &c.delay {
+                self.functions[cf.0].ports[pi].delayed = true;
+                let buf = &mut self.buffers[b.0];
+                match buf.initial {
+                    Some(w) if w != v.value => self.errors.push(
+                        Diagnostic::error(
+                            "E136",
+                            format!(
+                                "the delayed readers of `{}` start from different values ({w} and {})",
+                                buf.name, v.value
+                            ),
+                        )
+                        .label(c.span, "this delay")
+                        .hint("one buffer keeps the previous value: give every delay of this output the same initial value"),
+                    ),
+                    _ => buf.initial = Some(v.value),
+                }
+            }
         }
     }
 
@@ -316,7 +336,7 @@ impl<'a> Builder<'a> {
                 );
                 continue;
             };
-            let bufs = self.dependency_buffers(p, c);
+            let bufs = self.dependency_buffers(p, c, dep.delay);
             if bufs.is_empty() {
                 self.errors.push(
                     Diagnostic::error(
@@ -331,13 +351,16 @@ impl<'a> Builder<'a> {
                 );
                 continue;
             }
+            // Through a delay the reader takes the previous iteration's
+            // value (1 token), and this iteration's writer waits for it.
+            let (raw, war) = if dep.delay { (1, 0) } else { (0, 1) };
             for b in bufs {
                 self.graph.add_edge(
                     p,
                     c,
                     Edge {
                         kind: EdgeKind::Dependency,
-                        tokens: 0,
+                        tokens: raw,
                         buffer: b,
                     },
                 );
@@ -346,7 +369,7 @@ impl<'a> Builder<'a> {
                     p,
                     Edge {
                         kind: EdgeKind::WriteAfterRead,
-                        tokens: 1,
+                        tokens: war,
                         buffer: b,
                     },
                 );
@@ -354,14 +377,17 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The buffers from `p` to `c` through which `c` reads what `p` writes;
-    /// every buffer from P to C when none does; sorted, without repeats.
-    fn dependency_buffers(&self, p: ActorId, c: ActorId) -> Vec<BufferId> {
+    /// The buffers from `p` to `c` through which `c` reads what `p` writes,
+    /// through ports with a delay or without as `delay` says; every such
+    /// buffer from P to C when none does; sorted, without repeats.
+    fn dependency_buffers(&self, p: ActorId, c: ActorId, delay: bool) -> Vec<BufferId> {
         let (pa, ca) = (&self.graph[p], &self.graph[c]);
+        let ports = &self.functions[ca.function.0].ports;
         let shared: Vec<(BufferId, bool)> = ca
             .accesses
             .iter()
             .filter(|r| !r.write && self.buffers[r.buffer.0].producer.0 == pa.function)
+            .filter(|r| ports[r.port].delayed == delay)
             .map(|r| {
                 let w = pa
                     .accesses

@@ -11,6 +11,7 @@
 
 pub mod compose;
 pub mod cost;
+pub mod delay;
 pub mod deps;
 pub mod hsdfg;
 pub mod split;
@@ -47,18 +48,27 @@ pub struct Lowered {
 fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, Vec<Diagnostic>> {
     match (&desc.composition, &desc.declaration) {
         (Some(c), Some(d)) => {
-            let composed = compose::compose(c, opts.resolution_override)?;
+            let mut composed = compose::compose(c, opts.resolution_override)?;
+            delay::insert_states(&mut composed);
             validate::validate_declaration(&composed, d)?;
             Ok(d.clone())
         }
         (Some(c), None) => {
-            let d = compose::compose(c, opts.resolution_override)?;
+            let mut d = compose::compose(c, opts.resolution_override)?;
+            delay::insert_states(&mut d);
             if opts.resolution_override.is_some() {
                 check_overridden(&d)?;
             }
             Ok(d)
         }
-        (None, Some(d)) => Ok(d.clone()),
+        (None, Some(d)) => {
+            let errors = delay::check(d);
+            if errors.is_empty() {
+                Ok(d.clone())
+            } else {
+                Err(errors)
+            }
+        }
         (None, None) => Err(vec![Diagnostic::error(
             "E134",
             "nothing to lower: the description has neither a composition nor a declaration",

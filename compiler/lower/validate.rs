@@ -503,30 +503,42 @@ fn check_dependencies(
     let given: BTreeSet<_> = i
         .dependencies
         .iter()
-        .map(|d| (key(&d.from), key(&d.to)))
+        .map(|d| (key(&d.from), key(&d.to), d.delay))
         .collect();
     let needed = dependencies(d, &i.subboxes, false);
-    let needed_set: BTreeSet<_> = needed.iter().map(|d| (key(&d.from), key(&d.to))).collect();
+    let needed_set: BTreeSet<_> = needed
+        .iter()
+        .map(|d| (key(&d.from), key(&d.to), d.delay))
+        .collect();
     for n in &needed {
-        if !given.contains(&(key(&n.from), key(&n.to))) {
+        if !given.contains(&(key(&n.from), key(&n.to), n.delay)) {
+            let delay = if n.delay { " delay" } else { "" };
             out.push(
                 Diagnostic::error(
                     "E132",
                     format!(
-                        "the instantiation misses the dependency `{} => {}`",
+                        "the instantiation misses the dependency `{} => {}{delay}`",
                         n.from, n.to
                     ),
                 )
                 .label(i.span, "in this instantiation")
                 .hint(format!(
-                    "`{}` reads what `{}` writes; add `{} => {};`",
-                    n.to, n.from, n.from, n.to
+                    "`{}` reads what `{}` writes{}; add `{} => {}{delay};`",
+                    n.to,
+                    n.from,
+                    if n.delay {
+                        " in the previous iteration"
+                    } else {
+                        ""
+                    },
+                    n.from,
+                    n.to
                 )),
             );
         }
     }
     for dep in &i.dependencies {
-        if !needed_set.contains(&(key(&dep.from), key(&dep.to))) {
+        if !needed_set.contains(&(key(&dep.from), key(&dep.to), dep.delay)) {
             out.push(
                 Diagnostic::warning(
                     "E133",

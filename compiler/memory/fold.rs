@@ -237,14 +237,17 @@ fn accesses(h: &Hsdfg) -> Vec<Vec<Rows>> {
     out
 }
 
-/// May this buffer be folded: every function touching it addresses rows
-/// through `SSC_ROW` ([`Hsdfg::streams`]: a built-in, a defined function,
-/// or a kernel of one's own declared `ROWS`).
-fn foldable(h: &Hsdfg, b: BufferId) -> bool {
+/// May this buffer be folded: it is no state buffer (a delayed reader
+/// reads the whole previous frame: it lives across iterations), and every
+/// function touching it addresses rows through `SSC_ROW`
+/// ([`Hsdfg::streams`]: a built-in, a defined function, or a kernel of
+/// one's own declared `ROWS`).
+pub fn foldable(h: &Hsdfg, b: BufferId) -> bool {
     let buf = h.buffer(b);
-    std::iter::once(buf.producer.0)
-        .chain(buf.readers.iter().map(|r| r.0))
-        .all(|f| h.streams(f))
+    buf.initial.is_none()
+        && std::iter::once(buf.producer.0)
+            .chain(buf.readers.iter().map(|r| r.0))
+            .all(|f| h.streams(f))
 }
 
 /// Pairs of actors: `from` before `to`.

@@ -91,6 +91,14 @@ impl BitMatrix {
     pub(crate) fn set(&mut self, r: usize, c: usize) {
         self.bits[r * self.words + c / 64] |= 1 << (c % 64);
     }
+    /// Clears row and column `k`: `k` is ordered with nothing.
+    pub(crate) fn isolate(&mut self, k: usize) {
+        let n = self.bits.len() / self.words;
+        self.bits[k * self.words..][..self.words].fill(0);
+        for r in 0..n {
+            self.bits[r * self.words + k / 64] &= !(1 << (k % 64));
+        }
+    }
 }
 
 /// Two buffer indices.
@@ -167,8 +175,13 @@ impl Lifetimes {
         let reach = reach_within_one_token(n, &enforced, &pos);
         let (accessors, writers) = accessors_in_order(h, &pos);
         let last: Vec<Vec<usize>> = accessors.iter().map(|acc| maximal(&reach, acc)).collect();
+        let state = |b: usize| h.buffers[b].initial.is_some();
         let live = (0..h.buffers.len())
             .map(|b| {
+                if state(b) {
+                    // A state buffer keeps its value across iterations.
+                    return (0, n.saturating_sub(1));
+                }
                 let first = writers[b]
                     .first()
                     .or(accessors[b].first())
@@ -177,7 +190,12 @@ impl Lifetimes {
                 (first, end.max(first))
             })
             .collect();
-        let before = buffer_order(&reach, &accessors, n);
+        let mut before = buffer_order(&reach, &accessors, n);
+        // A state buffer holds its value from its writer to its delayed
+        // reader of the next iteration: no buffer may share its bytes.
+        for b in (0..h.buffers.len()).filter(|&b| state(b)) {
+            before.isolate(b);
+        }
 
         Lifetimes {
             order: order_idx.iter().map(|&i| ActorId::new(i)).collect(),

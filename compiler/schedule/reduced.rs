@@ -82,19 +82,34 @@ impl Problem {
         let mut outs = vec![Vec::new(); nf];
         let mut ins = vec![Vec::new(); nf];
         let mut readers = vec![0; h.buffers.len()];
+        let mut edge = |a: usize, b: usize| {
+            if a != b && !preds[b].contains(&a) {
+                preds[b].push(a);
+                succs[a].push(b);
+            }
+        };
         for (b, buf) in h.buffers.iter().enumerate() {
             let p = buf.producer.0 .0;
             outs[p].push(b);
-            let mut rs: Vec<usize> = buf.readers.iter().map(|r| r.0 .0).collect();
+            // A delayed reader reads the previous iteration's value before
+            // this iteration's producer overwrites it.
+            let delayed =
+                |r: &(crate::ir::hsdfg::FunctionId, usize)| h.function(r.0).ports[r.1].delayed;
+            for r in buf.readers.iter().filter(|r| delayed(r)) {
+                edge(r.0 .0, p);
+            }
+            let mut rs: Vec<usize> = buf
+                .readers
+                .iter()
+                .filter(|r| !delayed(r))
+                .map(|r| r.0 .0)
+                .collect();
             rs.sort();
             rs.dedup();
             readers[b] = rs.len();
             for r in rs {
                 ins[r].push(b);
-                if !preds[r].contains(&p) {
-                    preds[r].push(p);
-                    succs[p].push(r);
-                }
+                edge(p, r);
             }
         }
         Problem {
@@ -102,7 +117,12 @@ impl Problem {
             succs,
             outs,
             ins,
-            bytes: h.buffers.iter().map(|b| b.bytes).collect(),
+            // A state buffer is live all the time: no order changes it.
+            bytes: h
+                .buffers
+                .iter()
+                .map(|b| if b.initial.is_some() { 0 } else { b.bytes })
+                .collect(),
             readers,
         }
     }

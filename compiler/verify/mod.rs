@@ -58,8 +58,11 @@
 //! with itself.
 //!
 //! (c) **Dependencies**: for every HSDFG edge u → v with t tokens (the
-//! dependency with 0, its write-after-read partner with 1),
-//! `D(E u, E v) ≤ t`; every actor is executed exactly once per iteration.
+//! dependency with 0, its write-after-read partner with 1; through a delay
+//! the dependency with 1 and the partner with 0, so a delayed reader of
+//! iteration i + 1 reads what the writer of i wrote, before the writer of
+//! i + 1 overwrites it), `D(E u, E v) ≤ t`; every actor is executed
+//! exactly once per iteration.
 //!
 //! Signals with more than one initial token (`-kd`) and barriers that run
 //! only every N iterations (`-ks -ki N`) are not expressible in the IR; the
@@ -69,7 +72,7 @@
 //! order; and they cannot add a deadlock when every participant meets them
 //! as its last op, which is how they are emitted).
 
-use crate::ir::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::ir::hsdfg::{ActorId, BufferId, EdgeKind, Hsdfg};
 use crate::ir::{Op, Runtime};
 use crate::memory::ring::Ring;
 use crate::memory::{ArenaId, Placement};
@@ -162,6 +165,10 @@ pub enum CounterExample {
         to: Exec,
         tokens: u32,
         buffer: BufferId,
+        /// What the edge orders: a read after the write it needs
+        /// ([`EdgeKind::Dependency`]) or a write after the reads it must
+        /// wait for (write-after-read partners and the memory orderings).
+        kind: EdgeKind,
     },
 }
 
@@ -487,24 +494,34 @@ impl fmt::Display for Text<'_> {
                 to,
                 tokens,
                 buffer,
+                kind,
             } => {
                 let (from, to, buffer) = (
                     self.op_name(from.op),
                     self.op_name(to.op),
                     self.buffer(*buffer),
                 );
-                if *tokens == 0 {
-                    write!(
+                match (kind, *tokens) {
+                    (EdgeKind::Dependency, 0) => write!(
                         f,
                         "dependency not enforced: {to} may read {buffer} before {from} of the \
                          same iteration wrote it"
-                    )
-                } else {
-                    write!(
+                    ),
+                    (EdgeKind::Dependency, t) => write!(
                         f,
-                        "write-after-read not enforced: {to} of iteration i+{tokens} may \
+                        "dependency through a delay not enforced: {to} of iteration i+{t} may \
+                         read {buffer} before {from} of iteration i wrote it"
+                    ),
+                    (EdgeKind::WriteAfterRead, 0) => write!(
+                        f,
+                        "write-after-read through a delay not enforced: {to} may overwrite \
+                         {buffer} before {from} of the same iteration read its previous value"
+                    ),
+                    (EdgeKind::WriteAfterRead, t) => write!(
+                        f,
+                        "write-after-read not enforced: {to} of iteration i+{t} may \
                          overwrite {buffer} before {from} of iteration i read it"
-                    )
+                    ),
                 }
             }
         }
@@ -1013,13 +1030,15 @@ fn dependencies(
     order: &Order,
     errors: &mut Vec<CounterExample>,
 ) -> usize {
-    let edges = h.edges().map(|(_, u, v, e)| (u, v, e.tokens, e.buffer));
+    let edges = h
+        .edges()
+        .map(|(_, u, v, e)| (u, v, e.tokens, e.buffer, e.kind));
     let extra = extras
         .orderings
         .iter()
-        .map(|e| (e.from, e.to, e.tokens, e.buffer));
+        .map(|e| (e.from, e.to, e.tokens, e.buffer, EdgeKind::WriteAfterRead));
     let mut deps = 0;
-    for (u, v, tokens, buffer) in edges.chain(extra) {
+    for (u, v, tokens, buffer, kind) in edges.chain(extra) {
         if order.le(u.index(), v.index(), tokens) {
             deps += 1;
         } else {
@@ -1028,6 +1047,7 @@ fn dependencies(
                 to: order.g.exec_of(v),
                 tokens,
                 buffer,
+                kind,
             });
         }
     }

@@ -241,6 +241,11 @@ static int init_all(int huge_pages)
 {%- for p in pools %}
     {{ p.name }} = ssc_pool_create({{ p.bytes }}, {{ p.blocks }});
 {%- endfor %}
+{%- for st in states %}
+    /* {{ st.label }}: read through a delay, its value before the first iteration. */
+    for (size_t i = 0; i < {{ st.elements }}; i++)
+        (({{ st.ctype }} *)({{ st.data }}))[i] = ({{ st.ctype }}){{ st.value }};
+{%- endfor %}
     init_signals();
     init_ports();
 {%- for d in dynbufs %}

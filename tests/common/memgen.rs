@@ -62,6 +62,7 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
                 ty,
                 grid: res,
                 bytes: res.x * res.y * ty.size(),
+                initial: None,
             });
         }
     }
@@ -84,6 +85,7 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
                 window: Pair::new(1, wy),
                 grid: res,
                 buffer: b,
+                delayed: false,
             });
         }
         if let Some(ty) = s.out {
@@ -95,6 +97,7 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
                 window: Pair::ONE,
                 grid: res,
                 buffer: buf_of[f].unwrap(),
+                delayed: false,
             });
         }
         let mut subboxes = Vec::new();

@@ -14,6 +14,11 @@ reference of its definition (issue 25), on X-ray-like frames.
     python reference.py library DIR MODULE_DIR MODULE
         the same frames through the library's Python module, compared with
         the reference alike
+    python reference.py check-temporal DIR OUT
+    python reference.py library-temporal DIR MODULE_DIR MODULE
+        the same for examples/fluoro_temporal.ssc (issue 27): c replaced by
+        t = 0.25 c + 0.75 t[previous frame], t = 0 before the first frame,
+        the frames in the order of their names
 Prints one line per output and frame; exits 1 when one is outside.
 """
 import os
@@ -112,8 +117,29 @@ def rnd(v):
     return np.floor(v + 0.5)
 
 
+def correct(raw, dark, gain):
+    return np.maximum(raw.astype(float) - dark.astype(float), 0) * gain.astype(float)
+
+
 def reference(raw, dark, gain):
-    c = np.maximum(raw.astype(float) - dark.astype(float), 0) * gain.astype(float)
+    return pyramid(correct(raw, dark, gain))
+
+
+class Temporal:
+    """examples/fluoro_temporal.ssc: the recursive filter's state, 0 before
+    the first frame."""
+
+    def __init__(self):
+        self.t = None
+
+    def __call__(self, raw, dark, gain):
+        c = correct(raw, dark, gain)
+        previous = np.zeros_like(c) if self.t is None else self.t
+        self.t = 0.25 * c + 0.75 * previous
+        return pyramid(self.t)
+
+
+def pyramid(c):
     g0 = gauss5(c)
     e0 = c - g0
     l1 = down2(g0)
@@ -147,18 +173,18 @@ def inputs(directory):
     return dark, gain, [read_image(os.path.join(directory, "raw", r)) for r in raws]
 
 
-def check(directory, out):
+def check(directory, out, chain=reference):
     dark, gain, raws = inputs(directory)
     ok = True
     for k, raw in enumerate(raws):
-        want = reference(raw, dark, gain)
+        want = chain(raw, dark, gain)
         for name in ("archive", "display", "preview"):
             got = read_image(os.path.join(out, "%s_%04d.pgm" % (name, k)))
             ok &= compare(f"{name} frame {k}", got, want[name])
     return ok
 
 
-def library(directory, module_dir, module):
+def library(directory, module_dir, module, chain_of=reference):
     sys.path.insert(0, module_dir)
     m = __import__(module)
     dark, gain, raws = inputs(directory)
@@ -167,10 +193,20 @@ def library(directory, module_dir, module):
         for k, raw in enumerate(raws):
             got = chain.run(raw=np.ascontiguousarray(raw, np.uint16), dark=np.ascontiguousarray(dark, np.uint16),
                             gain=np.ascontiguousarray(gain, np.float32))
-            want = reference(raw, dark, gain)
+            want = chain_of(raw, dark, gain)
             for name in ("archive", "display", "preview"):
                 ok &= compare(f"{name} frame {k} (library)", got[name], want[name])
         print("checksum: 0x%016x" % chain.checksum())
+    if isinstance(chain_of, Temporal):
+        # Opening the chain again starts from the initial value: frame 0
+        # gives frame 0's outputs again, not those of a ninth frame.
+        with m.open() as again:
+            got = again.run(raw=np.ascontiguousarray(raws[0], np.uint16),
+                            dark=np.ascontiguousarray(dark, np.uint16),
+                            gain=np.ascontiguousarray(gain, np.float32))
+        want = Temporal()(raws[0], dark, gain)
+        for name in ("archive", "display", "preview"):
+            ok &= compare(f"{name} frame 0 after reopening (library)", got[name], want[name])
     return ok
 
 
@@ -179,5 +215,14 @@ if __name__ == "__main__":
     if what == "make":
         make(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 1024)
         sys.exit(0)
-    ok = check(sys.argv[2], sys.argv[3]) if what == "check" else library(*sys.argv[2:5])
+    if what == "check":
+        ok = check(sys.argv[2], sys.argv[3])
+    elif what == "check-temporal":
+        ok = check(sys.argv[2], sys.argv[3], Temporal())
+    elif what == "library":
+        ok = library(*sys.argv[2:5])
+    elif what == "library-temporal":
+        ok = library(*sys.argv[2:5], chain_of=Temporal())
+    else:
+        sys.exit("unknown command " + what)
     sys.exit(0 if ok else 1)

@@ -137,6 +137,7 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
                 ty,
                 grid: res,
                 bytes: res.x * res.y * ty.size(),
+                initial: None,
             });
         }
     }
@@ -154,6 +155,7 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
                 window: Pair::new(1, wy),
                 grid: res,
                 buffer: b,
+                delayed: false,
             });
         }
         if let Some(b) = out_buffer[f] {
@@ -165,6 +167,7 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
                 window: Pair::ONE,
                 grid: res,
                 buffer: b,
+                delayed: false,
             });
         }
         let full = rng.chance(0.8);
@@ -289,6 +292,7 @@ pub fn appendix_hsdfg() -> Hsdfg {
         window,
         grid: res,
         buffer: BufferId(b),
+        delayed: false,
     };
     let func = |name: &str, c: &str, par, ports| FunctionInfo {
         name: name.into(),
@@ -338,6 +342,7 @@ pub fn appendix_hsdfg() -> Hsdfg {
         ty,
         grid: res,
         bytes,
+        initial: None,
     };
     let buffers = vec![
         buffer("f8.out", 2, vec![(FunctionId(0), 0)]),

@@ -93,6 +93,7 @@ struct ProgramView {
     shared_bytes: u64,
     locals: Vec<LocalView>,
     own_buffers: Vec<OwnBufferView>,
+    states: Vec<StateView>,
     guards: Vec<GuardView>,
     band_tables: Vec<BandTableView>,
     dynbufs: Vec<DynBufView>,
@@ -133,6 +134,16 @@ struct LocalView {
     name: String,
     thread: String,
     bytes: u64,
+}
+
+/// A state buffer (read through a delay) and its value before the first
+/// iteration.
+struct StateView {
+    label: String,
+    data: String,
+    ctype: &'static str,
+    elements: u64,
+    value: String,
 }
 
 struct OwnBufferView {
@@ -345,6 +356,14 @@ fn check(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<(), Vec<Diagnostic>> {
     if let Some((_, d)) = unimplemented(h, &o.user_kernels) {
         return Err(vec![d]);
     }
+    if o.dynamic_memory.is_some() {
+        if let Some(b) = h.buffers.iter().find(|b| b.initial.is_some()) {
+            return Err(error(format!(
+                "-dm (buffers allocated per iteration) with the delayed buffer `{}`, which keeps its value across iterations, is not yet implemented: place the buffers with -ms",
+                b.name
+            )));
+        }
+    }
     if o.library && o.dynamic_memory.is_some() {
         return Err(error(
             "-t library does not support -dm (buffers allocated per iteration): place the buffers with -ms".into(),
@@ -429,6 +448,7 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
         shared_bytes: layout.shared_bytes,
         locals: local_views(r, layout),
         own_buffers: own_buffer_views(layout),
+        states: state_views(h, layout),
         guards: if o.check_kernels {
             guard_views(h, layout)
         } else {
@@ -487,6 +507,26 @@ fn local_views(r: &Runtime, layout: &Layout) -> Vec<LocalView> {
 }
 
 /// The buffers allocated on their own (a runtime without memory sections).
+/// The state buffers, in buffer order.
+fn state_views(h: &Hsdfg, layout: &Layout) -> Vec<StateView> {
+    h.buffers
+        .iter()
+        .zip(&layout.buffers)
+        .filter_map(|(b, l)| {
+            let v = b.initial?;
+            Some(StateView {
+                label: crate::back::layout::comment(&l.label),
+                data: l.data(),
+                ctype: super::expr::c_name(b.ty),
+                elements: b.grid.x * b.grid.y,
+                // `{:?}` writes a float with a point or an exponent, a
+                // literal C reads back exactly.
+                value: format!("{v:?}"),
+            })
+        })
+        .collect()
+}
+
 fn own_buffer_views(layout: &Layout) -> Vec<OwnBufferView> {
     layout
         .buffers

@@ -167,12 +167,80 @@ pub(super) fn check(scope: &Scope, connections: &[Connection], out: &mut Vec<Dia
         edge_conn: Vec::new(),
         typo_from: HashSet::new(),
         typo_to: HashSet::new(),
+        delays: HashMap::new(),
     };
     for c in connections {
         w.connect(scope, c, out);
     }
     w.check_ends(scope, out);
     w.check_cycles(scope, out);
+    w.check_initial_values(scope, out);
+}
+
+/// E054 for a delay on a connection to or from the composition's own
+/// ports, E055 for an initial value its element type cannot hold.
+fn check_delay(
+    scope: &Scope,
+    c: &Connection,
+    v: &crate::ir::Spanned<f64>,
+    from: End,
+    to: End,
+    out: &mut Vec<Diagnostic>,
+) {
+    if matches!(from, End::Own(_)) || matches!(to, End::Own(_)) {
+        out.push(
+            Diagnostic::error(
+                codes::DELAY_ON_SELF,
+                format!(
+                    "`{} -> {}` delays a port of the composition itself",
+                    c.from, c.to
+                ),
+            )
+            .label(v.span, "this delay")
+            .hint("put the delay on a connection between two instances, inside or outside"),
+        );
+        return;
+    }
+    let ty = scope.port(from).ty;
+    if let Some(why) = unfit(v.value, ty) {
+        out.push(
+            Diagnostic::error(
+                codes::DELAY_VALUE,
+                format!(
+                    "the initial value {} does not fit `{}`",
+                    v.value,
+                    ty.keyword()
+                ),
+            )
+            .label(v.span, why)
+            .hint(format!(
+                "the delayed buffer holds `{}` elements; give a value of that type",
+                ty.keyword()
+            )),
+        );
+    }
+}
+
+/// Why `v` is no value of `ty`, if it is not.
+fn unfit(v: f64, ty: crate::ir::ElemType) -> Option<String> {
+    use crate::ir::ElemType::*;
+    let (lo, hi) = match ty {
+        Float => return (v.abs() > f32::MAX as f64).then(|| "beyond float's range".to_string()),
+        Double => return None,
+        Char => (i8::MIN as f64, i8::MAX as f64),
+        Uchar => (0.0, u8::MAX as f64),
+        Short => (i16::MIN as f64, i16::MAX as f64),
+        Ushort => (0.0, u16::MAX as f64),
+        Int => (i32::MIN as f64, i32::MAX as f64),
+        Uint => (0.0, u32::MAX as f64),
+    };
+    if v.fract() != 0.0 {
+        Some("not a whole number".to_string())
+    } else if v < lo || v > hi {
+        Some(format!("outside [{lo}, {hi}]"))
+    } else {
+        None
+    }
 }
 
 /// What the connections of a graph wire, gathered one connection at a
@@ -191,6 +259,8 @@ struct Wiring<'n, 'c> {
     /// destination.
     typo_from: HashSet<Option<usize>>,
     typo_to: HashSet<Option<usize>>,
+    /// The delayed connections leaving every driving end.
+    delays: HashMap<End, Vec<&'c Connection>>,
 }
 
 impl<'c> Wiring<'_, 'c> {
@@ -245,6 +315,13 @@ impl<'c> Wiring<'_, 'c> {
         check_type_and_grid(scope, c, from, to, out);
         self.drivers.entry(to).or_default().push(c);
         *self.driving.entry(from).or_default() += 1;
+        if let Some(v) = &c.delay {
+            check_delay(scope, c, v, from, to, out);
+            if let End::Inner(..) = from {
+                self.delays.entry(from).or_default().push(c);
+            }
+            return; // a delayed connection closes no cycle
+        }
         if let (End::Inner(a, _), End::Inner(b, _)) = (from, to) {
             self.edges.push((a, b));
             self.edge_conn.push(c);
@@ -319,6 +396,35 @@ impl<'c> Wiring<'_, 'c> {
         }
     }
 
+    /// E056 when the delayed readers of one output disagree on its value
+    /// before the first iteration (one buffer holds it).
+    fn check_initial_values(&self, scope: &Scope, out: &mut Vec<Diagnostic>) {
+        let mut ends: Vec<&End> = self.delays.keys().collect();
+        ends.sort_by_key(|e| scope.name(**e));
+        for e in ends {
+            let cs = &self.delays[e];
+            let first = cs[0].delay.as_ref().expect("delayed");
+            if let Some(other) = cs[1..]
+                .iter()
+                .find(|c| c.delay.as_ref().expect("delayed").value != first.value)
+            {
+                let o = other.delay.as_ref().expect("delayed");
+                out.push(
+                    Diagnostic::error(
+                        codes::DELAY_VALUES_DIFFER,
+                        format!(
+                            "the delayed readers of `{}` start from different values",
+                            scope.name(*e)
+                        ),
+                    )
+                    .label(o.span, format!("{} here", o.value))
+                    .label(first.span, format!("{} here", first.value))
+                    .hint("one buffer keeps the previous value: give every delay of this output the same initial value"),
+                );
+            }
+        }
+    }
+
     /// E015 for every cycle of the connections between nodes.
     fn check_cycles(&self, scope: &Scope, out: &mut Vec<Diagnostic>) {
         let edges = &self.edges;
@@ -347,7 +453,7 @@ impl<'c> Wiring<'_, 'c> {
                 );
             }
             out.push(d.hint(
-                "the graph must be a DAG: a value cannot depend on itself within one iteration",
+                "a value cannot depend on itself within one iteration: to read the previous iteration's value, end one connection of the cycle with `delay V` (V: the value before the first)",
             ));
         }
     }

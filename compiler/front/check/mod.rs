@@ -104,6 +104,12 @@ pub mod codes {
     pub const UNKNOWN: &str = "E038";
     /// (warning) `ROWS` on a built-in or a defined function.
     pub const ROWS_NOT_OWN: &str = "E053";
+    /// A delay on a connection to or from a composition's own port.
+    pub const DELAY_ON_SELF: &str = "E054";
+    /// A delay's initial value that its element type cannot hold.
+    pub const DELAY_VALUE: &str = "E055";
+    /// Delayed readers of one output with different initial values.
+    pub const DELAY_VALUES_DIFFER: &str = "E056";
 }
 
 /// Checks every section present, and each against the sections above it.

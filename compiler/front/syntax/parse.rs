@@ -177,12 +177,22 @@ impl Builder {
         }
     }
 
-    fn connection(n: Node) -> Connection {
+    fn connection(&mut self, n: Node) -> Connection {
         let s = span(&n);
         let mut it = kids(n);
         let from = Self::port_ref(it.next().unwrap());
         let to = Self::port_ref(it.next().unwrap());
-        Connection { from, to, span: s }
+        let delay = it.next().map(|d| {
+            let v = d.into_inner().find(|x| x.as_rule() == Rule::signed_literal);
+            let v = v.expect("the grammar gives `delay` a number");
+            Spanned::new(self.number(&v), span(&v))
+        });
+        Connection {
+            from,
+            to,
+            delay,
+            span: s,
+        }
     }
 
     fn subbox_ref(&mut self, n: Node) -> SubBoxRef {
@@ -254,7 +264,7 @@ impl Builder {
                                     cc.instances.push(self.instance(inst));
                                 }
                             }
-                            _ => cc.connections.push(Self::connection(item)),
+                            _ => cc.connections.push(self.connection(item)),
                         }
                     }
                     c.compositions.push(cc);
@@ -341,7 +351,7 @@ impl Builder {
                     }
                 }
                 Rule::function_definition => d.definitions.push(self.definition(stmt)),
-                Rule::connection => d.connections.push(Self::connection(stmt)),
+                Rule::connection => d.connections.push(self.connection(stmt)),
                 _ => {}
             }
         }
@@ -503,7 +513,13 @@ impl Builder {
                     let mut it = kids(stmt);
                     let from = self.subbox_ref(it.next().unwrap());
                     let to = self.subbox_ref(it.next().unwrap());
-                    inst.dependencies.push(Dependency { from, to, span: s });
+                    let delay = it.next().is_some();
+                    inst.dependencies.push(Dependency {
+                        from,
+                        to,
+                        delay,
+                        span: s,
+                    });
                 }
                 _ => {}
             }
