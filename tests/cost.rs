@@ -88,7 +88,7 @@ fn the_model_times_the_functions_without_an_entry_by_their_size() {
     // The noise reduction at 512², 256², 128²; the down-scalers at 256², 128².
     assert!(t["nr0"] > t["nr1"] && t["nr1"] > t["nr2"], "{t:?}");
     assert!(t["down1"] > t["down2"], "{t:?}");
-    // A 3×3 convolution costs more than a gain of the same size.
+    // A 3×3 Gaussian costs more than a window/level of the same size.
     assert!(t["nr0"] > t["contrast"], "{t:?}");
     // Without the model (the library's default) every function costs 1 µs.
     let unit = instance_times(&desc, &LowerOptions::default());
@@ -96,7 +96,7 @@ fn the_model_times_the_functions_without_an_entry_by_their_size() {
     // An entry still wins over the model.
     let mut timed = desc.clone();
     timed.runtime = Some(ssc::ir::Runtime {
-        timing: vec![ssc::ir::TimingEntry::function("func_conv", 7.0)],
+        timing: vec![ssc::ir::TimingEntry::function("gauss3x3", 7.0)],
         ..Default::default()
     });
     let t = instance_times(&timed, &opts);

@@ -240,7 +240,7 @@ fn the_python_module_gives_the_same_checksum_and_clear_errors() {
     );
     assert_eq!(checksum_of(&out), Some(want), "{out}");
     // The messages name the port and both shapes.
-    assert!(out.contains("input `raw` of xray_small: expected float32 of shape (128, 128), got float32 of shape (3, 5)"), "{out}");
+    assert!(out.contains("input `raw` of xray_small: expected uint16 of shape (128, 128), got uint16 of shape (3, 5)"), "{out}");
     assert!(out.contains("already open in this process"), "{out}");
 }
 

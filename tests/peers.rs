@@ -1,7 +1,10 @@
 //! The OpenMP peer of the X-ray chain (`benches/peers/xray_omp.c`) computes
-//! exactly ssc's built-ins and checksum: it must print the checksum of
-//! ssc's own xray program for the same frames (3 at 512×512). Skipped, with
-//! the reason, where gcc has no OpenMP. Halide is benchmarks only.
+//! exactly what ssc generates from the chain's definitions, and ssc's
+//! checksum: it must print the checksum of ssc's own xray program for the
+//! same frames (3 at 512×512). Both are compiled with `-std=c11` (ISO C: gcc
+//! contracts no `a * b + c` into a fused multiply-add, which would round
+//! differently). Skipped, with the reason, where gcc has no OpenMP. Halide
+//! is benchmarks only.
 
 mod support;
 
@@ -48,7 +51,16 @@ fn openmp_peer_prints_the_checksum_of_ssc_xray() {
     let out = {
         let _s = slot();
         Command::new("gcc")
-            .args(["-O2", "-fopenmp", "-Wall", "-Wextra", "-Werror", "-o"])
+            .args([
+                "-std=c11",
+                "-O2",
+                "-march=native",
+                "-fopenmp",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-o",
+            ])
             .arg(&exe)
             .arg(root("benches/peers/xray_omp.c"))
             .arg("-lm")
@@ -57,7 +69,7 @@ fn openmp_peer_prints_the_checksum_of_ssc_xray() {
     };
     assert!(
         out.status.success(),
-        "gcc -fopenmp xray_omp.c:\n{}",
+        "gcc -std=c11 -fopenmp xray_omp.c:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
 

@@ -54,9 +54,9 @@ fn a_ring_changed_in_the_runtime_is_seen_by_the_proof_and_the_program() {
     let xray = small_xray("rings");
     let text = printed(&xray);
     // m0 holds raw.out: two bands (two threads), rings of R rows of 128
-    // floats (512 bytes).
+    // ushorts (256 bytes).
     let (a, b) = mapping(&text, "m0");
-    let row = 128 * 4;
+    let row = 128 * 2;
     assert_eq!((b - a) % (2 * row), 0, "m0: [{a}, {b})");
     let rows = (b - a) / (2 * row);
     assert!(rows >= 4, "a ring holds at least a strip: {rows} rows");

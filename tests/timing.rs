@@ -220,21 +220,21 @@ fn gw_writes_per_instance_entries_that_a_following_build_uses() {
         );
     }
     // One entry per C function too, first in its group.
-    let conv = rt
+    let gauss = rt
         .timing
         .iter()
-        .position(|e| e.name.name == "func_conv" && e.scope == TimingScope::Function)
-        .expect("a func_conv entry");
+        .position(|e| e.name.name == "gauss3x3" && e.scope == TimingScope::Function)
+        .expect("a gauss3x3 entry");
     assert!(matches!(
-        &rt.timing[conv + 1].scope,
-        TimingScope::Instance(i) if i.name == "defect"
+        &rt.timing[gauss + 1].scope,
+        TimingScope::Instance(i) if i.name == "nr0"
     ));
-    // The quarter-resolution convolution is measured on its own: well
-    // under the full-resolution one the C function's entry holds.
-    let conv_t = rt.timing[conv].time.value;
+    // The quarter-resolution Gaussian is measured on its own: well under
+    // the full-resolution one the C function's entry holds.
+    let gauss_t = rt.timing[gauss].time.value;
     assert!(
-        instances["nr2"] < conv_t / 2.0,
-        "nr2 {} vs func_conv {conv_t}",
+        instances["nr2"] < gauss_t / 2.0,
+        "nr2 {} vs gauss3x3 {gauss_t}",
         instances["nr2"]
     );
 

@@ -3,8 +3,8 @@
  *
  *   driver sync|async ITERATIONS FRAME_DIR
  *
- * FRAME_DIR/{raw,offset,gainmap}/f0.raw, f1.raw: float frames of the
- * chain's inputs, read before the first frame; iteration i takes frame
+ * FRAME_DIR/{raw,offset,gainmap}/f0.raw, f1.raw: frames of the chain's
+ * inputs (raw 16-bit, offset and gainmap float), read before the first frame; iteration i takes frame
  * i mod 2, as the program does. sync: xray_process, one frame at a time;
  * async: xray_submit/xray_wait with two frames in flight. Prints the
  * program's report lines (latency in us, checksum). */
@@ -13,13 +13,15 @@
 #include <string.h>
 #include "xray.h"
 
-static float *load(const char *dir, const char *input, int k, size_t n)
+/* Frame k of input port i: n elements of the port's size. */
+static void *load(const char *dir, int i, int k, size_t n)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s/f%d.raw", dir, input, k);
+    snprintf(path, sizeof path, "%s/%s/f%d.raw", dir, xray_inputs[i].name, k);
     FILE *f = fopen(path, "rb");
-    float *v = malloc(n * sizeof *v);
-    if (!f || !v || fread(v, sizeof *v, n, f) != n) {
+    size_t size = xray_inputs[i].element_size;
+    void *v = malloc(n * size);
+    if (!f || !v || fread(v, size, n, f) != n) {
         fprintf(stderr, "driver: cannot read %s\n", path);
         exit(1);
     }
@@ -36,16 +38,16 @@ int main(int argc, char **argv)
     int async = !strcmp(argv[1], "async");
     unsigned long long iterations = strtoull(argv[2], NULL, 10);
     size_t n = (size_t)(xray_inputs[0].width * xray_inputs[0].height);
-    const char *names[XRAY_INPUTS] = { "raw", "offset", "gainmap" };
     xray_input in[2][XRAY_INPUTS];
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < XRAY_INPUTS; i++)
-            in[k][i] = (xray_input){ load(argv[3], names[i], k, n), 0 };
-    float *outs[2][XRAY_OUTPUTS];
+            in[k][i] = (xray_input){ load(argv[3], i, k, n), 0 };
+    void *outs[2][XRAY_OUTPUTS];
     xray_output out[2][XRAY_OUTPUTS];
     for (int k = 0; k < 2; k++)
         for (int o = 0; o < XRAY_OUTPUTS; o++) {
-            outs[k][o] = malloc(sizeof(float) * (size_t)(xray_outputs[o].width * xray_outputs[o].height));
+            outs[k][o] = malloc(xray_outputs[o].element_size *
+                                (size_t)(xray_outputs[o].width * xray_outputs[o].height));
             out[k][o] = (xray_output){ outs[k][o], 0 };
         }
     xray *chain;

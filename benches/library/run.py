@@ -62,11 +62,18 @@ def main():
         str(out / "lib" / "libxray.a"), "-pthread", "-lm", "-o", str(driver)])
     rng = random.Random(1)
     frames = out / "frames"
+    # raw: 16-bit counts; offset (a dark frame) and gainmap: float.
     for name in ("raw", "offset", "gainmap"):
         (frames / name).mkdir(parents=True, exist_ok=True)
         for k in range(2):
-            v = [rng.uniform(0, 4) for _ in range(512 * 512)]
-            (frames / name / f"f{k}.raw").write_bytes(struct.pack("<%df" % len(v), *v))
+            if name == "raw":
+                v = [rng.randint(1000, 20000) for _ in range(512 * 512)]
+                data = struct.pack("<%dH" % len(v), *v)
+            else:
+                lo, hi = (900, 1100) if name == "offset" else (0.8, 1.2)
+                v = [rng.uniform(lo, hi) for _ in range(512 * 512)]
+                data = struct.pack("<%df" % len(v), *v)
+            (frames / name / f"f{k}.raw").write_bytes(data)
     inputs = [x for n in ("raw", "offset", "gainmap") for x in ("--input", f"{n}={frames / n}")]
     it = str(a.iterations)
     program = [str(out / "program" / "xray"), *inputs, "--output", str(out / "outputs"), "--iterations", it]

@@ -2,9 +2,16 @@
  * the command line, the clock, ssc's checksum formula (runtime-c/README.md,
  * "Checksum") and ssc's latency report (same statistics, same format).
  *
- * Header-only (static functions), C11, no dependency but libc and libm. */
+ * Header-only (static functions), C11 (`-std=c11`, as ssc compiles its
+ * programs: ISO C mode, so gcc contracts no a * b + c into a fused
+ * multiply-add, which would round once where ssc's C rounds twice), no
+ * dependency but libc and libm. */
 #ifndef PEERS_COMMON_H
 #define PEERS_COMMON_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
+#endif
 
 #include <inttypes.h>
 #include <math.h>
@@ -16,8 +23,8 @@
 
 /* ---- the chain's constants, taken from the generated xray.c ------------
  * Function ids are the instances' stable ids (`ssc_box_init`'s id): the
- * sources raw, offset, gainmap are 0, 1, 2; the sinks display 16, store 18,
- * monitor 20. The chain composes at R x R (default 512); its explicit
+ * sources raw, offset, gainmap are 0, 1, 2; the sinks display 16, store 18
+ * (ushort), monitor 20 (float). The chain composes at R x R (default 512); its explicit
  * sub-resolutions are R/2 (down1, nr1, merge1, up1's input, preview) and
  * R/4 (down2, nr2, up2's input). */
 enum { PEER_ID_DISPLAY = 16, PEER_ID_STORE = 18, PEER_ID_MONITOR = 20 };
@@ -69,9 +76,24 @@ static inline uint64_t peer_sink_rows(const float *grid, int64_t w, int64_t y0, 
     return sum;
 }
 
-/* ---- the source pattern: exactly ssc_kernels.c's func_source for float ---
- * element (x, y) of iteration i: p = (7x + 13y + 31i) mod 251, value
- * (p - 125) / 8 computed in double and rounded to float (exact anyway). */
+/* The same for a w-wide 16-bit grid (a ushort sink: the value's bits are
+ * the value). */
+static inline uint64_t peer_sink_rows16(const uint16_t *grid, int64_t w, int64_t y0, int64_t y1)
+{
+    uint64_t sum = 0;
+    for (int64_t y = y0; y < y1; y++) {
+        const uint16_t *row = grid + y * w;
+        uint64_t pos = (uint64_t)y * (uint64_t)w;
+        for (int64_t x = 0; x < w; x++)
+            sum += peer_mix(pos + (uint64_t)x, row[x]);
+    }
+    return sum;
+}
+
+/* ---- the source pattern: exactly ssc_kernels.c's func_source ------------
+ * element (x, y) of iteration i: p = (7x + 13y + 31i) mod 251; a ushort
+ * source (raw) gives p, a float one (offset, gainmap) (p - 125) / 8
+ * computed in double and rounded to float (exact anyway). */
 static inline uint64_t peer_source_pattern(int64_t x, int64_t y, uint64_t iteration)
 {
     return ((uint64_t)x * 7 + (uint64_t)y * 13 + iteration * 31) % 251;

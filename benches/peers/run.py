@@ -56,7 +56,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 DEFAULT_CONFIGS = ["-ts simple -ms naive", "-ts reduced 2 -ms interference",
                    "-ts fixed 2 -ms interference", "-ts fused 2"]
-OMP_FLAGS = ["-O3", "-march=native", "-fopenmp"]
+OMP_FLAGS = ["-std=c11", "-O3", "-march=native", "-fopenmp"]
 THREADS = "2"
 RT_PERIOD_S = 1.0  # /proc/sys/kernel/sched_rt_period_us, Linux's default
 RT_RUNTIME_S = 0.95  # sched_rt_runtime_us: what SCHED_FIFO may use of it
@@ -165,7 +165,7 @@ def build_halide(python, resolution, build):
         sh([python, HERE / "xray_halide.py", "--schedule", schedule,
             "--resolution", str(resolution), "--out", build])
         exe = build / name
-        sh(["gcc", "-O3", "-march=native", "-Wall", "-Wextra", "-I", include, "-I", build,
+        sh(["gcc", "-std=c11", "-O3", "-march=native", "-Wall", "-Wextra", "-I", include, "-I", build,
             f"-DPIPELINE={name}", f'-DPIPELINE_HEADER="{name}.h"', "-o", exe,
             HERE / "xray_halide_driver.c", build / f"{name}.a", "-lm", "-lpthread", "-ldl"])
         progs.append({"name": label, "cmd": [str(exe)]})

@@ -8,7 +8,7 @@
  * Built once per schedule, with the header and entry point of one library
  * written by xray_halide.py:
  *
- *   gcc -O3 -march=native -Wall -Wextra -I HALIDE/include -I BUILD \
+ *   gcc -std=c11 -O3 -march=native -Wall -Wextra -I HALIDE/include -I BUILD \
  *       -DPIPELINE=xray_halide_auto -DPIPELINE_HEADER='"xray_halide_auto.h"' \
  *       -o xray_halide_auto xray_halide_driver.c BUILD/xray_halide_auto.a -lm -lpthread -ldl
  *
@@ -62,14 +62,15 @@ void halide_free(void *user_context, void *ptr)
 /* ---- buffers ------------------------------------------------------------ */
 
 typedef struct {
-    float *data;
+    void *data;
     halide_dimension_t dim[2];
     halide_buffer_t buf;
 } grid;
 
-static void grid_init(grid *g, int32_t w, int32_t h)
+/* A w x h grid of float (bits 32) or 16-bit unsigned (bits 16) elements. */
+static void grid_init(grid *g, int32_t w, int32_t h, int bits)
 {
-    size_t bytes = (size_t)w * (size_t)h * sizeof(float);
+    size_t bytes = (size_t)w * (size_t)h * (size_t)(bits / 8);
     g->data = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!g->data) {
         fprintf(stderr, "xray_halide: out of memory\n");
@@ -80,7 +81,9 @@ static void grid_init(grid *g, int32_t w, int32_t h)
     g->dim[1] = (halide_dimension_t){ .min = 0, .extent = h, .stride = w, .flags = 0 };
     memset(&g->buf, 0, sizeof g->buf);
     g->buf.host = (uint8_t *)g->data;
-    g->buf.type = (struct halide_type_t){ .code = halide_type_float, .bits = 32, .lanes = 1 };
+    g->buf.type = bits == 16
+                      ? (struct halide_type_t){ .code = halide_type_uint, .bits = 16, .lanes = 1 }
+                      : (struct halide_type_t){ .code = halide_type_float, .bits = 32, .lanes = 1 };
     g->buf.dimensions = 2;
     g->buf.dim = g->dim;
 }
@@ -90,8 +93,9 @@ static void grid_init(grid *g, int32_t w, int32_t h)
 #define SINK_TASKS 8   /* row blocks per sink */
 
 typedef struct {
-    const float *data;
+    const void *data;
     int64_t w, h;
+    int bits;   /* 32: float, 16: ushort */
     atomic_uint_fast64_t sum;
 } sink_job;
 
@@ -100,14 +104,15 @@ static int sink_task(void *user_context, int task, uint8_t *closure)
     (void)user_context;
     sink_job *j = (sink_job *)closure;
     int64_t y0 = j->h * task / SINK_TASKS, y1 = j->h * (task + 1) / SINK_TASKS;
-    atomic_fetch_add_explicit(&j->sum, peer_sink_rows(j->data, j->w, y0, y1),
-                              memory_order_relaxed);
+    uint64_t sum = j->bits == 16 ? peer_sink_rows16(j->data, j->w, y0, y1)
+                                 : peer_sink_rows(j->data, j->w, y0, y1);
+    atomic_fetch_add_explicit(&j->sum, sum, memory_order_relaxed);
     return 0;
 }
 
 static uint64_t sink(const grid *g, uint32_t id, uint64_t it)
 {
-    sink_job j = { g->data, g->dim[0].extent, g->dim[1].extent, 0 };
+    sink_job j = { g->data, g->dim[0].extent, g->dim[1].extent, g->buf.type.bits, 0 };
     if (halide_do_par_for(NULL, sink_task, 0, SINK_TASKS, (uint8_t *)&j)) {
         fprintf(stderr, "xray_halide: halide_do_par_for failed\n");
         exit(3);
@@ -129,10 +134,11 @@ int main(int argc, char **argv)
     halide_set_num_threads(threads);
 
     grid display, store, monitor;
-    grid_init(&display, R, R);
-    grid_init(&store, R, R);
-    grid_init(&monitor, H, H);
-    uint64_t outputs = 2 * (uint64_t)R * R * sizeof(float) + (uint64_t)H * H * sizeof(float);
+    grid_init(&display, R, R, 32);
+    grid_init(&store, R, R, 16);
+    grid_init(&monitor, H, H, 32);
+    uint64_t outputs = (uint64_t)R * R * (sizeof(float) + sizeof(uint16_t)) +
+                       (uint64_t)H * H * sizeof(float);
 
     uint64_t *lat = peer_latencies(&opt);
     uint64_t checksum = 0;

@@ -14,7 +14,7 @@ writes, for a detector of S x S pixels (default 512, the X-ray chain's):
     DIR/dark.pgm, DIR/flat.pgm  the detector's calibration frames (16-bit PGM):
                                 no exposure, and exposure without an object
     DIR/offset.pfm, DIR/gain.pfm  the chain's `offset` and `gainmap` inputs
-                                made from them (float PFM): offset = -dark,
+                                made from them (float PFM): offset = dark,
                                 gain = mean(flat - dark) / (flat - dark)
 
 The same seed gives the same files.
@@ -44,7 +44,7 @@ def calibration(dark, flat):
     """offset and gain as the example applications compute them."""
     diff = [f - d for f, d in zip(flat, dark)]
     mean = sum(diff) / len(diff)  # an exact integer sum, then one division
-    return [-float(d) for d in dark], [mean / d for d in diff]
+    return [float(d) for d in dark], [mean / d for d in diff]
 
 
 def anatomy(size):

@@ -21,17 +21,18 @@ int main(void)
         return 1;
     }
     enum { W = 512, H = 512 };   /* xray_inputs[i].width, .height */
-    float *raw = malloc(sizeof(float) * W * H), *offset = calloc(W * H, sizeof(float));
-    float *gain = malloc(sizeof(float) * W * H), *display = malloc(sizeof(float) * W * H);
+    unsigned short *raw = malloc(sizeof(unsigned short) * W * H);   /* 16-bit counts */
+    float *offset = malloc(sizeof(float) * W * H), *gain = malloc(sizeof(float) * W * H);
+    float *display = malloc(sizeof(float) * W * H);
     for (int i = 0; i < W * H; i++)
-        gain[i] = 1.0f;
+        offset[i] = 1000.0f, gain[i] = 1.0f;   /* the dark level; a flat gain */
     xray_input in[XRAY_INPUTS] = { { raw, 0 }, { offset, 0 }, { gain, 0 } };
     xray_output out[XRAY_OUTPUTS] = { { display, 0 }, { NULL, 0 }, { NULL, 0 } };
     for (int frame = 0; frame < 100; frame++) {
         for (int y = 0; y < H; y++)   /* a disc that moves right, on a ramp */
             for (int x = 0; x < W; x++) {
                 int dx = x - 100 - 3 * frame, dy = y - H / 2;
-                raw[y * W + x] = (float)y / H + (dx * dx + dy * dy < 60 * 60 ? 2.0f : 0.0f);
+                raw[y * W + x] = (unsigned short)(1000 + 8000 * y / H + (dx * dx + dy * dy < 60 * 60 ? 6000 : 0));
             }
         if (xray_process(chain, in, out, NULL) != XRAY_OK) {
             fprintf(stderr, "xray: %s\n", xray_error(chain));

@@ -14,12 +14,12 @@ import numpy as np
 import xray
 
 y, x = np.mgrid[0:512, 0:512]
-offset = np.zeros((512, 512), np.float32)
-gain = np.ones((512, 512), np.float32)
+offset = np.full((512, 512), 1000, np.float32)  # the dark level
+gain = np.ones((512, 512), np.float32)  # a flat gain
 with xray.open(cores=[0, 1]) as chain:
     for frame in range(100):   # a disc that moves right, on a ramp
         disc = (x - 100 - 3 * frame) ** 2 + (y - 256) ** 2 < 60 ** 2
-        raw = (y / 512 + 2.0 * disc).astype(np.float32)
+        raw = (1000 + 8000 * y // 512 + 6000 * disc).astype(np.uint16)  # 16-bit counts
         out = chain.run(raw=raw, offset=offset, gainmap=gain)
     s = chain.stats()
     print(f"{s['count']} frames, latency mean {s['mean_us']:.1f} us, p99 {s['p99_us']:.1f} us; "

@@ -1,5 +1,6 @@
 /* xray_folder.c — a folder of 16-bit X-ray frames through the X-ray chain,
- * the results written as 16-bit PGM (README, "A folder of frames").
+ * the results (its 16-bit archive output, `store`) written as 16-bit PGM
+ * (README, "A folder of frames").
  *
  *   python3 examples/app/phantom.py build/phantom          # or your detector's frames
  *   ssc build examples/xray.ssc -t library -ts fused 2 -od build/xray-lib
@@ -7,7 +8,9 @@
  *   build/xray_folder build/phantom build/phantom/out
  *
  * DIR holds dark.pgm and flat.pgm (the detector's calibration: no exposure,
- * exposure without an object) and raw/, the frames in name order. */
+ * exposure without an object) and raw/, the frames in name order. The
+ * chain takes the frames as they are (16-bit counts), the dark frame as its
+ * offset and mean(flat - dark) / (flat - dark) as its gain map. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,17 +39,14 @@ static int read_pgm16(const char *path, unsigned short *v)
     return got == W * H ? 0 : (fprintf(stderr, "%s: truncated\n", path), 1);
 }
 
-static int write_pgm16(const char *path, const float *v, float scale)
+static int write_pgm16(const char *path, const unsigned short *v)
 {
     FILE *f = fopen(path, "wb");
     if (!f)
         return 1;
     fprintf(f, "P5\n%d %d\n65535\n", W, H);
-    for (int i = 0; i < W * H; i++) {
-        float x = v[i] * scale;
-        unsigned short u = x <= 0 ? 0 : x >= 65535 ? 65535 : (unsigned short)x;
-        fputc(u >> 8, f), fputc(u & 255, f);
-    }
+    for (int i = 0; i < W * H; i++)
+        fputc(v[i] >> 8, f), fputc(v[i] & 255, f);
     return fclose(f);
 }
 
@@ -60,21 +60,21 @@ int main(int argc, char **argv)
         return 2;
     }
     char path[4096];
-    unsigned short *dark = malloc(2 * W * H), *flat = malloc(2 * W * H), *frame = malloc(2 * W * H);
-    float *raw = malloc(4 * W * H), *offset = malloc(4 * W * H), *gain = malloc(4 * W * H);
-    float *display = malloc(4 * W * H);
+    unsigned short *dark = malloc(2 * W * H), *flat = malloc(2 * W * H), *raw = malloc(2 * W * H);
+    unsigned short *store = malloc(2 * W * H);
+    float *offset = malloc(4 * W * H), *gain = malloc(4 * W * H);
     snprintf(path, sizeof path, "%s/dark.pgm", argv[1]);
     if (read_pgm16(path, dark))
         return 1;
     snprintf(path, sizeof path, "%s/flat.pgm", argv[1]);
     if (read_pgm16(path, flat))
         return 1;
-    long long sum = 0;   /* offset = -dark, gain = mean(flat - dark) / (flat - dark) */
+    long long sum = 0;   /* offset = dark, gain = mean(flat - dark) / (flat - dark) */
     for (int i = 0; i < W * H; i++)
         sum += flat[i] - dark[i];
     double mean = (double)sum / (W * H);
     for (int i = 0; i < W * H; i++) {
-        offset[i] = -(float)dark[i];
+        offset[i] = (float)dark[i];
         gain[i] = (float)(mean / (flat[i] - dark[i]));
     }
 
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
         return 1;
     }
     xray_input in[XRAY_INPUTS] = { { raw, 0 }, { offset, 0 }, { gain, 0 } };
-    xray_output out[XRAY_OUTPUTS] = { { display, 0 }, { NULL, 0 }, { NULL, 0 } };
+    xray_output out[XRAY_OUTPUTS] = { { NULL, 0 }, { store, 0 }, { NULL, 0 } };   /* display, store, monitor */
     snprintf(path, sizeof path, "%s/raw", argv[1]);
     struct dirent **names;
     int n = scandir(path, &names, is_frame, by_name);
@@ -95,16 +95,14 @@ int main(int argc, char **argv)
     mkdir(argv[2], 0777);
     for (int k = 0; k < n; k++) {
         snprintf(path, sizeof path, "%s/raw/%s", argv[1], names[k]->d_name);
-        if (read_pgm16(path, frame))
+        if (read_pgm16(path, raw))
             return 1;
-        for (int i = 0; i < W * H; i++)
-            raw[i] = frame[i];
         if (xray_process(chain, in, out, NULL) != XRAY_OK) {
             fprintf(stderr, "xray: %s\n", xray_error(chain));
             return 1;
         }
         snprintf(path, sizeof path, "%s/%s", argv[2], names[k]->d_name);
-        if (write_pgm16(path, display, 1.0f)) {   /* display: corrected counts x 1.5 */
+        if (write_pgm16(path, store)) {   /* the window 0..16000 of the corrected counts, 16-bit */
             perror(path);
             return 1;
         }
@@ -117,6 +115,6 @@ int main(int argc, char **argv)
            (unsigned long long)s.count, s.mean_ns / 1e3, s.p99_ns / 1e3,
            (unsigned long long)xray_checksum(chain));
     xray_close(chain);
-    free(dark), free(flat), free(frame), free(raw), free(offset), free(gain), free(display);
+    free(dark), free(flat), free(raw), free(store), free(offset), free(gain);
     return 0;
 }

@@ -1,6 +1,7 @@
 # xray_folder.py — a folder of 16-bit X-ray frames through the X-ray chain
-# from Python with numpy, the results written as 16-bit PGM (README, "A
-# folder of frames"); the same as xray_folder.c, byte for byte.
+# from Python with numpy, the results (its 16-bit archive output, `store`)
+# written as 16-bit PGM (README, "A folder of frames"); the same as
+# xray_folder.c, byte for byte.
 #
 #   python3 examples/app/phantom.py build/phantom
 #   ssc build examples/xray.ssc -t library -ts fused 2 -od build/xray-lib
@@ -29,15 +30,15 @@ def write_pgm16(path, frame):
 folder, out_dir = sys.argv[1], sys.argv[2]
 dark = read_pgm16(os.path.join(folder, "dark.pgm")).astype(np.int64)
 flat = read_pgm16(os.path.join(folder, "flat.pgm")).astype(np.int64)
-offset = (-dark).astype(np.float32)  # offset = -dark, gain = mean(flat - dark) / (flat - dark)
+offset = dark.astype(np.float32)  # offset = dark, gain = mean(flat - dark) / (flat - dark)
 gain = ((flat - dark).sum() / dark.size / (flat - dark)).astype(np.float32)
 os.makedirs(out_dir, exist_ok=True)
 with xray.open() as chain:  # threads pinned as built
     outputs = None  # reused frame after frame
     for name in sorted(n for n in os.listdir(os.path.join(folder, "raw")) if not n.startswith(".")):
-        raw = read_pgm16(os.path.join(folder, "raw", name)).astype(np.float32)
+        raw = read_pgm16(os.path.join(folder, "raw", name)).astype(np.uint16)  # 16-bit counts
         outputs = chain.run(raw=raw, offset=offset, gainmap=gain, out=outputs)
-        write_pgm16(os.path.join(out_dir, name), outputs["display"])  # corrected counts x 1.5
+        write_pgm16(os.path.join(out_dir, name), outputs["store"])  # the window 0..16000, 16-bit
     s = chain.stats()
     print(f"{s['count']} frames, latency mean {s['mean_us']:.1f} us, p99 {s['p99_us']:.1f} us; "
           f"checksum 0x{chain.checksum():016x}")

@@ -37,14 +37,21 @@ static inline {{ m.1 }} ssc_abs_{{ m.0 }}({{ m.1 }} a) { return a < 0 ? -a : a; 
 {%- for m in defs.medians %}
 
 
-/* The median of n values (sorts them in place; n is odd). */
+/* The median of n values (sorts them in place; n is odd, at most 49): an
+ * insertion sort written as its compare-exchanges without the early stop
+ * (past where the sort stops, a compare-exchange swaps nothing, NaN
+ * included), so without branches: unrolled, the values stay in registers
+ * and the loop over x vectorises. */
 static inline {{ m.1 }} ssc_median_{{ m.0 }}({{ m.1 }} *v, int n)
 {
+#pragma GCC unroll 64
     for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            {{ m.1 }} t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
+#pragma GCC unroll 64
+        for (int j = i; j > 0; j--) {
+            {{ m.1 }} a = v[j - 1], b = v[j];
+            int swap = a > b;
+            v[j - 1] = swap ? b : a;
+            v[j] = swap ? a : b;
         }
     return v[n / 2];
 }
