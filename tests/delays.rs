@@ -10,7 +10,8 @@
 //! the two mutants of a delayed runtime (a missing signal between
 //! iterations, a state overwritten before its last read) with a
 //! counter-example; a hand-written declaration that needs a state copy is
-//! refused (E135); the SDF3 export carries the delay as initial tokens.
+//! refused (E135); the SDF3 export carries the delay as initial tokens;
+//! `-dm` allocates every buffer per iteration but the state.
 
 mod support;
 
@@ -88,7 +89,8 @@ fn ssc(args: &[&str]) -> (i32, String, String) {
 /// Every scheduler with every memory schedule prints one checksum over
 /// frames whose state carries from one to the next, for the temporal
 /// chain and for a delay read through a window (`tests/in/delay_halo.ssc`,
-/// with the options that change synchronisation: `-kd`, `-ss`, `-ab`).
+/// with the options that change synchronisation: `-kd`, `-ss`, `-ab`),
+/// and under `-dm`, which keeps the state in one allocation.
 #[test]
 fn every_scheduler_and_memory_schedule_prints_one_checksum() {
     let small = small_temporal("matrix");
@@ -99,6 +101,9 @@ fn every_scheduler_and_memory_schedule_prints_one_checksum() {
         }
     }
     cases.push(Case::new(&small, "-ts fused 2 --strip-rows 4"));
+    // -dm: every buffer allocated per iteration but the state, once.
+    cases.push(Case::new(&small, "-ts reduced 2 -dm dynamic"));
+    cases.push(Case::new(&small, "-ts fused 2 -dm reduced"));
     same_checksums(gcc(), "fluoro_temporal", &cases, 5);
     let halo = root("tests/in/delay_halo.ssc");
     let cases: Vec<Case> = [
@@ -108,6 +113,8 @@ fn every_scheduler_and_memory_schedule_prints_one_checksum() {
         "-ts fixed 2 -ms reuse -st",
         "-ts fused 2 --strip-rows 2",
         "-ts fused 2 --strip-rows 4 -ks -ki 3",
+        "-ts fixed 2 -dm dynamic",
+        "-ts fused 2 --strip-rows 4 -dm reduced",
     ]
     .iter()
     .map(|a| Case::new(&halo, a))
@@ -386,10 +393,9 @@ fn a_state_copy_is_inserted_when_composed_and_asked_for_when_declared() {
     assert_eq!(once, twice, "-t interpreter's output lowers to itself");
 }
 
-/// `-xr` writes the delayed dependencies as initial tokens; the program
-/// refuses `-dm`, which cannot keep a buffer across iterations.
+/// `-xr` writes the delayed dependencies as initial tokens.
 #[test]
-fn exports_carry_the_delay_and_dm_is_refused() {
+fn exports_carry_the_delay() {
     let dir = scratch("delays-exports");
     let halo = root("tests/in/delay_halo.ssc").display().to_string();
     let xml = dir.join("halo.xml");
@@ -419,15 +425,4 @@ fn exports_carry_the_delay_and_dm_is_refused() {
         delayed.iter().all(|l| l.contains("initialTokens=\"1\"")),
         "{delayed:?}"
     );
-    let (code, _, err) = ssc(&[
-        "build",
-        &halo,
-        "-dm",
-        "dynamic",
-        "-o",
-        &dir.join("dm").display().to_string(),
-    ]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("error[E142]"), "{err}");
-    assert!(err.contains("not yet implemented"), "{err}");
 }

@@ -89,15 +89,7 @@ fn every_dm_runtime_is_proven() {
                 if plain.schedule.is_none() {
                     continue; // a hand-written runtime is honoured as written
                 }
-                let c = compile(&desc, &options(k, sync, true));
-                if let Err(e) = &c {
-                    // A delay's state must outlive the iteration: -dm is
-                    // not yet implemented there (E142, docs/language.md).
-                    if e.iter().all(|d| d.code == "E142") {
-                        continue;
-                    }
-                }
-                let c = c.unwrap_or_else(|e| {
+                let c = compile(&desc, &options(k, sync, true)).unwrap_or_else(|e| {
                     panic!(
                         "{what}: {}",
                         e.iter()

@@ -273,6 +273,8 @@ fn buffers(h: &Hsdfg, memory: Memory) -> Result<Vec<BufferLayout>, Vec<String>> 
                     }),
                 ),
                 (None, Memory::Runtime(_)) => (Storage::Own, None),
+                // A state buffer outlives the iteration: allocated once.
+                (None, Memory::Dynamic) if buf.initial.is_some() => (Storage::Own, None),
                 (None, Memory::Dynamic) => (Storage::Dynamic, None),
                 (None, Memory::Whole) => (Storage::Whole(bi), None),
             };

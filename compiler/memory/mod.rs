@@ -586,6 +586,11 @@ pub fn dynamic_edges(h: &Hsdfg) -> Vec<OrderEdge> {
     let mut out = Vec::new();
     for bi in 0..h.buffers.len() {
         let b = BufferId(bi);
+        if h.buffer(b).initial.is_some() {
+            // A state buffer (a delay) is allocated once, for the whole
+            // run: its delay edges order its uses.
+            continue;
+        }
         let (writers, readers) = buffer_users(h, b);
         for &w in &writers {
             for &u in readers.iter().chain(&writers) {

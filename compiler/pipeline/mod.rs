@@ -330,20 +330,6 @@ fn lower(
         opts.lower.split.weighted,
         desc.dir.as_deref(),
     )?;
-    if opts.dynamic_memory {
-        if let Some(b) = hsdfg.buffers.iter().find(|b| b.initial.is_some()) {
-            // A buffer allocated per iteration cannot keep a value for the
-            // next one: the command line's choice cannot be honoured.
-            return Err(vec![Diagnostic::error(
-                "E142",
-                format!(
-                    "-dm (buffers allocated per iteration) with `{}`, read through a delay, is not yet implemented",
-                    b.name
-                ),
-            )
-            .hint("a delayed buffer keeps its value across iterations: place the buffers with -ms")]);
-        }
-    }
     warnings.extend(decisions::untimed_kernels(&hsdfg, &timing, &description));
     let given = description.runtime.clone().unwrap_or_default();
     warnings.extend(decisions::ignored_options(&given, opts));

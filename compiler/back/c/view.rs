@@ -356,14 +356,6 @@ fn check(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<(), Vec<Diagnostic>> {
     if let Some((_, d)) = unimplemented(h, &o.user_kernels) {
         return Err(vec![d]);
     }
-    if o.dynamic_memory.is_some() {
-        if let Some(b) = h.buffers.iter().find(|b| b.initial.is_some()) {
-            return Err(error(format!(
-                "-dm (buffers allocated per iteration) with the delayed buffer `{}`, which keeps its value across iterations, is not yet implemented: place the buffers with -ms",
-                b.name
-            )));
-        }
-    }
     if o.library && o.dynamic_memory.is_some() {
         return Err(error(
             "-t library does not support -dm (buffers allocated per iteration): place the buffers with -ms".into(),
@@ -727,6 +719,9 @@ fn dynamic_views(
         return (dynbufs, pools, uses);
     };
     for (bi, buf) in layout.buffers.iter().enumerate() {
+        if buf.storage != Storage::Dynamic {
+            continue; // a state buffer: allocated once (`own_buffers`)
+        }
         let id = BufferId(bi);
         let name = format!("dyn_{}", buf.ident);
         let (writers, readers) = crate::memory::buffer_users(h, id);

@@ -124,10 +124,9 @@ fn lower_or_report<T>(
         super::diag::emit(&diags, file);
         if diags.iter().any(|d| d.code == "E299") {
             exit::EXTERNAL
-        } else if diags.iter().any(|d| d.code == "E141" || d.code == "E142") {
+        } else if diags.iter().any(|d| d.code == "E141") {
             // Strips too short for the limit: the command line's choice
             // (`--strip-rows`, `--max-subboxes`); the default never is.
-            // `-dm` with a delay: the command line's choice, not yet done.
             exit::USAGE
         } else {
             exit::INPUT
