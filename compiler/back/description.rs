@@ -389,7 +389,7 @@ impl Printer {
             .thread_executions
             .iter()
             .map(|t| {
-                let ops: Vec<String> = t.ops.iter().map(|o| op_text(&o.value)).collect();
+                let ops: Vec<String> = t.ops.iter().map(|o| o.value.to_string()).collect();
                 (format!("{} [{}]", t.thread, ops.join(", ")), t.span)
             })
             .collect();
@@ -447,16 +447,6 @@ pub fn connection_text(c: &Connection) -> String {
     match &c.delay {
         Some(v) => format!("{} -> {} delay {};", c.from, c.to, v.value),
         None => format!("{} -> {};", c.from, c.to),
-    }
-}
-
-/// `W s1`, `S s1`, `E f6.0`, `B b0`.
-pub fn op_text(op: &Op) -> String {
-    match op {
-        Op::Wait(s) => format!("W {s}"),
-        Op::Signal(s) => format!("S {s}"),
-        Op::Exec(sb) => format!("E {sb}"),
-        Op::Barrier(b) => format!("B {b}"),
     }
 }
 

@@ -120,7 +120,6 @@ pub fn instantiation_dot(g: &Hsdfg) -> String {
 /// with the signal and its initial tokens (`s1 (1)`), barriers as a node
 /// every participant meets.
 pub fn runtime_dot(r: &crate::ir::Runtime) -> String {
-    use crate::back::description::op_text;
     use crate::ir::Op;
     use std::collections::BTreeMap;
     use std::fmt::Write as _;
@@ -139,7 +138,7 @@ pub fn runtime_dot(r: &crate::ir::Runtime) -> String {
         let mut prev: Option<String> = None;
         for (oi, op) in t.ops.iter().enumerate() {
             let id = format!("t{ti}_{oi}");
-            let _ = writeln!(out, "    {id} [label={}];", quote(&op_text(&op.value)));
+            let _ = writeln!(out, "    {id} [label={}];", quote(&op.value.to_string()));
             if let Some(p) = &prev {
                 let _ = writeln!(out, "    {p} -> {id};");
             }

@@ -156,6 +156,18 @@ pub enum Op {
     Barrier(Ident),
 }
 
+/// The operation as the language writes it: `W s1`, `S s1`, `E f6.0`, `B b0`.
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Op::Wait(s) => write!(f, "W {s}"),
+            Op::Signal(s) => write!(f, "S {s}"),
+            Op::Exec(sb) => write!(f, "E {sb}"),
+            Op::Barrier(b) => write!(f, "B {b}"),
+        }
+    }
+}
+
 /// `TH [OP, ...]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThreadExecution {

@@ -290,15 +290,6 @@ pub fn op_ref(r: &Runtime, o: OpId) -> String {
     }
 }
 
-fn op_text(op: &Op) -> String {
-    match op {
-        Op::Wait(s) => format!("W {s}"),
-        Op::Signal(s) => format!("S {s}"),
-        Op::Exec(sb) => format!("E {sb}"),
-        Op::Barrier(b) => format!("B {b}"),
-    }
-}
-
 /// A counter-example with what names its ids.
 struct Text<'a> {
     ce: &'a CounterExample,
@@ -314,7 +305,7 @@ impl Text<'_> {
 
     /// `thread0[3] W s5`.
     fn op_name(&self, o: OpId) -> String {
-        let text = self.op(o).map(op_text).unwrap_or_else(|| "?".into());
+        let text = self.op(o).map(Op::to_string).unwrap_or_else(|| "?".into());
         format!("{} {text}", op_ref(self.r, o))
     }
 

@@ -11,7 +11,6 @@
 //! template renders.
 
 use super::view::{parts, COptions, Part};
-use crate::back::description::op_text;
 use crate::back::layout::box_id;
 use crate::ir::hsdfg::{ActorId, Finder, Hsdfg};
 use crate::ir::{Op, Runtime};
@@ -193,7 +192,7 @@ fn op_view(h: &Hsdfg, op: &Op, actor: Option<ActorId>, flow: &SignalFlow) -> OpV
                 code: Code::Exec(box_id(&sb.function.name, sb.index)),
                 comment: format!(
                     "{}: {} over {} of {}",
-                    op_text(op),
+                    op,
                     f.function,
                     h.actor(a).region,
                     f.name
