@@ -6,17 +6,20 @@ use ssc::ir::hsdfg::{EdgeKind, Hsdfg};
 use ssc::schedule::{schedule, Schedule, ScheduleOptions, SchedulerKind};
 use testgen::random_hsdfg;
 
+/// Every scheduler of `SchedulerKind::ALL`, those that take a thread count
+/// with 1, 3 and 4 threads: a scheduler added there is tested here.
 fn kinds() -> Vec<SchedulerKind> {
-    vec![
-        SchedulerKind::Simple,
-        SchedulerKind::Barrier,
-        SchedulerKind::Fixed(1),
-        SchedulerKind::Fixed(3),
-        SchedulerKind::Predictable(2),
-        SchedulerKind::Predictable(4),
-        SchedulerKind::Reduced(2),
-        SchedulerKind::Reduced(4),
-    ]
+    let mut v = Vec::new();
+    for k in SchedulerKind::ALL {
+        match k {
+            SchedulerKind::Fixed(_) => v.extend([1, 3].map(SchedulerKind::Fixed)),
+            SchedulerKind::Predictable(_) => v.extend([2, 4].map(SchedulerKind::Predictable)),
+            SchedulerKind::Reduced(_) => v.extend([2, 4].map(SchedulerKind::Reduced)),
+            SchedulerKind::Fused(_) => v.extend([2, 3].map(SchedulerKind::Fused)),
+            k => v.push(k),
+        }
+    }
+    v
 }
 
 fn check_valid(h: &Hsdfg, s: &Schedule) {
