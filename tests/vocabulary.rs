@@ -11,50 +11,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use support::*;
 
-const SCHEDULERS: [&str; 6] = [
-    "simple",
-    "barrier",
-    "fixed 2",
-    "predictable 2",
-    "reduced 2",
-    "fused 2",
-];
-const MEMORY: [&str; 6] = ["none", "naive", "reuse", "interference", "mesif", "fold"];
-
 fn fluoro() -> PathBuf {
     root("examples/fluoro.ssc")
 }
 
-/// `examples/fluoro.ssc` at a quarter of its resolution (same graph, every
-/// level): for the matrices and ThreadSanitizer, which would take minutes
-/// at 1024².
 fn small_fluoro(tag: &str) -> PathBuf {
-    let text = std::fs::read_to_string(fluoro())
-        .unwrap()
-        .replace("[256, 256]", "[64, 64]")
-        .replace("[512, 512]", "[128, 128]")
-        .replace("[1024, 1024]", "[256, 256]");
-    write_input(
-        &scratch(&format!("inputs-fluoro-{tag}")),
-        "fluoro_small.ssc",
-        &text,
-    )
+    quarter_fluoro("fluoro", tag)
 }
 
-/// `reference.py ARGS` with the Python that has numpy; its output.
 fn reference(python: &str, args: &[&str]) -> String {
-    let out = Command::new(python)
-        .arg(root("tests/fluoro/reference.py"))
-        .args(args)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "reference.py {args:?}:\n{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
+    fluoro_reference(python, args)
 }
 
 /// Three phantom frames, a dark frame and a gain map in `dir`.
@@ -63,14 +29,7 @@ fn frames(python: &str, dir: &Path) {
 }
 
 fn input_args(frames: &Path) -> Vec<String> {
-    vec![
-        "--input".into(),
-        format!("raw={}", frames.join("raw").display()),
-        "--input".into(),
-        format!("dark={}", frames.join("dark.pgm").display()),
-        "--input".into(),
-        format!("gain={}", frames.join("gain.pfm").display()),
-    ]
+    fluoro_inputs(frames)
 }
 
 /// Every scheduler with every memory schedule prints one checksum (the

@@ -527,6 +527,64 @@ pub fn small_xray(tag: &str) -> PathBuf {
     )
 }
 
+/// Every `-ts` kind and every `-ms` kind, as the scheduler × memory
+/// matrices of the fluoro tests run them.
+pub const SCHEDULERS: [&str; 6] = [
+    "simple",
+    "barrier",
+    "fixed 2",
+    "predictable 2",
+    "reduced 2",
+    "fused 2",
+];
+pub const MEMORY: [&str; 6] = ["none", "naive", "reuse", "interference", "mesif", "fold"];
+
+/// A fluoro example (`examples/NAME.ssc`, 1024² with 512² and 256² levels)
+/// at a quarter of its resolution (same graph, every level): for the
+/// matrices and ThreadSanitizer, which would take minutes at 1024².
+pub fn quarter_fluoro(name: &str, tag: &str) -> PathBuf {
+    let text = std::fs::read_to_string(root(&format!("examples/{name}.ssc")))
+        .unwrap()
+        .replace("[256, 256]", "[64, 64]")
+        .replace("[512, 512]", "[128, 128]")
+        .replace("[1024, 1024]", "[256, 256]");
+    write_input(
+        &scratch(&format!("inputs-{name}-{tag}")),
+        &format!("{name}_small.ssc"),
+        &text,
+    )
+}
+
+/// `tests/fluoro/reference.py ARGS` with the Python that has numpy; its
+/// output (the test fails when the script does).
+pub fn fluoro_reference(python: &str, args: &[&str]) -> String {
+    let out = Command::new(python)
+        .arg(root("tests/fluoro/reference.py"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "reference.py {args:?}:\n{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// The `--input` options of a fluoro program for the frames
+/// `reference.py make` wrote in `frames`.
+pub fn fluoro_inputs(frames: &Path) -> Vec<String> {
+    vec![
+        "--input".into(),
+        format!("raw={}", frames.join("raw").display()),
+        "--input".into(),
+        format!("dark={}", frames.join("dark.pgm").display()),
+        "--input".into(),
+        format!("gain={}", frames.join("gain.pfm").display()),
+    ]
+}
+
 /// `ssc generate` with these options, as text.
 pub fn generate(boxes: u32, seed: u64, resolution: &str) -> String {
     let (boxes, seed) = (boxes.to_string(), seed.to_string());
