@@ -111,6 +111,18 @@ static void {{ k.fn_name }}(const ssc_call *call)
 {%- endfor %}
         }
 {%- when None %}
+{%- if k.mx > 1 && k.uses_x %}
+        /* Point x gives elements {{ k.mx }}x + k, k < {{ k.mx }}: a constant inner
+         * count, so the loop over x vectorises. */
+        for (int64_t x = ex0 / {{ k.mx }}; x < ex1 / {{ k.mx }}; x++) {
+            for (int64_t k = 0; k < {{ k.mx }}; k++) {
+                const int64_t ex = {{ k.mx }} * x + k;
+{%- for o in k.outputs %}
+                {{ o.name }}_row[ex] = {{ o.inner }};
+{%- endfor %}
+            }
+        }
+{%- else %}
         for (int64_t ex = ex0; ex < ex1; ex++) {
 {%- if k.uses_x %}
             const int64_t x = ex{% if k.mx > 1 %} / {{ k.mx }}{% endif %};
@@ -119,6 +131,7 @@ static void {{ k.fn_name }}(const ssc_call *call)
             {{ o.name }}_row[ex] = {{ o.inner }};
 {%- endfor %}
         }
+{%- endif %}
 {%- endmatch %}
     }
 }

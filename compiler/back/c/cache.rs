@@ -65,6 +65,9 @@ impl Toolchain<'_> {
         for w in self.words {
             h = h.add(w.as_bytes());
         }
+        for f in super::compile::LANGUAGE_FLAGS {
+            h = h.add(f.as_bytes());
+        }
         h = h.add(self.cflags.as_bytes());
         for m in self.mode {
             h = h.add(m.as_bytes());

@@ -26,6 +26,14 @@ pub enum CompileError {
     Failed { command: String, output: String },
 }
 
+/// The flags every compile of ssc's C gets, whatever `$CFLAGS` says: ISO
+/// C11 (gcc's GNU mode contracts `a * b + c` into one rounding, which
+/// changes results), and `-fno-trapping-math`: no program of ssc reads the
+/// floating-point exception flags, and without it gcc does not vectorise
+/// `floorf` (`round`, the conversions of the defined functions). Neither
+/// changes a value: the bits are the same as without them.
+pub const LANGUAGE_FLAGS: [&str; 2] = ["-std=c11", "-fno-trapping-math"];
+
 /// The C flags when `$CFLAGS` is not set: code for this machine (`-O3
 /// -march=native`: the built-ins vectorise for the host's widest vectors),
 /// or `-O2` for any machine of the architecture with `--portable`.
@@ -97,10 +105,11 @@ pub fn write_files(
          CC ?= cc\n\
          CFLAGS ?= {cflags}\n\n\
          {name}: {srcs} ssc_rt.h ssc_image.h ssc_kernels.h\n\
-         \t$(CC) -std=c11 $(CFLAGS) -pthread -Wall -Wextra -o $@ {srcs} -lm\n\n\
+         \t$(CC) {lang} $(CFLAGS) -pthread -Wall -Wextra -o $@ {srcs} -lm\n\n\
          clean:\n\
          \trm -f {name}\n",
             name = program.name,
+            lang = LANGUAGE_FLAGS.join(" "),
             cflags = default_cflags(portable),
             srcs = sources(program, kernels).join(" ")
         )
@@ -122,7 +131,7 @@ fn library_makefile(program: &Program, kernels: &[PathBuf], portable: bool) -> S
          OBJS = {objs}\n\n\
          all: lib{name}.a lib{name}.so\n\n\
          %.o: %.c ssc_rt.h ssc_image.h ssc_kernels.h {name}.h\n\
-         \t$(CC) -std=c11 $(CFLAGS) -pthread -Wall -Wextra -fPIC -fvisibility=hidden -c -o $@ $<\n\n\
+         \t$(CC) {lang} $(CFLAGS) -pthread -Wall -Wextra -fPIC -fvisibility=hidden -c -o $@ $<\n\n\
          lib{name}.a: $(OBJS)\n\
          \trm -f $@ && ar rcs $@ $(OBJS)\n\n\
          lib{name}.so: $(OBJS)\n\
@@ -130,6 +139,7 @@ fn library_makefile(program: &Program, kernels: &[PathBuf], portable: bool) -> S
          clean:\n\
          \trm -f lib{name}.a lib{name}.so $(OBJS)\n",
         name = program.name,
+        lang = LANGUAGE_FLAGS.join(" "),
         cflags = default_cflags(portable),
         objs = objs.join(" ")
     )
@@ -173,7 +183,7 @@ fn compile_object(
 ) -> Result<(), CompileError> {
     let mut cmd = Command::new(t.cc);
     cmd.args(t.words)
-        .arg("-std=c11")
+        .args(LANGUAGE_FLAGS)
         .args(t.cflags.split_whitespace())
         .args(["-pthread", "-Wall", "-Wextra"])
         .args(t.mode)
@@ -183,8 +193,9 @@ fn compile_object(
         .arg(src)
         .current_dir(dir);
     let command = format!(
-        "{} -std=c11 {} {} -c {src}",
+        "{} {} {} {} -c {src}",
         t.cc,
+        LANGUAGE_FLAGS.join(" "),
         t.cflags,
         t.mode.join(" ")
     );
@@ -192,7 +203,7 @@ fn compile_object(
 }
 
 /// Compiles the program in `dir` into `output` with `$CC` (default `cc`) and
-/// `$CFLAGS` (default `default_cflags`), `-std=c11 -pthread -Wall -Wextra`
+/// `$CFLAGS` (default `default_cflags`), [`LANGUAGE_FLAGS`] and `-pthread -Wall -Wextra`
 /// always: the runtime's objects from the cache (`cache::runtime_objects`,
 /// compiled the first time), the program's own files compiled and linked
 /// with them — or nothing at all when the output was built from the same
@@ -232,7 +243,7 @@ pub fn compile(
         .collect();
     let mut cmd = Command::new(&cc);
     cmd.args(&words);
-    cmd.arg("-std=c11");
+    cmd.args(LANGUAGE_FLAGS);
     cmd.args(cflags.split_whitespace());
     cmd.args(["-pthread", "-Wall", "-Wextra", "-o"]);
     cmd.arg(&output);
@@ -240,7 +251,8 @@ pub fn compile(
     cmd.arg("-lm");
     cmd.current_dir(dir);
     let command = format!(
-        "{cc} -std=c11 {cflags} -pthread -Wall -Wextra -o {} …",
+        "{cc} {} {cflags} -pthread -Wall -Wextra -o {} …",
+        LANGUAGE_FLAGS.join(" "),
         output.display()
     );
     run(cmd, &cc, command)?;
