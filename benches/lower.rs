@@ -29,6 +29,7 @@ fn bench(c: &mut Criterion) {
     let text = chain(100);
     let desc = ssc::front::syntax::parse(&text).unwrap();
     let opts = LowerOptions {
+        inline: false,
         resolution_override: None,
         cost: None,
         split: SplitOptions {

@@ -14,6 +14,7 @@ use ssc::verify::verify_with;
 fn bench(c: &mut Criterion) {
     let desc = generate(&GenerateOptions::default());
     let opts = LowerOptions {
+        inline: false,
         resolution_override: None,
         cost: None,
         split: SplitOptions {

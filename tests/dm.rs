@@ -38,6 +38,7 @@ fn options(k: SchedulerKind, sync: SyncOptions, dynamic_memory: bool) -> Options
             resolution_override: None,
             cost: None,
             split: SplitOptions::default(),
+            inline: false,
         },
         scheduler: k,
         schedule: ScheduleOptions::default(),

@@ -26,6 +26,7 @@ fn inputs() -> Vec<PathBuf> {
 
 fn opts() -> LowerOptions {
     LowerOptions {
+        inline: false,
         resolution_override: None,
         cost: None,
         split: SplitOptions {

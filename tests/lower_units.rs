@@ -119,6 +119,7 @@ fn resolution_override_and_unweighted_times() {
     desc2.instantiation = None;
     desc2.runtime = None;
     let opts = LowerOptions {
+        inline: false,
         resolution_override: Some(Pair::new(64, 32)),
         cost: None,
         split: SplitOptions {

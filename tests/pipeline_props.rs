@@ -59,6 +59,7 @@ fn options(
             resolution_override: None,
             cost: None,
             split,
+            inline: false,
         },
         scheduler: k,
         schedule: ScheduleOptions::default(),

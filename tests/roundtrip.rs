@@ -219,6 +219,7 @@ impl Gen {
                     function: self.name(),
                     resolution: self.pair(),
                     span: Span::NONE,
+                    id: Default::default(),
                 })
                 .collect(),
             connections: (0..self.count(3)).map(|_| self.connection()).collect(),

@@ -293,6 +293,7 @@ fn library_options(extra: &[&str]) -> ssc::pipeline::Options {
                 max_parts: 2,
                 ..SplitOptions::default()
             },
+            inline: false,
         },
         scheduler: if extra.contains(&"barrier") {
             SchedulerKind::Barrier

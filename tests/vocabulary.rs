@@ -129,6 +129,74 @@ fn fluoro_agrees_with_numpy_through_the_program_and_the_library() {
     );
 }
 
+/// Stage fusion (`--inline`) changes where stages run, never what they
+/// compute: fluoro, fluoro_temporal (its delay untouched) and xray print
+/// the checksum of their unfused programs under fused and box-at-a-time
+/// schedules; the fused declaration `-t interpreter` prints has the fused
+/// functions, and built as written it prints the same checksum again.
+#[test]
+fn inlined_stages_compute_the_same_outputs() {
+    let small = small_fluoro("inline");
+    let path = small.to_string_lossy().to_string();
+    let interp = ssc_ok([
+        "build",
+        &path,
+        "-ts",
+        "fused",
+        "2",
+        "--strip-rows",
+        "4",
+        "--inline",
+        "-t",
+        "interpreter",
+    ]);
+    let declaration = interp
+        .split("\ndeclaration {")
+        .nth(1)
+        .expect("-t interpreter prints the declaration");
+    // e0 = c - g0 and e1 = l1 - g1 are inlined into the boosts that read
+    // them, p3 (to_display) merged into p2 (down2): 21 instances become 18.
+    for fused in [
+        "function_definition fused_r0",
+        "function_definition fused_r1",
+        "function_definition fused_p2",
+    ] {
+        assert!(
+            declaration.contains(fused),
+            "no `{fused}` in:\n{declaration}"
+        );
+    }
+    for gone in ["e0 subtract", "e1 subtract", "p3 to_display"] {
+        assert!(
+            !declaration.contains(gone),
+            "`{gone}` still in:\n{declaration}"
+        );
+    }
+    let written = write_input(&scratch("inline-printed"), "fluoro_fused.ssc", &interp);
+    let cases = [
+        Case::new(&small, "-ts fused 2 --strip-rows 4"),
+        Case::new(&small, "-ts fused 2 --strip-rows 4 --inline"),
+        Case::new(&small, "-ts reduced 2 -ms reuse --inline"),
+        Case::new(&small, "-ts simple -ms none --inline"),
+        Case::new(&written, ""),
+    ];
+    same_checksums(gcc(), "fluoro inline", &cases, 3);
+    let temporal = quarter_fluoro("fluoro_temporal", "inline");
+    let cases = [
+        Case::new(&temporal, "-ts fused 2 --strip-rows 4"),
+        Case::new(&temporal, "-ts fused 2 --strip-rows 4 --inline"),
+        Case::new(&temporal, "-ts reduced 2 -ms fold --inline"),
+    ];
+    same_checksums(gcc(), "fluoro_temporal inline", &cases, 4);
+    let xray = small_xray("inline");
+    let cases = [
+        Case::new(&xray, "-ts fused 2 --strip-rows 4"),
+        Case::new(&xray, "-ts fused 2 --strip-rows 4 --inline"),
+        Case::new(&xray, "-ts predictable 2 -ms interference --inline"),
+    ];
+    same_checksums(gcc(), "xray inline", &cases, 3);
+}
+
 /// Fused and box-at-a-time fluoro (a quarter of its resolution) under
 /// ThreadSanitizer: no report, the checksum of the same program without it.
 #[test]
@@ -138,6 +206,7 @@ fn fluoro_is_race_free_under_thread_sanitizer() {
     let cases = [
         Case::new(&small, "-ts fused 2 --strip-rows 4"),
         Case::new(&small, "-ts reduced 2 -ms interference"),
+        Case::new(&small, "-ts fused 2 --strip-rows 4 --inline"),
     ];
     under_tsan("vocabulary-tsan", &dir, &cases);
 }

@@ -258,6 +258,10 @@ pub(crate) struct BuildArgs {
     /// fits it [default: the per-core L2 from sysfs, else 1M].
     #[arg(long = "cache-bytes", value_name = "BYTES", value_parser = parse_bytes, help_heading = "Instantiation")]
     pub cache_bytes: Option<u64>,
+    /// Fuse pointwise defined functions into their neighbours: one loop,
+    /// no intermediate buffer, the same outputs (docs/fused.md, "Stage fusion").
+    #[arg(long = "inline", help_heading = "Instantiation")]
+    pub inline: bool,
     /// The most sub-boxes the strips of -ts fused may make (the split's limit).
     #[arg(long = "max-subboxes", value_name = "N", value_parser = parse_positive, help = max_subboxes_help(), help_heading = "Instantiation")]
     pub max_subboxes: Option<u64>,

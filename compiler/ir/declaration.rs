@@ -30,6 +30,23 @@ pub struct Function {
     pub function: Ident,
     pub resolution: Spanned<Pair>,
     pub span: Span,
+    /// The checksum's key for this instance (`ssc_call.id`).
+    pub id: StableId,
+}
+
+/// The id of a function instance that the checksum keys its sinks on: its
+/// index in the declaration as composed. Stage fusion (`--inline`) removes
+/// instances but keeps the ids of the others, so a fused chain prints the
+/// checksum of the chain as written. `None` (a declaration as parsed): the
+/// instance's own index. Not written in the language, so two declarations
+/// that differ only in ids are equal.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StableId(pub Option<u32>);
+
+impl PartialEq for StableId {
+    fn eq(&self, _other: &StableId) -> bool {
+        true
+    }
 }
 
 impl Declaration {

@@ -49,6 +49,9 @@ pub struct FunctionInfo {
     pub rows: bool,
     /// Its iteration space `[w, h]`.
     pub resolution: Pair,
+    /// The checksum's key ([`crate::ir::StableId`]; its index when the
+    /// declaration gives none).
+    pub id: u32,
     pub ports: Vec<PortInfo>,
     /// Its sub-boxes, in the order of their index `k`.
     pub subboxes: Vec<ActorId>,

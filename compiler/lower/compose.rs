@@ -432,11 +432,13 @@ fn leaf(ctx: &mut Ctx, ctype: &str, path: &str, res: Pair, span: Span) -> Interf
             .hint("rename one of the instances; paths are joined with `_`"),
         );
     }
+    let id = crate::ir::StableId(Some(ctx.decl.functions.len() as u32));
     ctx.decl.functions.push(Function {
         name: crate::ir::Ident::new(path),
         function: crate::ir::Ident::new(func),
         resolution: Spanned::bare(res),
         span: Span::NONE,
+        id,
     });
     for p in &ports {
         let lp = LeafPort {

@@ -109,11 +109,13 @@ pub fn insert_states(d: &mut Declaration) {
                         span: Span::NONE,
                     });
                 }
+                let id = crate::ir::StableId(Some(d.functions.len() as u32));
                 d.functions.push(Function {
                     name: Ident::new(&n),
                     function: Ident::new(&func),
                     resolution: Spanned::bare(grid),
                     span: Span::NONE,
+                    id,
                 });
                 d.connections.push(Connection {
                     from: from.clone(),

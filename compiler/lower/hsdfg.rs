@@ -163,6 +163,7 @@ impl<'a> Builder<'a> {
                 parallelism: fd.parallelism,
                 rows: fd.rows,
                 resolution: res,
+                id: f.id.0.unwrap_or(id.0 as u32),
                 ports,
                 subboxes: Vec::new(),
             });

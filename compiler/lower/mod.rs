@@ -14,6 +14,7 @@ pub mod cost;
 pub mod delay;
 pub mod deps;
 pub mod hsdfg;
+pub mod inline;
 pub mod split;
 pub mod timing;
 pub mod validate;
@@ -34,6 +35,9 @@ pub struct LowerOptions {
     /// entry (`None`: they cost 1 µs; `ssc build` gives the calibrated
     /// coefficients or the shipped ones).
     pub cost: Option<cost::Coefficients>,
+    /// `--inline`: fuse pointwise defined functions into their neighbours
+    /// ([`inline`]) in a composed declaration.
+    pub inline: bool,
 }
 
 /// A lowered description and the warnings found on the way.
@@ -50,7 +54,26 @@ fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, V
         (Some(c), Some(d)) => {
             let mut composed = compose::compose(c, opts.resolution_override)?;
             delay::insert_states(&mut composed);
-            validate::validate_declaration(&composed, d)?;
+            // A declaration may be the composition's as composed, or as
+            // fused (what `-t interpreter` printed under `--inline`).
+            // Fused, its instances keep the ids the composition gives them
+            // (the checksum's keys, `ir::StableId`).
+            if let Err(errors) = validate::validate_declaration(&composed, d) {
+                let mut fused = composed.clone();
+                inline::fuse(&mut fused);
+                return match validate::validate_declaration(&fused, d) {
+                    Ok(names) if fused != composed => {
+                        let mut d = d.clone();
+                        for f in &mut d.functions {
+                            f.id = fused
+                                .function(&names[f.name.as_str()])
+                                .map_or(f.id, |g| g.id);
+                        }
+                        Ok(d)
+                    }
+                    _ => Err(errors),
+                };
+            }
             Ok(d.clone())
         }
         (Some(c), None) => {
@@ -58,6 +81,9 @@ fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, V
             delay::insert_states(&mut d);
             if opts.resolution_override.is_some() {
                 check_overridden(&d)?;
+            }
+            if opts.inline {
+                inline::fuse(&mut d);
             }
             Ok(d)
         }

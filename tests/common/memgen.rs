@@ -137,6 +137,7 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
             parallelism: s.parallelism,
             rows: false,
             resolution: res,
+            id: functions.len() as u32,
             ports,
             subboxes,
         });

@@ -181,6 +181,7 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
             },
             rows: false,
             resolution: res,
+            id: functions.len() as u32,
             ports,
             subboxes: Vec::new(),
         });
@@ -300,6 +301,7 @@ pub fn appendix_hsdfg() -> Hsdfg {
         parallelism: par,
         rows: false,
         resolution: res,
+        id: 0, // set below: the index
         ports,
         subboxes: Vec::new(),
     };
@@ -335,6 +337,9 @@ pub fn appendix_hsdfg() -> Hsdfg {
             vec![port("in", Direction::In, Pair::ONE, 2)],
         ),
     ];
+    for (i, f) in functions.iter_mut().enumerate() {
+        f.id = i as u32;
+    }
     let buffer = |name: &str, producer: usize, readers: Vec<(FunctionId, usize)>| Buffer {
         name: name.into(),
         producer: (FunctionId(producer), if producer == 2 { 0 } else { 1 }),

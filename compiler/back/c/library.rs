@@ -50,7 +50,8 @@ fn types(t: ElemType) -> (&'static str, &'static str, u64) {
 pub(super) fn externals(h: &Hsdfg, user_kernels: &[String]) -> Vec<ExternalView> {
     let (mut n_in, mut n_out) = (0, 0);
     let mut v = Vec::new();
-    for (id, f) in h.functions.iter().enumerate() {
+    for f in &h.functions {
+        let id = f.id as usize;
         if user_kernels.contains(&f.function) {
             continue;
         }

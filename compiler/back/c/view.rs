@@ -636,7 +636,7 @@ fn box_views(h: &Hsdfg, layout: &Layout) -> Vec<BoxView> {
                     (_, 0) => "SSC_BOX_SINK",
                     _ => "0",
                 },
-                function_id: b.function.0,
+                function_id: h.function(b.function).id as usize,
                 x0: actor.region.x0,
                 y0: actor.region.y0,
                 x1: actor.region.x1,

@@ -86,6 +86,7 @@ pub(super) fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
             resolution_override: a.compose_resolution.map(|(w, h)| Pair::new(w, h)),
             split,
             cost: Some(cost_model().coefficients),
+            inline: a.inline,
         },
         scheduler,
         schedule: ScheduleOptions {

@@ -347,6 +347,7 @@ impl Builder {
                             function,
                             resolution,
                             span: fs,
+                            id: Default::default(),
                         });
                     }
                 }

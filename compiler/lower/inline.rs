@@ -1,0 +1,547 @@
+//! Stage fusion: pointwise defined functions merged into their neighbours
+//! (`--inline`; docs/fused.md, "Stage fusion").
+//!
+//! Takes a composed declaration (delay states already inserted); gives it
+//! with fewer function instances, where two rewrites apply, until neither
+//! does:
+//!
+//! * **inline** a pointwise producer `P` (a `function_definition` whose
+//!   ports all have one `mul`, no window, every read the element itself)
+//!   into every reader, when every reader is a defined function that reads
+//!   it element by element: each reader computes `P`'s expression over
+//!   `P`'s inputs itself, `P`'s instance and buffer are gone (Halide's
+//!   inlining of a pure function);
+//! * **merge** a pointwise consumer `C` into its producer `P` (both
+//!   defined, one resolution and output `mul`), when every input of `C`
+//!   is an output of `P` or an input `P` reads at the same element: `C`'s
+//!   outputs become more outputs of `P`, computed in `P`'s loop, so `C`'s
+//!   pass and the read of `P`'s output are gone; an output of `P` that no
+//!   one reads any more is dropped (its value lives on inside the others).
+//!
+//! A read of a replaced output becomes the producer's expression, written
+//! out where it was read (the C compiler computes a repeated expression
+//! once). Every operation stays as written, in its order and type, so the
+//! fused chain computes the same bits as the chain as written: every
+//! schedule still prints one checksum. A fused function is a function
+//! like any other (`fused_INSTANCE`, its definition printed by `-t
+//! interpreter` and `-gd`), so splitting, scheduling, synchronisation,
+//! the checker and the exports see nothing new: what the checker proves
+//! is what runs.
+//!
+//! Never fused: built-ins and user kernels (opaque C), connections with a
+//! delay and the functions they touch, a function read by something that
+//! is not a defined function reading it element by element.
+
+use crate::ir::kernel::{type_definition, Kernel, Node, Op};
+use crate::ir::{
+    Arg, Assignment, Connection, Declaration, Definition, Direction, Expr, ExprKind, FunctionDecl,
+    Ident, Pair, Port, PortRef,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Fuses `d` as far as the two rewrites go. Idempotent: a fused
+/// declaration fuses to itself.
+pub fn fuse(d: &mut Declaration) {
+    let used_before: BTreeSet<String> = d
+        .functions
+        .iter()
+        .map(|f| f.function.name.clone())
+        .collect();
+    while let Some(rewrite) = next(d) {
+        match rewrite {
+            Rewrite::Inline(p) => inline(d, &p),
+            Rewrite::Merge(p, c) => merge(d, &p, &c),
+        }
+    }
+    // Functions no instance runs any more (a fused instance has its own).
+    let used: BTreeSet<String> = d
+        .functions
+        .iter()
+        .map(|f| f.function.name.clone())
+        .collect();
+    let gone = |n: &str| used_before.contains(n) && !used.contains(n);
+    d.function_decls.retain(|f| !gone(f.name.as_str()));
+    d.definitions.retain(|f| !gone(f.name.as_str()));
+}
+
+enum Rewrite {
+    /// Inline this producer instance into all its readers.
+    Inline(String),
+    /// Merge the consumer (second) into the producer (first).
+    Merge(String, String),
+}
+
+/// A defined function instance: its declaration, definition and kernel.
+struct Defined<'a> {
+    decl: &'a FunctionDecl,
+    def: &'a Definition,
+    kernel: Kernel,
+    resolution: Pair,
+}
+
+fn defined<'a>(d: &'a Declaration, inst: &str) -> Option<Defined<'a>> {
+    let f = d.function(inst)?;
+    let decl = d.function_decl(f.function.as_str())?;
+    let def = d.definition(f.function.as_str())?;
+    let kernel = type_definition(def, &decl.ports, None).ok()?;
+    Some(Defined {
+        decl,
+        def,
+        kernel,
+        resolution: f.resolution.value,
+    })
+}
+
+/// Every read of input `port` in the kernel, and whether each reads the
+/// element itself (offset 0, no window operation).
+fn reads(k: &Kernel, port: usize) -> (usize, bool) {
+    let (mut n, mut plain) = (0, true);
+    for v in &k.values {
+        walk(v, &mut |node| match &node.op {
+            Op::Read { port: p, dx, dy } if *p == port => {
+                n += 1;
+                plain &= *dx == 0 && *dy == 0;
+            }
+            Op::Stencil { port: p, .. }
+            | Op::Separable { port: p, .. }
+            | Op::Median { port: p }
+            | Op::BlockSum { port: p }
+            | Op::Linear { port: p }
+                if *p == port =>
+            {
+                n += 1;
+                plain = false;
+            }
+            _ => {}
+        });
+    }
+    (n, plain)
+}
+
+fn walk(n: &Node, f: &mut impl FnMut(&Node)) {
+    f(n);
+    match &n.op {
+        Op::Convert { arg, .. } | Op::Neg(arg) | Op::Abs(arg) | Op::Floor(arg) | Op::Round(arg) => {
+            walk(arg, f)
+        }
+        Op::Lut { arg, .. } => walk(arg, f),
+        Op::Binary(_, a, b) | Op::Compare(_, a, b) | Op::Min(a, b) | Op::Max(a, b) => {
+            walk(a, f);
+            walk(b, f);
+        }
+        Op::Select(c, a, b) => {
+            walk(c, f);
+            walk(a, f);
+            walk(b, f);
+        }
+        _ => {}
+    }
+}
+
+/// Whether every input of `k` is read element by element only (a port
+/// never read counts too).
+fn pointwise(k: &Kernel) -> bool {
+    (0..k.inputs.len()).all(|i| reads(k, i).1)
+}
+
+fn input_index(k: &Kernel, port: &str) -> Option<usize> {
+    k.inputs.iter().position(|p| p.name == port)
+}
+
+/// The connections into / out of an instance.
+fn into<'a>(d: &'a Declaration, inst: &'a str) -> impl Iterator<Item = &'a Connection> + 'a {
+    d.connections
+        .iter()
+        .filter(move |c| c.to.owner_name() == inst)
+}
+fn out_of<'a>(d: &'a Declaration, inst: &'a str) -> impl Iterator<Item = &'a Connection> + 'a {
+    d.connections
+        .iter()
+        .filter(move |c| c.from.owner_name() == inst)
+}
+
+fn touches_delay(d: &Declaration, inst: &str) -> bool {
+    into(d, inst)
+        .chain(out_of(d, inst))
+        .any(|c| c.delay.is_some())
+}
+
+/// The first rewrite that applies, in the order of the instances.
+fn next(d: &Declaration) -> Option<Rewrite> {
+    let names: Vec<String> = d.functions.iter().map(|f| f.name.name.clone()).collect();
+    for p in &names {
+        if can_inline(d, p) {
+            return Some(Rewrite::Inline(p.clone()));
+        }
+    }
+    for c in &names {
+        if let Some(p) = merge_target(d, c) {
+            return Some(Rewrite::Merge(p, c.clone()));
+        }
+    }
+    None
+}
+
+/// `P` is pointwise, one `mul` on every port, no window, and every reader
+/// is another defined function reading it element by element.
+fn can_inline(d: &Declaration, p: &str) -> bool {
+    let Some(pd) = defined(d, p) else {
+        return false;
+    };
+    let mul = pd.kernel.out_mul;
+    if touches_delay(d, p)
+        || !pointwise(&pd.kernel)
+        || pd
+            .decl
+            .ports
+            .iter()
+            .any(|q| q.mul.value != mul || q.window_or_one() != Pair::ONE)
+        || into(d, p).count() != pd.kernel.inputs.len()
+    {
+        return false;
+    }
+    let mut readers = out_of(d, p).peekable();
+    readers.peek().is_some()
+        && readers.all(|c| {
+            let r = c.to.owner_name();
+            r != p
+                && defined(d, r).is_some_and(|rd| {
+                    input_index(&rd.kernel, c.to.port.as_str()).is_some_and(|i| {
+                        reads(&rd.kernel, i).1 && rd.kernel.inputs[i].window == Pair::ONE
+                    })
+                })
+        })
+}
+
+/// The producer `C` can merge into: `C` pointwise with every port at the
+/// outputs' `mul`, all its inputs from one defined `P` whose outputs have
+/// the same grid (resolution × `mul`) — an output of `P`, or a source `P`
+/// reads at the same element through a port at its outputs' `mul`.
+fn merge_target(d: &Declaration, c: &str) -> Option<String> {
+    let cd = defined(d, c)?;
+    let mul = cd.kernel.out_mul;
+    if touches_delay(d, c)
+        || !pointwise(&cd.kernel)
+        || cd
+            .decl
+            .ports
+            .iter()
+            .any(|q| q.mul.value != mul || q.window_or_one() != Pair::ONE)
+    {
+        return None;
+    }
+    let inputs: Vec<&Connection> = into(d, c).collect();
+    if inputs.len() != cd.kernel.inputs.len() {
+        return None;
+    }
+    let p = inputs.first()?.from.owner_name();
+    let pd = defined(d, p)?;
+    let grid = |res: Pair, m: Pair| (res.x * m.x, res.y * m.y);
+    // Not into a producer whose outputs have `mul` > 1: its loop runs over
+    // points and writes each point's block, and `c`'s outputs written that
+    // way cost more than `c`'s own element loop (measured on
+    // examples/fluoro.ssc: docs/fused.md).
+    if p == c
+        || touches_delay(d, p)
+        || pd.kernel.out_mul != Pair::ONE
+        || grid(pd.resolution, pd.kernel.out_mul) != grid(cd.resolution, mul)
+    {
+        return None;
+    }
+    inputs
+        .iter()
+        .all(|i| i.from.owner_name() == p || shared_input(d, &pd, p, i).is_some())
+        .then(|| p.to_string())
+}
+
+/// The input of `P` (its name) that reads what connection `i` reads, at
+/// the element `i`'s reader reads it: same source, a port of `P` at the
+/// outputs' `mul`.
+fn shared_input(d: &Declaration, pd: &Defined<'_>, p: &str, i: &Connection) -> Option<String> {
+    into(d, p)
+        .find(|pc| {
+            pc.from == i.from
+                && input_index(&pd.kernel, pc.to.port.as_str())
+                    .is_some_and(|k| pd.kernel.inputs[k].mul == pd.kernel.out_mul)
+        })
+        .map(|pc| pc.to.port.name.clone())
+}
+
+/// `expr` with every read of a port renamed by `rename` (a port missing
+/// from it is replaced by the expression `replace` gives).
+fn substitute(e: &Expr, with: &dyn Fn(&str) -> Sub) -> Expr {
+    let kind = match &e.kind {
+        ExprKind::Port { port, offset } => match with(port.as_str()) {
+            Sub::Rename(n) => ExprKind::Port {
+                port: Ident {
+                    name: n,
+                    span: port.span,
+                },
+                offset: *offset,
+            },
+            Sub::Expr(x) => return x,
+        },
+        ExprKind::Number(v) => ExprKind::Number(*v),
+        ExprKind::Neg(x) => ExprKind::Neg(Box::new(substitute(x, with))),
+        ExprKind::Binary(o, a, b) => ExprKind::Binary(
+            *o,
+            Box::new(substitute(a, with)),
+            Box::new(substitute(b, with)),
+        ),
+        ExprKind::Compare(o, a, b) => ExprKind::Compare(
+            *o,
+            Box::new(substitute(a, with)),
+            Box::new(substitute(b, with)),
+        ),
+        ExprKind::Call { callee, args } => ExprKind::Call {
+            callee: callee.clone(),
+            args: args
+                .iter()
+                .map(|a| match a {
+                    Arg::Expr(x) => Arg::Expr(substitute(x, with)),
+                    other => other.clone(),
+                })
+                .collect(),
+        },
+    };
+    Expr::new(kind, e.span)
+}
+
+enum Sub {
+    Rename(String),
+    Expr(Expr),
+}
+
+/// The value `P`'s definition gives output `port`.
+fn value_of<'a>(def: &'a Definition, port: &str) -> &'a Expr {
+    &def.assignments
+        .iter()
+        .find(|a| a.port.as_str() == port)
+        .expect("every output of a defined function is assigned")
+        .value
+}
+
+/// A name not in `taken`: `base`, else `base_2`, `base_3`, …
+fn fresh(base: String, taken: &BTreeSet<String>) -> String {
+    if !taken.contains(&base) {
+        return base;
+    }
+    (2..)
+        .map(|k| format!("{base}_{k}"))
+        .find(|n| !taken.contains(n))
+        .expect("a free name")
+}
+
+/// The function an instance runs after fusion: `fused_INSTANCE`.
+fn fused_name(d: &Declaration, inst: &str) -> String {
+    let current = &d.function(inst).expect("an instance").function.name;
+    if *current == format!("fused_{inst}") {
+        return current.clone();
+    }
+    let taken: BTreeSet<String> = d
+        .function_decls
+        .iter()
+        .map(|f| f.name.name.clone())
+        .collect();
+    fresh(format!("fused_{inst}"), &taken)
+}
+
+/// Replaces instance `inst`'s function by a new one with these ports and
+/// assignments.
+fn install(d: &mut Declaration, inst: &str, ports: Vec<Port>, assignments: Vec<Assignment>) {
+    let name = fused_name(d, inst);
+    let old = d.function(inst).expect("an instance").function.name.clone();
+    let (parallelism, rows, span) = {
+        let od = d.function_decl(&old).expect("declared");
+        (od.parallelism, od.rows, od.span)
+    };
+    let def_span = d.definition(&old).expect("defined").span;
+    d.function_decls.retain(|f| f.name.name != name);
+    d.definitions.retain(|f| f.name.name != name);
+    d.function_decls.push(FunctionDecl {
+        name: Ident::new(name.clone()),
+        parallelism,
+        rows,
+        ports,
+        span,
+    });
+    d.definitions.push(Definition {
+        name: Ident::new(name.clone()),
+        assignments,
+        span: def_span,
+    });
+    let f = d
+        .functions
+        .iter_mut()
+        .find(|f| f.name.as_str() == inst)
+        .expect("an instance");
+    f.function = Ident {
+        name,
+        span: f.function.span,
+    };
+}
+
+/// Inlines producer `p` into each of its readers.
+fn inline(d: &mut Declaration, p: &str) {
+    let pd = defined(d, p).expect("checked by can_inline");
+    let p_def = pd.def.clone();
+    let p_inputs: Vec<Port> = pd
+        .decl
+        .ports
+        .iter()
+        .filter(|q| q.direction == Direction::In)
+        .cloned()
+        .collect();
+    // The source of each input of `p`.
+    let sources: BTreeMap<String, PortRef> = into(d, p)
+        .map(|c| (c.to.port.name.clone(), c.from.clone()))
+        .collect();
+    let readers: Vec<Connection> = out_of(d, p).cloned().collect();
+    let mut by_reader: BTreeMap<String, Vec<Connection>> = BTreeMap::new();
+    for c in readers {
+        by_reader
+            .entry(c.to.owner_name().to_string())
+            .or_default()
+            .push(c);
+    }
+    for (r, conns) in by_reader {
+        let rd = defined(d, &r).expect("checked by can_inline");
+        let (r_decl, r_def) = (rd.decl.clone(), rd.def.clone());
+        let mut taken: BTreeSet<String> =
+            r_decl.ports.iter().map(|q| q.name.name.clone()).collect();
+        let mut ports = Vec::new();
+        let mut new_conns = Vec::new();
+        // Reader port → (producer output, producer input → new port name).
+        let mut replaced: BTreeMap<String, (String, BTreeMap<String, String>)> = BTreeMap::new();
+        for q in &r_decl.ports {
+            let Some(c) = conns.iter().find(|c| c.to.port.as_str() == q.name.as_str()) else {
+                ports.push(q.clone());
+                continue;
+            };
+            let mut names = BTreeMap::new();
+            for pi in &p_inputs {
+                let n = fresh(format!("{}_{}", q.name.name, pi.name.name), &taken);
+                taken.insert(n.clone());
+                ports.push(Port {
+                    name: Ident::new(n.clone()),
+                    direction: Direction::In,
+                    ty: pi.ty,
+                    mul: q.mul,
+                    window: None,
+                    span: q.span,
+                });
+                new_conns.push(Connection {
+                    from: sources[&pi.name.name].clone(),
+                    to: PortRef::new(&r, &n),
+                    delay: None,
+                    span: c.span,
+                });
+                names.insert(pi.name.name.clone(), n);
+            }
+            replaced.insert(q.name.name.clone(), (c.from.port.name.clone(), names));
+        }
+        let assignments = r_def
+            .assignments
+            .iter()
+            .map(|a| Assignment {
+                port: a.port.clone(),
+                value: substitute(&a.value, &|port| match replaced.get(port) {
+                    None => Sub::Rename(port.to_string()),
+                    Some((output, names)) => {
+                        Sub::Expr(substitute(value_of(&p_def, output), &|pp| {
+                            Sub::Rename(names[pp].clone())
+                        }))
+                    }
+                }),
+                span: a.span,
+            })
+            .collect();
+        d.connections
+            .retain(|c| !(c.from.owner_name() == p && c.to.owner_name() == r));
+        d.connections.extend(new_conns);
+        install(d, &r, ports, assignments);
+    }
+    d.connections.retain(|c| c.to.owner_name() != p);
+    d.functions.retain(|f| f.name.as_str() != p);
+}
+
+/// Merges consumer `c` into producer `p`.
+fn merge(d: &mut Declaration, p: &str, c: &str) {
+    let pd = defined(d, p).expect("checked by merge_target");
+    let cd = defined(d, c).expect("checked by merge_target");
+    let (p_decl, p_def, c_decl, c_def) = (
+        pd.decl.clone(),
+        pd.def.clone(),
+        cd.decl.clone(),
+        cd.def.clone(),
+    );
+    // Each input of `c`: the output of `p` it reads, or `p`'s input.
+    let c_inputs: Vec<Connection> = into(d, c).cloned().collect();
+    let mut read: BTreeMap<String, Sub> = BTreeMap::new();
+    for i in &c_inputs {
+        let value = if i.from.owner_name() == p {
+            Sub::Expr(value_of(&p_def, i.from.port.as_str()).clone())
+        } else {
+            Sub::Rename(shared_input(d, &pd, p, i).expect("checked by merge_target"))
+        };
+        read.insert(i.to.port.name.clone(), value);
+    }
+    let mut taken: BTreeSet<String> = p_decl.ports.iter().map(|q| q.name.name.clone()).collect();
+    // `c`'s outputs take `p`'s `mul`: the same grid at `p`'s resolution.
+    let out_mul = p_decl
+        .ports
+        .iter()
+        .find(|q| q.direction == Direction::Out)
+        .expect("a defined function has an output")
+        .mul;
+    let mut ports = p_decl.ports.clone();
+    let mut assignments = p_def.assignments.clone();
+    let mut renamed = BTreeMap::new();
+    for q in c_decl
+        .ports
+        .iter()
+        .filter(|q| q.direction == Direction::Out)
+    {
+        let n = fresh(format!("{c}_{}", q.name.name), &taken);
+        taken.insert(n.clone());
+        let a = c_def
+            .assignments
+            .iter()
+            .find(|a| a.port.as_str() == q.name.as_str())
+            .expect("every output is assigned");
+        assignments.push(Assignment {
+            port: Ident::new(n.clone()),
+            value: substitute(&a.value, &|port| match &read[port] {
+                Sub::Rename(x) => Sub::Rename(x.clone()),
+                Sub::Expr(x) => Sub::Expr(x.clone()),
+            }),
+            span: a.span,
+        });
+        ports.push(Port {
+            name: Ident::new(n.clone()),
+            mul: out_mul,
+            ..q.clone()
+        });
+        renamed.insert(q.name.name.clone(), n);
+    }
+    // `c`'s readers read `p`; `c` is gone.
+    d.connections.retain(|x| x.to.owner_name() != c);
+    for x in d
+        .connections
+        .iter_mut()
+        .filter(|x| x.from.owner_name() == c)
+    {
+        x.from = PortRef::new(p, &renamed[x.from.port.as_str()]);
+    }
+    d.functions.retain(|f| f.name.as_str() != c);
+    // Outputs of `p` that only `c` read.
+    let read_now: BTreeSet<String> = out_of(d, p).map(|x| x.from.port.name.clone()).collect();
+    let dropped: BTreeSet<String> = c_inputs
+        .iter()
+        .filter(|i| i.from.owner_name() == p && !read_now.contains(&i.from.port.name))
+        .map(|i| i.from.port.name.clone())
+        .collect();
+    ports.retain(|q| !dropped.contains(&q.name.name));
+    assignments.retain(|a| !dropped.contains(&a.port.name));
+    install(d, p, ports, assignments);
+}
