@@ -39,7 +39,7 @@ static inline range unite(range a, range b)
 
 static inline int64_t rows_of(range r) { return r.hi - r.lo; }
 
-static void rows_alloc(rows *b, int64_t w, int64_t cap)
+static inline void rows_alloc(rows *b, int64_t w, int64_t cap)
 {
     b->w = w;
     b->cap = cap;
