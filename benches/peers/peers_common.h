@@ -90,6 +90,19 @@ static inline uint64_t peer_sink_rows16(const uint16_t *grid, int64_t w, int64_t
     return sum;
 }
 
+/* The same for a w-wide 8-bit grid (a uchar sink). */
+static inline uint64_t peer_sink_rows8(const uint8_t *grid, int64_t w, int64_t y0, int64_t y1)
+{
+    uint64_t sum = 0;
+    for (int64_t y = y0; y < y1; y++) {
+        const uint8_t *row = grid + y * w;
+        uint64_t pos = (uint64_t)y * (uint64_t)w;
+        for (int64_t x = 0; x < w; x++)
+            sum += peer_mix(pos + (uint64_t)x, row[x]);
+    }
+    return sum;
+}
+
 /* ---- the source pattern: exactly ssc_kernels.c's func_source ------------
  * element (x, y) of iteration i: p = (7x + 13y + 31i) mod 251; a ushort
  * source (raw) gives p, a float one (offset, gainmap) (p - 125) / 8
@@ -115,8 +128,13 @@ static inline uint64_t peer_now_ns(void)
 
 /* ---- command line ------------------------------------------------------ */
 
+#define PEER_MAX_INPUTS 4
+
 typedef struct {
     const char *program;
+    int n_inputs;                          /* --input NAME=PATH, in order given */
+    const char *input_name[PEER_MAX_INPUTS];
+    const char *input_path[PEER_MAX_INPUTS];
     uint64_t iterations;   /* --iterations N (default 1000, as ssc's -ic) */
     int64_t resolution;    /* --resolution R or a bare R (default 512) */
     int json;              /* --json */
@@ -126,9 +144,13 @@ static void peer_usage(const char *program, FILE *f)
 {
     fprintf(f,
             "usage: %s [RESOLUTION] [--resolution R] [--iterations N] [--json]\n"
+            "          [--input NAME=PATH ...]\n"
             "  the X-ray chain at R x R (default 512; R a multiple of 4),\n"
             "  N frames one after the other (default 1000); prints ssc's latency\n"
-            "  report (us), the checksum and the bytes of buffers allocated\n",
+            "  report (us), the checksum and the bytes of buffers allocated;\n"
+            "  --input as ssc's programs: NAME=FILE or NAME=FOLDER (16-bit PGM,\n"
+            "  PFM), every frame read into memory before the first; iteration i\n"
+            "  takes frame i mod frames\n",
             program);
 }
 
@@ -149,6 +171,7 @@ static void peer_parse_args(peer_options *o, const char *program, int argc, char
     o->iterations = 1000;
     o->resolution = 512;
     o->json = 0;
+    o->n_inputs = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -160,6 +183,15 @@ static void peer_parse_args(peer_options *o, const char *program, int argc, char
             o->iterations = (uint64_t)peer_parse_int(program, a, argv[++i]);
         } else if (!strcmp(a, "--resolution") && i + 1 < argc) {
             o->resolution = peer_parse_int(program, a, argv[++i]);
+        } else if (!strcmp(a, "--input") && i + 1 < argc) {
+            const char *v = argv[++i], *eq = strchr(v, '=');
+            if (!eq || eq == v || o->n_inputs == PEER_MAX_INPUTS) {
+                fprintf(stderr, "%s: --input `%s`: NAME=PATH expected\n", program, v);
+                exit(2);
+            }
+            char *name = strndup(v, (size_t)(eq - v));
+            o->input_name[o->n_inputs] = name;
+            o->input_path[o->n_inputs++] = eq + 1;
         } else if (a[0] >= '0' && a[0] <= '9') {
             o->resolution = peer_parse_int(program, "resolution", a);
         } else {
@@ -173,6 +205,169 @@ static void peer_parse_args(peer_options *o, const char *program, int argc, char
                 o->resolution);
         exit(2);
     }
+}
+
+/* ---- frames in memory (--input): ssc_image.c's formats ----------------------
+ * Binary PGM (P5, 8 or 16 bit big-endian) and greyscale PFM (Pf, the sign
+ * of the scale gives the byte order, bottom row first), converted exactly
+ * into the port's type (u16 or f32). A folder gives its files in name
+ * order, one frame each; a file is the same frame for every frame. All is
+ * read before the first frame, as ssc's programs do. */
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+enum { PEER_U16 = 16, PEER_F32 = 32 };
+
+typedef struct {
+    int n;          /* frames */
+    void **frame;   /* n dense R x R grids of the port's type */
+} peer_input;
+
+static void peer_die_input(const char *path, const char *why)
+{
+    fprintf(stderr, "peer: %s: %s\n", path, why);
+    exit(1);
+}
+
+static void *peer_read_image(const char *path, int type, int64_t R)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        peer_die_input(path, "cannot open");
+    char magic[3] = { 0 };
+    if (fread(magic, 1, 2, f) != 2)
+        peer_die_input(path, "truncated");
+    char field[3][32];
+    for (int k = 0; k < 3; k++) {
+        int c;
+        while ((c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\r' || c == '\t'))
+            ;
+        int len = 0;
+        while (c != EOF && !(c == ' ' || c == '\n' || c == '\r' || c == '\t') && len < 31) {
+            field[k][len++] = (char)c;
+            c = fgetc(f);
+        }
+        field[k][len] = 0;
+    }
+    int64_t w = atoll(field[0]), h = atoll(field[1]);
+    if (w != R || h != R)
+        peer_die_input(path, "not the port's R x R");
+    size_t n = (size_t)(R * R);
+    void *out = aligned_alloc(64, (n * (size_t)(type / 8) + 63) / 64 * 64);
+    if (!out)
+        peer_die_input(path, "out of memory");
+    if (!strcmp(magic, "P5")) {
+        long maxval = atol(field[2]);
+        size_t bpp = maxval > 255 ? 2 : 1;
+        uint8_t *b = malloc(n * bpp);
+        if (!b || fread(b, bpp, n, f) != n)
+            peer_die_input(path, "truncated");
+        for (size_t k = 0; k < n; k++) {
+            unsigned v = bpp == 2 ? (unsigned)b[2 * k] << 8 | b[2 * k + 1] : b[k];
+            if (type == PEER_U16)
+                ((uint16_t *)out)[k] = (uint16_t)v;
+            else
+                ((float *)out)[k] = (float)v;
+        }
+        free(b);
+    } else if (!strcmp(magic, "Pf") && type == PEER_F32) {
+        int little = atof(field[2]) < 0;
+        uint8_t *b = malloc(n * 4);
+        if (!b || fread(b, 4, n, f) != n)
+            peer_die_input(path, "truncated");
+        for (int64_t r = 0; r < R; r++)      /* bottom row first */
+            for (int64_t c = 0; c < R; c++) {
+                const uint8_t *p = b + 4 * (size_t)(r * R + c);
+                uint32_t u = little ? (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+                                          (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+                                    : (uint32_t)p[3] | (uint32_t)p[2] << 8 |
+                                          (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+                memcpy((float *)out + (R - 1 - r) * R + c, &u, 4);
+            }
+        free(b);
+    } else {
+        peer_die_input(path, "not a binary PGM or a PFM the port can hold");
+    }
+    fclose(f);
+    return out;
+}
+
+static int peer_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void peer_load(peer_input *in, const char *path, int type, int64_t R)
+{
+    struct stat st;
+    if (stat(path, &st))
+        peer_die_input(path, "missing");
+    if (!S_ISDIR(st.st_mode)) {
+        in->n = 1;
+        in->frame = malloc(sizeof *in->frame);
+        in->frame[0] = peer_read_image(path, type, R);
+        return;
+    }
+    DIR *d = opendir(path);
+    if (!d)
+        peer_die_input(path, "cannot open the folder");
+    char **names = NULL;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        names = realloc(names, (size_t)(n + 1) * sizeof *names);
+        size_t len = strlen(path) + strlen(e->d_name) + 2;
+        names[n] = malloc(len);
+        snprintf(names[n++], len, "%s/%s", path, e->d_name);
+    }
+    closedir(d);
+    if (!n)
+        peer_die_input(path, "an empty folder");
+    qsort(names, (size_t)n, sizeof *names, peer_cmp_str);
+    in->n = n;
+    in->frame = malloc((size_t)n * sizeof *in->frame);
+    for (int k = 0; k < n; k++) {
+        in->frame[k] = peer_read_image(names[k], type, R);
+        free(names[k]);
+    }
+    free(names);
+}
+
+/* Loads the inputs a program declares (names[k] of type types[k]) from
+ * --input; every one is required. Returns the number of frames (that of
+ * the folders; 1 when all are files). */
+static int peer_load_inputs(const peer_options *o, int count, const char *const *names,
+                            const int *types, int64_t R, peer_input *in)
+{
+    int frames = 1;
+    for (int k = 0; k < count; k++) {
+        const char *path = NULL;
+        for (int j = 0; j < o->n_inputs; j++)
+            if (!strcmp(o->input_name[j], names[k]))
+                path = o->input_path[j];
+        if (!path) {
+            fprintf(stderr, "%s: --input %s=PATH is required\n", o->program, names[k]);
+            exit(2);
+        }
+        peer_load(&in[k], path, types[k], R);
+        if (in[k].n > 1) {
+            if (frames > 1 && in[k].n != frames) {
+                fprintf(stderr, "%s: the input folders hold different numbers of frames\n",
+                        o->program);
+                exit(1);
+            }
+            frames = in[k].n;
+        }
+    }
+    return frames;
+}
+
+/* Input k's frame for iteration i (frame i mod frames; a file: its one). */
+static inline const void *peer_frame(const peer_input *in, uint64_t i)
+{
+    return in->frame[in->n == 1 ? 0 : i % (uint64_t)in->n];
 }
 
 /* ---- report: ssc_rt.c's statistics and format ---------------------------- */

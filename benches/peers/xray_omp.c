@@ -20,6 +20,11 @@
  *
  * Latency of a frame: from the start of its sources to the end of its sinks.
  *
+ * With --input raw=… --input offset=… --input gainmap=… (all three; as
+ * ssc's program takes them, every frame read before the first; iteration i
+ * takes frame i mod frames) the sources are the preloaded frames
+ * themselves, no copy; without, the three sources draw ssc's test pattern.
+ *
  *   gcc -std=c11 -O3 -march=native -fopenmp -Wall -Wextra -o xray_omp xray_omp.c -lm
  *   OMP_NUM_THREADS=2 ./xray_omp [--resolution 512] [--iterations 200] [--json]
  */
@@ -260,13 +265,26 @@ int main(int argc, char **argv)
     float *merge1 = frame(H, H), *up1 = frame(R, R), *merge0 = frame(R, R);
     float *contrast_ = frame(R, R), *preview = frame(H, H);
 
+    static const char *const in_names[3] = { "raw", "offset", "gainmap" };
+    static const int in_types[3] = { PEER_U16, PEER_F32, PEER_F32 };
+    peer_input in[3];
+    if (opt.n_inputs)
+        peer_load_inputs(&opt, 3, in_names, in_types, R, in);
+
     uint64_t *lat = peer_latencies(&opt);
     uint64_t checksum = 0;
     for (uint64_t i = 0; i < opt.iterations; i++) {
+        if (opt.n_inputs) {
+            raw = (uint16_t *)peer_frame(&in[0], i);
+            offset = (float *)peer_frame(&in[1], i);
+            gainmap = (float *)peer_frame(&in[2], i);
+        }
         uint64_t t0 = peer_now_ns();
-        source16(raw, R, R, i);
-        source(offset, R, R, i);
-        source(gainmap, R, R, i);
+        if (!opt.n_inputs) {
+            source16(raw, R, R, i);
+            source(offset, R, R, i);
+            source(gainmap, R, R, i);
+        }
         subtract(subtract_, raw, offset, R, R);
         multiply(flatfield, subtract_, gainmap, R, R);
         median3x3(defect, flatfield, R, R);
@@ -290,6 +308,8 @@ int main(int argc, char **argv)
 
     peer_report(&opt, omp_get_max_threads(), lat, opt.iterations, checksum, allocated);
     free(lat);
+    if (opt.n_inputs)
+        return 0;   /* raw, offset, gainmap point at the frames */
     void *all[] = { raw, offset, gainmap, subtract_, flatfield, defect, nr0, down1, nr1,
                     down2_, nr2, up2_, merge1, up1, merge0, contrast_, archive_, preview };
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
