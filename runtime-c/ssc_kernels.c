@@ -194,9 +194,10 @@ DISPATCH(func_source, source, c->out[0].type)
         uint64_t sum = 0;                                                    \
         for (int64_t y = e.y0; y < e.y1; y++) {                              \
             const T *restrict in = ROW(const T, ip, y);                      \
-            uint64_t row_pos = (uint64_t)y * (uint64_t)ip->width;            \
-            for (int64_t x = e.x0; x < e.x1; x++)                            \
-                sum += ssc_mix_element(row_pos + (uint64_t)x, BITS_##K(T, in[x])); \
+            uint64_t scaled = ((uint64_t)y * (uint64_t)ip->width + (uint64_t)e.x0) \
+                              * SSC_MIX_POSITION;                            \
+            for (int64_t x = e.x0; x < e.x1; x++, scaled += SSC_MIX_POSITION) \
+                sum += ssc_mix_scaled(scaled, BITS_##K(T, in[x]));           \
         }                                                                    \
         ssc_checksum_add(sum * ssc_checksum_key(c->id, c->iteration));       \
         ssc_frame ext;                                                       \

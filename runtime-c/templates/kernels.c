@@ -91,25 +91,54 @@ static void {{ k.fn_name }}(const ssc_call *call)
 {%- when Some with (b) %}
         /* Elements whose window reaches past the left or right border. */
         const int64_t inner0 = {{ b.0 }}{% if k.mx > 1 %} * {{ k.mx }}{% endif %}, inner1 = (width - {{ b.1 }}){% if k.mx > 1 %} * {{ k.mx }}{% endif %};
+{%- if k.mx > 1 %}
+        int64_t next = ex0;   /* the next element to compute */
+        for (; next < ex1 && next < inner0; next++) {
+            const int64_t ex = next, x = ex / {{ k.mx }};
+{%- for o in k.outputs %}
+            {{ o.name }}_row[ex] = {{ o.edge }};
+{%- endfor %}
+        }
+        /* Inside, point x gives elements {{ k.mx }}x + k, k < {{ k.mx }}: a constant
+         * inner count, so the loop over x vectorises. */
+        const int64_t inside1 = (ex1 < inner1 ? ex1 : inner1) / {{ k.mx }};
+        for (int64_t x = next / {{ k.mx }}; x < inside1; x++) {
+            for (int64_t k = 0; k < {{ k.mx }}; k++) {
+                const int64_t ex = {{ k.mx }} * x + k;
+{%- for o in k.outputs %}
+                {{ o.name }}_row[ex] = {{ o.inner }};
+{%- endfor %}
+            }
+        }
+        if (next < {{ k.mx }} * inside1)
+            next = {{ k.mx }} * inside1;
+        for (; next < ex1; next++) {
+            const int64_t ex = next, x = ex / {{ k.mx }};
+{%- for o in k.outputs %}
+            {{ o.name }}_row[ex] = {{ o.edge }};
+{%- endfor %}
+        }
+{%- else %}
         int64_t ex = ex0;
         for (; ex < ex1 && ex < inner0; ex++) {
-            const int64_t x = ex{% if k.mx > 1 %} / {{ k.mx }}{% endif %};
+            const int64_t x = ex;
 {%- for o in k.outputs %}
             {{ o.name }}_row[ex] = {{ o.edge }};
 {%- endfor %}
         }
         for (; ex < ex1 && ex < inner1; ex++) {
-            const int64_t x = ex{% if k.mx > 1 %} / {{ k.mx }}{% endif %};
+            const int64_t x = ex;
 {%- for o in k.outputs %}
             {{ o.name }}_row[ex] = {{ o.inner }};
 {%- endfor %}
         }
         for (; ex < ex1; ex++) {
-            const int64_t x = ex{% if k.mx > 1 %} / {{ k.mx }}{% endif %};
+            const int64_t x = ex;
 {%- for o in k.outputs %}
             {{ o.name }}_row[ex] = {{ o.edge }};
 {%- endfor %}
         }
+{%- endif %}
 {%- when None %}
 {%- if k.mx > 1 && k.uses_x %}
         /* Point x gives elements {{ k.mx }}x + k, k < {{ k.mx }}: a constant inner
