@@ -267,8 +267,9 @@ fn shared_input(d: &Declaration, pd: &Defined<'_>, p: &str, i: &Connection) -> O
         .map(|pc| pc.to.port.name.clone())
 }
 
-/// `expr` with every read of a port renamed by `rename` (a port missing
-/// from it is replaced by the expression `replace` gives).
+/// `e` with every read of a port replaced as `with` says: the same read
+/// of another port (its offset kept), or an expression (the port is only
+/// ever read at the element itself).
 fn substitute(e: &Expr, with: &dyn Fn(&str) -> Sub) -> Expr {
     let kind = match &e.kind {
         ExprKind::Port { port, offset } => match with(port.as_str()) {

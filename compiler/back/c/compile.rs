@@ -203,7 +203,7 @@ fn compile_object(
 }
 
 /// Compiles the program in `dir` into `output` with `$CC` (default `cc`) and
-/// `$CFLAGS` (default `default_cflags`), [`LANGUAGE_FLAGS`] and `-pthread -Wall -Wextra`
+/// `$CFLAGS` (default `default_cflags`), `LANGUAGE_FLAGS` and `-pthread -Wall -Wextra`
 /// always: the runtime's objects from the cache (`cache::runtime_objects`,
 /// compiled the first time), the program's own files compiled and linked
 /// with them — or nothing at all when the output was built from the same
