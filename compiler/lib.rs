@@ -1,9 +1,15 @@
 //! ssc, the Simple Streaming Compiler.
 //!
-//! The pipeline reads like the module list: [`front`] (syntax, diagnostics,
-//! checker) → lowering → schedule → memory → sync → [`back`] (C, description
-//! printer, exports) → analysis. Each stage takes the IR of the stage before
-//! it and returns its own; see `ARCHITECTURE.md`.
+//! The pipeline reads like the module list: [`front`] (syntax, checker) →
+//! [`lower`] (compose, delays, stage fusion, split, HSDFG) → [`schedule`] →
+//! [`memory`] → [`sync`] → [`verify`] (the deadlock and race proof, on
+//! [`reach`]) → [`back`] (C, description printer, exports) → [`analysis`]
+//! (`-pr`'s runtime graph and its maximum cycle mean). Each stage takes the
+//! IR of the stage before it ([`ir`]) and returns its own; [`pipeline`]
+//! chains them and [`diagnostics`] is what every stage reports. Beside the
+//! compiler: [`ptts`] (`ssc ptts`), [`throttle`] (`ssc throttle`),
+//! [`bench`](mod@bench), [`calibrate`] and [`generate`] (their commands), [`cli`]. See
+//! `ARCHITECTURE.md`.
 //!
 //! The entry point is [`compile`] (text → proven runtime, with an example);
 //! [`back`] turns its result into files.

@@ -1,8 +1,10 @@
 //! The front end: text → checked IR.
 //!
-//! `syntax` parses a description into the typed IR, `check` validates every
-//! section present against the sections above it, and `diagnostics` renders
-//! what is wrong with file:line:col, the source line and a hint.
+//! [`syntax`] parses a description into the IR (and prints it back), and
+//! [`check`](mod@check) validates every section present against the sections above it
+//! (the defined functions typed by `ir::kernel`); what is wrong is a
+//! [`crate::diagnostics::Diagnostic`] with a code, a labelled span and a
+//! hint, rendered with file:line:col and the source line.
 
 pub mod check;
 pub mod syntax;
