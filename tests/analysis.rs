@@ -3,6 +3,8 @@
 //! back; the analysis on hand-built runtimes; the timing harness and a
 //! measured table changing a schedule.
 
+mod support;
+
 use ssc::analysis::{self, mcm};
 use ssc::back::sdf3;
 use ssc::lower::LowerOptions;
@@ -43,7 +45,7 @@ fn compile(path: &str, kind: SchedulerKind, sync: SyncOptions) -> Compiled {
 
 /// The MCM of an SDF3 file read back, as an exact (weight, tokens) ratio.
 fn mcm_of_xml(xml: &str) -> (u64, u64) {
-    let g = sdf3::read_hsdf(xml).unwrap();
+    let g = support::hsdf_xml::read_hsdf(xml).unwrap();
     let edges: Vec<mcm::Edge> = g
         .channels
         .iter()

@@ -255,7 +255,7 @@ fn pr_period(stdout: &str) -> Option<Ratio> {
 
 /// ssc's own MCM of an SDF3 file read back (the instantiation export).
 fn own_mcm(xml: &str) -> Ratio {
-    let g = ssc::back::sdf3::read_hsdf(xml).unwrap();
+    let g = support::hsdf_xml::read_hsdf(xml).unwrap();
     let edges: Vec<ssc::analysis::mcm::Edge> = g
         .channels
         .iter()

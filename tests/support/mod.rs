@@ -11,6 +11,8 @@
 
 #![allow(dead_code)]
 
+pub mod hsdf_xml;
+
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
