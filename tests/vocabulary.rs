@@ -222,21 +222,7 @@ fn every_operator_agrees_with_numpy() {
     };
     let dir = scratch("vocabulary-operators");
     let input = dir.join("frames");
-    let script = root("tests/fluoro/operators.py");
-    let run_py = |args: &[&str]| {
-        let out = Command::new(&python)
-            .arg(&script)
-            .args(args)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success(),
-            "operators.py {args:?}:\n{text}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        text
-    };
+    let run_py = |args: &[&str]| python_script(&python, "tests/fluoro/operators.py", args);
     run_py(&["make", &input.display().to_string()]);
     for flags in ["-ts fused 2 --strip-rows 4", "-ts reduced 2 -ms reuse"] {
         let d = dir.join(flags.replace(' ', "_"));

@@ -32,7 +32,7 @@
 //! delay and the functions they touch, a function read by something that
 //! is not a defined function reading it element by element.
 
-use crate::ir::kernel::{type_definition, Kernel, Node, Op};
+use crate::ir::kernel::{type_definition, Kernel, Op};
 use crate::ir::{
     Arg, Assignment, Connection, Declaration, Definition, Direction, Expr, ExprKind, FunctionDecl,
     Ident, Pair, Port, PortRef,
@@ -92,16 +92,13 @@ fn defined<'a>(d: &'a Declaration, inst: &str) -> Option<Defined<'a>> {
     })
 }
 
-/// Every read of input `port` in the kernel, and whether each reads the
-/// element itself (offset 0, no window operation).
-fn reads(k: &Kernel, port: usize) -> (usize, bool) {
-    let (mut n, mut plain) = (0, true);
+/// Whether `k` reads input `port` only at the element itself (offset 0, no
+/// window operation); a port never read counts too.
+fn reads_plainly(k: &Kernel, port: usize) -> bool {
+    let mut plain = true;
     for v in &k.values {
-        walk(v, &mut |node| match &node.op {
-            Op::Read { port: p, dx, dy } if *p == port => {
-                n += 1;
-                plain &= *dx == 0 && *dy == 0;
-            }
+        v.walk(&mut |node| match &node.op {
+            Op::Read { port: p, dx, dy } if *p == port => plain &= *dx == 0 && *dy == 0,
             Op::Stencil { port: p, .. }
             | Op::Separable { port: p, .. }
             | Op::Median { port: p }
@@ -109,39 +106,18 @@ fn reads(k: &Kernel, port: usize) -> (usize, bool) {
             | Op::Linear { port: p }
                 if *p == port =>
             {
-                n += 1;
-                plain = false;
+                plain = false
             }
             _ => {}
         });
     }
-    (n, plain)
-}
-
-fn walk(n: &Node, f: &mut impl FnMut(&Node)) {
-    f(n);
-    match &n.op {
-        Op::Convert { arg, .. } | Op::Neg(arg) | Op::Abs(arg) | Op::Floor(arg) | Op::Round(arg) => {
-            walk(arg, f)
-        }
-        Op::Lut { arg, .. } => walk(arg, f),
-        Op::Binary(_, a, b) | Op::Compare(_, a, b) | Op::Min(a, b) | Op::Max(a, b) => {
-            walk(a, f);
-            walk(b, f);
-        }
-        Op::Select(c, a, b) => {
-            walk(c, f);
-            walk(a, f);
-            walk(b, f);
-        }
-        _ => {}
-    }
+    plain
 }
 
 /// Whether every input of `k` is read element by element only (a port
 /// never read counts too).
 fn pointwise(k: &Kernel) -> bool {
-    (0..k.inputs.len()).all(|i| reads(k, i).1)
+    (0..k.inputs.len()).all(|i| reads_plainly(k, i))
 }
 
 fn input_index(k: &Kernel, port: &str) -> Option<usize> {
@@ -207,7 +183,7 @@ fn can_inline(d: &Declaration, p: &str) -> bool {
             r != p
                 && defined(d, r).is_some_and(|rd| {
                     input_index(&rd.kernel, c.to.port.as_str()).is_some_and(|i| {
-                        reads(&rd.kernel, i).1 && rd.kernel.inputs[i].window == Pair::ONE
+                        reads_plainly(&rd.kernel, i) && rd.kernel.inputs[i].window == Pair::ONE
                     })
                 })
         })
@@ -308,6 +284,7 @@ fn substitute(e: &Expr, with: &dyn Fn(&str) -> Sub) -> Expr {
     Expr::new(kind, e.span)
 }
 
+#[derive(Clone)]
 enum Sub {
     Rename(String),
     Expr(Expr),
@@ -512,10 +489,7 @@ fn merge(d: &mut Declaration, p: &str, c: &str) {
             .expect("every output is assigned");
         assignments.push(Assignment {
             port: Ident::new(n.clone()),
-            value: substitute(&a.value, &|port| match &read[port] {
-                Sub::Rename(x) => Sub::Rename(x.clone()),
-                Sub::Expr(x) => Sub::Expr(x.clone()),
-            }),
+            value: substitute(&a.value, &|port| read[port].clone()),
             span: a.span,
         });
         ports.push(Port {

@@ -560,15 +560,21 @@ pub fn quarter_fluoro(name: &str, tag: &str) -> PathBuf {
 /// `tests/fluoro/reference.py ARGS` with the Python that has numpy; its
 /// output (the test fails when the script does).
 pub fn fluoro_reference(python: &str, args: &[&str]) -> String {
+    python_script(python, "tests/fluoro/reference.py", args)
+}
+
+/// The script `rel` (relative to the repository) run by `python` with
+/// `args`; its output (the test fails when the script does).
+pub fn python_script(python: &str, rel: &str, args: &[&str]) -> String {
     let out = Command::new(python)
-        .arg(root("tests/fluoro/reference.py"))
+        .arg(root(rel))
         .args(args)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
-        "reference.py {args:?}:\n{text}{}",
+        "{rel} {args:?}:\n{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
     text

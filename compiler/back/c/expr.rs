@@ -331,7 +331,7 @@ fn floor_of(t: ElemType) -> &'static str {
 pub fn tables(k: &Kernel) -> Vec<Vec<f64>> {
     let mut out: Vec<Vec<f64>> = Vec::new();
     for n in &k.values {
-        walk(n, &mut |n| {
+        n.walk(&mut |n| {
             if let Op::Lut { table, .. } = &n.op {
                 if !out.contains(table) {
                     out.push(table.clone());
@@ -340,27 +340,4 @@ pub fn tables(k: &Kernel) -> Vec<Vec<f64>> {
         });
     }
     out
-}
-
-/// Calls `f` on every node of the tree, parents first.
-pub fn walk(n: &Node, f: &mut impl FnMut(&Node)) {
-    f(n);
-    match &n.op {
-        Op::Convert { arg: a, .. }
-        | Op::Neg(a)
-        | Op::Abs(a)
-        | Op::Floor(a)
-        | Op::Round(a)
-        | Op::Lut { arg: a, .. } => walk(a, f),
-        Op::Binary(_, a, b) | Op::Compare(_, a, b) | Op::Min(a, b) | Op::Max(a, b) => {
-            walk(a, f);
-            walk(b, f);
-        }
-        Op::Select(c, a, b) => {
-            walk(c, f);
-            walk(a, f);
-            walk(b, f);
-        }
-        _ => {}
-    }
 }

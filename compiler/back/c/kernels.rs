@@ -11,7 +11,7 @@
 //! kernel's value for every output element of the sub-box's region, in
 //! any split, so every schedule gives the same bits.
 
-use super::expr::{c_name, literal, row_var, sat_name, tables, walk, Emit};
+use super::expr::{c_name, literal, row_var, sat_name, tables, Emit};
 use crate::ir::hsdfg::Hsdfg;
 use crate::ir::kernel::{Kernel, Op, Range};
 use crate::ir::{ElemType, Pair};
@@ -111,7 +111,7 @@ pub fn view(h: &Hsdfg) -> KernelsView {
     );
     for k in &kernels {
         for v in &k.values {
-            walk(v, &mut |n| match &n.op {
+            v.walk(&mut |n| match &n.op {
                 Op::Convert {
                     saturate: true,
                     arg,
@@ -157,7 +157,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
     let (mut rows, mut uses_x, mut border) = (BTreeSet::new(), false, (0i64, 0i64));
     let mut offsets_x = false;
     for v in &k.values {
-        walk(v, &mut |n| {
+        v.walk(&mut |n| {
             let mut window = |port: usize, dxs: (i64, i64), dys: std::ops::RangeInclusive<i64>| {
                 uses_x = true;
                 for dy in dys {

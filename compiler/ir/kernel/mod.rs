@@ -75,6 +75,29 @@ pub struct Node {
 }
 
 impl Node {
+    /// Calls `f` on every node of the tree, parents first.
+    pub fn walk(&self, f: &mut impl FnMut(&Node)) {
+        f(self);
+        match &self.op {
+            Op::Convert { arg: a, .. }
+            | Op::Neg(a)
+            | Op::Abs(a)
+            | Op::Floor(a)
+            | Op::Round(a)
+            | Op::Lut { arg: a, .. } => a.walk(f),
+            Op::Binary(_, a, b) | Op::Compare(_, a, b) | Op::Min(a, b) | Op::Max(a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            Op::Select(c, a, b) => {
+                c.walk(f);
+                a.walk(f);
+                b.walk(f);
+            }
+            _ => {}
+        }
+    }
+
     /// The element type (a `Bool` node has none).
     pub fn elem(&self) -> ElemType {
         match self.ty {
