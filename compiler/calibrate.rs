@@ -5,13 +5,18 @@
 //! **Measuring.** A synthetic declaration ([`suite`]) has one instance of
 //! every built-in at a few hundred thousand points (`float`), a
 //! convolution with a 3×3 and one with a 7×7 window, a gain at 64×64 (the
-//! cost of a call) and a gain of each other element type. The `-t wcet`
+//! cost of a call), a gain of each other element type, and ten defined
+//! functions ([`DEFINED`]: the pointwise, window and scaling operations of
+//! the example chains). The `-t wcet`
 //! harness (`back::wcet`) built from it, compiled as `ssc build` compiles
 //! (`-O3 -march=native` unless `$CC`/`$CFLAGS` say otherwise), times every
 //! instance alone; the median of [`RUNS`] runs is fitted: the call cost
 //! from the two gains, each built-in's cost per point from its own time,
 //! the window's cost per tap from the two convolutions, each type's factor
-//! from its gain against the `float` one. A coefficient the fit makes 0 or
+//! from its gain against the `float` one, a defined function's cost per
+//! element read, per element written and per operation
+//! (`lower::cost::Work`) as the least-squares fit over the ten. A
+//! coefficient the fit makes 0 or
 //! less (noise) is clamped to a small positive one, so the model stays
 //! strictly monotone.
 //!
@@ -36,7 +41,7 @@
 //! used, as they are when there is no file.
 
 use crate::back;
-use crate::lower::cost::{Coefficients, Named, TYPES};
+use crate::lower::cost::{Coefficients, Named, Work, TYPES};
 use crate::lower::LowerOptions;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -50,9 +55,10 @@ pub const WARMUP: u64 = 3;
 /// The format's name and version, in every cache file.
 const FORMAT: &str = "ssc-calibration";
 /// Version 2 added the synchronisation costs (`wait_ns`, `signal_ns`),
-/// version 3 the transfer (`transfer_ns_per_kib`); a file of an older
+/// version 3 the transfer (`transfer_ns_per_kib`), version 4 the costs of
+/// defined functions (`element_ns`, `op_ns`); a file of an older
 /// version is ignored with a warning, as any other version is.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// The side of the big instances (points = SIDE²), and of the small gain.
 const SIDE: u64 = 512;
@@ -138,6 +144,17 @@ pub fn suite() -> String {
             &[port("in", "IN", t, 1, 1), port("out", "OUT", t, 1, 1)],
         );
     }
+    // Defined functions, for the costs of reading, writing and computing.
+    for (name, ports, value, _) in DEFINED {
+        let ports: Vec<String> = ports
+            .iter()
+            .map(|(p, dir, ty, mul, window)| port(p, dir, ty, *mul, *window))
+            .collect();
+        decl(&mut d, name, &ports);
+        d.push_str(&format!(
+            "  function_definition {name} {{ out = {value}; }};\n"
+        ));
+    }
     let (n, h, s) = (SIDE, SIDE / 2, SMALL);
     let mut inst = vec![
         format!("src func_source [{n}, {n}]"),
@@ -156,12 +173,26 @@ pub fn suite() -> String {
         format!("down func_down [{h}, {h}]"),
         format!("up func_up [{h}, {h}]"),
     ];
-    let mut conns = vec![
+    let mut conns = Vec::new();
+    for (name, ports, _, div) in DEFINED {
+        let side = SIDE / div;
+        inst.push(format!("{name} {name} [{side}, {side}]"));
+        for (p, dir, ty, mul, _) in ports.iter().filter(|p| p.1 == "IN") {
+            let _ = dir;
+            let from = match (*ty, side * mul) {
+                ("float", g) if g == n => "src".to_string(),
+                ("float", g) if g == h => "src_half".to_string(),
+                (t, _) => format!("src_{t}"),
+            };
+            conns.push(format!("{from}.out -> {name}.{p};"));
+        }
+    }
+    conns.extend([
         "src.out -> sink.in;".to_string(),
         "src_small.out -> gain_small.in;".to_string(),
         "src_half.out -> up.in;".to_string(),
         "src.out -> down.in;".to_string(),
-    ];
+    ]);
     for k in ["gain", "copy", "dup", "conv3", "conv7"] {
         conns.push(format!("src.out -> {k}.in;"));
     }
@@ -181,6 +212,102 @@ pub fn suite() -> String {
     }
     d.push_str("}\n");
     d
+}
+
+/// A port of a defined function of the suite: name, direction, type,
+/// `mul` (both axes), window (both axes).
+type DefinedPort = (&'static str, &'static str, &'static str, u64, u64);
+
+/// The defined functions of the suite, the operations imaging chains use
+/// (`examples/xray.ssc`'s, `examples/fluoro.ssc`'s): name, ports, the value
+/// of `out`, and the divisor of `SIDE` their instance runs at (2 for the
+/// scalers, so every one reads and writes frames of about one size).
+pub const DEFINED: [(&str, &[DefinedPort], &str, u64); 10] = [
+    ("def_add", &[IN, OUT], "in + 1", 1),
+    (
+        "def_mul",
+        &[IN, ("g", "IN", "float", 1, 1), OUT],
+        "in * g",
+        1,
+    ),
+    (
+        "def_sub",
+        &[("raw", "IN", "ushort", 1, 1), IN, OUT],
+        "max(float(raw) - in, 0)",
+        1,
+    ),
+    (
+        "def_blend",
+        &[IN, ("c", "IN", "float", 1, 1), OUT],
+        "c + 1.5 * (in - c)",
+        1,
+    ),
+    ("def_window", &[IN, OUT], "window_level(in, 16000, 8000)", 1),
+    (
+        "def_to16",
+        &[IN, ("out", "OUT", "ushort", 1, 1)],
+        "ushort(clamp(round(65535 * in), 0, 65535))",
+        1,
+    ),
+    ("def_median", &[IN3, OUT], "median(in)", 1),
+    (
+        "def_gauss",
+        &[IN3, OUT],
+        "separable(in, [1, 2, 1], [1, 2, 1]) / 16",
+        1,
+    ),
+    (
+        "def_mean",
+        &[("in", "IN", "float", 2, 1), OUT],
+        "mean(in)",
+        2,
+    ),
+    (
+        "def_linear",
+        &[IN3, ("out", "OUT", "float", 2, 1)],
+        "linear(in)",
+        2,
+    ),
+];
+const IN: DefinedPort = ("in", "IN", "float", 1, 1);
+const IN3: DefinedPort = ("in", "IN", "float", 1, 3);
+const OUT: DefinedPort = ("out", "OUT", "float", 1, 1);
+
+/// The least-squares solution of `rows` (`(x, y)`: x · c ≈ y) for three
+/// coefficients c, by the normal equations; 0 where they are singular.
+fn least_squares(rows: &[([f64; 3], f64)]) -> [f64; 3] {
+    let mut a = [[0.0f64; 4]; 3];
+    for (x, y) in rows {
+        for i in 0..3 {
+            for j in 0..3 {
+                a[i][j] += x[i] * x[j];
+            }
+            a[i][3] += x[i] * y;
+        }
+    }
+    // Gauss–Jordan with partial pivoting.
+    for col in 0..3 {
+        let pivot = (col..3)
+            .max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))
+            .unwrap_or(col);
+        a.swap(col, pivot);
+        let d = a[col][col];
+        if d.abs() < 1e-300 {
+            return [0.0; 3];
+        }
+        for k in col..4 {
+            a[col][k] /= d;
+        }
+        for r in 0..3 {
+            if r != col {
+                let f = a[r][col];
+                for k in col..4 {
+                    a[r][k] -= f * a[col][k];
+                }
+            }
+        }
+    }
+    [a[0][3], a[1][3], a[2][3]]
 }
 
 /// The coefficients of the medians (µs) of the suite's instances.
@@ -224,6 +351,40 @@ pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, String> {
     let (c3, c7) = (point("conv3", big)?, point("conv7", big)?);
     c.tap = ((c7 - c3) / 40.0).max(TINY);
     c.point[8] = (c3 - 9.0 * c.tap).max(TINY);
+    // Defined functions: t − call = reads · read + writes · write + ops ·
+    // op over each instance's points, the least-squares fit of the three.
+    let desc = crate::front::syntax::parse(&suite())
+        .map_err(|e| format!("internal error: the calibration suite does not parse: {e:?}"))?;
+    let d = crate::lower::lower_to_declaration(&desc, &LowerOptions::default())
+        .map_err(|e| format!("internal error: the calibration suite does not lower: {e:?}"))?
+        .declaration
+        .ok_or("internal error: the calibration suite has no declaration")?;
+    let mut rows = Vec::new();
+    for (name, _, _, _) in DEFINED {
+        let f = d
+            .functions
+            .iter()
+            .find(|f| f.name.name == name)
+            .ok_or_else(|| format!("internal error: the suite lacks `{name}`"))?;
+        let fd = d
+            .function_decl(name)
+            .ok_or_else(|| format!("internal error: the suite lacks `{name}`"))?;
+        let def = d
+            .definition(name)
+            .ok_or_else(|| format!("internal error: the suite does not define `{name}`"))?;
+        let w = Work::of(def, &fd.ports);
+        let points = (f.resolution.value.x * f.resolution.value.y) as f64;
+        rows.push((
+            [w.reads * points, w.writes * points, w.ops * points],
+            t(name)? - c.call,
+        ));
+    }
+    let [read, write, op] = least_squares(&rows);
+    (c.read, c.write, c.op) = (
+        read.max(TINY / 10.0),
+        write.max(TINY / 10.0),
+        op.max(TINY / 100.0),
+    );
     let float = point("gain", big)?;
     for (i, ty) in TYPES.iter().enumerate() {
         c.types[i] = if ty.keyword() == "float" {
@@ -562,7 +723,7 @@ mod tests {
         let mut opts = LowerOptions::default();
         opts.split.dp = crate::lower::split::DataParallelism::None;
         let (_, h) = crate::lower::lower_to_hsdfg(&desc, &opts).unwrap();
-        assert_eq!(h.functions.len(), 15 + 2 * 7);
+        assert_eq!(h.functions.len(), 15 + DEFINED.len() + 2 * 7);
     }
 
     #[test]
@@ -612,16 +773,20 @@ mod tests {
                 let fd = d.function_decl(f.function.as_str()).unwrap();
                 let i =
                     crate::lower::timing::Instance::new(f.name.as_str(), fd, f.resolution.value);
-                (
-                    f.name.name.clone(),
-                    c.cost(i.function, i.ty, i.resolution, i.window).unwrap(),
-                )
+                let t = match d.definition(fd.name.as_str()) {
+                    Some(def) => c.defined_cost(Work::of(def, &fd.ports), i.resolution),
+                    None => c.cost(i.function, i.ty, i.resolution, i.window).unwrap(),
+                };
+                (f.name.name.clone(), t)
             })
             .collect();
         let fitted = fit(&medians).unwrap();
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(1.0);
         assert!(close(fitted.call, c.call), "{fitted:?}");
         assert!(close(fitted.tap, c.tap), "{fitted:?}");
+        assert!(close(fitted.read, c.read), "{fitted:?}");
+        assert!(close(fitted.write, c.write), "{fitted:?}");
+        assert!(close(fitted.op, c.op), "{fitted:?}");
         for i in 0..11 {
             assert!(close(fitted.point[i], c.point[i]), "{i}: {fitted:?}");
         }

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use ssc::calibrate::{cache_file_under, cpu_model, CacheFile};
 use ssc::ir::builtins::BUILTINS;
 use ssc::ir::{ElemType, Pair};
-use ssc::lower::cost::Coefficients;
+use ssc::lower::cost::{Coefficients, Work};
 use ssc::lower::{lower_to_hsdfg, LowerOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,13 +22,17 @@ fn coefficients() -> impl Strategy<Value = Coefficients> {
         1e-3f64..10.0,
         proptest::array::uniform8(0.05f64..10.0),
         (1u32..10_000, 1u32..10_000, 0u32..1000),
+        proptest::array::uniform3(1e-4f64..10.0),
     )
         .prop_map(
-            |(call, point, tap, types, (wait, signal, transfer))| Coefficients {
+            |(call, point, tap, types, (wait, signal, transfer), [read, write, op])| Coefficients {
                 call,
                 point,
                 tap,
                 types,
+                read,
+                write,
+                op,
                 wait: wait as f64,
                 signal: signal as f64,
                 transfer: transfer as f64 / 10.0,
@@ -64,6 +68,37 @@ proptest! {
         } else {
             prop_assert_eq!(wider, small);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A defined function that reads, writes or computes more per point,
+    /// or runs at more points, costs more.
+    #[test]
+    fn a_defined_function_doing_more_costs_more(
+        c in coefficients(),
+        (reads, writes, ops) in (0.0f64..16.0, 0.25f64..16.0, 0.0f64..500.0),
+        more in 0usize..4,
+        (w, h) in (1u64..4096, 1u64..4096),
+    ) {
+        let work = Work { reads, writes, ops };
+        let mut bigger = work;
+        match more {
+            0 => bigger.reads += 1.0,
+            1 => bigger.writes += 1.0,
+            2 => bigger.ops += 1.0,
+            _ => {}
+        }
+        let res = Pair::new(w, h);
+        let (small, big) = if more == 3 {
+            (c.defined_cost(work, res), c.defined_cost(work, Pair::new(w + 1, h)))
+        } else {
+            (c.defined_cost(work, res), c.defined_cost(bigger, res))
+        };
+        prop_assert!(small > 0.0);
+        prop_assert!(big > small, "{bigger:?}: {big} ≤ {small}");
     }
 }
 
@@ -196,16 +231,32 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
         )
         .replace(",\"transfer_ns_per_kib\":3.0", "");
     assert!(!version_2.contains("transfer"), "{version_2}");
-    let bad: [(&str, String, &str); 7] = [
+    let mut version_3: serde_json::Value =
+        serde_json::from_str(&cache_file(&cpu_model(), &doubled)).unwrap();
+    version_3["version"] = 3.into();
+    for k in ["read_ns", "write_ns", "op_ns"] {
+        version_3["coefficients"]
+            .as_object_mut()
+            .unwrap()
+            .remove(k)
+            .unwrap();
+    }
+    let version_3 = version_3.to_string();
+    let bad: [(&str, String, &str); 8] = [
         (
             "version 1",
             version_1,
-            "version 1, not `ssc-calibration` version 3",
+            "version 1, not `ssc-calibration` version 4",
         ),
         (
             "version 2",
             version_2,
-            "version 2, not `ssc-calibration` version 3",
+            "version 2, not `ssc-calibration` version 4",
+        ),
+        (
+            "version 3",
+            version_3,
+            "version 3, not `ssc-calibration` version 4",
         ),
         (
             "garbage",

@@ -6,7 +6,7 @@
 //! loop body every back end computes from. Numbers keep their value only
 //! (`1.0` and `1` are one number), so `parse(print(d)) == d`.
 
-use super::{Ident, Span};
+use super::{Ident, Pair, Span};
 use std::fmt::Write as _;
 
 /// `function_definition FUNC { PORT = EXPR; … };`
@@ -138,37 +138,83 @@ impl Expr {
         Expr { kind, span }
     }
 
-    /// The operations one evaluation computes, as written: every operator,
-    /// call and read, and for a list of weights two (a multiply and an
-    /// add) per weight. The cost model's measure of a defined function.
-    pub fn operations(&self) -> u64 {
+    /// The vector operations one evaluation computes, counted as the
+    /// generated loop body does them (the cost model's measure of a
+    /// defined function; `lower::cost`): a read, an operator, a conversion
+    /// one each; a window operator over the port it reads, whose window
+    /// or block `port` gives (`None` for a name that is no input port):
+    /// `stencil` a load, a multiply and an add per non-zero weight,
+    /// `separable`/`gauss`/`box` the same per element of the window (the
+    /// generated sum does not share the x sums between points) and a
+    /// multiply and an add per row, `median` of n a load each and a min
+    /// and a max per compare-exchange of its n(n−1)/2, `mean` a load and
+    /// an add per block element, `linear` its two rows of two taps each
+    /// (two loads, two multiplies, an add) and their blend; `lut` a
+    /// gather, four.
+    pub fn operations(&self, port: &impl Fn(&str) -> Option<(Pair, Pair)>) -> u64 {
         match &self.kind {
             ExprKind::Number(_) => 0,
             ExprKind::Port { .. } => 1,
-            ExprKind::Neg(x) => 1 + x.operations(),
+            ExprKind::Neg(x) => 1 + x.operations(port),
             ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) => {
-                1 + a.operations() + b.operations()
+                1 + a.operations(port) + b.operations(port)
             }
-            ExprKind::Call { args, .. } => {
-                1 + args
+            ExprKind::Call { callee, args } => {
+                let nested: u64 = args
                     .iter()
                     .map(|a| match a {
-                        Arg::Expr(e) => e.operations(),
-                        Arg::List(v, _) => 2 * v.len() as u64,
-                        Arg::Text(..) => 1,
+                        Arg::Expr(e) => e.operations(port),
+                        _ => 0,
                     })
-                    .sum::<u64>()
+                    .sum();
+                let geometry = match args.first() {
+                    Some(Arg::Expr(Expr {
+                        kind: ExprKind::Port { port: p, .. },
+                        ..
+                    })) => port(p.as_str()),
+                    _ => None,
+                };
+                let nonzero = |a: Option<&Arg>| match a {
+                    Some(Arg::List(v, _)) => v.iter().filter(|w| **w != 0.0).count() as u64,
+                    _ => 0,
+                };
+                let ((wx, wy), (mx, my)) = geometry
+                    .map(|(w, m)| ((w.x, w.y), (m.x, m.y)))
+                    .unwrap_or(((1, 1), (1, 1)));
+                match (callee.as_str(), geometry) {
+                    ("stencil", Some(_)) => 3 * nonzero(args.get(1)),
+                    ("separable", Some(_)) => {
+                        let (nx, ny) = (nonzero(args.get(1)), nonzero(args.get(2)));
+                        3 * nx * ny + 2 * ny
+                    }
+                    ("gauss" | "box", Some(_)) => 3 * wx * wy + 2 * wy,
+                    ("median", Some(_)) => {
+                        let n = wx * wy;
+                        n + n * (n - 1)
+                    }
+                    ("mean", Some(_)) => 2 * mx * my,
+                    ("linear", Some(_)) => 2 * 5 + 3,
+                    ("lut", _) => 4 + nested,
+                    _ => 1 + nested,
+                }
             }
         }
     }
 }
 
 impl Definition {
-    /// The operations of every output element together ([`Expr::operations`]).
-    pub fn operations(&self) -> u64 {
+    /// The operations of every output element together
+    /// ([`Expr::operations`]), with `ports` the function's.
+    pub fn operations(&self, ports: &[super::Port]) -> u64 {
+        let port = |name: &str| {
+            ports
+                .iter()
+                .find(|p| p.name.name == name)
+                .map(|p| (p.window_or_one(), p.mul.value))
+        };
         self.assignments
             .iter()
-            .map(|a| a.value.operations())
+            .map(|a| a.value.operations(&port))
             .sum::<u64>()
             .max(1)
     }

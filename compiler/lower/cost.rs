@@ -21,6 +21,16 @@
 //! strictly with the points and with the window; user kernels (not
 //! built-ins) have no model ([`Coefficients::cost`] gives `None`).
 //!
+//! A defined function (`function_definition`) is priced by what a point
+//! of it reads, writes and computes ([`Work`]):
+//!
+//! ```text
+//! t = (call + points · (reads · read + writes · write + ops · op)) / 1000
+//! ```
+//!
+//! with the three coefficients fitted on defined functions like those
+//! imaging chains use (`crate::calibrate::DEFINED`).
+//!
 //! The same calibration measures the run-time synchronisation: `signal`,
 //! a post nobody waits for, and `wait`, the rest of the one-way latency of
 //! a wait/signal pair between two cores (post until the waiter returns,
@@ -33,7 +43,7 @@
 
 use crate::ir::builtins::{builtin_of, BUILTINS};
 use crate::ir::hsdfg::SystemTiming;
-use crate::ir::{ElemType, Pair};
+use crate::ir::{Definition, Direction, ElemType, Pair, Port};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -52,6 +62,13 @@ pub struct Coefficients {
     pub tap: f64,
     /// Factor per element type (order of [`TYPES`]), `float` = 1.
     pub types: [f64; 8],
+    /// A defined function: per input element a point reads, for a
+    /// 4-byte element (others in proportion to their size).
+    pub read: f64,
+    /// A defined function: per output element written, the same.
+    pub write: f64,
+    /// A defined function: per operation ([`Work::ops`]).
+    pub op: f64,
     /// One wait on a signal another core posts, whole ns.
     pub wait: f64,
     /// One post of a signal, whole ns.
@@ -69,27 +86,73 @@ pub struct Named {
     pub point_ns: BTreeMap<String, f64>,
     pub tap_ns: f64,
     pub type_factor: BTreeMap<String, f64>,
+    pub read_ns: f64,
+    pub write_ns: f64,
+    pub op_ns: f64,
     pub wait_ns: f64,
     pub signal_ns: f64,
     pub transfer_ns_per_kib: f64,
 }
 
+/// What one point of a defined function reads, writes and computes: the
+/// measure [`Coefficients::defined_cost`] prices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Work {
+    /// Input elements a point reads (every input port's `mul`; a window's
+    /// neighbours are in cache, not counted), each weighted by its size
+    /// over a `float`'s.
+    pub reads: f64,
+    /// Output elements a point writes, weighted the same.
+    pub writes: f64,
+    /// Operations a point computes: [`Definition::operations`] for each
+    /// of its output elements.
+    pub ops: f64,
+}
+
+impl Work {
+    /// The work of `def`, a definition of the function with `ports`.
+    pub fn of(def: &Definition, ports: &[Port]) -> Work {
+        let elements = |dir: Direction| -> f64 {
+            ports
+                .iter()
+                .filter(|p| p.direction == dir)
+                .map(|p| (p.mul.value.x * p.mul.value.y * p.ty.size()) as f64 / 4.0)
+                .sum()
+        };
+        let per_point = ports
+            .iter()
+            .find(|p| p.direction == Direction::Out)
+            .map_or(1, |p| p.mul.value.x * p.mul.value.y);
+        Work {
+            reads: elements(Direction::In),
+            writes: elements(Direction::Out),
+            ops: (def.operations(ports) * per_point) as f64,
+        }
+    }
+}
+
 impl Coefficients {
     /// The defaults shipped with ssc, for a machine never calibrated:
     /// `ssc calibrate` on the development machine (an AMD EPYC server
-    /// core, `-O3 -march=native`), rounded. The call cost fitted below
-    /// 1 ns there (a call is lost in the noise of a 64×64 gain) and is
-    /// clamped to it.
+    /// core, `-O3 -march=native`), the median of five runs, rounded. The
+    /// call cost fitted below 1 ns there (a call is lost in the noise of
+    /// a 64×64 gain) and is clamped to it; so is the cost of reading a
+    /// defined function's input (its reads are in the cache its producer
+    /// left them in; what they cost is in `write` and `op`).
     pub fn shipped() -> Coefficients {
         Coefficients {
             call: 1.0,
             //      source  sink  gain  copy   dup  plus   mul   avg  conv  down    up
             point: [
-                0.125, 0.105, 0.07, 0.074, 0.14, 0.072, 0.071, 0.072, 0.064, 0.172, 0.176,
+                0.428, 0.464, 0.178, 0.166, 0.319, 0.142, 0.137, 0.154, 0.248, 0.934, 0.517,
             ],
-            tap: 0.0117,
+            tap: 0.0388,
             //      char uchar short ushort  int  uint float double
-            types: [2.7, 0.41, 1.67, 0.52, 3.09, 1.13, 1.0, 2.26],
+            types: [2.97, 0.61, 2.36, 0.93, 5.34, 2.17, 1.0, 1.59],
+            // Defined functions (`calibrate::DEFINED`).
+            read: 0.0001,
+            write: 0.274,
+            op: 0.0133,
             // A wait/signal pair's one-way latency there: 55–60 ns, a
             // post 5–13 ns (`runtime-c/README.md`, "Measured costs").
             wait: 50.0,
@@ -133,15 +196,13 @@ impl Coefficients {
     }
 
     /// µs of one whole run of a defined function (`function_definition`)
-    /// computing `ops` operations per output element, `per_point` output
-    /// elements of type `ty` per point, at `resolution`: a copy's cost per
-    /// element plus a window tap's per operation (the loops are generated
-    /// and vectorised like the built-ins'; E503 no longer applies).
-    pub fn defined_cost(&self, ops: u64, per_point: u64, ty: ElemType, resolution: Pair) -> f64 {
-        let t = TYPES.iter().position(|x| *x == ty).unwrap_or(6);
-        let copy = BUILTINS.iter().position(|b| *b == "func_copy").unwrap_or(0);
-        let elements = resolution.x as f64 * resolution.y as f64 * per_point as f64;
-        let ns = self.call + elements * self.types[t] * (self.point[copy] + ops as f64 * self.tap);
+    /// doing `work` per point at `resolution`: a cost per element read, per
+    /// element written and per operation, measured on defined functions
+    /// (the loops are generated and vectorised; E503 does not apply).
+    pub fn defined_cost(&self, work: Work, resolution: Pair) -> f64 {
+        let points = resolution.x as f64 * resolution.y as f64;
+        let ns = self.call
+            + points * (work.reads * self.read + work.writes * self.write + work.ops * self.op);
         ns / 1000.0
     }
 
@@ -152,8 +213,15 @@ impl Coefficients {
         if !ok(self.call) {
             return Err(format!("call_ns {} is not a positive time", self.call));
         }
-        if !ok(self.tap) {
-            return Err(format!("tap_ns {} is not a positive time", self.tap));
+        for (name, v) in [
+            ("tap_ns", self.tap),
+            ("read_ns", self.read),
+            ("write_ns", self.write),
+            ("op_ns", self.op),
+        ] {
+            if !ok(v) {
+                return Err(format!("{name} {v} is not a positive time"));
+            }
         }
         // Whole ns: the exports (`-xr`) and `-pr` count in whole ns.
         for (name, v) in [("wait_ns", self.wait), ("signal_ns", self.signal)] {
@@ -197,6 +265,9 @@ impl Coefficients {
                 .zip(self.types)
                 .map(|(t, v)| (t.keyword().to_string(), v))
                 .collect(),
+            read_ns: self.read,
+            write_ns: self.write,
+            op_ns: self.op,
             wait_ns: self.wait,
             signal_ns: self.signal,
             transfer_ns_per_kib: self.transfer,
@@ -209,6 +280,9 @@ impl Coefficients {
         let mut c = Coefficients::shipped();
         c.call = n.call_ns;
         c.tap = n.tap_ns;
+        c.read = n.read_ns;
+        c.write = n.write_ns;
+        c.op = n.op_ns;
         c.wait = n.wait_ns;
         c.signal = n.signal_ns;
         c.transfer = n.transfer_ns_per_kib;

@@ -16,7 +16,7 @@
 //! end, E037). Iteration order is by key (`BTreeMap`s), so it is
 //! deterministic.
 
-use super::cost::Coefficients;
+use super::cost::{Coefficients, Work};
 use crate::ir::hsdfg::SystemTiming;
 use crate::ir::{Direction, ElemType, FunctionDecl, Pair, Port, Runtime, TimingScope};
 use std::collections::BTreeMap;
@@ -52,10 +52,9 @@ pub struct Instance<'a> {
     pub ty: ElemType,
     /// Its widest input window (`[1, 1]` without one).
     pub window: Pair,
-    /// A defined function (`function_definition`): the operations an
-    /// output element computes ([`crate::ir::Definition::operations`]) and
-    /// the output elements of a point (`mul` of its outputs).
-    pub defined: Option<(u64, u64)>,
+    /// A defined function (`function_definition`): what a point reads,
+    /// writes and computes.
+    pub defined: Option<Work>,
 }
 
 impl<'a> Instance<'a> {
@@ -106,19 +105,16 @@ impl<'a> Instance<'a> {
         }
     }
 
-    /// The instance of a defined function: its operations per output
-    /// element and its outputs' elements per point; the type its outputs
-    /// hold (what it writes is what it costs).
+    /// The instance of a defined function: what a point of it reads,
+    /// writes and computes ([`Work::of`]); the type its outputs hold.
     pub fn defined_by(
         mut self,
         def: Option<&crate::ir::Definition>,
         ports: &[Port],
     ) -> Instance<'a> {
         if let Some(d) = def {
-            let out = ports.iter().find(|p| p.direction == Direction::Out);
-            let per_point = out.map_or(1, |p| p.mul.value.x * p.mul.value.y);
-            self.defined = Some((d.operations(), per_point));
-            if let Some(p) = out {
+            self.defined = Some(Work::of(d, ports));
+            if let Some(p) = ports.iter().find(|p| p.direction == Direction::Out) {
                 self.ty = p.ty;
             }
         }
@@ -199,7 +195,7 @@ impl Timing {
             return (t, source);
         }
         let model = self.model.and_then(|m| match i.defined {
-            Some((ops, per_point)) => Some(m.defined_cost(ops, per_point, i.ty, i.resolution)),
+            Some(work) => Some(m.defined_cost(work, i.resolution)),
             None => m.cost(i.function, i.ty, i.resolution, i.window),
         });
         match model {
