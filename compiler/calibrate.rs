@@ -13,9 +13,10 @@
 //! instance alone; the median of [`RUNS`] runs is fitted: the call cost
 //! from the two gains, each built-in's cost per point from its own time,
 //! the window's cost per tap from the two convolutions, each type's factor
-//! from its gain against the `float` one, a defined function's cost per
-//! element read, per element written and per operation
-//! (`lower::cost::Work`) as the least-squares fit over the ten. A
+//! from its gain against the `float` one; for defined functions
+//! (`lower::cost::Work`) the cost of a write and of arithmetic from the
+//! four pointwise ones (relative least squares), then each other kind of
+//! operation's cost per use from the functions that use it. A
 //! coefficient the fit makes 0 or
 //! less (noise) is clamped to a small positive one, so the model stays
 //! strictly monotone.
@@ -41,6 +42,7 @@
 //! used, as they are when there is no file.
 
 use crate::back;
+use crate::ir::Pair;
 use crate::lower::cost::{Coefficients, Named, Work, TYPES};
 use crate::lower::LowerOptions;
 use serde::{Deserialize, Serialize};
@@ -273,41 +275,25 @@ const IN: DefinedPort = ("in", "IN", "float", 1, 1);
 const IN3: DefinedPort = ("in", "IN", "float", 1, 3);
 const OUT: DefinedPort = ("out", "OUT", "float", 1, 1);
 
-/// The least-squares solution of `rows` (`(x, y)`: x · c ≈ y) for three
+/// The defined functions whose cost is writes and arithmetic only.
+const POINTWISE: [&str; 4] = ["def_add", "def_mul", "def_blend", "def_window"];
+
+/// The least-squares solution of `rows` (`(x, y)`: x · c ≈ y) for two
 /// coefficients c, by the normal equations; 0 where they are singular.
-fn least_squares(rows: &[([f64; 3], f64)]) -> [f64; 3] {
-    let mut a = [[0.0f64; 4]; 3];
-    for (x, y) in rows {
-        for i in 0..3 {
-            for j in 0..3 {
-                a[i][j] += x[i] * x[j];
-            }
-            a[i][3] += x[i] * y;
-        }
+fn least_squares(rows: &[([f64; 2], f64)]) -> [f64; 2] {
+    let (mut a, mut b, mut d, mut e, mut f) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for ([x0, x1], y) in rows {
+        a += x0 * x0;
+        b += x0 * x1;
+        d += x1 * x1;
+        e += x0 * y;
+        f += x1 * y;
     }
-    // Gauss–Jordan with partial pivoting.
-    for col in 0..3 {
-        let pivot = (col..3)
-            .max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))
-            .unwrap_or(col);
-        a.swap(col, pivot);
-        let d = a[col][col];
-        if d.abs() < 1e-300 {
-            return [0.0; 3];
-        }
-        for k in col..4 {
-            a[col][k] /= d;
-        }
-        for r in 0..3 {
-            if r != col {
-                let f = a[r][col];
-                for k in col..4 {
-                    a[r][k] -= f * a[col][k];
-                }
-            }
-        }
+    let det = a * d - b * b;
+    if det.abs() < 1e-300 {
+        return [0.0; 2];
     }
-    [a[0][3], a[1][3], a[2][3]]
+    [(e * d - b * f) / det, (a * f - b * e) / det]
 }
 
 /// The coefficients of the medians (µs) of the suite's instances.
@@ -351,15 +337,18 @@ pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, String> {
     let (c3, c7) = (point("conv3", big)?, point("conv7", big)?);
     c.tap = ((c7 - c3) / 40.0).max(TINY);
     c.point[8] = (c3 - 9.0 * c.tap).max(TINY);
-    // Defined functions: t − call = reads · read + writes · write + ops ·
-    // op over each instance's points, the least-squares fit of the three.
+    // Defined functions. The pointwise ones without conversions give the
+    // cost of a write and of arithmetic (the relative least-squares line
+    // through them); each other kind's cost is what its function takes
+    // beyond that, per use.
     let desc = crate::front::syntax::parse(&suite())
         .map_err(|e| format!("internal error: the calibration suite does not parse: {e:?}"))?;
     let d = crate::lower::lower_to_declaration(&desc, &LowerOptions::default())
         .map_err(|e| format!("internal error: the calibration suite does not lower: {e:?}"))?
         .declaration
         .ok_or("internal error: the calibration suite has no declaration")?;
-    let mut rows = Vec::new();
+    // (work, points, ns beyond the call) of each defined function.
+    let mut measured = BTreeMap::new();
     for (name, _, _, _) in DEFINED {
         let f = d
             .functions
@@ -372,19 +361,61 @@ pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, String> {
         let def = d
             .definition(name)
             .ok_or_else(|| format!("internal error: the suite does not define `{name}`"))?;
-        let w = Work::of(def, &fd.ports);
         let points = (f.resolution.value.x * f.resolution.value.y) as f64;
-        rows.push((
-            [w.reads * points, w.writes * points, w.ops * points],
-            t(name)? - c.call,
-        ));
+        measured.insert(name, (Work::of(def, &fd.ports), points, t(name)? - c.call));
     }
-    let [read, write, op] = least_squares(&rows);
-    (c.read, c.write, c.op) = (
-        read.max(TINY / 10.0),
-        write.max(TINY / 10.0),
-        op.max(TINY / 100.0),
-    );
+    // ns per point ≈ writes · write + elements · arith · arith, weighted by
+    // 1 / ns so each function counts by its relative error.
+    let rows: Vec<([f64; 2], f64)> = POINTWISE
+        .iter()
+        .map(|name| {
+            let (w, points, ns) = measured[name];
+            let per_point = ns / points;
+            (
+                [
+                    w.writes / per_point,
+                    w.elements * w.ops.arith as f64 / per_point,
+                ],
+                1.0,
+            )
+        })
+        .collect();
+    let [write, arith] = least_squares(&rows);
+    (c.write, c.arith) = (write.max(TINY), arith.max(TINY / 10.0));
+    // The rest: what is left per use, averaged over the functions of a kind.
+    type Count = fn(&crate::ir::Operations) -> u64;
+    let kinds: [(&str, &[&str], Count); 5] = [
+        ("convert", &["def_sub", "def_to16"], |o| o.convert),
+        ("stencil_tap", &["def_gauss"], |o| o.taps),
+        ("exchange", &["def_median"], |o| o.exchanges),
+        ("block", &["def_mean"], |o| o.block),
+        ("linear", &["def_linear"], |o| o.linear),
+    ];
+    for (kind, names, count) in kinds {
+        // What the function costs without this kind (each uses one kind
+        // besides writes and arithmetic).
+        let mut without = c;
+        without.convert = 0.0;
+        without.stencil_tap = 0.0;
+        without.exchange = 0.0;
+        without.block = 0.0;
+        without.linear = 0.0;
+        let mut per_use = Vec::new();
+        for name in names {
+            let (w, points, ns) = measured[name];
+            let uses = count(&w.ops) as f64 * w.elements * points;
+            let rest = without.defined_cost(w, Pair::new(points as u64, 1)) * 1000.0 - c.call;
+            per_use.push((ns - rest) / uses);
+        }
+        let v = (per_use.iter().sum::<f64>() / per_use.len() as f64).max(TINY / 10.0);
+        match kind {
+            "convert" => c.convert = v,
+            "stencil_tap" => c.stencil_tap = v,
+            "exchange" => c.exchange = v,
+            "block" => c.block = v,
+            _ => c.linear = v,
+        }
+    }
     let float = point("gain", big)?;
     for (i, ty) in TYPES.iter().enumerate() {
         c.types[i] = if ty.keyword() == "float" {
@@ -784,9 +815,9 @@ mod tests {
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(1.0);
         assert!(close(fitted.call, c.call), "{fitted:?}");
         assert!(close(fitted.tap, c.tap), "{fitted:?}");
-        assert!(close(fitted.read, c.read), "{fitted:?}");
-        assert!(close(fitted.write, c.write), "{fitted:?}");
-        assert!(close(fitted.op, c.op), "{fitted:?}");
+        for ((name, fitted), (_, shipped)) in fitted.defined().into_iter().zip(c.defined()) {
+            assert!(close(fitted, shipped), "{name}: {fitted} against {shipped}");
+        }
         for i in 0..11 {
             assert!(close(fitted.point[i], c.point[i]), "{i}: {fitted:?}");
         }

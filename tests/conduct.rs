@@ -524,7 +524,7 @@ fn build_ends_with_a_summary_line() {
     assert_eq!(
         line,
         format!(
-            "built {}: 3 functions, 4 sub-boxes on 1 thread (-ts reduced 2); 6144 bytes of buffers (lower bound 6144); proven deadlock- and race-free",
+            "built {}: 3 functions, 4 sub-boxes on 2 threads (-ts reduced 2); 6144 bytes of buffers (lower bound 6144); proven deadlock- and race-free",
             dir.join("chain").display()
         ),
         "{err}"

@@ -8,7 +8,7 @@
 use proptest::prelude::*;
 use ssc::calibrate::{cache_file_under, cpu_model, CacheFile};
 use ssc::ir::builtins::BUILTINS;
-use ssc::ir::{ElemType, Pair};
+use ssc::ir::{ElemType, Operations, Pair};
 use ssc::lower::cost::{Coefficients, Work};
 use ssc::lower::{lower_to_hsdfg, LowerOptions};
 use std::collections::BTreeMap;
@@ -22,17 +22,21 @@ fn coefficients() -> impl Strategy<Value = Coefficients> {
         1e-3f64..10.0,
         proptest::array::uniform8(0.05f64..10.0),
         (1u32..10_000, 1u32..10_000, 0u32..1000),
-        proptest::array::uniform3(1e-4f64..10.0),
+        proptest::array::uniform7(1e-4f64..10.0),
     )
         .prop_map(
-            |(call, point, tap, types, (wait, signal, transfer), [read, write, op])| Coefficients {
+            |(call, point, tap, types, (wait, signal, transfer), defined)| Coefficients {
                 call,
                 point,
                 tap,
                 types,
-                read,
-                write,
-                op,
+                write: defined[0],
+                arith: defined[1],
+                convert: defined[2],
+                stencil_tap: defined[3],
+                exchange: defined[4],
+                block: defined[5],
+                linear: defined[6],
                 wait: wait as f64,
                 signal: signal as f64,
                 transfer: transfer as f64 / 10.0,
@@ -74,25 +78,38 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
-    /// A defined function that reads, writes or computes more per point,
-    /// or runs at more points, costs more.
+    /// A defined function that writes or computes more per point, or runs
+    /// at more points, costs more.
     #[test]
     fn a_defined_function_doing_more_costs_more(
         c in coefficients(),
-        (reads, writes, ops) in (0.0f64..16.0, 0.25f64..16.0, 0.0f64..500.0),
-        more in 0usize..4,
+        (writes, elements) in (0.25f64..16.0, 1u64..16),
+        counts in proptest::array::uniform6(0u64..100),
+        more in 0usize..8,
         (w, h) in (1u64..4096, 1u64..4096),
     ) {
-        let work = Work { reads, writes, ops };
+        let ops = Operations {
+            arith: counts[0],
+            convert: counts[1],
+            taps: counts[2],
+            exchanges: counts[3],
+            block: counts[4],
+            linear: counts[5],
+        };
+        let work = Work { writes, elements: elements as f64, ops };
         let mut bigger = work;
         match more {
-            0 => bigger.reads += 1.0,
-            1 => bigger.writes += 1.0,
-            2 => bigger.ops += 1.0,
+            0 => bigger.writes += 1.0,
+            1 => bigger.ops.arith += 1,
+            2 => bigger.ops.convert += 1,
+            3 => bigger.ops.taps += 1,
+            4 => bigger.ops.exchanges += 1,
+            5 => bigger.ops.block += 1,
+            6 => bigger.ops.linear += 1,
             _ => {}
         }
         let res = Pair::new(w, h);
-        let (small, big) = if more == 3 {
+        let (small, big) = if more == 7 {
             (c.defined_cost(work, res), c.defined_cost(work, Pair::new(w + 1, h)))
         } else {
             (c.defined_cost(work, res), c.defined_cost(bigger, res))
@@ -234,7 +251,15 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
     let mut version_3: serde_json::Value =
         serde_json::from_str(&cache_file(&cpu_model(), &doubled)).unwrap();
     version_3["version"] = 3.into();
-    for k in ["read_ns", "write_ns", "op_ns"] {
+    for k in [
+        "write_ns",
+        "arith_ns",
+        "convert_ns",
+        "stencil_tap_ns",
+        "exchange_ns",
+        "block_ns",
+        "linear_ns",
+    ] {
         version_3["coefficients"]
             .as_object_mut()
             .unwrap()

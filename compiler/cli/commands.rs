@@ -47,18 +47,10 @@ fn calibrate(show: bool) -> i32 {
             println!("{f:<12}{v:>9.4} ns/point (float)");
         }
         println!("window tap  {:>9.4} ns/point (func_conv)", named.tap_ns);
-        println!(
-            "read        {:>9.4} ns/element read (defined functions)",
-            named.read_ns
-        );
-        println!(
-            "write       {:>9.4} ns/element written (defined functions)",
-            named.write_ns
-        );
-        println!(
-            "operation   {:>9.4} ns/operation (defined functions)",
-            named.op_ns
-        );
+        for (name, v) in c.defined() {
+            let name = name.trim_end_matches("_ns").replace('_', " ");
+            println!("{name:<12}{v:>9.4} ns/use (defined functions)");
+        }
         for (t, v) in &named.type_factor {
             println!("{t:<12}{v:>9.3} × float");
         }

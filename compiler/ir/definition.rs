@@ -138,35 +138,31 @@ impl Expr {
         Expr { kind, span }
     }
 
-    /// The vector operations one evaluation computes, counted as the
-    /// generated loop body does them (the cost model's measure of a
-    /// defined function; `lower::cost`): a read, an operator, a conversion
-    /// one each; a window operator over the port it reads, whose window
-    /// or block `port` gives (`None` for a name that is no input port):
-    /// `stencil` a load, a multiply and an add per non-zero weight,
-    /// `separable`/`gauss`/`box` the same per element of the window (the
-    /// generated sum does not share the x sums between points) and a
-    /// multiply and an add per row, `median` of n a load each and a min
-    /// and a max per compare-exchange of its n(n−1)/2, `mean` a load and
-    /// an add per block element, `linear` its two rows of two taps each
-    /// (two loads, two multiplies, an add) and their blend; `lut` a
-    /// gather, four.
-    pub fn operations(&self, port: &impl Fn(&str) -> Option<(Pair, Pair)>) -> u64 {
+    /// What one evaluation computes, by kind, as the generated loop body
+    /// does it (the cost model's measure of a defined function,
+    /// `lower::cost`); `port` gives an input port's window and `mul`
+    /// (`None` for a name that is no input port). See [`Operations`].
+    pub fn operations(&self, port: &impl Fn(&str) -> Option<(Pair, Pair)>) -> Operations {
+        let one = |f: fn(&mut Operations)| {
+            let mut o = Operations::default();
+            f(&mut o);
+            o
+        };
         match &self.kind {
-            ExprKind::Number(_) => 0,
-            ExprKind::Port { .. } => 1,
-            ExprKind::Neg(x) => 1 + x.operations(port),
+            ExprKind::Number(_) => Operations::default(),
+            ExprKind::Port { .. } => one(|o| o.arith += 1),
+            ExprKind::Neg(x) => one(|o| o.arith += 1) + x.operations(port),
             ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) => {
-                1 + a.operations(port) + b.operations(port)
+                one(|o| o.arith += 1) + a.operations(port) + b.operations(port)
             }
             ExprKind::Call { callee, args } => {
-                let nested: u64 = args
+                let nested = args
                     .iter()
-                    .map(|a| match a {
-                        Arg::Expr(e) => e.operations(port),
-                        _ => 0,
+                    .filter_map(|a| match a {
+                        Arg::Expr(e) => Some(e.operations(port)),
+                        _ => None,
                     })
-                    .sum();
+                    .fold(Operations::default(), |acc, o| acc + o);
                 let geometry = match args.first() {
                     Some(Arg::Expr(Expr {
                         kind: ExprKind::Port { port: p, .. },
@@ -178,34 +174,86 @@ impl Expr {
                     Some(Arg::List(v, _)) => v.iter().filter(|w| **w != 0.0).count() as u64,
                     _ => 0,
                 };
-                let ((wx, wy), (mx, my)) = geometry
-                    .map(|(w, m)| ((w.x, w.y), (m.x, m.y)))
-                    .unwrap_or(((1, 1), (1, 1)));
+                let mut o = Operations::default();
                 match (callee.as_str(), geometry) {
-                    ("stencil", Some(_)) => 3 * nonzero(args.get(1)),
+                    ("stencil", Some(_)) => o.taps = nonzero(args.get(1)),
                     ("separable", Some(_)) => {
-                        let (nx, ny) = (nonzero(args.get(1)), nonzero(args.get(2)));
-                        3 * nx * ny + 2 * ny
+                        let ny = nonzero(args.get(2));
+                        o.taps = nonzero(args.get(1)) * ny;
+                        o.arith = ny;
                     }
-                    ("gauss" | "box", Some(_)) => 3 * wx * wy + 2 * wy,
-                    ("median", Some(_)) => {
-                        let n = wx * wy;
-                        n + n * (n - 1)
+                    ("gauss" | "box", Some((w, _))) => {
+                        o.taps = w.x * w.y;
+                        o.arith = w.y;
                     }
-                    ("mean", Some(_)) => 2 * mx * my,
-                    ("linear", Some(_)) => 2 * 5 + 3,
-                    ("lut", _) => 4 + nested,
-                    _ => 1 + nested,
+                    ("median", Some((w, _))) => {
+                        let n = w.x * w.y;
+                        o.exchanges = n * (n - 1) / 2;
+                    }
+                    ("mean", Some((_, m))) => {
+                        o.block = m.x * m.y;
+                        o.arith = 1;
+                    }
+                    ("linear", Some(_)) => o.linear = 1,
+                    ("clamp", _) => return one(|o| o.arith += 2) + nested,
+                    ("window_level", _) => return one(|o| o.arith += 4) + nested,
+                    ("floor" | "round" | "lut", _) => return one(|o| o.convert += 1) + nested,
+                    (name, _) if is_conversion(name) => return one(|o| o.convert += 1) + nested,
+                    _ => return one(|o| o.arith += 1) + nested,
                 }
+                o
             }
         }
     }
 }
 
+/// `T(x)` or `T_sat(x)` for an element type T.
+fn is_conversion(name: &str) -> bool {
+    let t = name.strip_suffix("_sat").unwrap_or(name);
+    super::ElemType::from_keyword(t).is_some()
+}
+
+/// What an output element of a defined function computes, by kind (each
+/// kind has its own cost, `lower::cost::Coefficients::defined_cost`):
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Operations {
+    /// Reads, arithmetic, comparisons, `min`/`max`/`select`/`abs` (one
+    /// each; `clamp` two, `window_level` four), a separable sum's row
+    /// weights, a mean's division.
+    pub arith: u64,
+    /// Conversions between element types (`float(x)`, `ushort_sat(x)`),
+    /// `floor`, `round`, and a `lut`'s gather.
+    pub convert: u64,
+    /// Window taps of `stencil`, `separable`, `gauss`, `box` (a load, a
+    /// multiply and an add each; the sum does not share the x sums
+    /// between points).
+    pub taps: u64,
+    /// A `median`'s compare-exchanges: n(n−1)/2 for a window of n.
+    pub exchanges: u64,
+    /// A `mean`'s block elements.
+    pub block: u64,
+    /// `linear` interpolations (one per output element).
+    pub linear: u64,
+}
+
+impl std::ops::Add for Operations {
+    type Output = Operations;
+    fn add(self, o: Operations) -> Operations {
+        Operations {
+            arith: self.arith + o.arith,
+            convert: self.convert + o.convert,
+            taps: self.taps + o.taps,
+            exchanges: self.exchanges + o.exchanges,
+            block: self.block + o.block,
+            linear: self.linear + o.linear,
+        }
+    }
+}
+
 impl Definition {
-    /// The operations of every output element together
-    /// ([`Expr::operations`]), with `ports` the function's.
-    pub fn operations(&self, ports: &[super::Port]) -> u64 {
+    /// What every output element computes together ([`Expr::operations`]),
+    /// with `ports` the function's.
+    pub fn operations(&self, ports: &[super::Port]) -> Operations {
         let port = |name: &str| {
             ports
                 .iter()
@@ -215,8 +263,7 @@ impl Definition {
         self.assignments
             .iter()
             .map(|a| a.value.operations(&port))
-            .sum::<u64>()
-            .max(1)
+            .fold(Operations::default(), |acc, o| acc + o)
     }
 }
 

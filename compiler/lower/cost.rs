@@ -22,14 +22,16 @@
 //! built-ins) have no model ([`Coefficients::cost`] gives `None`).
 //!
 //! A defined function (`function_definition`) is priced by what a point
-//! of it reads, writes and computes ([`Work`]):
+//! of it writes and computes ([`Work`]):
 //!
 //! ```text
-//! t = (call + points · (reads · read + writes · write + ops · op)) / 1000
+//! t = (call + points · (writes · write + elements · Σ_k count_k · cost_k)) / 1000
 //! ```
 //!
-//! with the three coefficients fitted on defined functions like those
-//! imaging chains use (`crate::calibrate::DEFINED`).
+//! over the kinds k of [`Operations`] (arithmetic, conversions, window
+//! taps, a median's compare-exchanges, a mean's block elements, `linear`),
+//! each cost fitted on a defined function that uses that kind
+//! (`crate::calibrate::DEFINED`).
 //!
 //! The same calibration measures the run-time synchronisation: `signal`,
 //! a post nobody waits for, and `wait`, the rest of the one-way latency of
@@ -43,7 +45,7 @@
 
 use crate::ir::builtins::{builtin_of, BUILTINS};
 use crate::ir::hsdfg::SystemTiming;
-use crate::ir::{Definition, Direction, ElemType, Pair, Port};
+use crate::ir::{Definition, Direction, ElemType, Operations, Pair, Port};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -62,13 +64,18 @@ pub struct Coefficients {
     pub tap: f64,
     /// Factor per element type (order of [`TYPES`]), `float` = 1.
     pub types: [f64; 8],
-    /// A defined function: per input element a point reads, for a
-    /// 4-byte element (others in proportion to their size).
-    pub read: f64,
-    /// A defined function: per output element written, the same.
+    /// A defined function: per output element written, for a 4-byte
+    /// element (others in proportion to their size).
     pub write: f64,
-    /// A defined function: per operation ([`Work::ops`]).
-    pub op: f64,
+    /// A defined function, per use in an output element of each kind of
+    /// [`Operations`]: arithmetic, a conversion, a window tap, a median's
+    /// compare-exchange, a mean's block element, a `linear`.
+    pub arith: f64,
+    pub convert: f64,
+    pub stencil_tap: f64,
+    pub exchange: f64,
+    pub block: f64,
+    pub linear: f64,
     /// One wait on a signal another core posts, whole ns.
     pub wait: f64,
     /// One post of a signal, whole ns.
@@ -86,47 +93,45 @@ pub struct Named {
     pub point_ns: BTreeMap<String, f64>,
     pub tap_ns: f64,
     pub type_factor: BTreeMap<String, f64>,
-    pub read_ns: f64,
     pub write_ns: f64,
-    pub op_ns: f64,
+    pub arith_ns: f64,
+    pub convert_ns: f64,
+    pub stencil_tap_ns: f64,
+    pub exchange_ns: f64,
+    pub block_ns: f64,
+    pub linear_ns: f64,
     pub wait_ns: f64,
     pub signal_ns: f64,
     pub transfer_ns_per_kib: f64,
 }
 
-/// What one point of a defined function reads, writes and computes: the
-/// measure [`Coefficients::defined_cost`] prices.
+/// What one point of a defined function writes and computes: the measure
+/// [`Coefficients::defined_cost`] prices.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Work {
-    /// Input elements a point reads (every input port's `mul`; a window's
-    /// neighbours are in cache, not counted), each weighted by its size
-    /// over a `float`'s.
-    pub reads: f64,
-    /// Output elements a point writes, weighted the same.
+    /// Output elements a point writes, each weighted by its size over a
+    /// `float`'s.
     pub writes: f64,
-    /// Operations a point computes: [`Definition::operations`] for each
-    /// of its output elements.
-    pub ops: f64,
+    /// Output elements of each output port a point computes (`mul`).
+    pub elements: f64,
+    /// What each output element computes ([`Definition::operations`]).
+    pub ops: Operations,
 }
 
 impl Work {
     /// The work of `def`, a definition of the function with `ports`.
     pub fn of(def: &Definition, ports: &[Port]) -> Work {
-        let elements = |dir: Direction| -> f64 {
-            ports
-                .iter()
-                .filter(|p| p.direction == dir)
-                .map(|p| (p.mul.value.x * p.mul.value.y * p.ty.size()) as f64 / 4.0)
-                .sum()
-        };
-        let per_point = ports
-            .iter()
-            .find(|p| p.direction == Direction::Out)
-            .map_or(1, |p| p.mul.value.x * p.mul.value.y);
+        let outputs = ports.iter().filter(|p| p.direction == Direction::Out);
         Work {
-            reads: elements(Direction::In),
-            writes: elements(Direction::Out),
-            ops: (def.operations(ports) * per_point) as f64,
+            writes: outputs
+                .clone()
+                .map(|p| (p.mul.value.x * p.mul.value.y * p.ty.size()) as f64 / 4.0)
+                .sum(),
+            elements: outputs
+                .map(|p| (p.mul.value.x * p.mul.value.y) as f64)
+                .next()
+                .unwrap_or(1.0),
+            ops: def.operations(ports),
         }
     }
 }
@@ -134,25 +139,25 @@ impl Work {
 impl Coefficients {
     /// The defaults shipped with ssc, for a machine never calibrated:
     /// `ssc calibrate` on the development machine (an AMD EPYC server
-    /// core, `-O3 -march=native`), the median of five runs, rounded. The
-    /// call cost fitted below 1 ns there (a call is lost in the noise of
-    /// a 64×64 gain) and is clamped to it; so is the cost of reading a
-    /// defined function's input (its reads are in the cache its producer
-    /// left them in; what they cost is in `write` and `op`).
+    /// core, `-O3 -march=native`), the median of five runs, rounded.
     pub fn shipped() -> Coefficients {
         Coefficients {
-            call: 1.0,
+            call: 58.0,
             //      source  sink  gain  copy   dup  plus   mul   avg  conv  down    up
             point: [
-                0.428, 0.464, 0.178, 0.166, 0.319, 0.142, 0.137, 0.154, 0.248, 0.934, 0.517,
+                0.428, 0.463, 0.182, 0.174, 0.334, 0.158, 0.154, 0.152, 0.255, 0.901, 0.472,
             ],
-            tap: 0.0388,
+            tap: 0.0396,
             //      char uchar short ushort  int  uint float double
-            types: [2.97, 0.61, 2.36, 0.93, 5.34, 2.17, 1.0, 1.59],
+            types: [2.92, 0.61, 2.33, 0.92, 5.21, 2.11, 1.0, 1.85],
             // Defined functions (`calibrate::DEFINED`).
-            read: 0.0001,
-            write: 0.274,
-            op: 0.0133,
+            write: 0.132,
+            arith: 0.0052,
+            convert: 0.084,
+            stencil_tap: 0.0284,
+            exchange: 0.0335,
+            block: 0.188,
+            linear: 0.508,
             // A wait/signal pair's one-way latency there: 55–60 ns, a
             // post 5–13 ns (`runtime-c/README.md`, "Measured costs").
             wait: 50.0,
@@ -196,14 +201,35 @@ impl Coefficients {
     }
 
     /// µs of one whole run of a defined function (`function_definition`)
-    /// doing `work` per point at `resolution`: a cost per element read, per
-    /// element written and per operation, measured on defined functions
-    /// (the loops are generated and vectorised; E503 does not apply).
+    /// doing `work` per point at `resolution`: a cost per element written
+    /// and one per use of each kind of operation, measured on defined
+    /// functions (the loops are generated and vectorised; E503 does not
+    /// apply).
     pub fn defined_cost(&self, work: Work, resolution: Pair) -> f64 {
         let points = resolution.x as f64 * resolution.y as f64;
-        let ns = self.call
-            + points * (work.reads * self.read + work.writes * self.write + work.ops * self.op);
+        let o = work.ops;
+        let per_element = o.arith as f64 * self.arith
+            + o.convert as f64 * self.convert
+            + o.taps as f64 * self.stencil_tap
+            + o.exchanges as f64 * self.exchange
+            + o.block as f64 * self.block
+            + o.linear as f64 * self.linear;
+        let ns = self.call + points * (work.writes * self.write + work.elements * per_element);
         ns / 1000.0
+    }
+
+    /// The defined functions' coefficients by name, in the order of the
+    /// serialised form.
+    pub fn defined(&self) -> [(&'static str, f64); 7] {
+        [
+            ("write_ns", self.write),
+            ("arith_ns", self.arith),
+            ("convert_ns", self.convert),
+            ("stencil_tap_ns", self.stencil_tap),
+            ("exchange_ns", self.exchange),
+            ("block_ns", self.block),
+            ("linear_ns", self.linear),
+        ]
     }
 
     /// Every coefficient finite and positive, and no more than a second per
@@ -213,12 +239,7 @@ impl Coefficients {
         if !ok(self.call) {
             return Err(format!("call_ns {} is not a positive time", self.call));
         }
-        for (name, v) in [
-            ("tap_ns", self.tap),
-            ("read_ns", self.read),
-            ("write_ns", self.write),
-            ("op_ns", self.op),
-        ] {
+        for (name, v) in std::iter::once(("tap_ns", self.tap)).chain(self.defined()) {
             if !ok(v) {
                 return Err(format!("{name} {v} is not a positive time"));
             }
@@ -265,9 +286,13 @@ impl Coefficients {
                 .zip(self.types)
                 .map(|(t, v)| (t.keyword().to_string(), v))
                 .collect(),
-            read_ns: self.read,
             write_ns: self.write,
-            op_ns: self.op,
+            arith_ns: self.arith,
+            convert_ns: self.convert,
+            stencil_tap_ns: self.stencil_tap,
+            exchange_ns: self.exchange,
+            block_ns: self.block,
+            linear_ns: self.linear,
             wait_ns: self.wait,
             signal_ns: self.signal,
             transfer_ns_per_kib: self.transfer,
@@ -280,9 +305,13 @@ impl Coefficients {
         let mut c = Coefficients::shipped();
         c.call = n.call_ns;
         c.tap = n.tap_ns;
-        c.read = n.read_ns;
         c.write = n.write_ns;
-        c.op = n.op_ns;
+        c.arith = n.arith_ns;
+        c.convert = n.convert_ns;
+        c.stencil_tap = n.stencil_tap_ns;
+        c.exchange = n.exchange_ns;
+        c.block = n.block_ns;
+        c.linear = n.linear_ns;
         c.wait = n.wait_ns;
         c.signal = n.signal_ns;
         c.transfer = n.transfer_ns_per_kib;

@@ -48,6 +48,20 @@ void {{ k }}(const ssc_call *call);  /* --kernels */
 {%- include "kernels.c" %}
 
 enum { N_THREADS = {{ threads.len() }}, N_BOXES = {{ boxes.len() }} };
+{%- if has_parts %}
+
+/* Long lists of statements come in parts (C compilers are slow on huge
+ * functions), compiled without optimisation: each statement calls the
+ * runtime, which optimising cannot speed up, and it took C compilers most
+ * of their time on large chains. */
+#if defined(__clang__)
+#define SSC_PART __attribute__((noinline, optnone))
+#elif defined(__GNUC__)
+#define SSC_PART __attribute__((noinline, optimize("O0")))
+#else
+#define SSC_PART
+#endif
+{%- endif %}
 
 /* ---- 1. initialisation -------------------------------------------------- */
 
@@ -113,8 +127,8 @@ static ssc_box boxes[N_BOXES];
 static const uint64_t box_plan_ns[N_BOXES] = { {{ plans }} };
 {%- for part in signal_parts %}
 
-/* Signals {{ part.range }}: long initialisations come in parts (C compilers are slow on huge functions). */
-__attribute__((noinline)) static void {{ part.name }}(void)
+/* Signals {{ part.range }}. */
+SSC_PART static void {{ part.name }}(void)
 {
 {%- for s in part.items %}
     {% call signal_line(s, verbose) %}
@@ -140,7 +154,7 @@ static void init_signals(void)
 {%- for part in port_parts %}
 
 /* Ports {{ part.range }}. */
-__attribute__((noinline)) static void {{ part.name }}(void)
+SSC_PART static void {{ part.name }}(void)
 {
 {%- for p in part.items %}
     {% call port_line(p, verbose) %}
@@ -163,7 +177,7 @@ static void init_ports(void)
 {%- for part in box_parts %}
 
 /* Sub-boxes {{ part.range }}. */
-__attribute__((noinline)) static void {{ part.name }}(void)
+SSC_PART static void {{ part.name }}(void)
 {
 {%- for b in part.items %}
     {% call box_line(b) %}
@@ -190,7 +204,7 @@ static void init_boxes(void)
 {%- for part in t.parts %}
 
 /* {{ t.name }}, operations {{ part.range }} of one iteration. */
-__attribute__((noinline)) static void {{ part.name }}(ssc_thread *t)
+SSC_PART static void {{ part.name }}(ssc_thread *t)
 {
 {%- for op in part.items %}
     {% call op_line(op, verbose) %}

@@ -109,6 +109,8 @@ struct ProgramView {
     signal_parts: Vec<Part<SignalView>>,
     port_parts: Vec<Part<PortView>>,
     box_parts: Vec<Part<BoxView>>,
+    /// Some list came in parts: the program defines `SSC_PART`.
+    has_parts: bool,
     threads: Vec<ThreadView>,
     iterations: u64,
     /// `-ta`, `-tt`, `-ht`, `-td`, `-dt` (the path as a C string literal's
@@ -254,7 +256,10 @@ struct BoxView {
 /// [`PART`]: C compilers take time superlinear in a function's length
 /// (gcc -O2 needed over 10 minutes for the 17 000-op threads and 20 000-box
 /// initialisation of a 10 000-box chain), so long lists become `noinline`
-/// functions the original one calls in order.
+/// functions the original one calls in order. The parts are compiled
+/// without optimisation (`SSC_PART`): every statement is a call of the
+/// runtime, which optimisation cannot make faster, and optimising them was
+/// 95 % of gcc's time on a 1 000-box chain (16 s of 17).
 pub(super) struct Part<T> {
     pub name: String,
     /// `first–last` (1-based) of the whole list.
@@ -418,10 +423,19 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
         .core_mask
         .as_ref()
         .filter(|m| cores.is_none() && !m.is_empty());
+    let (signal_parts, port_parts, box_parts) = (
+        parts(&signals, "init_signals"),
+        parts(&ports, "init_ports"),
+        parts(&boxes, "init_boxes"),
+    );
+    let threads = thread_views(h, r, o, &flow, &dyn_uses);
+    let has_parts = !(signal_parts.is_empty() && port_parts.is_empty() && box_parts.is_empty())
+        || threads.iter().any(|t| !t.parts.is_empty());
     ProgramView {
-        signal_parts: parts(&signals, "init_signals"),
-        port_parts: parts(&ports, "init_ports"),
-        box_parts: parts(&boxes, "init_boxes"),
+        signal_parts,
+        port_parts,
+        box_parts,
+        has_parts,
         name: o.name.clone(),
         name_literal: c_string(&o.name),
         version: env!("CARGO_PKG_VERSION"),
@@ -463,7 +477,7 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
         ports,
         boxes,
         plans,
-        threads: thread_views(h, r, o, &flow, &dyn_uses),
+        threads,
         iterations: o.iterations,
         time_boxes: o.time_boxes,
         time_threads: o.time_threads,
