@@ -326,3 +326,198 @@ fn no_function_in_the_compiler_is_over_150_lines() {
         long.join("\n")
     );
 }
+
+/// The module path of a source file under `compiler/` (`back/c/view.rs`
+/// → `[back, c, view]`; a folder's `mod.rs` is the folder; `lib.rs` the
+/// crate).
+fn module_of(root: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(root).unwrap().with_extension("");
+    let mut m: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(m.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        m.pop();
+    }
+    m
+}
+
+/// The file of a module path, if it has one of its own.
+fn file_of(root: &Path, module: &[String]) -> Option<std::path::PathBuf> {
+    if module.is_empty() {
+        return Some(root.join("lib.rs"));
+    }
+    let base = module.iter().fold(root.to_path_buf(), |p, s| p.join(s));
+    let file = base.with_extension("rs");
+    if file.is_file() {
+        return Some(file);
+    }
+    let folder = base.join("mod.rs");
+    folder.is_file().then_some(folder)
+}
+
+/// The paths written at `code[i..]` (`a::b::C`, `a::{b::C, d}`), each as
+/// its segments after `prefix`.
+fn paths_at(code: &[char], mut i: usize, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    let mut path = prefix;
+    loop {
+        while code.get(i).is_some_and(|c| c.is_whitespace()) {
+            i += 1;
+        }
+        if code.get(i) == Some(&'{') {
+            let (mut depth, mut start) = (0, i + 1);
+            for j in i..code.len() {
+                match code[j] {
+                    '{' => depth += 1,
+                    '}' | ',' if depth == 1 => {
+                        paths_at(code, start, path.clone(), out);
+                        start = j + 1;
+                        if code[j] == '}' {
+                            return;
+                        }
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            return;
+        }
+        let word: String = code[i..]
+            .iter()
+            .take_while(|c| c.is_alphanumeric() || **c == '_')
+            .collect();
+        if word.is_empty() {
+            break;
+        }
+        i += word.chars().count();
+        path.push(word);
+        if code.get(i) == Some(&':') && code.get(i + 1) == Some(&':') {
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    out.push(path);
+}
+
+/// The files `file` uses: every `crate::…`, `super::…`, `self::…` and
+/// `child::…` path of its code (re-exports, `pub use`, are its interface,
+/// not a use), resolved to the longest prefix that is a module with a file.
+fn file_uses(root: &Path, file: &Path) -> BTreeSet<std::path::PathBuf> {
+    let here = module_of(root, file);
+    let text = std::fs::read_to_string(file).unwrap();
+    let code: String = code_only(&text)
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("pub use")
+                || t.starts_with("pub(crate) use")
+                || t.starts_with("pub(super) use"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let code: Vec<char> = code.chars().collect();
+    let mut paths = Vec::new();
+    for i in 0..code.len() {
+        let boundary =
+            i == 0 || !(code[i - 1].is_alphanumeric() || code[i - 1] == '_' || code[i - 1] == ':');
+        if boundary && (code[i].is_ascii_lowercase() || code[i] == '_') {
+            paths_at(&code, i, Vec::new(), &mut paths);
+        }
+    }
+    let mut out = BTreeSet::new();
+    for path in paths {
+        if path.len() < 2 {
+            continue;
+        }
+        let (mut base, rest): (Vec<String>, &[String]) = match path[0].as_str() {
+            "crate" => (Vec::new(), &path[1..]),
+            "super" | "self" => (here.clone(), &path[..]),
+            _ if file_of(root, &[here.clone(), vec![path[0].clone()]].concat()).is_some() => {
+                (here.clone(), &path[..])
+            }
+            _ => continue,
+        };
+        let mut rest = rest;
+        while let Some(first) = rest.first() {
+            match first.as_str() {
+                "super" => {
+                    base.pop();
+                }
+                "self" => {}
+                _ => break,
+            }
+            rest = &rest[1..];
+        }
+        let target = (0..=rest.len())
+            .rev()
+            .find_map(|k| file_of(root, &[base.clone(), rest[..k].to_vec()].concat()));
+        if let Some(t) = target {
+            out.insert(t);
+        }
+    }
+    out
+}
+
+/// No two source files use each other, directly or through others: each
+/// file has one job, and jobs depend one way. A folder's `mod.rs` is its
+/// interface (the types its files share) and its dispatcher, so what its
+/// files use of it is not counted; any other use is.
+#[test]
+fn no_cycles_between_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let interface = |p: &Path| {
+        matches!(
+            p.file_name().and_then(|n| n.to_str()),
+            Some("mod.rs" | "lib.rs")
+        )
+    };
+    let graph: BTreeMap<std::path::PathBuf, BTreeSet<std::path::PathBuf>> = files
+        .iter()
+        .map(|f| {
+            let uses = file_uses(&root, f)
+                .into_iter()
+                .filter(|t| t != f && !interface(t))
+                .collect();
+            (f.clone(), uses)
+        })
+        .collect();
+    // A cycle is a file that reaches itself: depth-first from each file.
+    let name = |p: &Path| p.strip_prefix(&root).unwrap().display().to_string();
+    let mut cycles = Vec::new();
+    for start in graph.keys() {
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((f, trail)) = stack.pop() {
+            for next in &graph[&f] {
+                if next == start {
+                    cycles.push(
+                        trail
+                            .iter()
+                            .map(|p| name(p))
+                            .collect::<Vec<_>>()
+                            .join(" → "),
+                    );
+                } else if seen.insert(next.clone()) {
+                    let mut t = trail.clone();
+                    t.push(next.clone());
+                    stack.push((next.clone(), t));
+                }
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "files that use each other: {cycles:#?}");
+    // The scanner sees what it must: a use through `super::`, one through
+    // `crate::`, and a child module's path.
+    let c = root.join("back/c");
+    let threads = file_uses(&root, &c.join("threads.rs"));
+    assert!(threads.contains(&c.join("options.rs")), "{threads:?}");
+    assert!(
+        threads.contains(&root.join("back/layout.rs")),
+        "{threads:?}"
+    );
+    let ptts = root.join("ptts");
+    assert!(file_uses(&root, &ptts.join("mod.rs")).contains(&ptts.join("exact.rs")));
+}

@@ -629,7 +629,7 @@ fn thread_schedule_help() -> String {
     format!(
         "[-ts] Thread schedule: {} (fused: strips of rows streamed depth first through the chain, in cache; box-at-a-time when every frame fits the cache, warning E140) [default: {} <online CPUs>]",
         SchedulerKind::synopsis(" N").join(" | "),
-        super::config::DEFAULT_SCHEDULER.keyword()
+        super::defaults::DEFAULT_SCHEDULER.keyword()
     )
 }
 
@@ -646,8 +646,8 @@ fn memory_schedule_help() -> String {
     format!(
         "[-ms] Memory schedule: {} (fold: each buffer a ring of the rows live at once) [default: {}; {} with -ts {}]",
         MemoryKind::keywords().join(" | "),
-        super::config::DEFAULT_MEMORY.keyword(),
-        super::config::FUSED_MEMORY.keyword(),
+        super::defaults::DEFAULT_MEMORY.keyword(),
+        super::defaults::FUSED_MEMORY.keyword(),
         SchedulerKind::Fused(0).keyword()
     )
 }

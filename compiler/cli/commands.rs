@@ -2,9 +2,7 @@
 
 use super::args::{Command, ExplainArgs, FmtArgs, GenerateArgs};
 use super::exit;
-use super::source::{self, ReadError};
-use crate::diagnostics::{Diagnostic, SourceFile};
-use crate::ir::Description;
+use super::source::{load, report};
 use std::path::Path;
 
 /// Runs a command; `argv` is ssc's command line as given (a program
@@ -153,43 +151,6 @@ fn explain(a: &ExplainArgs) -> i32 {
             exit::USAGE
         }
     }
-}
-
-/// Reads and parses a file; on failure prints the diagnostics and gives the exit code.
-pub(super) fn load(path: &Path) -> Result<(SourceFile, Description), i32> {
-    let file = match source::read(path) {
-        Ok(f) => f,
-        Err(ReadError::Io(msg)) => {
-            eprintln!("error: {msg}");
-            return Err(exit::USAGE);
-        }
-        Err(ReadError::NotText(bad)) => {
-            let (file, diag) = *bad;
-            super::diag::emit(&[diag], &file);
-            return Err(exit::INPUT);
-        }
-    };
-    match crate::front::syntax::parse(&file.text) {
-        Ok(mut desc) => {
-            desc.dir = path
-                .parent()
-                .filter(|_| path != Path::new("-"))
-                .map(Path::to_path_buf);
-            Ok((file, desc))
-        }
-        Err(diags) => {
-            super::diag::emit(&diags, &file);
-            Err(exit::INPUT)
-        }
-    }
-}
-
-/// Prints diagnostics; returns whether any is an error.
-pub(super) fn report(diags: &[Diagnostic], file: &SourceFile) -> bool {
-    if !diags.is_empty() {
-        super::diag::emit(diags, file);
-    }
-    diags.iter().any(|d| d.is_error())
 }
 
 fn check(path: &Path, kernels: &[std::path::PathBuf]) -> i32 {

@@ -3,16 +3,10 @@
 //! recording every default applied (printed by `-v`).
 
 use super::args::{BuildArgs, Target};
+use super::defaults::{DEFAULT_MEMORY, DEFAULT_SCHEDULER, FUSED_MEMORY};
 use crate::lower::split::DataParallelism;
 use crate::memory::MemoryKind;
 use crate::schedule::SchedulerKind;
-
-/// `-ts`'s default, with the online CPUs as its thread count.
-pub(crate) const DEFAULT_SCHEDULER: SchedulerKind = SchedulerKind::Reduced(0);
-/// `-ms`'s default.
-pub(crate) const DEFAULT_MEMORY: MemoryKind = MemoryKind::Interference;
-/// `-ms`'s default with `-ts fused`.
-pub(crate) const FUSED_MEMORY: MemoryKind = MemoryKind::Fold;
 
 /// The options of one build, with every default filled in.
 #[derive(Clone, Debug, PartialEq)]

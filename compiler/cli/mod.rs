@@ -8,6 +8,7 @@ mod bench;
 mod build;
 mod commands;
 pub(crate) mod config;
+mod defaults;
 pub(crate) mod diag;
 mod explain;
 mod ptts;

@@ -1,6 +1,9 @@
-//! Reading a description from a file or standard input.
+//! Reading a description from a file or standard input, parsing it, and
+//! reporting its diagnostics.
 
+use super::exit;
 use crate::diagnostics::{Diagnostic, SourceFile};
+use crate::ir::Description;
 use crate::ir::Span;
 use std::io::Read;
 use std::path::Path;
@@ -49,4 +52,41 @@ pub(crate) fn read(path: &Path) -> Result<SourceFile, ReadError> {
             Err(ReadError::NotText(Box::new((file, diag))))
         }
     }
+}
+
+/// Reads and parses a file; on failure prints the diagnostics and gives the exit code.
+pub(crate) fn load(path: &Path) -> Result<(SourceFile, Description), i32> {
+    let file = match read(path) {
+        Ok(f) => f,
+        Err(ReadError::Io(msg)) => {
+            eprintln!("error: {msg}");
+            return Err(exit::USAGE);
+        }
+        Err(ReadError::NotText(bad)) => {
+            let (file, diag) = *bad;
+            super::diag::emit(&[diag], &file);
+            return Err(exit::INPUT);
+        }
+    };
+    match crate::front::syntax::parse(&file.text) {
+        Ok(mut desc) => {
+            desc.dir = path
+                .parent()
+                .filter(|_| path != Path::new("-"))
+                .map(Path::to_path_buf);
+            Ok((file, desc))
+        }
+        Err(diags) => {
+            super::diag::emit(&diags, &file);
+            Err(exit::INPUT)
+        }
+    }
+}
+
+/// Prints diagnostics; returns whether any is an error.
+pub(crate) fn report(diags: &[Diagnostic], file: &SourceFile) -> bool {
+    if !diags.is_empty() {
+        super::diag::emit(diags, file);
+    }
+    diags.iter().any(|d| d.is_error())
 }

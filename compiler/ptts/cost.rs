@@ -2,7 +2,7 @@
 //! `ssc ptts`, docs/ptts.md "Plan first").
 //!
 //! Takes a [`Model`] and the [`Options`]; gives an upper bound of the
-//! operations the analysis counts ([`super::exact::Transitions::ops`]:
+//! operations the analysis counts ([`super::steps::Transitions::ops`]:
 //! every transition computed, node reached, sort, look-up, addition to the
 //! distribution, pair of trees looked at and path followed from a meeting)
 //! plus those of the report's statistics, and of the bytes it holds. Each
@@ -27,10 +27,11 @@
 //! analysis meets fewer pairs than the intervals allow,
 //! [`super::refine`] tightens the bound with a dry run.
 
-use super::exact::{Options, Partners, Plan, ALLOC, CALL, LOOK_UP_MEMORY, TREE_NODES};
 use super::loss::{lookahead, TOP};
 use super::model::Model;
+use super::plan::{hyper_period, Options, Partners, Plan, PlanError, LOOK_UP_MEMORY, TREE_NODES};
 use super::pmf::{relative_range, DENSE, SLIDE_MIN};
+use super::steps::{ALLOC, CALL};
 use super::times::Times;
 use num_bigint::BigUint;
 use num_traits::One;
@@ -59,6 +60,31 @@ pub struct Cost {
     pub partners: Partners,
     pub values: u128,
     pub den_bits: u128,
+}
+
+/// The plan of a model analysed with `opts`: hyper-period, trees, eq.
+/// 5.15, and the bounds of [`cost`].
+pub fn plan(model: &Model, opts: &Options) -> Result<Plan, PlanError> {
+    let (h, trees) = hyper_period(model)?;
+    let mut estimate = trees;
+    for w in model.components.windows(2) {
+        let width = (w[0].etp.max() - w[0].etp.min() + 1) as u128;
+        let d = w[1].period as u128;
+        estimate = estimate.saturating_mul(width.div_ceil(d));
+    }
+    let cost = cost(model, opts, trees, h);
+    Ok(Plan {
+        hyper_period: h,
+        trees,
+        estimate,
+        operations: cost.operations,
+        loss_operations: cost.loss_operations,
+        memory: cost.memory,
+        big: cost.big,
+        partners: cost.partners,
+        values: cost.values,
+        den_bits: cost.den_bits,
+    })
 }
 
 /// Which components' transitions are memoised: all phases of component i
@@ -125,7 +151,7 @@ fn log_bound(n: u128) -> u128 {
     bits(n) + 2
 }
 
-/// exact::merge of at most `pushed` entries into at most `cells`
+/// steps::merge of at most `pushed` entries into at most `cells`
 /// triggerings: buckets or a sort, whichever costs less.
 fn merge_bound(pushed: u128, cells: u128) -> u128 {
     add(&[
@@ -151,7 +177,7 @@ struct Sizes {
     s: Vec<u128>,
     u: Vec<Times>,
     /// Triggerings between the first and the last time a level may have
-    /// (the buckets of exact::merge).
+    /// (the buckets of steps::merge).
     cells: Vec<u128>,
     /// `single[m][l − m]`: nodes of level l reachable from one node of
     /// level m.
@@ -240,7 +266,7 @@ impl Sizes {
             .max(self.c.first().copied().unwrap_or(0))
     }
 
-    /// `times` trees reached (exact::reach).
+    /// `times` trees reached (steps::reach).
     fn reach(&mut self, times: u128) -> u128 {
         let mut one = 1 + ALLOC;
         if self.n >= 2 {
@@ -409,7 +435,7 @@ fn latencies(model: &Model, sz: &Sizes, weight: u128) -> (u128, u128, u128) {
     let q_values = q_range.min(q_adds);
     let (mut ops, bytes) = acc(qlo, qhi, q_adds, q_values, sz.entry, weight);
     let last = &model.components[n - 1].etp;
-    let (lo, hi) = super::exact::latency_bounds(model);
+    let (lo, hi) = super::steps::latency_bounds(model);
     let range = (hi - lo) as u128 + 1;
     let outs: Vec<u128> = last
         .runs

@@ -16,9 +16,9 @@
 //! hyper-period. Leaves (the chain's output) are not nodes of a buffer and
 //! never count. Every step counts on the analysis' operation counter.
 
-use super::exact::{merge, sort_ops, Reach, Transitions, ALLOC};
 use super::model::Model;
 use super::num::{add_to, mul, Overflow, Weight};
+use super::steps::{merge, sort_ops, Reach, Transitions, ALLOC};
 use std::collections::VecDeque;
 
 /// One contribution: triggerings `a` < `b` of the first component, whose

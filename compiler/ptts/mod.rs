@@ -19,10 +19,12 @@ pub mod json;
 pub mod loss;
 pub mod model;
 pub mod num;
+pub mod plan;
 pub mod pmf;
 pub mod refine;
 pub mod report;
 pub mod simulate;
+pub mod steps;
 pub mod svg;
 pub mod syntax;
 pub mod times;
@@ -31,8 +33,9 @@ use crate::diagnostics::{Diagnostic, SourceFile};
 use num_bigint::BigUint;
 use std::path::Path;
 
-pub use exact::{Analysis, Options, Plan};
+pub use exact::Analysis;
 pub use model::Model;
+pub use plan::{Options, Plan};
 pub use syntax::Decimal;
 
 /// Parses and resolves a `.ptts` file; `base` is the folder of ETP files.

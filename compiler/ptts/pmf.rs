@@ -11,9 +11,9 @@
 //! costs as much as its output). Every operation counts on the counter the
 //! caller passes ([`super::cost`] bounds them).
 
-use super::exact::{sort_ops, Reach, ALLOC};
 use super::model::{Etp, Model, Run};
 use super::num::{add_to, mul, Overflow, Weight};
+use super::steps::{sort_ops, Reach, ALLOC};
 
 /// Latency ranges up to this many values are summed in a dense vector.
 pub const DENSE: i128 = 1 << 22;
@@ -147,7 +147,7 @@ impl<T: Weight> Latencies<T> {
         Latencies {
             relative: Acc::new(lo, hi, ops),
             components: model.components.len(),
-            bounds: super::exact::latency_bounds(model),
+            bounds: super::steps::latency_bounds(model),
         }
     }
 

@@ -13,9 +13,10 @@
 //! guard takes the smaller.
 
 use super::cost::{self, Known};
-use super::exact::{hyper_period, sort_ops, Options, Partners, Plan, Transitions};
 use super::loss::lookahead;
 use super::model::Model;
+use super::plan::{hyper_period, Options, Partners, Plan};
+use super::steps::{sort_ops, Transitions};
 
 /// The plan with the closer bound, when a dry run within `budget`
 /// operations finds one (`None`: not a look-up, or over the budget).
@@ -44,7 +45,7 @@ fn dry_run(model: &Model, budget: u128) -> Option<Known> {
     let n = model.components.len();
     let (hyper, trees) = hyper_period(model).ok()?;
     let (hyper, first) = (hyper as i128, &model.components[0]);
-    let mut tr = Transitions::new(model);
+    let mut tr = Transitions::new(model, super::cost::memoised(model));
     let over = |tr: &Transitions| tr.ops > budget;
     let mut s = vec![0u128; n - 1];
     let mut all: Vec<Vec<Vec<i128>>> = Vec::new();

@@ -3,9 +3,10 @@
 //! latency trees. [`Summary`] holds the statistics that the JSON and SVG
 //! reports share.
 
-use super::exact::{Analysis, Plan, TreeNode};
+use super::exact::{Analysis, TreeNode};
 use super::model::Model;
 use super::num::{fraction, grid_text, prob_text, ratio};
+use super::plan::Plan;
 use super::simulate::Simulation;
 use num_bigint::BigUint;
 use num_traits::Zero;

@@ -59,7 +59,7 @@ pub fn next_trigger(period: i128, offset: i128, p: i128) -> i128 {
 /// hand-over; a count per latency), for the guard of `ssc ptts`.
 pub fn cost(model: &Model, n: u64) -> (u128, u128) {
     let bits = |x: u128| (u128::BITS - x.leading_zeros()) as u128;
-    let (lo, hi) = super::exact::latency_bounds(model);
+    let (lo, hi) = super::steps::latency_bounds(model);
     let range = (hi - lo) as u128 + 1;
     let per: u128 = model
         .components

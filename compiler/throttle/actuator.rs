@@ -5,7 +5,6 @@
 //! `Actuator::resume_all` runs on every exit path). `Rescue` is what
 //! the watchdog process must undo if the monitor dies without resuming.
 
-use super::{freeze::Freeze, msr::Msr, signal::Signal};
 use std::path::PathBuf;
 
 /// Why an actuation failed.
@@ -66,20 +65,4 @@ pub(crate) enum Target {
     Pids(Vec<i32>),
     /// The cores themselves (MSR duty cycle).
     Cores(Vec<usize>),
-}
-
-/// Builds the actuator; `duty` is the MSR level (1..=7 eighths).
-pub(crate) fn open(
-    kind: ActuatorKind,
-    target: &Target,
-    be_cores: &[usize],
-    duty: u8,
-) -> Result<Box<dyn Actuator>, String> {
-    match (kind, target) {
-        (ActuatorKind::Freeze, Target::Cgroup(p)) => Ok(Box::new(Freeze::open(p)?)),
-        (ActuatorKind::Signal, Target::Pids(p)) => Ok(Box::new(Signal::new(p.clone())?)),
-        (ActuatorKind::Msr, _) => Ok(Box::new(Msr::open(be_cores, duty)?)),
-        (ActuatorKind::Freeze, _) => Err("--actuator freeze needs --be-cgroup PATH".into()),
-        (ActuatorKind::Signal, _) => Err("--actuator signal needs --be-pid PID…".into()),
-    }
 }

@@ -20,6 +20,7 @@ pub mod freeze;
 pub mod log;
 pub mod monitor;
 pub mod msr;
+pub mod open;
 pub mod parse;
 pub mod perf;
 pub mod replay;

@@ -4,10 +4,11 @@
 //! way out — the duration elapsed, SIGINT/SIGTERM, a vanished task, an
 //! error — resumes everything before it returns.
 
-use super::actuator::{self, ActError, Actuator, ActuatorKind, Target};
+use super::actuator::{ActError, Actuator, ActuatorKind, Target};
 use super::cycle::{self, CoreSummary, CycleError, Record, WallClock};
 use super::decide::{Mode, Policy};
-use super::sensor::{self, SensorError, SensorSpec};
+use super::open::{self, Opened};
+use super::sensor::{BoxedSensor, SensorError, SensorSpec};
 use super::{calibrate, cpu, log, svg, watchdog};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -115,7 +116,7 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
         return Err(Error::Usage("--interval-us must be positive".into()));
     }
     let mut opened =
-        sensor::open(&cfg.sensor, &be_cores, cfg.event.as_deref(), start).map_err(Error::Sensor)?;
+        open::sensor(&cfg.sensor, &be_cores, cfg.event.as_deref(), start).map_err(Error::Sensor)?;
     let threshold_bps = threshold_bps(cfg, &mut opened, &be_cores)?;
     let policy = Policy {
         mode: cfg.mode,
@@ -127,7 +128,7 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
         period_us: cfg.period_us,
     };
     let act =
-        actuator::open(cfg.actuator, &cfg.target, &be_cores, cfg.duty).map_err(Error::External)?;
+        open::actuator(cfg.actuator, &cfg.target, &be_cores, cfg.duty).map_err(Error::External)?;
     let act_name = act.name();
     let dog = watchdog::spawn(&act.rescue()).map_err(Error::External)?;
     install_handlers();
@@ -222,11 +223,7 @@ fn best_effort_cores(cfg: &Config) -> Result<Vec<usize>, Error> {
 
 /// `--threshold` in bytes per second: as given, or a percentage of the
 /// replayed trace's maximum or of the maximum measured on the first core.
-fn threshold_bps(
-    cfg: &Config,
-    opened: &mut sensor::Opened,
-    be_cores: &[usize],
-) -> Result<f64, Error> {
+fn threshold_bps(cfg: &Config, opened: &mut Opened, be_cores: &[usize]) -> Result<f64, Error> {
     Ok(match cfg.threshold {
         Threshold::Rate(r) => r,
         Threshold::Percent(p) => {
@@ -271,7 +268,7 @@ struct Sampler {
 impl Sampler {
     /// Raises its priority, pins itself, runs [`cycle::run_core`] and
     /// hands its records over.
-    fn run(self, mut sensor: sensor::BoxedSensor) -> (CoreSummary, Option<CycleError>) {
+    fn run(self, mut sensor: BoxedSensor) -> (CoreSummary, Option<CycleError>) {
         let Sampler {
             core,
             policy,

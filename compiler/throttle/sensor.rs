@@ -7,10 +7,7 @@
 //! opened, [`SensorError`] lists every attempt and why it failed: the
 //! throttler never runs blind.
 
-use super::replay::{ReplaySensor, Trace};
 use std::fmt;
-use std::sync::Arc;
-use std::time::Instant;
 
 /// Cumulative traffic of one core.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,69 +70,4 @@ impl fmt::Display for SensorError {
              (CSV `t_us,core,read_bytes,write_bytes`)"
         )
     }
-}
-
-/// The opened sensor: one counter per core, plus what it is.
-pub(crate) struct Opened {
-    pub name: String,
-    pub sensors: Vec<BoxedSensor>,
-    /// The replayed trace, when replaying (its maximum is the `N%` base).
-    pub trace: Option<Arc<Trace>>,
-}
-
-/// Opens the sensor for these cores. `event` is `--event` (perf only).
-pub(crate) fn open(
-    spec: &SensorSpec,
-    cores: &[usize],
-    event: Option<&str>,
-    start: Instant,
-) -> Result<Opened, SensorError> {
-    let mut attempts = Vec::new();
-    let try_perf = matches!(spec, SensorSpec::Auto | SensorSpec::Perf);
-    let try_resctrl = matches!(spec, SensorSpec::Auto | SensorSpec::Resctrl);
-    if let SensorSpec::Replay(path) = spec {
-        return match Trace::load(path) {
-            Ok(trace) => {
-                let trace = Arc::new(trace);
-                Ok(Opened {
-                    name: format!("replay:{}", path.display()),
-                    sensors: cores
-                        .iter()
-                        .map(|&c| {
-                            Box::new(ReplaySensor::new(trace.clone(), c, start)) as BoxedSensor
-                        })
-                        .collect(),
-                    trace: Some(trace),
-                })
-            }
-            Err(e) => Err(SensorError {
-                attempts: vec![(format!("replay:{}", path.display()), e)],
-            }),
-        };
-    }
-    if try_perf {
-        match super::perf::open(cores, event) {
-            Ok((name, sensors)) => {
-                return Ok(Opened {
-                    name,
-                    sensors,
-                    trace: None,
-                })
-            }
-            Err(e) => attempts.push(("perf hardware events".to_string(), e)),
-        }
-    }
-    if try_resctrl {
-        match super::resctrl::open(cores) {
-            Ok(sensors) => {
-                return Ok(Opened {
-                    name: "resctrl MBM".into(),
-                    sensors,
-                    trace: None,
-                })
-            }
-            Err(e) => attempts.push(("resctrl memory-bandwidth monitoring".to_string(), e)),
-        }
-    }
-    Err(SensorError { attempts })
 }

@@ -23,7 +23,8 @@
 //! another key); the files ssc writes are the same with or without the
 //! cache, and the output is what compiling them gives.
 
-use super::{CompileError, RUNTIME_FILES};
+use super::error::CompileError;
+use super::RUNTIME_FILES;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -56,6 +57,8 @@ pub(super) struct Toolchain<'a> {
     pub cc: &'a str,
     pub words: &'a [String],
     pub cflags: &'a str,
+    /// What every compile of ssc's C gets (`compile::LANGUAGE_FLAGS`).
+    pub language: &'a [&'a str],
     /// What the command adds to every compile (`-fPIC -fvisibility=hidden`).
     pub mode: &'a [&'a str],
 }
@@ -66,7 +69,7 @@ impl Toolchain<'_> {
         for w in self.words {
             h = h.add(w.as_bytes());
         }
-        for f in super::compile::LANGUAGE_FLAGS {
+        for f in self.language {
             h = h.add(f.as_bytes());
         }
         h = h.add(self.cflags.as_bytes());

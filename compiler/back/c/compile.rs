@@ -8,23 +8,10 @@
 //! [`CompileError`].
 
 use super::cache;
+use super::error::CompileError;
 use super::Program;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Why writing or compiling failed (exit code 3: an external step).
-#[derive(Debug, thiserror::Error)]
-pub enum CompileError {
-    #[error("cannot write `{path}`: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot run the C compiler `{cc}`: {source}")]
-    Spawn { cc: String, source: std::io::Error },
-    #[error("the C compiler failed (`{command}`):\n{output}")]
-    Failed { command: String, output: String },
-}
 
 /// The flags every compile of ssc's C gets, whatever `$CFLAGS` says: ISO
 /// C11 (gcc's GNU mode contracts `a * b + c` into one rounding, which
@@ -220,6 +207,7 @@ pub fn compile(
         cc: &cc,
         words: &words,
         cflags: &cflags,
+        language: &LANGUAGE_FLAGS,
         mode: &[],
     };
     let output = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
@@ -276,6 +264,7 @@ pub fn compile_library(
         cc: &cc,
         words: &words,
         cflags: &cflags,
+        language: &LANGUAGE_FLAGS,
         mode: &["-fPIC", "-fvisibility=hidden"],
     };
     let name = &program.name;

@@ -14,16 +14,21 @@
 
 mod cache;
 mod compile;
+mod error;
 mod expr;
 pub(crate) mod kernels;
 mod library;
+mod options;
+mod parts;
 mod plan;
 mod threads;
 mod view;
 
-pub use compile::{compile, compile_library, write_files, CompileError};
+pub use compile::{compile, compile_library, write_files};
+pub use error::CompileError;
 pub use library::pkg_config;
-pub use view::{emit, unimplemented, COptions, DynamicMemory, Program};
+pub use options::{COptions, DynamicMemory};
+pub use view::{emit, unimplemented, Program};
 
 /// The C runtime and built-in kernels, embedded so an installed ssc needs no
 /// source tree.

@@ -10,7 +10,8 @@
 //! ([`SignalFlow`]). Writes no C: each statement is a [`Code`] the
 //! template renders.
 
-use super::view::{parts, COptions, Part};
+use super::options::COptions;
+use super::parts::{parts, Part};
 use crate::back::layout::box_id;
 use crate::ir::hsdfg::{ActorId, Finder, Hsdfg};
 use crate::ir::{Op, Runtime};

@@ -8,6 +8,8 @@
 //! every line of C is in the templates; the views hold names, numbers,
 //! address expressions of the layout and comments.
 
+use super::options::{COptions, DynamicMemory};
+use super::parts::{parts, Part};
 use super::threads::{thread_views, Code, DynUses, SignalFlow, ThreadView};
 use crate::back::layout::{c_string, comment, Layout, Memory, PortMake, Storage};
 use crate::diagnostics::Diagnostic;
@@ -16,60 +18,6 @@ use crate::ir::hsdfg::{BufferId, Hsdfg};
 use crate::ir::Runtime;
 use askama::Template;
 use std::collections::BTreeMap;
-
-/// What the generated program is built with.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct COptions {
-    /// The program's name (the description's file stem).
-    pub name: String,
-    /// The description's path, for the header comment.
-    pub source: String,
-    /// The options line, for the header comment.
-    pub options: String,
-    /// `-ic`.
-    pub iterations: u64,
-    /// `-cm` with `-ca`: the cores, thread i on `cores[i % len]`; `None` = not pinned.
-    pub cores: Option<Vec<usize>>,
-    /// `-cm` without pinning: every thread may run on any core of the mask
-    /// (`ssc_init_mask`); used when `cores` is `None`.
-    pub core_mask: Option<Vec<usize>>,
-    /// `-ht`.
-    pub huge_pages: bool,
-    /// `-vo`.
-    pub verbose: bool,
-    /// `-ta`, `-tt`.
-    pub time_boxes: bool,
-    pub time_threads: bool,
-    /// `-td` as the runtime's enum name, `-dt`.
-    pub dump_format: Option<&'static str>,
-    pub dump_path: Option<String>,
-    /// Functions implemented by `--kernels` files.
-    pub user_kernels: Vec<String>,
-    /// `-ks -ki N`: a barrier (name, every N iterations, threads) that the
-    /// runtime section cannot express.
-    pub periodic_barrier: Option<(String, u32, Vec<String>)>,
-    /// Initial tokens of signals with more than one (`-kd N`).
-    pub signal_tokens: BTreeMap<String, u32>,
-    /// `-dm`: every buffer allocated per iteration at run time (the runtime
-    /// section has no memory section and the pipeline added the coarse
-    /// orderings of `memory::dynamic_edges`).
-    pub dynamic_memory: Option<DynamicMemory>,
-    /// `-t library`: the chain as a library (`NAME.h`, the API in `NAME.c`,
-    /// `NAME.py`) instead of a program with `main`.
-    pub library: bool,
-    /// `--check-kernels`: every folded buffer behind a guard
-    /// (`ssc_guard_init`), so a kernel that addresses a row without
-    /// `SSC_ROW` faults and is named.
-    pub check_kernels: bool,
-}
-
-/// `-dm dynamic` (malloc / free) or `-dm reduced` (a pool of blocks per
-/// buffer size).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DynamicMemory {
-    Dynamic,
-    Reduced,
-}
 
 /// The generated files: `(file name, contents)`.
 #[derive(Clone, Debug, PartialEq)]
@@ -250,40 +198,6 @@ struct BoxView {
     n_in: usize,
     outputs: String,
     n_out: usize,
-}
-
-/// Statements of one generated function split into parts of at most
-/// [`PART`]: C compilers take time superlinear in a function's length
-/// (gcc -O2 needed over 10 minutes for the 17 000-op threads and 20 000-box
-/// initialisation of a 10 000-box chain), so long lists become `noinline`
-/// functions the original one calls in order. The parts are compiled
-/// without optimisation (`SSC_PART`): every statement is a call of the
-/// runtime, which optimisation cannot make faster, and optimising them was
-/// 95 % of gcc's time on a 1 000-box chain (16 s of 17).
-pub(super) struct Part<T> {
-    pub name: String,
-    /// `first–last` (1-based) of the whole list.
-    pub range: String,
-    pub items: Vec<T>,
-}
-
-/// Statements per generated function part.
-const PART: usize = 500;
-
-/// `items` in parts named `base_part0`, … — none when they fit in one.
-pub(super) fn parts<T: Clone>(items: &[T], base: &str) -> Vec<Part<T>> {
-    if items.len() <= PART {
-        return Vec::new();
-    }
-    items
-        .chunks(PART)
-        .enumerate()
-        .map(|(i, c)| Part {
-            name: format!("{base}_part{i}"),
-            range: format!("{}–{} of {}", i * PART + 1, i * PART + c.len(), items.len()),
-            items: c.to_vec(),
-        })
-        .collect()
 }
 
 /// The first C function of `h` that is neither a built-in nor among

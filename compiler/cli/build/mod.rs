@@ -149,13 +149,13 @@ pub(super) fn build_with(
     replacement: Option<&crate::ir::Description>,
     argv: &[String],
 ) -> Result<Built, i32> {
-    let (file, mut desc) = super::commands::load(&a.file)?;
+    let (file, mut desc) = super::source::load(&a.file)?;
     if let Some(r) = replacement {
         desc = r.clone();
     }
     let kernels = program::user_kernel_names(&a.kernels)?;
     let diags = crate::front::check::check_with_kernels(&desc, &kernels);
-    if super::commands::report(&diags, &file) {
+    if super::source::report(&diags, &file) {
         return Err(exit::INPUT);
     }
     let config = options::resolve(a, &file)?;

@@ -121,10 +121,10 @@ pub(super) fn measure(
 
 /// `-gw` on its own: the description with the measured table (for `ssc bench`).
 pub(in crate::cli) fn measured_description(a: &BuildArgs) -> Result<crate::ir::Description, i32> {
-    let (file, desc) = super::super::commands::load(&a.file)?;
+    let (file, desc) = super::super::source::load(&a.file)?;
     let kernels = user_kernel_names(&a.kernels)?;
     let diags = crate::front::check::check_with_kernels(&desc, &kernels);
-    if super::super::commands::report(&diags, &file) {
+    if super::super::source::report(&diags, &file) {
         return Err(exit::INPUT);
     }
     let opts = options_of(a, &Config::resolve(a));
