@@ -15,7 +15,7 @@ pub struct Plan {
     /// comparison with its Table 5.2; not a bound on this analysis.
     pub estimate: u128,
     /// An upper bound of the operations the analysis counts
-    /// ([`Analysis::operations`]) plus those of the report's statistics,
+    /// ([`super::exact::Analysis::operations`]) plus those of the report's statistics,
     /// saturating ([`super::cost`]).
     pub operations: u128,
     /// Of which the loss analysis.
