@@ -12,7 +12,8 @@
 //! [`Reach::reach0`] (a path with 0 tokens, reflexive) and
 //! [`Reach::within1`] (a path with at most 1 token), and a [`OneEdges`] set
 //! of extra 1-token edges that can grow and shrink, asked in O(k log n)
-//! whether one of its edges gives a 1-token path.
+//! whether one of its edges gives a 1-token path. [`least_tokens`] is the
+//! search for the rest (more tokens, a graph that changes).
 //!
 //! # How
 //!
@@ -29,6 +30,10 @@
 //! reverse topological order in O((edges) · k) for k chains; memory is
 //! 2 · n · k words. Edges with 2 tokens or more never lie on such a path and
 //! are ignored.
+
+mod least;
+
+pub use least::least_tokens;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 

@@ -50,8 +50,7 @@ use crate::ir::{
 use crate::memory::{ArenaId, MemoryPlan};
 use crate::reach::{OneEdges, Reach, TokenGraph};
 use crate::schedule::Schedule;
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What the IR cannot say, for the checker (`verify::verify_with`): the
 /// synchronisation this stage adds beyond the runtime section's text.
@@ -147,29 +146,13 @@ impl Order {
     /// candidate `skip`, nor any candidate not `alive`?
     fn implied(&self, a: usize, b: usize, t: u32, skip: usize, alive: &[bool]) -> bool {
         debug_assert_ne!(a, b, "candidates join two threads");
-        let mut d = vec![u32::MAX; self.adj.len()];
-        let mut heap = BinaryHeap::new();
-        d[a] = 0;
-        heap.push(Reverse((0u32, a)));
-        while let Some(Reverse((k, x))) = heap.pop() {
-            if k > d[x] {
-                continue;
-            }
-            if x == b {
-                return true;
-            }
-            for &(y, w, cand) in &self.adj[x] {
-                if cand.is_some_and(|c| c == skip || !alive[c]) {
-                    continue;
-                }
-                let nk = k.saturating_add(w);
-                if nk <= t && nk < d[y] {
-                    d[y] = nk;
-                    heap.push(Reverse((nk, y)));
-                }
-            }
-        }
-        false
+        let d = crate::reach::least_tokens(self.adj.len(), a, t, Some(b), |x| {
+            self.adj[x]
+                .iter()
+                .filter(|(_, _, cand)| !cand.is_some_and(|c| c == skip || !alive[c]))
+                .map(|&(y, w, _)| (y, w))
+        });
+        d[b] <= t
     }
 }
 

@@ -588,23 +588,9 @@ impl OpGraph {
 
     /// Least tokens of a path from `src` to every node (u32::MAX: none).
     fn distances(&self, src: usize) -> Vec<u32> {
-        let mut d = vec![u32::MAX; self.adj.len()];
-        let mut heap = BinaryHeap::new();
-        d[src] = 0;
-        heap.push(Reverse((0u32, src)));
-        while let Some(Reverse((k, x))) = heap.pop() {
-            if k > d[x] {
-                continue;
-            }
-            for &(y, t) in &self.adj[x] {
-                let nk = k.saturating_add(t);
-                if nk < d[y] {
-                    d[y] = nk;
-                    heap.push(Reverse((nk, y)));
-                }
-            }
-        }
-        d
+        crate::reach::least_tokens(self.adj.len(), src, u32::MAX, None, |x| {
+            self.adj[x].iter().copied()
+        })
     }
 
     /// Reachability within 0 and 1 token over the operations, program order
