@@ -58,7 +58,7 @@ pub const WARMUP: u64 = 3;
 const FORMAT: &str = "ssc-calibration";
 /// Version 2 added the synchronisation costs (`wait_ns`, `signal_ns`),
 /// version 3 the transfer (`transfer_ns_per_kib`), version 4 the costs of
-/// defined functions (`element_ns`, `op_ns`); a file of an older
+/// defined functions (`write_ns`, `arith_ns`, … `linear_ns`); a file of an older
 /// version is ignored with a warning, as any other version is.
 pub const VERSION: u32 = 4;
 
@@ -179,8 +179,7 @@ pub fn suite() -> String {
     for (name, ports, _, div) in DEFINED {
         let side = SIDE / div;
         inst.push(format!("{name} {name} [{side}, {side}]"));
-        for (p, dir, ty, mul, _) in ports.iter().filter(|p| p.1 == "IN") {
-            let _ = dir;
+        for (p, _, ty, mul, _) in ports.iter().filter(|p| p.1 == "IN") {
             let from = match (*ty, side * mul) {
                 ("float", g) if g == n => "src".to_string(),
                 ("float", g) if g == h => "src_half".to_string(),
@@ -391,15 +390,15 @@ pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, String> {
         ("block", &["def_mean"], |o| o.block),
         ("linear", &["def_linear"], |o| o.linear),
     ];
+    // What a function costs by its writes and arithmetic alone (each of
+    // these uses one kind besides).
+    let mut without = c;
+    without.convert = 0.0;
+    without.stencil_tap = 0.0;
+    without.exchange = 0.0;
+    without.block = 0.0;
+    without.linear = 0.0;
     for (kind, names, count) in kinds {
-        // What the function costs without this kind (each uses one kind
-        // besides writes and arithmetic).
-        let mut without = c;
-        without.convert = 0.0;
-        without.stencil_tap = 0.0;
-        without.exchange = 0.0;
-        without.block = 0.0;
-        without.linear = 0.0;
         let mut per_use = Vec::new();
         for name in names {
             let (w, points, ns) = measured[name];

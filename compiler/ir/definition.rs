@@ -143,17 +143,20 @@ impl Expr {
     /// `lower::cost`); `port` gives an input port's window and `mul`
     /// (`None` for a name that is no input port). See [`Operations`].
     pub fn operations(&self, port: &impl Fn(&str) -> Option<(Pair, Pair)>) -> Operations {
-        let one = |f: fn(&mut Operations)| {
-            let mut o = Operations::default();
-            f(&mut o);
-            o
+        let arith = |n| Operations {
+            arith: n,
+            ..Operations::default()
+        };
+        let convert = Operations {
+            convert: 1,
+            ..Operations::default()
         };
         match &self.kind {
             ExprKind::Number(_) => Operations::default(),
-            ExprKind::Port { .. } => one(|o| o.arith += 1),
-            ExprKind::Neg(x) => one(|o| o.arith += 1) + x.operations(port),
+            ExprKind::Port { .. } => arith(1),
+            ExprKind::Neg(x) => arith(1) + x.operations(port),
             ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) => {
-                one(|o| o.arith += 1) + a.operations(port) + b.operations(port)
+                arith(1) + a.operations(port) + b.operations(port)
             }
             ExprKind::Call { callee, args } => {
                 let nested = args
@@ -195,11 +198,11 @@ impl Expr {
                         o.arith = 1;
                     }
                     ("linear", Some(_)) => o.linear = 1,
-                    ("clamp", _) => return one(|o| o.arith += 2) + nested,
-                    ("window_level", _) => return one(|o| o.arith += 4) + nested,
-                    ("floor" | "round" | "lut", _) => return one(|o| o.convert += 1) + nested,
-                    (name, _) if is_conversion(name) => return one(|o| o.convert += 1) + nested,
-                    _ => return one(|o| o.arith += 1) + nested,
+                    ("clamp", _) => return arith(2) + nested,
+                    ("window_level", _) => return arith(4) + nested,
+                    ("floor" | "round" | "lut", _) => return convert + nested,
+                    (name, _) if is_conversion(name) => return convert + nested,
+                    _ => return arith(1) + nested,
                 }
                 o
             }
