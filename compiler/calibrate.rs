@@ -479,7 +479,7 @@ impl SyncCosts {
 fn sync_program() -> back::c::Program {
     let mut files: Vec<(String, String)> = back::c::RUNTIME_FILES
         .iter()
-        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .map(|f| (f.name.to_string(), f.text.to_string()))
         .collect();
     files.push(("ssc_calibrate_sync.c".into(), BENCH_SIGNAL.into()));
     back::c::Program {

@@ -20,10 +20,11 @@
  * five runs, and the medians of reading 128 KiB another core wrote
  * (`remote_read_ns`) and 128 KiB this core wrote (`local_read_ns`).
  *
- * Build: cc -std=c11 -O2 -pthread bench_signal.c ssc_rt.c -o bench_signal
+ * Build: cc -std=c11 -O2 -pthread bench_signal.c ssc_sync.c ssc_stats.c -o bench_signal
  * Usage: ./bench_signal [--json] [rounds]   */
 #define _GNU_SOURCE
-#include "ssc_rt.h"
+#include "ssc_stats.h"
+#include "ssc_sync.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -1,7 +1,7 @@
 /* ssc_kernels.h — the built-in kernels (docs/language.md, "Built-in
  * functions"; the exact arithmetic in runtime-c/README.md, "Built-ins").
  *
- * Each entry takes one ssc_call (the kernel ABI of ssc_rt.h / README.md)
+ * Each entry takes one ssc_call (the kernel ABI of ssc_kernel.h / README.md)
  * and dispatches on the element type of its ports; all ports of a built-in
  * have the same type. Element-wise built-ins need equal `mul` on all their
  * ports; func_down needs the input's mul twice the output's, func_up the
@@ -9,7 +9,7 @@
 #ifndef SSC_KERNELS_H
 #define SSC_KERNELS_H
 
-#include "ssc_rt.h"
+#include "ssc_kernel.h"
 
 void func_source(const ssc_call *call);  /* 0 in, 1 out: deterministic image */
 void func_sink(const ssc_call *call);    /* 1 in, 0 out: folds into the checksum */

@@ -16,13 +16,19 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/ssc-runtime-test.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
 CFLAGS="-std=c11 -O2 -pthread -Wall -Wextra -Werror -I$HERE"
-# The runtime and kernels are compiled once per compiler and sanitizer
-# (ssc_kernels.c is the slow file), then linked into every program.
-objects() {   # objects CC SUFFIX FLAGS...: sets RT to the two objects
+# The runtime's sources (runtime-c/FILES: every `shared` and `program`
+# file) are compiled once per compiler and sanitizer, then linked into
+# every program; SYNC is the two files the signal benchmark links.
+SOURCES=$(awk '!/^#/ && ($2 == "shared" || $2 == "program") { print $1 }' "$HERE/FILES")
+objects() {   # objects CC SUFFIX FLAGS...: sets RT to the runtime's objects
     _cc=$1; _sfx=$2; shift 2
-    $_cc "$@" -c -o "$OUT/ssc_rt.$_sfx.o" "$HERE/ssc_rt.c" || fail "$_cc: ssc_rt.c"
-    $_cc "$@" -c -o "$OUT/ssc_kernels.$_sfx.o" "$HERE/ssc_kernels.c" || fail "$_cc: ssc_kernels.c"
-    RT="$OUT/ssc_rt.$_sfx.o $OUT/ssc_kernels.$_sfx.o"
+    RT=""
+    for _src in $SOURCES; do
+        _obj="$OUT/${_src%.c}.$_sfx.o"
+        $_cc "$@" -c -o "$_obj" "$HERE/$_src" || fail "$_cc: $_src"
+        RT="$RT $_obj"
+    done
+    SYNC="$OUT/ssc_sync.$_sfx.o $OUT/ssc_stats.$_sfx.o"
 }
 ITER=200
 
@@ -39,10 +45,11 @@ for CC in $COMPILERS; do
     CN=$(basename "$CC")
     step "build with $CC"
     objects "$CC" "$CN" $CFLAGS
+    if [ "$CN" = gcc ]; then GCC_OBJS=$RT; fi
     $CC $CFLAGS -o "$OUT/hand.$CN" "$HERE/examples/appendix_by_hand.c" $RT || fail "$CC: appendix_by_hand"
     $CC $CFLAGS -o "$OUT/ref.$CN" "$HERE/examples/appendix_reference.c" $RT || fail "$CC: appendix_reference"
     $CC $CFLAGS -o "$OUT/test_kernels.$CN" "$HERE/tests/test_kernels.c" $RT -lm || fail "$CC: test_kernels"
-    $CC $CFLAGS -o "$OUT/bench.$CN" "$HERE/bench_signal.c" "$OUT/ssc_rt.$CN.o" || fail "$CC: bench_signal"
+    $CC $CFLAGS -o "$OUT/bench.$CN" "$HERE/bench_signal.c" $SYNC || fail "$CC: bench_signal"
 
     step "unit tests ($CC): every kernel x type, known values, sync"
     "$OUT/test_kernels.$CN" || fail "$CC: test_kernels"
@@ -57,7 +64,7 @@ for CC in $COMPILERS; do
     grep -q "^latency (us): count $ITER " "$OUT/hand.txt" || fail "$CC: latency count"
 done
 CC=gcc
-RT="$OUT/ssc_rt.gcc.o $OUT/ssc_kernels.gcc.o"   # built in the loop
+RT=$GCC_OBJS   # built in the loop
 REF_SUM=$(checksum_of "$OUT/ref.txt")
 
 # ---- ThreadSanitizer -----------------------------------------------------

@@ -311,12 +311,8 @@ fn ssc_run_ends_with_the_program_s_exit_code_or_signal() {
 /// no message of the runtime or the kernels is written as `ssc: …`.
 #[test]
 fn runtime_messages_carry_the_program_s_name() {
-    for file in [
-        "runtime-c/ssc_rt.c",
-        "runtime-c/ssc_kernels.c",
-        "runtime-c/ssc_image.c",
-    ] {
-        let src = std::fs::read_to_string(file).unwrap();
+    for f in ssc::back::c::RUNTIME_FILES {
+        let (file, src) = (f.name, f.text);
         for (i, line) in src.lines().enumerate() {
             assert!(
                 !line.contains("\"ssc: "),

@@ -163,9 +163,9 @@ fn percentile_claims(text: &str) -> Vec<String> {
 
 #[test]
 fn every_statement_of_the_percentile_accuracy_is_the_histograms_bound() {
-    // ssc_rt.h: 64 buckets per power of two, a percentile the middle of
+    // ssc_stats.h: 64 buckets per power of two, a percentile the middle of
     // its bucket: within 1/128 (tests/streaming.rs measures it).
-    let header = read("runtime-c/ssc_rt.h");
+    let header = read("runtime-c/ssc_stats.h");
     assert!(header.contains("#define SSC_HIST_BUCKETS (128 + 58 * 64)"));
     let bound = format!("{:.2}", 100.0 / 128.0);
     assert_eq!(bound, "0.78");
@@ -183,15 +183,15 @@ fn every_statement_of_the_percentile_accuracy_is_the_histograms_bound() {
         ("xray.h".into(), read_path(&dir.join("lib/xray.h"))),
         ("xray.py".into(), read_path(&dir.join("lib/xray.py"))),
         (
-            "program's ssc_rt.c".into(),
-            read_path(&dir.join("program/ssc_rt.c")),
+            "program's ssc_program.c".into(),
+            read_path(&dir.join("program/ssc_program.c")),
         ),
     ];
     for f in [
         "README.md",
         "ARCHITECTURE.md",
         "runtime-c/README.md",
-        "runtime-c/ssc_rt.h",
+        "runtime-c/ssc_stats.h",
     ] {
         sources.push((f.into(), read(f)));
     }

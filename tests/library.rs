@@ -159,6 +159,81 @@ fn the_library_prints_the_executables_checksum_under_every_scheduler() {
     }
 }
 
+/// The runtime's `program` files (runtime-c/FILES: argv, --help, the
+/// report, dumps, SIGINT/SIGTERM handlers, image files) are a program's:
+/// the library neither has nor links them, and every symbol it needs is in
+/// it (`nm`); a program's executable has them.
+#[test]
+fn the_library_links_none_of_the_programs_main_side() {
+    let file = small_xray("library-nm");
+    let dir = scratch("library-nm");
+    build_library(&file, &dir, &["-ts", "reduced", "2"], "cc", "-O1");
+    let nm = |args: &[&str], path: &Path| {
+        let out = Command::new("nm").args(args).arg(path).output().unwrap();
+        assert!(out.status.success(), "nm {args:?} {}", path.display());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let program_only = [
+        "ssc_parse_args",
+        "ssc_options_free",
+        "ssc_init",
+        "ssc_init_mask",
+        "ssc_run",
+        "ssc_finish",
+        "ssc_images_load",
+        "ssc_images_save",
+    ];
+    let defined = |text: &str, name: &str| {
+        text.lines().any(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w.len() == 3 && w[2] == name && w[1] != "U"
+        })
+    };
+    let archive = nm(&[], &dir.join("libxray_small.a"));
+    let shared = nm(&["-D"], &dir.join("libxray_small.so"));
+    for name in program_only {
+        assert!(!defined(&archive, name), "libxray_small.a defines {name}");
+        assert!(
+            !archive.contains(&format!(" U {name}\n")),
+            "libxray_small.a needs {name}"
+        );
+    }
+    assert!(
+        !shared.lines().any(|l| l.contains(" U ssc_")),
+        "the shared library needs runtime symbols it lacks:\n{shared}"
+    );
+    for f in ssc::back::c::RUNTIME_FILES {
+        let here = dir.join(f.name).is_file();
+        assert_eq!(
+            here,
+            f.role != ssc::back::c::Role::Program,
+            "{} in the library's directory: {here}",
+            f.name
+        );
+    }
+    // The executable of the same chain has them.
+    let exe_dir = scratch("library-nm-program");
+    let out = Command::new(SSC)
+        .arg("build")
+        .arg(&file)
+        .args(["-ts", "reduced", "2", "-od"])
+        .arg(&exe_dir)
+        .args(["-o"])
+        .arg(exe_dir.join("xray_small"))
+        .env("CFLAGS", "-O1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let program = nm(&[], &exe_dir.join("xray_small"));
+    for name in program_only {
+        assert!(defined(&program, name), "the program lacks {name}");
+    }
+}
+
 #[test]
 fn the_library_is_race_free_under_thread_sanitizer() {
     let dir = scratch("library-tsan");

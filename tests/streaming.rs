@@ -85,7 +85,7 @@ fn histogram_percentiles_are_within_1_128_of_the_exact_ones() {
         ])
         .arg(root("runtime-c"))
         .arg(root("tests/stats/percentiles.c"))
-        .arg(root("runtime-c/ssc_rt.c"))
+        .arg(root("runtime-c/ssc_stats.c"))
         .arg("-o")
         .arg(&exe)
         .output()

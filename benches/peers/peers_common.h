@@ -29,7 +29,7 @@
  * R/4 (down2, nr2, up2's input). */
 enum { PEER_ID_DISPLAY = 16, PEER_ID_STORE = 18, PEER_ID_MONITOR = 20 };
 
-/* ---- checksum: exactly ssc_rt.c / ssc_rt.h ----------------------------- */
+/* ---- checksum: exactly ssc_rt.c / ssc_kernel.h -------------------------- */
 
 static inline uint64_t peer_splitmix64(uint64_t z)
 {
@@ -104,7 +104,7 @@ static inline uint64_t peer_sink_rows8(const uint8_t *grid, int64_t w, int64_t y
     return sum;
 }
 
-/* ---- the source pattern: exactly ssc_kernels.c's func_source ------------
+/* ---- the source pattern: exactly ssc_kernels_io.c's func_source ---------
  * element (x, y) of iteration i: p = (7x + 13y + 31i) mod 251; a ushort
  * source (raw) gives p, a float one (offset, gainmap) (p - 125) / 8
  * computed in double and rounded to float (exact anyway). */
@@ -371,7 +371,7 @@ static inline const void *peer_frame(const peer_input *in, uint64_t i)
     return in->frame[in->n == 1 ? 0 : i % (uint64_t)in->n];
 }
 
-/* ---- report: ssc_rt.c's statistics and format ---------------------------- */
+/* ---- report: ssc_stats.c's statistics, ssc_program.c's format ------------- */
 
 static int peer_cmp_u64(const void *a, const void *b)
 {
@@ -379,7 +379,7 @@ static int peer_cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Nearest rank, as ssc_rt.c. */
+/* Nearest rank, as ssc_stats.c. */
 static uint64_t peer_nearest_rank(const uint64_t *sorted, uint64_t n, double pct)
 {
     double r = pct / 100.0 * (double)n - 1e-9;

@@ -237,8 +237,8 @@ pub fn emit(h: &Hsdfg, o: &WcetOptions) -> Result<Program, Vec<Diagnostic>> {
         .render()
         .map_err(|e| error(format!("template error: {e}")))?;
     let mut files = vec![(format!("{}.c", o.name), text)];
-    for (name, text) in RUNTIME_FILES {
-        files.push((name.to_string(), text.to_string()));
+    for f in RUNTIME_FILES {
+        files.push((f.name.to_string(), f.text.to_string()));
     }
     Ok(Program {
         name: o.name.clone(),

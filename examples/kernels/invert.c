@@ -5,7 +5,7 @@
  * types, so never an overflow), float and double their negation. Written
  * against the kernel ABI of runtime-c/README.md: it computes exactly the
  * elements of its region (the sub-box), so any split gives the same image. */
-#include "ssc_rt.h"
+#include "ssc_kernel.h"
 
 #define INVERT_ROWS(T, EXPR)                                                    \
     do {                                                                        \

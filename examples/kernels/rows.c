@@ -10,7 +10,7 @@
  * rows_source: element (x, y) of iteration i is ((7x + 13y + 31i) mod 251
  * - 125) / 8; rows_sink adds mix(position, bits) of its region, times the
  * key of (function, iteration), to the checksum (runtime-c/README.md). */
-#include "ssc_rt.h"
+#include "ssc_kernel.h"
 #include <string.h>
 
 #define PERIOD 251

@@ -12,7 +12,8 @@
  *                             W s7, W s13, E f7.1, S s5, S s12];
  *   signal !s1, s3, !s5, s7, s8, !s10, s12, !s13;
  *
- * Build: cc -std=c11 -O2 -pthread -I.. appendix_by_hand.c ../ssc_rt.c ../ssc_kernels.c */
+ * Build (every `shared` and `program` source of ../FILES):
+ *   cc -std=c11 -O2 -pthread -I.. appendix_by_hand.c $(awk '!/^#/ && $2 != "header" { print "../" $1 }' ../FILES) */
 #include "ssc_rt.h"
 #include "ssc_kernels.h"
 

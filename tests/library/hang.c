@@ -2,7 +2,7 @@
  * from iteration 5 on blocks forever (a kernel stuck on a device, say). */
 #include <unistd.h>
 
-#include "ssc_rt.h"
+#include "ssc_kernel.h"
 
 void func_stall(const ssc_call *call)
 {

@@ -5,7 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
 
-#include "ssc_rt.h"
+#include "ssc_kernel.h"
 
 void func_sleepy(const ssc_call *call)
 {

@@ -1,6 +1,6 @@
-/* percentiles.c — the streaming statistics of ssc_rt.c (ssc_stream_*)
+/* percentiles.c — the streaming statistics of ssc_stats.c (ssc_stream_*)
  * against exact ones (ssc_stats_compute: sorted, nearest rank) on known
- * sets of latencies. tests/streaming.rs compiles it with runtime-c/ssc_rt.c
+ * sets of latencies. tests/streaming.rs compiles it with runtime-c/ssc_stats.c
  * and checks what it prints, one line per set and kind:
  *
  *   SET KIND count mean stddev min p50 p99 p999 max
@@ -9,7 +9,7 @@
  * `merged` (the values dealt round-robin to three, then merged, as the
  * program merges its threads'). A last line `bytes N` gives the size of
  * one ssc_stream_stats. */
-#include "ssc_rt.h"
+#include "ssc_stats.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * rows as data + y * stride: correct only on an unfolded buffer. Under
  * `ssc build --check-kernels` its first write outside the guard's rings
  * faults and the program names it. */
-#include "ssc_rt.h"
+#include "ssc_kernel.h"
 
 void rows_source(const ssc_call *c)
 {

@@ -1,7 +1,7 @@
 //! What the end-to-end tests share: building with `ssc build`, running the
 //! program with a deadline, comparing checksums, two jobs at a time.
 //!
-//! Speed: compiling `ssc_kernels.c` takes ~5 s and is the same for every
+//! Speed: compiling the built-in kernels takes ~5 s and is the same for every
 //! program; ssc keeps the runtime's objects in its cache
 //! (`${XDG_CACHE_HOME:-~/.cache}/ssc/objects`, keyed by compiler, flags
 //! and runtime source), so a [`Toolchain`] builds one real program first

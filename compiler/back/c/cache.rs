@@ -5,8 +5,8 @@
 //! (flags the command adds, `-fPIC …` for a library) and a program
 //! directory holding the runtime's sources. Gives:
 //!
-//! * [`runtime_objects`]: `ssc_rt.o`, `ssc_image.o` and `ssc_kernels.o`
-//!   from `${XDG_CACHE_HOME:-~/.cache}/ssc/objects/<key>/`, compiled there
+//! * [`runtime_objects`]: the objects of the runtime's sources (those of
+//!   `runtime-c/FILES` a program or a library compiles) from `${XDG_CACHE_HOME:-~/.cache}/ssc/objects/<key>/`, compiled there
 //!   the first time; the key is a FNV-1a hash of the compiler's name and
 //!   `--version`, the flags, the mode, this CPU's model (for
 //!   `-march=native`) and the text of every runtime file; the missing ones
@@ -24,12 +24,9 @@
 //! cache, and the output is what compiling them gives.
 
 use super::error::CompileError;
-use super::RUNTIME_FILES;
+use super::runtime::{runtime_headers, RUNTIME_FILES};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The runtime's C files, compiled once per key.
-pub(super) const RUNTIME_SOURCES: [&str; 3] = ["ssc_rt.c", "ssc_image.c", "ssc_kernels.c"];
 
 /// FNV-1a, 64 bits: the same value on every Rust version and machine.
 #[derive(Clone, Copy)]
@@ -115,39 +112,39 @@ fn identity(t: &Toolchain<'_>) -> Vec<u8> {
 pub(super) fn runtime_objects(
     t: &Toolchain<'_>,
     dir: &Path,
+    sources: &[&str],
     compile: impl Fn(&str, &Path) -> Result<(), CompileError> + Sync,
 ) -> Result<Vec<PathBuf>, CompileError> {
-    let Some(root) = cache_root() else {
-        let mut objects = Vec::new();
-        for src in RUNTIME_SOURCES {
-            let object = dir.join(src.replace(".c", ".o"));
-            compile(src, &object)?;
-            objects.push(object);
+    // Without a cache directory the objects go beside the sources, and
+    // compile every time.
+    let cached = cache_root().is_some();
+    let entry = match cache_root() {
+        Some(root) => {
+            let mut key = t.hash().add(&identity(t));
+            for f in RUNTIME_FILES {
+                key = key.add(f.name.as_bytes()).add(f.text.as_bytes());
+            }
+            root.join(key.hex())
         }
-        return Ok(objects);
+        None => dir.to_path_buf(),
     };
-    let mut key = t.hash().add(&identity(t));
-    for (name, text) in RUNTIME_FILES {
-        key = key.add(name.as_bytes()).add(text.as_bytes());
-    }
-    let entry = root.join(key.hex());
     std::fs::create_dir_all(&entry).map_err(|source| CompileError::Write {
         path: entry.clone(),
         source,
     })?;
-    // The missing objects compile at once, one C compiler each (the
-    // kernels take most of a first build: about 11 s of 13 at -O3 on the
-    // development machine).
-    let objects: Vec<PathBuf> = RUNTIME_SOURCES
+    // The missing objects compile at once, one C compiler each (a first
+    // build is mostly the kernels: one file per family, so they share the
+    // cores).
+    let objects: Vec<PathBuf> = sources
         .iter()
         .map(|src| entry.join(src.replace(".c", ".o")))
         .collect();
     let (compile, entry) = (&compile, &entry);
     std::thread::scope(|scope| {
-        let jobs: Vec<_> = RUNTIME_SOURCES
+        let jobs: Vec<_> = sources
             .iter()
             .zip(&objects)
-            .filter(|(_, object)| !object.is_file())
+            .filter(|(_, object)| !(cached && object.is_file()))
             .map(|(src, object)| {
                 scope.spawn(move || -> Result<(), CompileError> {
                     let partial = entry.join(format!(
@@ -197,7 +194,7 @@ impl Stamp {
             .hash()
             .add(&identity(t))
             .add(output.as_os_str().as_encoded_bytes());
-        let headers = RUNTIME_FILES.iter().map(|(n, _)| n.to_string());
+        let headers = runtime_headers().map(String::from);
         let mut files: Vec<String> = sources.iter().cloned().chain(headers).collect();
         files.sort();
         files.dedup();

@@ -21,6 +21,7 @@ mod library;
 mod options;
 mod parts;
 mod plan;
+mod runtime;
 mod threads;
 mod view;
 
@@ -30,27 +31,6 @@ pub use library::pkg_config;
 pub use options::{COptions, DynamicMemory};
 pub use view::{emit, unimplemented, Program};
 
-/// The C runtime and built-in kernels, embedded so an installed ssc needs no
-/// source tree.
-pub const RUNTIME_FILES: &[(&str, &str)] = &[
-    ("ssc_rt.h", include_str!("../../../runtime-c/ssc_rt.h")),
-    ("ssc_rt.c", include_str!("../../../runtime-c/ssc_rt.c")),
-    (
-        "ssc_image.h",
-        include_str!("../../../runtime-c/ssc_image.h"),
-    ),
-    (
-        "ssc_image.c",
-        include_str!("../../../runtime-c/ssc_image.c"),
-    ),
-    (
-        "ssc_kernels.h",
-        include_str!("../../../runtime-c/ssc_kernels.h"),
-    ),
-    (
-        "ssc_kernels.c",
-        include_str!("../../../runtime-c/ssc_kernels.c"),
-    ),
-];
+pub use runtime::{runtime_headers, runtime_sources, Role, RuntimeFile, RUNTIME_FILES};
 
 pub use crate::ir::builtins::BUILTINS;

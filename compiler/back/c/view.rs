@@ -254,8 +254,8 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
                 .map_err(|e| error(format!("template error: {e}")))?,
         );
     }
-    for (name, text) in super::RUNTIME_FILES {
-        files.push((name.to_string(), text.to_string()));
+    for f in super::RUNTIME_FILES.iter().filter(|f| f.belongs(o.library)) {
+        files.push((f.name.to_string(), f.text.to_string()));
     }
     Ok(Program {
         name: o.name.clone(),
