@@ -34,10 +34,11 @@
 //! `--percentile P` (0 < P ≤ 100), `--json`, `--etp-dir DIR`, `--help`.
 //! [`parse_report`] reads its JSON back ([`WcetReport`]).
 
-use super::c::{Program, RUNTIME_FILES};
+use super::c::{KernelTypes, Program, RUNTIME_FILES};
 use crate::back::layout::{c_string, comment, FunctionLayout, Layout, Memory, PortMake};
 use crate::diagnostics::Diagnostic;
 use crate::ir::hsdfg::Hsdfg;
+use crate::reach::{kahn, Pick};
 use askama::Template;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -109,33 +110,25 @@ pub fn parse_report(json: &str) -> Result<WcetReport, String> {
 /// The functions in a topological order of their buffers (Kahn, smallest
 /// index first).
 fn topological(h: &Hsdfg) -> Vec<usize> {
-    let n = h.functions.len();
-    let mut indeg = vec![0usize; n];
-    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); h.functions.len()];
     for b in &h.buffers {
         for r in &b.readers {
             out[b.producer.0 .0].push(r.0 .0);
-            indeg[r.0 .0] += 1;
         }
     }
-    let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&f| indeg[f] == 0).collect();
-    let mut order = Vec::new();
-    while let Some(f) = ready.pop_first() {
-        order.push(f);
-        for &g in &out[f] {
-            indeg[g] -= 1;
-            if indeg[g] == 0 {
-                ready.insert(g);
+    match kahn(out.len(), |f| out[f].iter().copied(), Pick::Smallest) {
+        Ok(order) => order,
+        // A cycle cannot pass the checker; run what is left in index order.
+        Err(c) => {
+            let mut order = c.partial;
+            for f in 0..out.len() {
+                if !order.contains(&f) {
+                    order.push(f);
+                }
             }
+            order
         }
     }
-    // A cycle cannot pass the checker; run what is left in index order.
-    for f in 0..n {
-        if !order.contains(&f) {
-            order.push(f);
-        }
-    }
-    order
 }
 
 /// The harness, as its template `runtime-c/templates/wcet.c` renders it.
@@ -243,6 +236,7 @@ pub fn emit(h: &Hsdfg, o: &WcetOptions) -> Result<Program, Vec<Diagnostic>> {
     Ok(Program {
         name: o.name.clone(),
         files,
+        kernel_types: KernelTypes::of(h),
     })
 }
 

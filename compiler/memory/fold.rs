@@ -38,6 +38,7 @@
 use super::ring::{self, bands, Band};
 use super::{ArenaId, OrderEdge, Placement};
 use crate::ir::hsdfg::{ActorId, BufferId, Hsdfg};
+use crate::reach::{kahn, Pick};
 use crate::schedule::Schedule;
 
 /// Rings start at multiples of this (a cache line).
@@ -189,33 +190,22 @@ impl Order {
     /// `kept` and `extra` added, or `None` when it has a cycle.
     fn topological(&self, kept: &[(usize, usize)], extra: &[(usize, usize)]) -> Option<Vec<usize>> {
         let n = self.succ.len();
-        let mut indeg = vec![0u32; n];
-        for v in self.succ.iter().flatten() {
-            indeg[*v as usize] += 1;
-        }
         let mut more: Vec<Vec<usize>> = vec![Vec::new(); n];
         for &(u, v) in kept.iter().chain(extra) {
-            indeg[v] += 1;
             more[u].push(v);
         }
-        let mut stack: Vec<usize> = (0..n).filter(|&x| indeg[x] == 0).collect();
-        let mut pos = vec![usize::MAX; n];
-        let mut seen = 0;
-        while let Some(x) = stack.pop() {
-            pos[x] = seen;
-            seen += 1;
-            let next = self.succ[x]
+        let succ = |x: usize| {
+            self.succ[x]
                 .iter()
                 .map(|&v| v as usize)
-                .chain(more[x].iter().copied());
-            for v in next {
-                indeg[v] -= 1;
-                if indeg[v] == 0 {
-                    stack.push(v);
-                }
-            }
+                .chain(more[x].iter().copied())
+        };
+        let order = kahn(n, succ, Pick::Last).ok()?;
+        let mut pos = vec![usize::MAX; n];
+        for (i, x) in order.into_iter().enumerate() {
+            pos[x] = i;
         }
-        (seen == n).then_some(pos)
+        Some(pos)
     }
 }
 

@@ -32,10 +32,12 @@
 //! are ignored.
 
 mod least;
+mod topo;
 
 pub use least::least_tokens;
+pub use topo::{kahn, Cycle, Pick};
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 
 /// No position: the chain is not reached.
 const NONE: u32 = u32::MAX;
@@ -243,28 +245,12 @@ fn min_into(row: &mut [u32], other: &[u32]) {
 /// Kahn's order of the 0-token edges (FIFO, so deterministic), or a node of
 /// a cycle.
 fn topological(g: &TokenGraph) -> Result<Vec<usize>, usize> {
-    let n = g.len();
-    let mut indeg = vec![0u32; n];
-    for out in &g.out0 {
-        for &(y, _) in out {
-            indeg[y as usize] += 1;
-        }
-    }
-    let mut q: VecDeque<usize> = (0..n).filter(|&x| indeg[x] == 0).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(x) = q.pop_front() {
-        order.push(x);
-        for &(y, _) in &g.out0[x] {
-            indeg[y as usize] -= 1;
-            if indeg[y as usize] == 0 {
-                q.push_back(y as usize);
-            }
-        }
-    }
-    if order.len() < n {
-        return Err((0..n).find(|&x| indeg[x] > 0).unwrap_or(0));
-    }
-    Ok(order)
+    kahn(
+        g.len(),
+        |x| g.out0[x].iter().map(|&(y, _)| y as usize),
+        Pick::Fifo,
+    )
+    .map_err(|c| c.node)
 }
 
 /// A set of extra 1-token edges over a [`Reach`], which can grow and shrink:

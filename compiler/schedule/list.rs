@@ -9,6 +9,7 @@
 //! an actor into an earlier idle gap (the programs are static lists).
 
 use crate::ir::hsdfg::{ActorId, Hsdfg};
+use crate::reach::{kahn, Pick};
 
 /// The relative tolerance of the cache-aware (predictable) choices: a thread
 /// whose start time is within `CACHE_TOLERANCE × time(actor)` of the earliest
@@ -18,25 +19,12 @@ pub const CACHE_TOLERANCE: f64 = 0.10;
 
 /// A topological order of the dependencies (Kahn, smallest index first).
 pub fn topo_order(h: &Hsdfg) -> Vec<ActorId> {
-    let n = h.graph.node_count();
-    let mut indeg = vec![0usize; n];
-    for a in h.actors() {
-        indeg[a.index()] = h.predecessors(a).len();
-    }
-    let mut ready: std::collections::BTreeSet<ActorId> =
-        h.actors().filter(|a| indeg[a.index()] == 0).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(a) = ready.pop_first() {
-        order.push(a);
-        for s in h.successors(a) {
-            indeg[s.index()] -= 1;
-            if indeg[s.index()] == 0 {
-                ready.insert(s);
-            }
-        }
-    }
-    assert_eq!(order.len(), n, "the dependencies of an HSDFG form a DAG");
-    order
+    let succ = |a: usize| h.successors(ActorId::new(a)).into_iter().map(|s| s.index());
+    kahn(h.graph.node_count(), succ, Pick::Smallest)
+        .expect("the dependencies of an HSDFG form a DAG")
+        .into_iter()
+        .map(ActorId::new)
+        .collect()
 }
 
 /// Longest path (by time, own time included) from each actor to a sink.
