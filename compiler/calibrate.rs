@@ -485,6 +485,7 @@ fn sync_program() -> back::c::Program {
     back::c::Program {
         name: "ssc_calibrate_sync".into(),
         files,
+        kernel_types: back::c::KernelTypes::none(),
     }
 }
 

@@ -34,7 +34,7 @@
 #define DIV_U(W, acc, count, shift) ((shift) >= 0 ? (acc) >> (shift) : (acc) / (count))
 #define DIV_F(W, acc, count, shift) ((acc) / (count))
 
-static int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 */
+SSC_HELPER int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 */
 {
     int s = 0;
     while (((int64_t)1 << s) < v && s < 62)
@@ -47,7 +47,7 @@ static int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 
  * row, [*hi, N) column width - 1. Only the middle run is a plain loop
  * over memory, so only it vectorises; the clamped runs are at most the
  * window's half-width long. */
-static inline void conv_runs(int64_t u0, int64_t N, int64_t width, int64_t *lo, int64_t *hi)
+SSC_HELPER inline void conv_runs(int64_t u0, int64_t N, int64_t width, int64_t *lo, int64_t *hi)
 {
     int64_t l = u0 < 0 ? -u0 : 0, h = width - u0;
     l = l < N ? l : N;

@@ -24,15 +24,75 @@
 /* X(S suffix, T element type, W wide type, E ssc_type, K kind, LO, HI)
  * K: S signed integer, U unsigned integer, F floating point.
  * `char` is signed char, so the results do not depend on the platform. */
-#define SSC_TYPES(X)                                                         \
-    X(char,   signed char,    int32_t,  SSC_CHAR,   S, SCHAR_MIN, SCHAR_MAX)  \
-    X(uchar,  unsigned char,  uint32_t, SSC_UCHAR,  U, 0,         UCHAR_MAX)  \
-    X(short,  short,          int32_t,  SSC_SHORT,  S, SHRT_MIN,  SHRT_MAX)   \
-    X(ushort, unsigned short, uint32_t, SSC_USHORT, U, 0,         USHRT_MAX)  \
-    X(int,    int,            int64_t,  SSC_INT,    S, INT_MIN,   INT_MAX)    \
-    X(uint,   unsigned int,   uint64_t, SSC_UINT,   U, 0,         UINT_MAX)   \
-    X(float,  float,          float,    SSC_FLOAT,  F, 0,         0)          \
-    X(double, double,         double,   SSC_DOUBLE, F, 0,         0)
+#define SSC_TYPE_LIST(X, WHEN)                                                \
+    WHEN(char,   X(char,   signed char,    int32_t,  SSC_CHAR,   S, SCHAR_MIN, SCHAR_MAX)) \
+    WHEN(uchar,  X(uchar,  unsigned char,  uint32_t, SSC_UCHAR,  U, 0,         UCHAR_MAX)) \
+    WHEN(short,  X(short,  short,          int32_t,  SSC_SHORT,  S, SHRT_MIN,  SHRT_MAX))  \
+    WHEN(ushort, X(ushort, unsigned short, uint32_t, SSC_USHORT, U, 0,         USHRT_MAX)) \
+    WHEN(int,    X(int,    int,            int64_t,  SSC_INT,    S, INT_MIN,   INT_MAX))   \
+    WHEN(uint,   X(uint,   unsigned int,   uint64_t, SSC_UINT,   U, 0,         UINT_MAX))  \
+    WHEN(float,  X(float,  float,          float,    SSC_FLOAT,  F, 0,         0))         \
+    WHEN(double, X(double, double,         double,   SSC_DOUBLE, F, 0,         0))
+
+/* The element types this object instantiates the kernels for: bit t of
+ * SSC_KERNEL_TYPES is ssc_type t. Every type unless the compile says
+ * otherwise: `ssc build` compiles a family only for the types its chain
+ * uses (-DSSC_KERNEL_TYPES=0x08: ushort alone), which is most of a first
+ * build's time saved; a type left out goes to the dispatch's default, the
+ * message of an unknown element type. The Makefile compiles every type. */
+#ifndef SSC_KERNEL_TYPES
+#define SSC_KERNEL_TYPES 0xff
+#endif
+#if SSC_KERNEL_TYPES & 0x01
+#define SSC_ON_char(...) __VA_ARGS__
+#else
+#define SSC_ON_char(...)
+#endif
+#if SSC_KERNEL_TYPES & 0x02
+#define SSC_ON_uchar(...) __VA_ARGS__
+#else
+#define SSC_ON_uchar(...)
+#endif
+#if SSC_KERNEL_TYPES & 0x04
+#define SSC_ON_short(...) __VA_ARGS__
+#else
+#define SSC_ON_short(...)
+#endif
+#if SSC_KERNEL_TYPES & 0x08
+#define SSC_ON_ushort(...) __VA_ARGS__
+#else
+#define SSC_ON_ushort(...)
+#endif
+#if SSC_KERNEL_TYPES & 0x10
+#define SSC_ON_int(...) __VA_ARGS__
+#else
+#define SSC_ON_int(...)
+#endif
+#if SSC_KERNEL_TYPES & 0x20
+#define SSC_ON_uint(...) __VA_ARGS__
+#else
+#define SSC_ON_uint(...)
+#endif
+#if SSC_KERNEL_TYPES & 0x40
+#define SSC_ON_float(...) __VA_ARGS__
+#else
+#define SSC_ON_float(...)
+#endif
+#if SSC_KERNEL_TYPES & 0x80
+#define SSC_ON_double(...) __VA_ARGS__
+#else
+#define SSC_ON_double(...)
+#endif
+
+/* A family's helpers, unused in an object of none of its types. */
+#define SSC_HELPER static __attribute__((unused))
+
+#define SSC_KEEP_(S, ...) __VA_ARGS__
+#define SSC_IF_ON_(S, ...) SSC_ON_##S(__VA_ARGS__)
+/* Every type (helpers that cost nothing unused), and the types of this
+ * object (the kernels). */
+#define SSC_ALL_TYPES(X) SSC_TYPE_LIST(X, SSC_KEEP_)
+#define SSC_TYPES(X) SSC_TYPE_LIST(X, SSC_IF_ON_)
 
 /* ---- per-kind helpers ---------------------------------------------- */
 
@@ -53,7 +113,7 @@
 
 #define DEF_SAT(S, T, W, E, K, LO, HI) \
     static inline T sat_##S(W w) { return SAT_##K(T, LO, HI, w); }
-SSC_TYPES(DEF_SAT)
+SSC_ALL_TYPES(DEF_SAT)
 
 /* The checksum's view of a value: sign-extended integers, IEEE bits of
  * floating point values (so 0.0 and -0.0 differ, as their bits do). */
@@ -112,14 +172,14 @@ static inline void bad_type(const char *kernel, ssc_type t)
     void entry(const ssc_call *c)                                            \
     {                                                                        \
         switch (type_expr) {                                                 \
-        case SSC_CHAR:   name##_char(c); break;                              \
-        case SSC_UCHAR:  name##_uchar(c); break;                             \
-        case SSC_SHORT:  name##_short(c); break;                             \
-        case SSC_USHORT: name##_ushort(c); break;                            \
-        case SSC_INT:    name##_int(c); break;                               \
-        case SSC_UINT:   name##_uint(c); break;                              \
-        case SSC_FLOAT:  name##_float(c); break;                             \
-        case SSC_DOUBLE: name##_double(c); break;                            \
+        SSC_ON_char(case SSC_CHAR: name##_char(c); break;)                   \
+        SSC_ON_uchar(case SSC_UCHAR: name##_uchar(c); break;)                \
+        SSC_ON_short(case SSC_SHORT: name##_short(c); break;)                \
+        SSC_ON_ushort(case SSC_USHORT: name##_ushort(c); break;)             \
+        SSC_ON_int(case SSC_INT: name##_int(c); break;)                      \
+        SSC_ON_uint(case SSC_UINT: name##_uint(c); break;)                   \
+        SSC_ON_float(case SSC_FLOAT: name##_float(c); break;)                \
+        SSC_ON_double(case SSC_DOUBLE: name##_double(c); break;)             \
         default:         bad_type(#entry, type_expr);                        \
         }                                                                    \
     }

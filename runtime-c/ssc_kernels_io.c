@@ -12,7 +12,7 @@ static uint64_t source_pattern(int64_t x, int64_t y, uint64_t iteration)
 
 /* Copies the region's rows of an external frame (the caller's image in
  * library mode, a file given to --input) into the output port. */
-static void source_external(const ssc_call *c, const ssc_frame *f)
+SSC_HELPER void source_external(const ssc_call *c, const ssc_frame *f)
 {
     const ssc_port *op = &c->out[0];
     span e = elements(&c->region, op);
@@ -24,7 +24,7 @@ static void source_external(const ssc_call *c, const ssc_frame *f)
 }
 
 /* The sink's rows into an external frame (library mode, --output). */
-static void sink_external(const ssc_call *c, const ssc_frame *f)
+SSC_HELPER void sink_external(const ssc_call *c, const ssc_frame *f)
 {
     const ssc_port *ip = &c->in[0];
     span e = elements(&c->region, ip);
@@ -100,7 +100,7 @@ DISPATCH(func_sink, sink, c->in[0].type)
 double ssc_source_value(ssc_type type, int64_t x, int64_t y, uint64_t iteration)
 {
     switch (type) {
-    SSC_TYPES(SOURCE_VALUE_CASE)
+    SSC_ALL_TYPES(SOURCE_VALUE_CASE)
     }
     bad_type("ssc_source_value", type);
     return 0;

@@ -115,6 +115,8 @@ enum {
  * iterations, no timers. */
 void ssc_options_init(ssc_options *o, const char *program, uint64_t iterations);
 
+/* ---- a program's main side (ssc_program.c; never in a library) ------- */
+
 /* Parses argv into o. --help prints usage and exits 0; a wrong argument
  * prints a message and exits 2 (both free what the parse allocated). */
 void ssc_parse_args(ssc_options *o, int argc, char **argv);
@@ -199,14 +201,15 @@ void ssc_S(ssc_thread *t, ssc_signal *s);
 void ssc_B(ssc_thread *t, ssc_barrier *b);
 void ssc_E(ssc_thread *t, ssc_box *b);
 
-/* Starts fns[i] on thread i (pinned and prioritised as ssc_init said),
- * waits for all of them. boxes: the table ssc_E's boxes belong to (names
- * for dumps, timers). Returns 0, or 3 after a message. */
+/* A program's (ssc_program.c): starts fns[i] on thread i (pinned and
+ * prioritised as ssc_init said), waits for all of them. boxes: the table
+ * ssc_E's boxes belong to (names for dumps, timers). Returns 0, or 3
+ * after a message. */
 int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes);
 
-/* Prints the report (text or JSON), writes the dump, frees the runtime's
- * memory. Returns the exit status for main: 0 (also after SIGINT/SIGTERM),
- * or 3 when the dump failed. */
+/* A program's (ssc_program.c): prints the report (text or JSON), writes
+ * the dump, frees the runtime's memory. Returns the exit status for main:
+ * 0 (also after SIGINT/SIGTERM), or 3 when the dump failed. */
 int ssc_finish(void);
 
 /* Iterations whose latency a program keeps at once: a slot per iteration

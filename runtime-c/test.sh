@@ -54,6 +54,29 @@ for CC in $COMPILERS; do
     step "unit tests ($CC): every kernel x type, known values, sync"
     "$OUT/test_kernels.$CN" || fail "$CC: test_kernels"
 
+    step "kernel families for some element types (SSC_KERNEL_TYPES), $CC"
+    # What `ssc build` does: each family compiled only for the types its
+    # chain uses. Appendix A is int alone (bit 4); no type at all leaves
+    # the dispatch only; an excluded type is refused by name.
+    TYPED=""
+    for _src in $SOURCES; do
+        case $_src in
+        ssc_kernels_*.c)
+            $CC $CFLAGS -DSSC_KERNEL_TYPES=0x00 -c -o "$OUT/none.o" "$HERE/$_src" || fail "$CC: $_src for no type"
+            _obj="$OUT/${_src%.c}.int.$CN.o"
+            $CC $CFLAGS -DSSC_KERNEL_TYPES=0x10 -c -o "$_obj" "$HERE/$_src" || fail "$CC: $_src for int"
+            TYPED="$TYPED $_obj" ;;
+        *) TYPED="$TYPED $OUT/${_src%.c}.$CN.o" ;;
+        esac
+    done
+    $CC $CFLAGS -o "$OUT/hand_int.$CN" "$HERE/examples/appendix_by_hand.c" $TYPED || fail "$CC: appendix_by_hand, int kernels"
+    "$OUT/hand_int.$CN" --iterations $ITER > "$OUT/hand_int.txt" || fail "$CC: hand_int exited $?"
+    "$OUT/hand.$CN" --iterations $ITER > "$OUT/hand.txt" || fail "$CC: hand exited $?"
+    [ "$(checksum_of "$OUT/hand_int.txt")" = "$(checksum_of "$OUT/hand.txt")" ] || fail "$CC: int-only kernels, another checksum"
+    $CC $CFLAGS -o "$OUT/excluded.$CN" "$HERE/tests/test_kernels.c" $TYPED -lm || fail "$CC: test_kernels, int kernels"
+    if "$OUT/excluded.$CN" > /dev/null 2> "$OUT/excluded.txt"; then fail "$CC: a type left out ran"; fi
+    grep -q "unknown element type" "$OUT/excluded.txt" || fail "$CC: a type left out: $(cat "$OUT/excluded.txt")"
+
     step "Appendix A by hand (2 threads) vs reference (1 thread, no split), $CC"
     "$OUT/hand.$CN" --iterations $ITER > "$OUT/hand.txt" || fail "$CC: hand exited $?"
     "$OUT/ref.$CN" --iterations $ITER > "$OUT/ref.txt" || fail "$CC: ref exited $?"

@@ -572,7 +572,7 @@ pub fn buffer_users(h: &Hsdfg, b: BufferId) -> (Vec<ActorId>, Vec<ActorId>) {
 
 /// `-dm dynamic|reduced`: the orderings that let a buffer be allocated by
 /// its first writer of an iteration and freed by its last user (see
-/// `runtime-c/ssc_rt.h`, `ssc_dynbuf`). With fine-grained dependencies a
+/// `runtime-c/ssc_memory.h`, `ssc_dynbuf`). With fine-grained dependencies a
 /// writer of iteration i + 1 may start while readers of iteration i still
 /// read other rows, so there is no single point where an instance is dead;
 /// these coarse edges make one:

@@ -11,7 +11,7 @@
 //! the band's first sub-box before its last (top down), from its last row
 //! otherwise (bottom up). Row `y` of band `b = [lo, hi)` lives at ring row
 //! `b·R + (y − lo) mod R` (top down) or `b·R + (hi − 1 − y) mod R`
-//! (bottom up). `ssc_row_slot` in `runtime-c/ssc_rt.h` computes the same.
+//! (bottom up). `ssc_row_slot` in `runtime-c/ssc_kernel.h` computes the same.
 //!
 //! Since bands follow the threads, two threads that stream their own bands
 //! never share a ring row, and a ring needs only the rows one thread keeps

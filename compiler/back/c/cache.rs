@@ -24,7 +24,7 @@
 //! cache, and the output is what compiling them gives.
 
 use super::error::CompileError;
-use super::runtime::{runtime_headers, RUNTIME_FILES};
+use super::runtime::{runtime_headers, RuntimeObject, RUNTIME_FILES};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -112,8 +112,8 @@ fn identity(t: &Toolchain<'_>) -> Vec<u8> {
 pub(super) fn runtime_objects(
     t: &Toolchain<'_>,
     dir: &Path,
-    sources: &[&str],
-    compile: impl Fn(&str, &Path) -> Result<(), CompileError> + Sync,
+    sources: &[RuntimeObject],
+    compile: impl Fn(&RuntimeObject, &Path) -> Result<(), CompileError> + Sync,
 ) -> Result<Vec<PathBuf>, CompileError> {
     // Without a cache directory the objects go beside the sources, and
     // compile every time.
@@ -135,24 +135,18 @@ pub(super) fn runtime_objects(
     // The missing objects compile at once, one C compiler each (a first
     // build is mostly the kernels: one file per family, so they share the
     // cores).
-    let objects: Vec<PathBuf> = sources
-        .iter()
-        .map(|src| entry.join(src.replace(".c", ".o")))
-        .collect();
+    let objects: Vec<PathBuf> = sources.iter().map(|o| entry.join(&o.object)).collect();
     let (compile, entry) = (&compile, &entry);
     std::thread::scope(|scope| {
         let jobs: Vec<_> = sources
             .iter()
             .zip(&objects)
             .filter(|(_, object)| !(cached && object.is_file()))
-            .map(|(src, object)| {
+            .map(|(o, object)| {
                 scope.spawn(move || -> Result<(), CompileError> {
-                    let partial = entry.join(format!(
-                        "{}.{}.partial",
-                        src.replace(".c", ".o"),
-                        std::process::id()
-                    ));
-                    compile(src, &partial)?;
+                    let partial =
+                        entry.join(format!("{}.{}.partial", o.object, std::process::id()));
+                    compile(o, &partial)?;
                     // A compiler that succeeds without writing the object
                     // (`CC=true`, which the snapshot tests use) leaves
                     // nothing to cache: the link is its business too.

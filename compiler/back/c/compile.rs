@@ -9,7 +9,7 @@
 
 use super::cache;
 use super::error::CompileError;
-use super::runtime::{runtime_headers, runtime_sources};
+use super::runtime::{runtime_headers, runtime_objects, runtime_sources, RuntimeObject};
 use super::Program;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -175,7 +175,19 @@ fn run(mut cmd: Command, tool: &str, command: String) -> Result<(), CompileError
 fn compile_object(
     t: &cache::Toolchain<'_>,
     dir: &Path,
+    o: &RuntimeObject,
+    object: &Path,
+) -> Result<(), CompileError> {
+    compile_source(t, dir, o.source, &o.flags(), object)
+}
+
+/// `cc … FLAGS -c -o OBJECT SRC` in `dir` (`t.mode`: what the command
+/// adds; `flags`: what this source adds, a kernel family's types).
+fn compile_source(
+    t: &cache::Toolchain<'_>,
+    dir: &Path,
     src: &str,
+    flags: &[String],
     object: &Path,
 ) -> Result<(), CompileError> {
     let mut cmd = Command::new(t.cc);
@@ -184,17 +196,19 @@ fn compile_object(
         .args(t.cflags.split_whitespace())
         .args(["-pthread", "-Wall", "-Wextra"])
         .args(t.mode)
+        .args(flags)
         .arg("-c")
         .arg("-o")
         .arg(object)
         .arg(src)
         .current_dir(dir);
     let command = format!(
-        "{} {} {} {} -c {src}",
+        "{} {} {} {} {} -c {src}",
         t.cc,
         LANGUAGE_FLAGS.join(" "),
         t.cflags,
-        t.mode.join(" ")
+        t.mode.join(" "),
+        flags.join(" ")
     );
     run(cmd, t.cc, command)
 }
@@ -226,16 +240,16 @@ pub fn compile(
         return Ok(());
     }
     stamp.clear();
-    let runtime: Vec<&str> = runtime_sources(false).collect();
-    let objects = cache::runtime_objects(&t, dir, &runtime, |src, obj| {
-        compile_object(&t, dir, src, obj)
+    let runtime = runtime_objects(false, &program.kernel_types);
+    let objects = cache::runtime_objects(&t, dir, &runtime, |o, path| {
+        compile_object(&t, dir, o, path)
     })?;
     // The sources in their order, each runtime source replaced by its
     // object: the same link order, so the same executable, as compiling
     // every source at once.
     let inputs: Vec<PathBuf> = sources(program, kernels)
         .into_iter()
-        .map(|s| match runtime.iter().position(|r| *r == s) {
+        .map(|s| match runtime.iter().position(|r| r.source == s) {
             Some(i) => objects[i].clone(),
             None => PathBuf::from(s),
         })
@@ -286,20 +300,20 @@ pub fn compile_library(
         return Ok(());
     }
     stamp.clear();
-    let runtime: Vec<&str> = runtime_sources(true).collect();
-    let runtime_objects = cache::runtime_objects(&t, dir, &runtime, |src, obj| {
-        compile_object(&t, dir, src, obj)
+    let runtime = runtime_objects(true, &program.kernel_types);
+    let cached = cache::runtime_objects(&t, dir, &runtime, |o, path| {
+        compile_object(&t, dir, o, path)
     })?;
     // Every source's object in the sources' order (the runtime's from the
     // cache), so the libraries are what compiling every source gives.
     let mut objects = Vec::new();
     for src in sources(program, kernels) {
-        if let Some(i) = runtime.iter().position(|r| *r == src) {
-            objects.push(runtime_objects[i].clone());
+        if let Some(i) = runtime.iter().position(|r| r.source == src) {
+            objects.push(cached[i].clone());
             continue;
         }
         let object = dir_abs.join(format!("{}.o", src.trim_end_matches(".c")));
-        compile_object(&t, dir, &src, &object)?;
+        compile_source(&t, dir, &src, &[], &object)?;
         objects.push(object);
     }
     let _ = std::fs::remove_file(dir.join(&archive)); // ar adds to an old archive

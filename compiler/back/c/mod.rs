@@ -31,6 +31,9 @@ pub use library::pkg_config;
 pub use options::{COptions, DynamicMemory};
 pub use view::{emit, unimplemented, Program};
 
-pub use runtime::{runtime_headers, runtime_sources, Role, RuntimeFile, RUNTIME_FILES};
+pub use runtime::{
+    runtime_headers, runtime_objects, runtime_sources, KernelTypes, Role, RuntimeFile,
+    RuntimeObject, RUNTIME_FILES,
+};
 
 pub use crate::ir::builtins::BUILTINS;

@@ -10,6 +10,7 @@
 
 use super::options::{COptions, DynamicMemory};
 use super::parts::{parts, Part};
+use super::runtime::KernelTypes;
 use super::threads::{thread_views, Code, DynUses, SignalFlow, ThreadView};
 use crate::back::layout::{c_string, comment, Layout, Memory, PortMake, Storage};
 use crate::diagnostics::Diagnostic;
@@ -24,6 +25,9 @@ use std::collections::BTreeMap;
 pub struct Program {
     pub name: String,
     pub files: Vec<(String, String)>,
+    /// The element types its built-ins use: what `ssc build` compiles the
+    /// kernel families for.
+    pub kernel_types: KernelTypes,
 }
 
 #[derive(Template)]
@@ -260,6 +264,7 @@ pub fn emit(h: &Hsdfg, r: &Runtime, o: &COptions) -> Result<Program, Vec<Diagnos
     Ok(Program {
         name: o.name.clone(),
         files,
+        kernel_types: KernelTypes::of(h),
     })
 }
 
