@@ -81,6 +81,17 @@ fn checksum_of(text: &str) -> Option<String> {
 
 /// The executable's checksum over `frames` iterations under `flags`.
 fn executable_checksum(file: &Path, dir: &Path, flags: &[&str], frames: u64) -> String {
+    let exe = build_executable(file, dir, flags);
+    let ran = Command::new(&exe)
+        .args(["--iterations", &frames.to_string()])
+        .output()
+        .unwrap();
+    assert!(ran.status.success());
+    checksum_of(&String::from_utf8_lossy(&ran.stdout)).expect("a checksum")
+}
+
+/// The chain built as an executable (`-O1`) in `dir`: its path.
+fn build_executable(file: &Path, dir: &Path, flags: &[&str]) -> PathBuf {
     let exe = dir.join("program");
     let out = Command::new(SSC)
         .arg("build")
@@ -98,12 +109,7 @@ fn executable_checksum(file: &Path, dir: &Path, flags: &[&str], frames: u64) -> 
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let ran = Command::new(&exe)
-        .args(["--iterations", &frames.to_string()])
-        .output()
-        .unwrap();
-    assert!(ran.status.success());
-    checksum_of(&String::from_utf8_lossy(&ran.stdout)).expect("a checksum")
+    exe
 }
 
 #[test]
@@ -212,23 +218,8 @@ fn the_library_links_none_of_the_programs_main_side() {
         );
     }
     // The executable of the same chain has them.
-    let exe_dir = scratch("library-nm-program");
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(&file)
-        .args(["-ts", "reduced", "2", "-od"])
-        .arg(&exe_dir)
-        .args(["-o"])
-        .arg(exe_dir.join("xray_small"))
-        .env("CFLAGS", "-O1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let program = nm(&[], &exe_dir.join("xray_small"));
+    let exe = build_executable(&file, &dir, &["-ts", "reduced", "2"]);
+    let program = nm(&[], &exe);
     for name in program_only {
         assert!(defined(&program, name), "the program lacks {name}");
     }
