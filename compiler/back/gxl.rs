@@ -21,8 +21,8 @@
 //! `kind` `order`/`signal`/`barrier`/`self`, and `signal` or `barrier`
 //! naming it).
 
-use crate::analysis::{ChannelKind, RuntimeGraph};
 use crate::ir::hsdfg::{EdgeKind, Hsdfg};
+use crate::ir::runtime_graph::{ChannelKind, RuntimeGraph};
 use std::fmt::Write as _;
 
 struct Out {

@@ -112,7 +112,7 @@ pub fn sdf3(g: &Hsdfg, name: &str) -> String {
 /// nanoseconds (the analysis' own unit, at least 0), so SDF3's
 /// `thr(g)` is 1 / (the period `-pr` reports, in ns). Actor types are the C
 /// function (or `barrier`/`thread`). Deterministic.
-pub fn sdf3_runtime(g: &crate::analysis::RuntimeGraph, name: &str) -> String {
+pub fn sdf3_runtime(g: &crate::ir::runtime_graph::RuntimeGraph, name: &str) -> String {
     let name = escape(name);
     let mut s = String::new();
     s.push_str("<?xml version=\"1.0\"?>\n");

@@ -15,6 +15,7 @@ pub mod hsdfg;
 mod instantiation;
 pub mod kernel;
 mod runtime;
+pub mod runtime_graph;
 mod span;
 
 pub use composition::*;

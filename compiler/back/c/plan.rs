@@ -16,6 +16,7 @@
 
 use crate::back::layout::Layout;
 use crate::ir::hsdfg::Hsdfg;
+use crate::ir::runtime_graph::ns;
 use crate::ir::{Op, Runtime, ThreadSchedule};
 use crate::schedule::given;
 
@@ -50,15 +51,6 @@ pub(super) fn plan_ns(h: &Hsdfg, r: &Runtime, layout: &Layout) -> Vec<u64> {
         .iter()
         .map(|b| ns(start[b.actor.index()]))
         .collect()
-}
-
-/// µs → whole ns, never negative.
-fn ns(us: f64) -> u64 {
-    if us.is_finite() && us > 0.0 {
-        (us * 1000.0).round() as u64
-    } else {
-        0
-    }
 }
 
 #[cfg(test)]
