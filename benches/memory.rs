@@ -2,11 +2,11 @@
 //! interference allocator (orderings, first fit, reuse comparison,
 //! cross-iteration edges, lower bounds).
 
-#[path = "../tests/common/mod.rs"]
-mod common;
+#[path = "../tests/it/common/memgen.rs"]
+mod memgen;
 
-use common::memgen::{self, GenRng};
 use criterion::{criterion_group, criterion_main, Criterion};
+use memgen::GenRng;
 use ssc::ir::Pair;
 use ssc::memory::{allocate, MemoryKind};
 

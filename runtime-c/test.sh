@@ -1,7 +1,7 @@
 #!/bin/sh
 # test.sh — builds and checks the runtime, the kernels and the examples.
 # Exits non-zero on the first failure. About 35 s on a 2-core machine.
-# `./test.sh --quick` (what `cargo test` runs, tests/runtime_c.rs) skips the
+# `./test.sh --quick` (what `cargo test` runs, tests/it/runtime_c.rs) skips the
 # slowest step, the kernel and sync unit tests under ThreadSanitizer (~20 s);
 # the TSan runs of Appendix A by hand stay.
 set -eu

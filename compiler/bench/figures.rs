@@ -14,7 +14,7 @@
 //!   predicted start for its predicted time, labelled with the sub-box
 //!   where it fits, coloured by function instance with a legend.
 //!
-//! `tests/figures.rs` renders both (and the other SVGs of ssc) and checks
+//! `tests/it/figures.rs` renders both (and the other SVGs of ssc) and checks
 //! their labels.
 
 use super::Job;

@@ -20,7 +20,7 @@
 //!   roots in those intervals moved back from it.
 //!
 //! Tests check that the counted operations never exceed the bound (the
-//! examples, random chains and the fuzz test of `tests/ptts_guard.rs`).
+//! examples, random chains and the fuzz test of `tests/it/ptts_guard.rs`).
 //! An operation is 1–6 ns of a release build on the project's machine
 //! (allocations and 128-bit divisions count several); in big integers
 //! (weights beyond 128 bits) each counts [`factor`] times. Where the

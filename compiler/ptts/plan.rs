@@ -61,7 +61,7 @@ pub struct Options {
 }
 
 /// How the loss analysis finds the later trees a tree may meet (the same
-/// pairs either way; `tests/ptts_props.rs` checks that they agree).
+/// pairs either way; `tests/it/ptts_props.rs` checks that they agree).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Partners {
     /// The one of the two with the smaller bound of operations

@@ -1,5 +1,5 @@
 """check_files.py — runs image files through the Python module of a chain
-built with `-t library` (tests/images.rs): the library's checksum on the
+built with `-t library` (tests/it/images.rs): the library's checksum on the
 same frames the program read with --input.
 
     python check_files.py DIR MODULE NAME=FOLDER...

@@ -1,5 +1,5 @@
 """check.py — drives the Python module of a chain built with `-t library`
-(tests/library.rs): frames of the built-in source's pattern, the checksum,
+(tests/it/library.rs): frames of the built-in source's pattern, the checksum,
 the statistics and the exceptions of misuse.
 
     python check.py DIR MODULE FRAMES

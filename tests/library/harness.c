@@ -1,5 +1,5 @@
 /* harness.c — drives a chain built with `ssc build -t library` the way an
- * application does, for tests/library.rs. Compile with -DCHAIN=name and
+ * application does, for tests/it/library.rs. Compile with -DCHAIN=name and
  * -include name.h. Every input frame is the built-in source's pattern
  * (runtime-c/README.md: p = (7x + 13y + 31i) mod 251, then p − 125 for
  * signed, p for unsigned, (p − 125) / 8 for floating types), so the

@@ -1,4 +1,4 @@
-"""Deadlines and overload in the library (tests/realtime.rs): the chain of
+"""Deadlines and overload in the library (tests/it/realtime.rs): the chain of
 tests/realtime/sleepy.ssc built with -t library in DIR. Its kernel sleeps
 in frames 3, 7, 11, 13, 17 (250, 220, 190, 160, 130 ms).
 

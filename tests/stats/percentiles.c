@@ -1,6 +1,6 @@
 /* percentiles.c — the streaming statistics of ssc_stats.c (ssc_stream_*)
  * against exact ones (ssc_stats_compute: sorted, nearest rank) on known
- * sets of latencies. tests/streaming.rs compiles it with runtime-c/ssc_stats.c
+ * sets of latencies. tests/it/streaming.rs compiles it with runtime-c/ssc_stats.c
  * and checks what it prints, one line per set and kind:
  *
  *   SET KIND count mean stddev min p50 p99 p999 max

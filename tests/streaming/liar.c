@@ -1,4 +1,4 @@
-/* A source that says ROWS (tests/streaming_kernels.rs) but addresses its
+/* A source that says ROWS (tests/it/streaming_kernels.rs) but addresses its
  * rows as data + y * stride: correct only on an unfolded buffer. Under
  * `ssc build --check-kernels` its first write outside the guard's rings
  * faults and the program names it. */

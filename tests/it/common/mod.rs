@@ -1,0 +1,2 @@
+pub mod memgen;
+pub mod sync_sets;

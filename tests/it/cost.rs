@@ -1,0 +1,453 @@
+//! The cost model of the built-ins (`lower::cost`) and its calibration
+//! (`ssc calibrate`): a bigger instance costs more, whatever valid
+//! coefficients; the model gives functions without a timing entry their
+//! time; the cache is used when it can be trusted and ignored with a
+//! warning (E504) when it is corrupt or foreign; kernels of one's own
+//! without a timing entry are a warning (E503).
+
+use proptest::prelude::*;
+use ssc::calibrate::{cache_file_under, cpu_model, CacheFile};
+use ssc::ir::builtins::BUILTINS;
+use ssc::ir::{ElemType, Operations, Pair};
+use ssc::lower::cost::{Coefficients, Work};
+use ssc::lower::{lower_to_hsdfg, LowerOptions};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn coefficients() -> impl Strategy<Value = Coefficients> {
+    (
+        0.01f64..1e4,
+        proptest::array::uniform11(1e-3f64..10.0),
+        1e-3f64..10.0,
+        proptest::array::uniform8(0.05f64..10.0),
+        (1u32..10_000, 1u32..10_000, 0u32..1000),
+        proptest::array::uniform7(1e-4f64..10.0),
+    )
+        .prop_map(
+            |(call, point, tap, types, (wait, signal, transfer), defined)| Coefficients {
+                call,
+                point,
+                tap,
+                types,
+                write: defined[0],
+                arith: defined[1],
+                convert: defined[2],
+                stencil_tap: defined[3],
+                exchange: defined[4],
+                block: defined[5],
+                linear: defined[6],
+                wait: wait as f64,
+                signal: signal as f64,
+                transfer: transfer as f64 / 10.0,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// More points, or (for a convolution) a wider window: more µs, for
+    /// every built-in and element type.
+    #[test]
+    fn a_bigger_instance_costs_more(
+        c in coefficients(),
+        k in 0usize..11,
+        t in 0usize..8,
+        (w, h) in (1u64..4096, 1u64..4096),
+        (dw, dh) in (0u64..4096, 0u64..4096),
+        (wx, wy, dwin) in (1u64..9, 1u64..9, 1u64..9),
+    ) {
+        prop_assume!(dw + dh > 0);
+        c.validate().unwrap();
+        let (f, ty) = (BUILTINS[k], ElemType::ALL[t]);
+        let window = Pair::new(wx, wy);
+        let small = c.cost(f, ty, Pair::new(w, h), window).unwrap();
+        let big = c.cost(f, ty, Pair::new(w + dw, h + dh), window).unwrap();
+        prop_assert!(big > small, "{f} {ty:?}: {big} ≤ {small}");
+        prop_assert!(small > 0.0);
+        let wider = c.cost(f, ty, Pair::new(w, h), Pair::new(wx + dwin, wy)).unwrap();
+        if f == "func_conv" {
+            prop_assert!(wider > small, "a wider window: {wider} ≤ {small}");
+        } else {
+            prop_assert_eq!(wider, small);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A defined function that writes or computes more per point, or runs
+    /// at more points, costs more.
+    #[test]
+    fn a_defined_function_doing_more_costs_more(
+        c in coefficients(),
+        (writes, elements) in (0.25f64..16.0, 1u64..16),
+        counts in proptest::array::uniform6(0u64..100),
+        more in 0usize..8,
+        (w, h) in (1u64..4096, 1u64..4096),
+    ) {
+        let ops = Operations {
+            arith: counts[0],
+            convert: counts[1],
+            taps: counts[2],
+            exchanges: counts[3],
+            block: counts[4],
+            linear: counts[5],
+        };
+        let work = Work { writes, elements: elements as f64, ops };
+        let mut bigger = work;
+        match more {
+            0 => bigger.writes += 1.0,
+            1 => bigger.ops.arith += 1,
+            2 => bigger.ops.convert += 1,
+            3 => bigger.ops.taps += 1,
+            4 => bigger.ops.exchanges += 1,
+            5 => bigger.ops.block += 1,
+            6 => bigger.ops.linear += 1,
+            _ => {}
+        }
+        let res = Pair::new(w, h);
+        let (small, big) = if more == 7 {
+            (c.defined_cost(work, res), c.defined_cost(work, Pair::new(w + 1, h)))
+        } else {
+            (c.defined_cost(work, res), c.defined_cost(bigger, res))
+        };
+        prop_assert!(small > 0.0);
+        prop_assert!(big > small, "{bigger:?}: {big} ≤ {small}");
+    }
+}
+
+/// µs of one whole run of each function instance in the HSDFG.
+fn instance_times(desc: &ssc::ir::Description, opts: &LowerOptions) -> BTreeMap<String, f64> {
+    let (_, h) = lower_to_hsdfg(desc, opts).unwrap();
+    let mut t: BTreeMap<String, f64> = BTreeMap::new();
+    for a in h.actors() {
+        *t.entry(h.function_of(a).name.clone()).or_default() += h.actor(a).time;
+    }
+    t
+}
+
+#[test]
+fn the_model_times_the_functions_without_an_entry_by_their_size() {
+    let desc = ssc::front::syntax::parse(include_str!("../../examples/xray.ssc")).unwrap();
+    let opts = LowerOptions {
+        cost: Some(Coefficients::shipped()),
+        ..LowerOptions::default()
+    };
+    let t = instance_times(&desc, &opts);
+    // The noise reduction at 512², 256², 128²; the down-scalers at 256², 128².
+    assert!(t["nr0"] > t["nr1"] && t["nr1"] > t["nr2"], "{t:?}");
+    assert!(t["down1"] > t["down2"], "{t:?}");
+    // A 3×3 Gaussian costs more than a window/level of the same size.
+    assert!(t["nr0"] > t["contrast"], "{t:?}");
+    // Without the model (the library's default) every function costs 1 µs.
+    let unit = instance_times(&desc, &LowerOptions::default());
+    assert!(unit.values().all(|&v| (v - 1.0).abs() < 1e-9), "{unit:?}");
+    // An entry still wins over the model.
+    let mut timed = desc.clone();
+    timed.runtime = Some(ssc::ir::Runtime {
+        timing: vec![ssc::ir::TimingEntry::function("gauss3x3", 7.0)],
+        ..Default::default()
+    });
+    let t = instance_times(&timed, &opts);
+    assert_eq!((t["nr0"], t["nr2"]), (7.0, 7.0));
+}
+
+fn ssc_in(cache: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssc"))
+        .args(args)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("cost")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The predicted makespan of `-t info`, and standard error.
+fn build_info(cache: &Path) -> (String, String) {
+    let out = ssc_in(
+        cache,
+        &[
+            "build",
+            "examples/xray.ssc",
+            "-ts",
+            "reduced",
+            "2",
+            "-t",
+            "info",
+            "-v",
+        ],
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let makespan = text(&out.stdout)
+        .lines()
+        .find(|l| l.starts_with("makespan"))
+        .unwrap()
+        .to_string();
+    (makespan, err)
+}
+
+fn cache_file(cpu: &str, coefficients: &Coefficients) -> String {
+    serde_json::to_string(&CacheFile {
+        format: "ssc-calibration".into(),
+        version: ssc::calibrate::VERSION,
+        cpu: cpu.into(),
+        seconds: 1.0,
+        coefficients: coefficients.to_named(),
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
+    let cache = scratch("cache");
+    let file = cache_file_under(&cache, &cpu_model());
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    // No file: the shipped defaults, said under -v, no warning.
+    let (shipped, err) = build_info(&cache);
+    assert!(
+        err.contains("cost model: shipped defaults (no calibration for"),
+        "{err}"
+    );
+    assert!(!err.contains("E504"), "{err}");
+
+    let mut doubled = Coefficients::shipped();
+    doubled.point.iter_mut().for_each(|p| *p *= 2.0);
+    let mut negative = Coefficients::shipped();
+    negative.tap = -1.0;
+    // The format before the synchronisation costs were measured, and the
+    // one before the transfer was.
+    let version_1 = cache_file(&cpu_model(), &doubled)
+        .replace(
+            &format!("\"version\":{}", ssc::calibrate::VERSION),
+            "\"version\":1",
+        )
+        .replace(
+            ",\"wait_ns\":50.0,\"signal_ns\":5.0,\"transfer_ns_per_kib\":3.0",
+            "",
+        );
+    assert!(!version_1.contains("wait_ns"), "{version_1}");
+    let version_2 = cache_file(&cpu_model(), &doubled)
+        .replace(
+            &format!("\"version\":{}", ssc::calibrate::VERSION),
+            "\"version\":2",
+        )
+        .replace(",\"transfer_ns_per_kib\":3.0", "");
+    assert!(!version_2.contains("transfer"), "{version_2}");
+    let mut version_3: serde_json::Value =
+        serde_json::from_str(&cache_file(&cpu_model(), &doubled)).unwrap();
+    version_3["version"] = 3.into();
+    for k in [
+        "write_ns",
+        "arith_ns",
+        "convert_ns",
+        "stencil_tap_ns",
+        "exchange_ns",
+        "block_ns",
+        "linear_ns",
+    ] {
+        version_3["coefficients"]
+            .as_object_mut()
+            .unwrap()
+            .remove(k)
+            .unwrap();
+    }
+    let version_3 = version_3.to_string();
+    let bad: [(&str, String, &str); 8] = [
+        (
+            "version 1",
+            version_1,
+            "version 1, not `ssc-calibration` version 4",
+        ),
+        (
+            "version 2",
+            version_2,
+            "version 2, not `ssc-calibration` version 4",
+        ),
+        (
+            "version 3",
+            version_3,
+            "version 3, not `ssc-calibration` version 4",
+        ),
+        (
+            "garbage",
+            "{\"format\": \"ssc-calib".into(),
+            "it is not a calibration file",
+        ),
+        (
+            "binary",
+            "\u{0}\u{1}".into(),
+            "it is not a calibration file",
+        ),
+        (
+            "foreign",
+            cache_file("Some Other CPU 9000", &doubled),
+            "measured on another CPU (Some Other CPU 9000)",
+        ),
+        (
+            "another version",
+            cache_file(&cpu_model(), &doubled).replace(
+                &format!("\"version\":{}", ssc::calibrate::VERSION),
+                "\"version\":99",
+            ),
+            "version 99",
+        ),
+        (
+            "a negative coefficient",
+            cache_file(&cpu_model(), &negative),
+            "tap_ns -1 is not a positive time",
+        ),
+    ];
+    for (what, content, why) in bad {
+        std::fs::write(&file, content).unwrap();
+        let (makespan, err) = build_info(&cache);
+        assert!(err.contains("warning[E504]"), "{what}: {err}");
+        assert!(
+            err.contains("is ignored") && err.contains(why),
+            "{what}: {err}"
+        );
+        assert!(
+            err.contains("cost model: shipped defaults (the cache file was ignored"),
+            "{what}: {err}"
+        );
+        assert_eq!(makespan, shipped, "{what}: never trusted");
+    }
+    // A good file for this CPU is used.
+    std::fs::write(&file, cache_file(&cpu_model(), &doubled)).unwrap();
+    let (makespan, err) = build_info(&cache);
+    assert!(!err.contains("E504"), "{err}");
+    assert!(
+        err.contains("cost model: calibrated coefficients for"),
+        "{err}"
+    );
+    assert_ne!(makespan, shipped, "the calibrated coefficients are used");
+}
+
+/// `-pr`'s first line, which names the wait and signal costs.
+fn predicted_sync(cache: &Path, file: &str) -> String {
+    let out = ssc_in(
+        cache,
+        &["build", file, "-ts", "reduced", "2", "-t", "info", "-pr"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout)
+        .lines()
+        .find(|l| l.starts_with("runtime HSDFG"))
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_calibrated_wait_and_signal_price_what_timing_system_does_not() {
+    let cache = scratch("sync");
+    // The shipped defaults: a wait 50 ns, a signal 5 ns.
+    assert!(
+        predicted_sync(&cache, "examples/xray.ssc").contains("(wait 0.05 µs, signal 0.005 µs"),
+        "{}",
+        predicted_sync(&cache, "examples/xray.ssc")
+    );
+    let mut slow = Coefficients::shipped();
+    (slow.wait, slow.signal) = (700.0, 300.0);
+    let file = cache_file_under(&cache, &cpu_model());
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, cache_file(&cpu_model(), &slow)).unwrap();
+    let line = predicted_sync(&cache, "examples/xray.ssc");
+    assert!(line.contains("(wait 0.7 µs, signal 0.3 µs"), "{line}");
+    // A description's own `timing_system wt 1, sg 1` wins.
+    let line = predicted_sync(&cache, "examples/appendix.ssc");
+    assert!(line.contains("(wait 1 µs, signal 1 µs"), "{line}");
+}
+
+#[test]
+fn calibrate_measures_caches_and_is_used() {
+    let cache = scratch("calibrate");
+    let started = std::time::Instant::now();
+    let out = ssc_in(&cache, &["calibrate"]);
+    let seconds = started.elapsed().as_secs_f64();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    eprintln!("ssc calibrate took {seconds:.1} s");
+    let file = cache_file_under(&cache, &cpu_model());
+    let c = ssc::calibrate::read(&file, &cpu_model()).unwrap();
+    c.validate().unwrap();
+    // A wait/signal pair between two cores is measured, not assumed:
+    // under a µs on any machine with shared caches.
+    assert!(c.wait >= 1.0 && c.wait + c.signal < 1000.0, "{c:?}");
+    assert!(
+        text(&out.stdout).contains("wait (wt)"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stdout).contains("func_conv"),
+        "{}",
+        text(&out.stdout)
+    );
+    let show = ssc_in(&cache, &["calibrate", "--show"]);
+    assert!(
+        text(&show.stderr).contains("cost model: calibrated coefficients"),
+        "{}",
+        text(&show.stderr)
+    );
+    let (_, err) = build_info(&cache);
+    assert!(err.contains("cost model: calibrated coefficients"), "{err}");
+}
+
+#[test]
+fn a_kernel_of_ones_own_without_a_timing_entry_is_a_warning() {
+    let cache = scratch("kernels");
+    let build = |extra: &[&str]| {
+        let mut args = vec![
+            "build",
+            "examples/user_kernel.ssc",
+            "--kernels",
+            "examples/kernels/invert.c",
+            "-t",
+            "info",
+        ];
+        args.extend(extra);
+        let out = ssc_in(&cache, &args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let err = build(&[]);
+    // The line that binds it.
+    let binding = std::fs::read_to_string("examples/user_kernel.ssc")
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("invert func_invert FULL"))
+        .unwrap()
+        + 1;
+    assert!(
+        err.contains("warning[E503]: kernel `func_invert` has no timing entry"),
+        "{err}"
+    );
+    assert!(err.contains("-gw"), "{err}");
+    assert!(
+        err.contains(&format!("examples/user_kernel.ssc:{binding}:")),
+        "labelled at the binding: {err}"
+    );
+    // Measured: no warning.
+    let err = build(&[
+        "-gw",
+        "--wcet-runs",
+        "3",
+        "-od",
+        cache.join("gw").to_str().unwrap(),
+    ]);
+    assert!(!err.contains("E503"), "{err}");
+}

@@ -1,0 +1,155 @@
+//! `-ts fused N` streams strips only where they pay (docs/fused.md, "When
+//! fused streams"): on a chain whose every frame fits the cache budget it
+//! runs box-at-a-time, says so (warning E140) and says how to stream
+//! anyway; forced strips (`--strip-rows`, `--cache-bytes`) and frames as
+//! large as the budget stream as before.
+
+use crate::support;
+use ssc::lower::split::Strips;
+use ssc::memory::MemoryKind;
+use ssc::pipeline;
+use ssc::schedule::{ScheduleOptions, SchedulerKind};
+use std::process::Command;
+use support::*;
+
+/// A generated chain of 64 × 64 frames (at most 16 KiB each).
+fn small_chain(tag: &str) -> std::path::PathBuf {
+    write_input(
+        &scratch(&format!("fused-choice-{tag}")),
+        "small.ssc",
+        &generate(13, 3, "64,64"),
+    )
+}
+
+fn build(file: &std::path::Path, flags: &str) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ssc"))
+        .arg("build")
+        .arg(file)
+        .args(flags.split_whitespace())
+        .args(["-t", "info", "--color", "never"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{flags}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The scheduler `-t info` names in its makespan line (`fused(2)`).
+fn scheduled_as(info: &str) -> String {
+    let line = info
+        .lines()
+        .find(|l| l.starts_with("makespan"))
+        .expect("a makespan line");
+    // `makespan 18.2 µs predicted (fused(2)), lower bound …`
+    let rest = &line[line.find("predicted (").unwrap() + "predicted (".len()..];
+    rest[..rest.find("), ").unwrap()].to_string()
+}
+
+#[test]
+fn a_chain_whose_frames_fit_the_cache_runs_box_at_a_time_and_says_so() {
+    let file = small_chain("boxed");
+    let (info, err) = build(&file, "-ts fused 2");
+    assert!(err.contains("warning[E140]"), "{err}");
+    assert!(
+        err.contains("every frame fits the cache budget (the largest is 16 KiB"),
+        "{err}"
+    );
+    assert!(err.contains("--strip-rows N or --cache-bytes B"), "{err}");
+    // Labelled at `compose`; run as predictable.
+    assert!(err.contains("compose chain [64, 64]"), "{err}");
+    let kind = scheduled_as(&info);
+    assert_eq!(kind, "predictable(2)");
+    // The warning names what ran: the same scheduler and interference.
+    let named = kind.replace('(', " ").replace(')', "");
+    assert!(
+        err.contains(&format!("as `-ts {named} -ms interference`")),
+        "{err}"
+    );
+    // The same program as asking for that schedule directly.
+    let (direct, _) = build(&file, &format!("-ts {named} -ms interference"));
+    let memory = |t: &str| {
+        t.lines()
+            .find(|l| l.trim_start().starts_with("interference"))
+            .map(str::to_string)
+    };
+    assert_eq!(memory(&info), memory(&direct));
+    // The summary line of a real build says what ran.
+    let dir = scratch("fused-choice-summary");
+    let out = Command::new(env!("CARGO_BIN_EXE_ssc"))
+        .arg("build")
+        .arg(&file)
+        .args(["-ts", "fused", "2", "-od"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("(-ts {named}, box-at-a-time for -ts fused 2)")),
+        "{err}"
+    );
+}
+
+#[test]
+fn forced_strips_and_an_explicit_memory_schedule_are_honoured() {
+    let file = small_chain("forced");
+    for flags in ["-ts fused 2 --strip-rows 8", "-ts fused 2 --cache-bytes 4K"] {
+        let (info, err) = build(&file, flags);
+        assert!(!err.contains("E140"), "{flags}: {err}");
+        assert_eq!(scheduled_as(&info), "fused(2)", "{flags}");
+    }
+    let (_, err) = build(&file, "-ts fused 2 -ms fold");
+    assert!(err.contains("-ms fold`"), "{err}");
+}
+
+/// Through the library: the same decision from the frames and the budget,
+/// whatever this machine's cache.
+#[test]
+fn the_decision_follows_the_largest_frame_against_the_budget() {
+    let file = small_chain("library");
+    let desc = ssc::front::syntax::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let compile = |budget: u64| {
+        let mut opts = pipeline::Options {
+            lower: Default::default(),
+            scheduler: SchedulerKind::Fused(2),
+            schedule: ScheduleOptions {
+                cores: Some(vec![0, 1]),
+                ..ScheduleOptions::default()
+            },
+            memory: MemoryKind::Fold,
+            sync: Default::default(),
+            thread_execution: true,
+            dynamic_memory: false,
+            asked: Default::default(),
+        };
+        opts.lower.split.strips = Some(Strips::new(budget));
+        pipeline::compile(&desc, &opts).unwrap()
+    };
+    // 16 KiB frames: a budget of 16 KiB streams, one of 16 KiB + 1 does not.
+    let streamed = compile(16 << 10);
+    assert_eq!(
+        streamed.schedule.as_ref().unwrap().kind,
+        SchedulerKind::Fused(2)
+    );
+    assert!(streamed.warnings.iter().all(|w| w.code != "E140"));
+    assert_eq!(
+        streamed.memory.as_ref().unwrap().kind,
+        Some(MemoryKind::Fold)
+    );
+    let boxed = compile((16 << 10) + 1);
+    assert_ne!(
+        boxed.schedule.as_ref().unwrap().kind,
+        SchedulerKind::Fused(2)
+    );
+    assert!(boxed.warnings.iter().any(|w| w.code == "E140"));
+    assert_eq!(
+        boxed.memory.as_ref().unwrap().kind,
+        Some(MemoryKind::Interference)
+    );
+}

@@ -1,0 +1,256 @@
+//! The imaging vocabulary (issue 25): `examples/fluoro.ssc`, written
+//! without C, against an independent numpy reference of its definition
+//! (`tests/fluoro/reference.py`) on X-ray-like frames with Poisson noise,
+//! read as 16-bit PGM, PGM and PFM files and written back as PGM; one
+//! checksum under every scheduler × memory schedule; the same outputs and
+//! checksum through the library's Python module; ThreadSanitizer-clean.
+
+use crate::support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use support::*;
+
+fn fluoro() -> PathBuf {
+    root("examples/fluoro.ssc")
+}
+
+fn small_fluoro(tag: &str) -> PathBuf {
+    quarter_fluoro("fluoro", tag)
+}
+
+fn reference(python: &str, args: &[&str]) -> String {
+    fluoro_reference(python, args)
+}
+
+/// Three phantom frames, a dark frame and a gain map in `dir`.
+fn frames(python: &str, dir: &Path) {
+    reference(python, &["make", &dir.display().to_string(), "3"]);
+}
+
+fn input_args(frames: &Path) -> Vec<String> {
+    fluoro_inputs(frames)
+}
+
+/// Every scheduler with every memory schedule prints one checksum (the
+/// sources' pattern: the same computation whatever the frames), on the
+/// fluoro chain at a quarter of its resolution; and `examples/fluoro.ssc`
+/// itself builds with no `--kernels`, fused and box-at-a-time.
+#[test]
+fn every_scheduler_and_memory_schedule_prints_one_checksum() {
+    let small = small_fluoro("matrix");
+    let mut cases = Vec::new();
+    for ts in SCHEDULERS {
+        for ms in MEMORY {
+            cases.push(Case::new(&small, &format!("-ts {ts} -ms {ms}")));
+        }
+    }
+    cases.push(Case::new(&small, "-ts fused 2"));
+    cases.push(Case::new(&small, "-ts fused 2 --strip-rows 4"));
+    same_checksums(gcc(), "fluoro", &cases, 3);
+    let full = [
+        Case::new(fluoro(), "-ts fused 2"),
+        Case::new(fluoro(), "-ts reduced 2"),
+    ];
+    same_checksums(gcc(), "fluoro 1024", &full, 2);
+}
+
+/// The program on real files agrees with the reference within the
+/// tolerance, under fused (folded rings) and box-at-a-time schedules, and
+/// prints the checksum the library's Python module prints on the same
+/// frames, whose outputs agree too.
+#[test]
+fn fluoro_agrees_with_numpy_through_the_program_and_the_library() {
+    let Some(python) =
+        python_with_numpy("fluoro_agrees_with_numpy_through_the_program_and_the_library")
+    else {
+        return;
+    };
+    let dir = scratch("vocabulary-fluoro");
+    let input = dir.join("frames");
+    frames(&python, &input);
+    let mut sums = Vec::new();
+    for flags in ["-ts fused 2", "-ts reduced 2 -ms reuse"] {
+        let d = dir.join(flags.replace(' ', "_"));
+        std::fs::create_dir_all(&d).unwrap();
+        let exe = build(gcc(), &Case::new(fluoro(), flags), &d).unwrap_or_else(|e| panic!("{e}"));
+        let out = d.join("out");
+        let mut args = input_args(&input);
+        args.extend(["--output".to_string(), out.display().to_string()]);
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let ran = run_in(&[], &exe, &a, &[], &d, RUN_DEADLINE).unwrap_or_else(|e| panic!("{e}"));
+        assert!(ran.status.success(), "{flags}: {}", ran.stderr);
+        sums.push(ran.checksum().expect("a checksum").to_string());
+        let report = reference(
+            &python,
+            &[
+                "check",
+                &input.display().to_string(),
+                &out.display().to_string(),
+            ],
+        );
+        eprintln!("{flags}:\n{report}");
+        assert_eq!(report.matches(" ok").count(), 9, "{report}");
+    }
+    assert_eq!(
+        sums[0], sums[1],
+        "two schedules, one checksum on the same files"
+    );
+
+    let lib = dir.join("lib");
+    let out = Command::new(SSC)
+        .arg("build")
+        .arg(fluoro())
+        .args(["-t", "library", "-ts", "fused", "2", "-od"])
+        .arg(&lib)
+        .env("CFLAGS", "-O2")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = reference(
+        &python,
+        &[
+            "library",
+            &input.display().to_string(),
+            &lib.display().to_string(),
+            "fluoro",
+        ],
+    );
+    eprintln!("library:\n{report}");
+    assert_eq!(report.matches(" ok").count(), 9, "{report}");
+    assert!(
+        report.contains(&format!("checksum: {}", sums[0])),
+        "{report}\nprogram: {}",
+        sums[0]
+    );
+}
+
+/// Stage fusion (`--inline`) changes where stages run, never what they
+/// compute: fluoro, fluoro_temporal (its delay untouched) and xray print
+/// the checksum of their unfused programs under fused and box-at-a-time
+/// schedules; the fused declaration `-t interpreter` prints has the fused
+/// functions, and built as written it prints the same checksum again.
+#[test]
+fn inlined_stages_compute_the_same_outputs() {
+    let small = small_fluoro("inline");
+    let path = small.to_string_lossy().to_string();
+    let interp = ssc_ok([
+        "build",
+        &path,
+        "-ts",
+        "fused",
+        "2",
+        "--strip-rows",
+        "4",
+        "--inline",
+        "-t",
+        "interpreter",
+    ]);
+    let declaration = interp
+        .split("\ndeclaration {")
+        .nth(1)
+        .expect("-t interpreter prints the declaration");
+    // e0 = c - g0 and e1 = l1 - g1 are inlined into the boosts that read
+    // them, p3 (to_display) merged into p2 (down2): 21 instances become 18.
+    for fused in [
+        "function_definition fused_r0",
+        "function_definition fused_r1",
+        "function_definition fused_p2",
+    ] {
+        assert!(
+            declaration.contains(fused),
+            "no `{fused}` in:\n{declaration}"
+        );
+    }
+    for gone in ["e0 subtract", "e1 subtract", "p3 to_display"] {
+        assert!(
+            !declaration.contains(gone),
+            "`{gone}` still in:\n{declaration}"
+        );
+    }
+    let written = write_input(&scratch("inline-printed"), "fluoro_fused.ssc", &interp);
+    let cases = [
+        Case::new(&small, "-ts fused 2 --strip-rows 4"),
+        Case::new(&small, "-ts fused 2 --strip-rows 4 --inline"),
+        Case::new(&small, "-ts reduced 2 -ms reuse --inline"),
+        Case::new(&small, "-ts simple -ms none --inline"),
+        Case::new(&written, ""),
+    ];
+    same_checksums(gcc(), "fluoro inline", &cases, 3);
+    let temporal = quarter_fluoro("fluoro_temporal", "inline");
+    let cases = [
+        Case::new(&temporal, "-ts fused 2 --strip-rows 4"),
+        Case::new(&temporal, "-ts fused 2 --strip-rows 4 --inline"),
+        Case::new(&temporal, "-ts reduced 2 -ms fold --inline"),
+    ];
+    same_checksums(gcc(), "fluoro_temporal inline", &cases, 4);
+    let xray = small_xray("inline");
+    let cases = [
+        Case::new(&xray, "-ts fused 2 --strip-rows 4"),
+        Case::new(&xray, "-ts fused 2 --strip-rows 4 --inline"),
+        Case::new(&xray, "-ts predictable 2 -ms interference --inline"),
+    ];
+    same_checksums(gcc(), "xray inline", &cases, 3);
+}
+
+/// Fused and box-at-a-time fluoro (a quarter of its resolution) under
+/// ThreadSanitizer: no report, the checksum of the same program without it.
+#[test]
+fn fluoro_is_race_free_under_thread_sanitizer() {
+    let dir = scratch("vocabulary-tsan");
+    let small = small_fluoro("tsan");
+    let cases = [
+        Case::new(&small, "-ts fused 2 --strip-rows 4"),
+        Case::new(&small, "-ts reduced 2 -ms interference"),
+        Case::new(&small, "-ts fused 2 --strip-rows 4 --inline"),
+    ];
+    under_tsan("vocabulary-tsan", &dir, &cases);
+}
+
+/// Every operator (`tests/in/operators.ssc`, one function each, a table
+/// read from a file beside it) against numpy on random frames, fused and
+/// box-at-a-time: floats within float32's rounding, integer arithmetic
+/// exact (`tests/fluoro/operators.py`).
+#[test]
+fn every_operator_agrees_with_numpy() {
+    let Some(python) = python_with_numpy("every_operator_agrees_with_numpy") else {
+        return;
+    };
+    let dir = scratch("vocabulary-operators");
+    let input = dir.join("frames");
+    let run_py = |args: &[&str]| python_script(&python, "tests/fluoro/operators.py", args);
+    run_py(&["make", &input.display().to_string()]);
+    for flags in ["-ts fused 2 --strip-rows 4", "-ts reduced 2 -ms reuse"] {
+        let d = dir.join(flags.replace(' ', "_"));
+        std::fs::create_dir_all(&d).unwrap();
+        let exe = build(gcc(), &Case::new(root("tests/in/operators.ssc"), flags), &d)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let out = d.join("out");
+        let mut args = Vec::new();
+        for (name, file) in [
+            ("a", "a.pfm"),
+            ("b", "b.pfm"),
+            ("u", "u.pgm"),
+            ("k", "k.pgm"),
+            ("h", "h.pfm"),
+        ] {
+            args.push("--input".to_string());
+            args.push(format!("{name}={}", input.join(file).display()));
+        }
+        args.extend(["--output".to_string(), out.display().to_string()]);
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let ran = run_in(&[], &exe, &a, &[], &d, RUN_DEADLINE).unwrap_or_else(|e| panic!("{e}"));
+        assert!(ran.status.success(), "{flags}: {}", ran.stderr);
+        let report = run_py(&[
+            "check",
+            &input.display().to_string(),
+            &out.display().to_string(),
+        ]);
+        eprintln!("{flags}:\n{report}");
+        assert_eq!(report.matches(" ok").count(), 21, "{report}");
+    }
+}
