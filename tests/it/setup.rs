@@ -96,7 +96,7 @@ fn skip_probe() {
 /// This test binary run again on [`skip_probe`] alone, under `env`.
 fn probe(env: &[(&str, &str)]) -> std::process::Output {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["skip_probe", "--exact", "--ignored", "--nocapture"])
+    cmd.args(["setup::skip_probe", "--exact", "--ignored", "--nocapture"])
         .env_remove("CI")
         .env_remove("SSC_NO_SKIP");
     for (k, v) in env {
