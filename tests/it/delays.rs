@@ -56,8 +56,8 @@ fn ssc(args: &[&str]) -> (i32, String, String) {
 fn every_scheduler_and_memory_schedule_prints_one_checksum() {
     let small = small_temporal("matrix");
     let mut cases = Vec::new();
-    for ts in SCHEDULERS {
-        for ms in MEMORY {
+    for ts in schedulers() {
+        for ms in memory_schedules() {
             cases.push(Case::new(&small, &format!("-ts {ts} -ms {ms}")));
         }
     }

@@ -13,15 +13,17 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use support::*;
 
-const SCHEDULERS: [&str; 6] = [
-    "simple",
-    "barrier",
-    "fixed 2",
-    "predictable 2",
-    "reduced 2",
-    "fused 2 --cache-bytes 1M",
-];
-const MEMORY: [&str; 6] = ["none", "naive", "reuse", "interference", "mesif", "fold"];
+/// Every scheduler (`support::schedulers`), fused within a 1 MB cache
+/// budget so that these small chains stream strips.
+fn all_schedulers() -> Vec<String> {
+    schedulers()
+        .into_iter()
+        .map(|s| match s.starts_with("fused") {
+            true => format!("{s} --cache-bytes 1M"),
+            false => s,
+        })
+        .collect()
+}
 /// The synchronisation options, each on a pinned and an OS-scheduled program.
 const SYNC: [&str; 9] = [
     "-ab",
@@ -91,8 +93,8 @@ fn appendix_forms(tag: &str) -> Appendix {
 
 fn matrix(file: &std::path::Path) -> Vec<Case> {
     let mut v = Vec::new();
-    for ts in SCHEDULERS {
-        for ms in MEMORY {
+    for ts in all_schedulers() {
+        for ms in memory_schedules() {
             v.push(Case::new(file, &format!("-ts {ts} -ms {ms}")));
         }
     }

@@ -17,18 +17,17 @@ use ssc::sync::SyncOptions;
 use std::path::{Path, PathBuf};
 use sync_sets::sync_sets;
 
-const SCHEDULERS: [SchedulerKind; 10] = [
-    SchedulerKind::Simple,
-    SchedulerKind::Barrier,
-    SchedulerKind::Fixed(2),
-    SchedulerKind::Fixed(3),
-    SchedulerKind::Predictable(2),
-    SchedulerKind::Predictable(3),
-    SchedulerKind::Reduced(2),
-    SchedulerKind::Reduced(3),
-    SchedulerKind::Fused(2),
-    SchedulerKind::Fused(3),
-];
+/// Every scheduler of `SchedulerKind::ALL`, a counted one on 2 and on 3
+/// threads.
+fn kinds() -> Vec<SchedulerKind> {
+    SchedulerKind::ALL
+        .into_iter()
+        .flat_map(|k| match k.threads() {
+            Some(_) => vec![k.with_threads(2), k.with_threads(3)],
+            None => vec![k],
+        })
+        .collect()
+}
 
 /// The runtime option sets: nothing, `-ab`, `-ai`, `-ss`, `-st`,
 /// `-ks -ki 3`, `-kd 2` (as `cli::build` maps them).
@@ -184,7 +183,7 @@ fn every_example_every_configuration_is_proven() {
                 };
             }
         }
-        for k in SCHEDULERS {
+        for k in kinds() {
             let split = SplitOptions {
                 max_parts: threads_of(k) as u64,
                 // Fused: strips of 16 rows (the examples are small).
@@ -221,7 +220,8 @@ struct Config {
 
 fn config(seed: u64, boxes: usize, w: u64, h: u64, choice: [usize; 6]) -> Config {
     let [dp, mdp, cd, k, m, sync] = choice;
-    let scheduler = SCHEDULERS[k % SCHEDULERS.len()];
+    let all = kinds();
+    let scheduler = all[k % all.len()];
     Config {
         gen: GenerateOptions {
             boxes,
@@ -357,9 +357,9 @@ fn averages_against_the_lower_bounds() {
         let lt = ssc::memory::lifetime::Lifetimes::new(&c.hsdfg, c.schedule.as_ref().unwrap());
         mem.2 += p.used_bytes() as f64 / ssc::memory::bound::peak_live(&lt) as f64;
         // The makespan of every list scheduler on this chain.
-        for k in &SCHEDULERS[2..] {
+        for k in kinds().into_iter().filter(|k| k.threads().is_some()) {
             let cfg = Config {
-                scheduler: *k,
+                scheduler: k,
                 ..cfg.clone()
             };
             let name = match k {

@@ -40,8 +40,8 @@ fn input_args(frames: &Path) -> Vec<String> {
 fn every_scheduler_and_memory_schedule_prints_one_checksum() {
     let small = small_fluoro("matrix");
     let mut cases = Vec::new();
-    for ts in SCHEDULERS {
-        for ms in MEMORY {
+    for ts in schedulers() {
+        for ms in memory_schedules() {
             cases.push(Case::new(&small, &format!("-ts {ts} -ms {ms}")));
         }
     }

@@ -13,6 +13,8 @@
 
 pub mod hsdf_xml;
 
+use ssc::memory::MemoryKind;
+use ssc::schedule::SchedulerKind;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -529,17 +531,23 @@ pub fn small_xray(tag: &str) -> PathBuf {
     )
 }
 
-/// Every `-ts` kind and every `-ms` kind, as the scheduler × memory
-/// matrices of the fluoro tests run them.
-pub const SCHEDULERS: [&str; 6] = [
-    "simple",
-    "barrier",
-    "fixed 2",
-    "predictable 2",
-    "reduced 2",
-    "fused 2",
-];
-pub const MEMORY: [&str; 6] = ["none", "naive", "reuse", "interference", "mesif", "fold"];
+/// Every scheduler of `SchedulerKind::ALL` as its `-ts` words, on 2
+/// threads where it takes a count: the scheduler × memory matrices follow
+/// the enum, so a new scheduler is in them at once.
+pub fn schedulers() -> Vec<String> {
+    SchedulerKind::ALL
+        .iter()
+        .map(|k| match k.threads() {
+            Some(_) => format!("{} 2", k.keyword()),
+            None => k.keyword().to_string(),
+        })
+        .collect()
+}
+
+/// Every memory schedule of `MemoryKind::ALL`, as its `-ms` keyword.
+pub fn memory_schedules() -> Vec<&'static str> {
+    MemoryKind::keywords().to_vec()
+}
 
 /// A fluoro example (`examples/NAME.ssc`, 1024² with 512² and 256² levels)
 /// at a quarter of its resolution (same graph, every level): for the
