@@ -117,8 +117,9 @@ pub(super) fn runtime_objects(
 ) -> Result<Vec<PathBuf>, CompileError> {
     // Without a cache directory the objects go beside the sources, and
     // compile every time.
-    let cached = cache_root().is_some();
-    let entry = match cache_root() {
+    let root = cache_root();
+    let cached = root.is_some();
+    let entry = match root {
         Some(root) => {
             let mut key = t.hash().add(&identity(t));
             for f in RUNTIME_FILES {
