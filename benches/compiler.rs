@@ -1,5 +1,5 @@
 //! The compiler's own speed, stage by stage, on generated chains
-//! (`ssc::generate`) of 100, 1 000 and 10 000 boxes at 256×256, split 2
+//! (`ssc_cli::generate`) of 100, 1 000 and 10 000 boxes at 256×256, split 2
 //! ways (the machine's 2 CPUs): parse, lower (compose → split → HSDFG),
 //! schedule (fixed, and reduced within its state budget), allocate
 //! (interference), emit (synchronise, prove, C) and the whole `compile`.
@@ -8,12 +8,12 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use ssc::back::description::print;
-use ssc::generate::{generate, GenerateOptions};
 use ssc::lower::{lower_to_hsdfg, LowerOptions};
 use ssc::memory::MemoryKind;
 use ssc::pipeline;
 use ssc::schedule::{ScheduleOptions, SchedulerKind};
 use ssc::sync::SyncOptions;
+use ssc_cli::generate::{generate, GenerateOptions};
 use std::hint::black_box;
 use std::time::Duration;
 

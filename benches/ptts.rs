@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ssc::diagnostics::SourceFile;
-use ssc::ptts::{self, Options};
+use ssc_ptts::Options;
 use std::path::Path;
 use std::time::Duration;
 
@@ -13,14 +13,15 @@ fn bench(c: &mut Criterion) {
     for name in ["a", "b", "c"] {
         let path = format!("examples/ptts_config_{name}.ptts");
         let text = std::fs::read_to_string(&path).unwrap();
-        let model = ptts::load(&SourceFile::new(path, text), Path::new("examples"), None).unwrap();
+        let model =
+            ssc_ptts::load(&SourceFile::new(path, text), Path::new("examples"), None).unwrap();
         if name == "c" {
             group
                 .sample_size(10)
                 .measurement_time(Duration::from_secs(15));
         }
         group.bench_function(format!("config_{name}"), |b| {
-            b.iter(|| ptts::analyse(&model, &Options::default()).unwrap())
+            b.iter(|| ssc_ptts::analyse(&model, &Options::default()).unwrap())
         });
     }
     group.finish();

@@ -4,12 +4,12 @@
 //! `ssc::pipeline::compile` does after lowering).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ssc::generate::{generate, GenerateOptions};
 use ssc::lower::{lower_to_hsdfg, split::SplitOptions, LowerOptions};
 use ssc::memory::{allocate, MemoryKind};
 use ssc::schedule::{schedule, ScheduleOptions, SchedulerKind};
 use ssc::sync::{synchronise_plan, SyncOptions};
 use ssc::verify::verify_with;
+use ssc_cli::generate::{generate, GenerateOptions};
 
 fn bench(c: &mut Criterion) {
     let desc = generate(&GenerateOptions::default());

@@ -9,11 +9,11 @@
 //! `docs/ptts.md`). Reports every problem as a diagnostic `E402`–`E413`.
 
 use super::syntax::{ComponentSpec, Decimal, EtpSpec, Probability, PttsFile, MAX_SCALE};
-use crate::diagnostics::Diagnostic;
-use crate::ir::Span;
 use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::{One, ToPrimitive, Zero};
+use ssc::diagnostics::Diagnostic;
+use ssc::ir::Span;
 use std::collections::BTreeMap;
 use std::path::Path;
 

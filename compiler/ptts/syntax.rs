@@ -1,16 +1,18 @@
 //! Syntax of a `.ptts` file (docs/ptts.md): text → [`PttsFile`], the typed IR
 //! with spans, or the diagnostics of what is wrong.
 //!
-//! The grammar is the `ptts_file` rule of `grammar/ssc.pest` (same lexical
-//! rules as the description language). Numbers are kept as exact decimals
+//! The grammar is `grammar/ptts.pest` on the description language's
+//! lexical rules (`grammar/lexical.pest`); pest errors are read by the
+//! helper both parsers share (`ssc::front::syntax::pest_errors`). Numbers are kept as exact decimals
 //! ([`Decimal`]); nothing is resolved here (no grid, no ETP file is read).
 //! Never panics, on any input.
 
-use crate::diagnostics::Diagnostic;
-use crate::front::syntax::grammar::{Rule, SscParser};
-use crate::ir::{Ident, Span, Spanned};
+use crate::grammar::{PttsParser, Rule};
 use pest::iterators::Pair as PPair;
 use pest::Parser as _;
+use ssc::diagnostics::Diagnostic;
+use ssc::front::syntax::pest_errors::{expected_at, token_at};
+use ssc::ir::{Ident, Span, Spanned};
 
 type Node<'a> = PPair<'a, Rule>;
 
@@ -77,10 +79,7 @@ impl Decimal {
 
 impl std::fmt::Display for Decimal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&crate::ptts::num::grid_text(
-            self.mantissa as i128,
-            self.scale,
-        ))
+        f.write_str(&crate::num::grid_text(self.mantissa as i128, self.scale))
     }
 }
 
@@ -148,7 +147,7 @@ fn is_keyword_token(n: &Node) -> bool {
 /// Parses a `.ptts` file. Every number that is too long is reported.
 pub fn parse(text: &str) -> Result<PttsFile, Vec<Diagnostic>> {
     pest::set_error_detail(true);
-    let mut pairs = match SscParser::parse(Rule::ptts_file, text) {
+    let mut pairs = match PttsParser::parse(Rule::ptts_file, text) {
         Ok(p) => p,
         Err(e) => return Err(vec![syntax_error(text, e)]),
     };
@@ -314,28 +313,6 @@ fn rule_name(rule: &Rule) -> &'static str {
     }
 }
 
-/// The token at an offset, for "found …" in messages.
-fn token_at(text: &str, pos: usize) -> (String, usize) {
-    let rest = text.get(pos..).unwrap_or("");
-    let Some(c) = rest.chars().next() else {
-        return ("end of file".to_string(), 0);
-    };
-    let word: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .take(40)
-        .collect();
-    if !word.is_empty() {
-        let len = word.len();
-        return (format!("`{word}`"), len);
-    }
-    if c.is_control() || !(c.is_ascii_graphic() || c.is_alphanumeric()) {
-        (format!("character U+{:04X}", c as u32), c.len_utf8())
-    } else {
-        (format!("`{c}`"), c.len_utf8())
-    }
-}
-
 const KEYWORDS: &[&str] = &[
     "ptts",
     "component",
@@ -349,11 +326,7 @@ const KEYWORDS: &[&str] = &[
 ];
 
 fn syntax_error(text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
-    let (pos, mut expected) = crate::front::syntax::expected_at(text, &e, rule_name);
-    let pos = (0..=pos)
-        .rev()
-        .find(|&p| text.is_char_boundary(p))
-        .unwrap_or(0);
+    let (pos, mut expected) = expected_at(text, &e, rule_name);
     expected.retain(|x| x != "something else");
     expected.sort();
     expected.dedup();

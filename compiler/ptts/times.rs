@@ -17,6 +17,11 @@ pub const CAP: usize = 32;
 pub struct Times(Vec<(i128, i128)>);
 
 impl Times {
+    /// The intervals, sorted and disjoint.
+    pub fn intervals(&self) -> &[(i128, i128)] {
+        &self.0
+    }
+
     /// The set {0}: the node a walk starts from.
     pub fn start() -> Times {
         Times(vec![(0, 0)])
@@ -102,36 +107,5 @@ impl Times {
             self.0.first().map(|x| x.0).unwrap_or(0),
             self.0.last().map(|x| x.1).unwrap_or(0),
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn joins_overlaps_and_the_smallest_gaps() {
-        let t = Times::new(vec![(5, 9), (0, 3), (4, 4), (20, 21)]);
-        assert_eq!(t, Times(vec![(0, 9), (20, 21)]));
-        let many: Vec<(i128, i128)> = (0..100).map(|k| (k * 10 + k % 3, k * 10 + k % 3)).collect();
-        let t = Times::new(many.clone());
-        assert_eq!(t.0.len(), CAP);
-        // Every original interval is still inside the set.
-        for (lo, hi) in many {
-            assert!(t.0.iter().any(|(a, b)| *a <= lo && hi <= *b));
-        }
-    }
-
-    #[test]
-    fn far_values_stay_apart_over_hops() {
-        let etp = Times(vec![(11, 11), (1 << 31, 1 << 31)]);
-        let mut t = Times::start();
-        for _ in 0..16 {
-            t = t.hop(&etp, 100);
-        }
-        // 17 clusters (how many values were the large one), each of
-        // 16 waits of at most 99 steps.
-        assert_eq!(t.0.len(), 17);
-        assert!(t.count(100) <= 17 * 16);
     }
 }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 /// Why an actuation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum ActError {
+pub enum ActError {
     /// Nothing is left to control (every task vanished, the cgroup was
     /// removed): the monitor stops cleanly.
     Gone(String),
@@ -27,7 +27,7 @@ impl std::fmt::Display for ActError {
 
 /// Everything an actuator may have suspended, for the watchdog.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Rescue {
+pub struct Rescue {
     /// Send SIGCONT.
     pub pids: Vec<i32>,
     /// Write `0` to these `cgroup.freeze` files.
@@ -37,7 +37,7 @@ pub(crate) struct Rescue {
 }
 
 /// Suspends and resumes the best-effort work of a core.
-pub(crate) trait Actuator: Send {
+pub trait Actuator: Send {
     fn name(&self) -> String;
     fn suspend(&mut self, core: usize) -> Result<(), ActError>;
     fn resume(&mut self, core: usize) -> Result<(), ActError>;
@@ -49,7 +49,7 @@ pub(crate) trait Actuator: Send {
 /// `--actuator`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum ActuatorKind {
+pub enum ActuatorKind {
     /// cgroup v2 `cgroup.freeze` of `--be-cgroup`.
     Freeze,
     /// SIGSTOP/SIGCONT of `--be-pid`.
@@ -60,7 +60,7 @@ pub(crate) enum ActuatorKind {
 
 /// What the best-effort work is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Target {
+pub enum Target {
     Cgroup(PathBuf),
     Pids(Vec<i32>),
     /// The cores themselves (MSR duty cycle).

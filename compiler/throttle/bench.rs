@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 /// How a core touches its buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     Read,
     Write,
     /// Half the buffer read and copied into the other half (50 % / 50 %).
@@ -55,7 +55,7 @@ impl Kind {
 
 /// One pass over `buf`; returns the bytes the program read plus wrote.
 #[inline(never)]
-pub(crate) fn pass(kind: Kind, buf: &mut [u64], k: u64) -> u64 {
+pub fn pass(kind: Kind, buf: &mut [u64], k: u64) -> u64 {
     let n = buf.len();
     match kind {
         Kind::Read => {
@@ -81,7 +81,7 @@ pub(crate) fn pass(kind: Kind, buf: &mut [u64], k: u64) -> u64 {
 }
 
 /// A buffer of `bytes` (rounded down to 64), every page touched.
-fn buffer(bytes: usize) -> Vec<u64> {
+pub fn buffer(bytes: usize) -> Vec<u64> {
     (0..(bytes / 64 * 8).max(16) as u64).collect()
 }
 
@@ -98,7 +98,7 @@ fn thread_cpu() -> f64 {
 
 /// The measured core: `kind` over a `bytes` buffer for `seconds` of wall
 /// time on `core`; bytes per second of the thread's CPU time.
-pub(crate) fn measure(kind: Kind, bytes: usize, core: usize, seconds: f64, fifo: bool) -> f64 {
+pub fn measure(kind: Kind, bytes: usize, core: usize, seconds: f64, fifo: bool) -> f64 {
     std::thread::spawn(move || {
         if fifo {
             let _ = cpu::fifo(1);
@@ -125,7 +125,7 @@ pub(crate) fn measure(kind: Kind, bytes: usize, core: usize, seconds: f64, fifo:
 /// is touched. `fifo`: SCHED_FIFO priority 1, below the monitor's sampling
 /// threads, so that the hammer runs whenever it is not suspended whatever
 /// else loads the machine (and a SIGSTOP takes effect at once).
-pub(crate) fn hammer(kind: Kind, bytes: usize, core: usize, fifo: bool) -> i32 {
+pub fn hammer(kind: Kind, bytes: usize, core: usize, fifo: bool) -> i32 {
     if fifo {
         let _ = cpu::fifo(1);
     }
@@ -177,7 +177,7 @@ fn stdin_closed() -> bool {
 /// The thesis' configurations that this machine can run (partitioned b and
 /// d need cache allocation: Intel CAT through resctrl).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Column {
+pub enum Column {
     /// a) nothing fits in the cache.
     A,
     /// c) everyone's data fits in the cache.
@@ -217,7 +217,7 @@ impl Column {
 
 /// What to run.
 #[derive(Clone, Debug)]
-pub(crate) struct Plan {
+pub struct Plan {
     pub measured_core: usize,
     pub hammer_cores: Vec<usize>,
     pub kinds: Vec<Kind>,
@@ -239,7 +239,7 @@ pub(crate) struct Plan {
 
 /// One cell of the table: medians over the repetitions.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Cell {
+pub struct Cell {
     pub kind: &'static str,
     pub column: &'static str,
     pub alone: f64,
@@ -254,7 +254,7 @@ pub(crate) struct Cell {
 
 impl Cell {
     /// Degradation of the measured core (fraction of its alone bandwidth).
-    pub(crate) fn degradation(&self, bw: f64) -> f64 {
+    pub fn degradation(&self, bw: f64) -> f64 {
         if self.alone > 0.0 {
             (1.0 - bw / self.alone).max(0.0)
         } else {
@@ -453,7 +453,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Runs the whole plan; `progress` sees each finished cell.
-pub(crate) fn run(p: &Plan, mut progress: impl FnMut(&Cell)) -> Result<Vec<Cell>, String> {
+pub fn run(p: &Plan, mut progress: impl FnMut(&Cell)) -> Result<Vec<Cell>, String> {
     if p.hammer_cores.is_empty() {
         return Err("no hammer core: the machine needs at least two online cores".into());
     }
@@ -483,7 +483,7 @@ pub(crate) fn run(p: &Plan, mut progress: impl FnMut(&Cell)) -> Result<Vec<Cell>
 }
 
 /// The table as Markdown.
-pub(crate) fn table(cells: &[Cell]) -> String {
+pub fn table(cells: &[Cell]) -> String {
     let mut s = String::from(
         "| access | col | alone GB/s | hammered GB/s | degr. | throttled GB/s | degr. | reduction | hammers GB/s (hammered → throttled) | hammers suspended |\n\
          |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -508,41 +508,4 @@ pub(crate) fn table(cells: &[Cell]) -> String {
         );
     }
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn passes_move_the_whole_buffer() {
-        let mut b = buffer(4096);
-        assert_eq!(b.len(), 512);
-        assert_eq!(pass(Kind::Read, &mut b, 0), 4096);
-        assert_eq!(pass(Kind::Write, &mut b, 7), 4096);
-        assert!(b.iter().all(|&x| x == 7));
-        assert_eq!(pass(Kind::Mixed, &mut b, 1), 4096);
-        assert!(b[256..].iter().all(|&x| x == 8));
-    }
-
-    #[test]
-    fn reduction_is_the_thesis_table_4_3() {
-        // The thesis' write/e example: 15.1 → 4.2 unthrottled, 14.0 throttled.
-        let c = Cell {
-            alone: 15.1,
-            hammered: 4.2,
-            throttled: 14.0,
-            ..Cell::default()
-        };
-        assert!((c.degradation(c.hammered) - 0.722).abs() < 0.001);
-        assert!((c.reduction().unwrap() - 0.899).abs() < 0.001);
-        // No degradation to reduce: no reduction.
-        let c = Cell {
-            alone: 10.0,
-            hammered: 9.9,
-            throttled: 10.0,
-            ..Cell::default()
-        };
-        assert_eq!(c.reduction(), None);
-    }
 }

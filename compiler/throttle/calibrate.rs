@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The highest read or write bandwidth (bytes/s) one core reached.
-pub(crate) fn measure(sensor: &mut dyn CoreSensor, core: usize) -> std::io::Result<f64> {
+pub fn measure(sensor: &mut dyn CoreSensor, core: usize) -> std::io::Result<f64> {
     let stop = Arc::new(AtomicBool::new(false));
     let s2 = stop.clone();
     let worker = std::thread::spawn(move || {

@@ -37,7 +37,7 @@ pub fn online() -> Vec<usize> {
 }
 
 /// Pins the calling thread to one CPU.
-pub(crate) fn pin(cpu: usize) -> std::io::Result<()> {
+pub fn pin(cpu: usize) -> std::io::Result<()> {
     // SAFETY: a zeroed cpu_set_t is valid; CPU_SET stays in bounds for
     // cpu < CPU_SETSIZE, checked first.
     unsafe {

@@ -17,7 +17,7 @@ use serde::Serialize;
 use std::cell::Cell;
 
 /// A time source in µs since the monitor started.
-pub(crate) trait Clock {
+pub trait Clock {
     fn now_us(&self) -> u64;
     /// Sleeps until `t_us`, or returns early once `stop()` is true.
     fn sleep_until(&self, t_us: u64, stop: &dyn Fn() -> bool);
@@ -25,7 +25,7 @@ pub(crate) trait Clock {
 
 /// The wall clock from a start instant; sleeps in slices of at most 20 ms
 /// so that a stop request is seen quickly.
-pub(crate) struct WallClock(pub std::time::Instant);
+pub struct WallClock(pub std::time::Instant);
 
 impl Clock for WallClock {
     fn now_us(&self) -> u64 {
@@ -44,7 +44,7 @@ impl Clock for WallClock {
 
 /// A clock that jumps to wherever it is asked to sleep.
 #[derive(Default)]
-pub(crate) struct VirtualClock(pub Cell<u64>);
+pub struct VirtualClock(pub Cell<u64>);
 
 impl Clock for VirtualClock {
     fn now_us(&self) -> u64 {
@@ -94,7 +94,7 @@ impl CoreSummary {
 
 /// Why a core's loop ended early.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum CycleError {
+pub enum CycleError {
     Sensor(String),
     Actuator(ActError),
 }
@@ -102,7 +102,7 @@ pub(crate) enum CycleError {
 /// Runs one core until `end_us` (if any) or `stop()`. `act(true)` suspends
 /// the core's best-effort work, `act(false)` resumes it.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn run_core(
+pub fn run_core(
     core: usize,
     policy: &Policy,
     end_us: Option<u64>,

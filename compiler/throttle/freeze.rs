@@ -9,7 +9,7 @@ use super::actuator::{ActError, Actuator, Rescue};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-pub(crate) struct Freeze {
+pub struct Freeze {
     file: PathBuf,
     holders: BTreeSet<usize>,
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// What the JSON log says about the run besides the records.
 #[derive(Debug, Serialize)]
-pub(crate) struct Meta<'a> {
+pub struct Meta<'a> {
     pub sensor: &'a str,
     pub actuator: &'a str,
     pub policy: &'a super::decide::Policy,
@@ -45,7 +45,7 @@ pub fn csv(records: &[Record]) -> String {
 }
 
 /// The JSON text.
-pub(crate) fn json(meta: &Meta, records: &[Record], cores: &[CoreSummary]) -> String {
+pub fn json(meta: &Meta, records: &[Record], cores: &[CoreSummary]) -> String {
     let log = JsonLog {
         meta,
         cores: cores
@@ -61,7 +61,7 @@ pub(crate) fn json(meta: &Meta, records: &[Record], cores: &[CoreSummary]) -> St
 }
 
 /// Writes the log in the format its extension names.
-pub(crate) fn write(
+pub fn write(
     path: &Path,
     meta: &Meta,
     records: &[Record],

@@ -11,9 +11,9 @@ use super::actuator::{ActError, Actuator, Rescue};
 use std::os::unix::fs::FileExt;
 
 /// IA32_CLOCK_MODULATION.
-pub(crate) const MSR_CLOCK_MODULATION: u64 = 0x19a;
+pub const MSR_CLOCK_MODULATION: u64 = 0x19a;
 
-pub(crate) struct Msr {
+pub struct Msr {
     files: Vec<(usize, std::fs::File)>,
     level: u8,
 }

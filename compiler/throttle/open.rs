@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The opened sensor: one counter per core, plus what it is.
-pub(crate) struct Opened {
+pub struct Opened {
     pub name: String,
     pub sensors: Vec<BoxedSensor>,
     /// The replayed trace, when replaying (its maximum is the `N%` base).
@@ -20,7 +20,7 @@ pub(crate) struct Opened {
 }
 
 /// Opens the sensor for these cores. `event` is `--event` (perf only).
-pub(crate) fn sensor(
+pub fn sensor(
     spec: &SensorSpec,
     cores: &[usize],
     event: Option<&str>,
@@ -77,7 +77,7 @@ pub(crate) fn sensor(
 }
 
 /// Builds the actuator; `duty` is the MSR level (1..=7 eighths).
-pub(crate) fn actuator(
+pub fn actuator(
     kind: ActuatorKind,
     target: &Target,
     be_cores: &[usize],

@@ -44,13 +44,13 @@ struct PerfEventAttr {
 
 /// One event: perf type and config.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Event {
+pub struct Event {
     pub kind: u32,
     pub config: u64,
 }
 
 /// Parses one event SPEC; `none` gives `None`.
-pub(crate) fn parse_event(s: &str) -> Result<Option<Event>, String> {
+pub fn parse_event(s: &str) -> Result<Option<Event>, String> {
     let ll = |op: u64| Event {
         kind: PERF_TYPE_HW_CACHE,
         config: 2 | (op << 8) | (1 << 16),
@@ -80,7 +80,7 @@ pub(crate) fn parse_event(s: &str) -> Result<Option<Event>, String> {
 }
 
 /// The (read, write) event specs: `--event`, else by vendor.
-pub(crate) fn events_for(vendor: &str, event: Option<&str>) -> Result<(String, String), String> {
+pub fn events_for(vendor: &str, event: Option<&str>) -> Result<(String, String), String> {
     if let Some(e) = event {
         let mut read = None;
         let mut write = None;
@@ -105,7 +105,7 @@ pub(crate) fn events_for(vendor: &str, event: Option<&str>) -> Result<(String, S
 }
 
 /// The `vendor_id` of /proc/cpuinfo ("unknown" when absent).
-pub(crate) fn vendor() -> String {
+pub fn vendor() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|t| {
@@ -196,10 +196,7 @@ impl CoreSensor for PerfCore {
 
 /// Opens the counters on every core; the error says which event on which
 /// CPU failed and why.
-pub(crate) fn open(
-    cores: &[usize],
-    event: Option<&str>,
-) -> Result<(String, Vec<BoxedSensor>), String> {
+pub fn open(cores: &[usize], event: Option<&str>) -> Result<(String, Vec<BoxedSensor>), String> {
     let vendor = vendor();
     let (rs, ws) = events_for(&vendor, event)?;
     let (re, we) = (parse_event(&rs)?, parse_event(&ws)?);

@@ -175,7 +175,7 @@ impl Trace {
 }
 
 /// A replayed core on the wall clock: time 0 is when the sensor opened.
-pub(crate) struct ReplaySensor {
+pub struct ReplaySensor {
     trace: std::sync::Arc<Trace>,
     core: usize,
     start: Instant,
@@ -195,7 +195,7 @@ impl CoreSensor for ReplaySensor {
 }
 
 /// A replayed core on a virtual clock (the deterministic tests).
-pub(crate) struct VirtualReplay<'a> {
+pub struct VirtualReplay<'a> {
     pub trace: &'a Trace,
     pub core: usize,
     pub now: &'a std::cell::Cell<u64>,

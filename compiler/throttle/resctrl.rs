@@ -41,7 +41,7 @@ impl CoreSensor for MbmCore {
 }
 
 /// Opens one monitoring group per core; the error says what is missing.
-pub(crate) fn open(cores: &[usize]) -> Result<Vec<BoxedSensor>, String> {
+pub fn open(cores: &[usize]) -> Result<Vec<BoxedSensor>, String> {
     let root = Path::new(ROOT);
     if !root.join("info").exists() {
         return Err(format!(

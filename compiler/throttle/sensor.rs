@@ -17,17 +17,17 @@ pub struct Traffic {
 }
 
 /// One core's traffic counter.
-pub(crate) trait CoreSensor {
+pub trait CoreSensor {
     /// Cumulative traffic since the sensor opened.
     fn read(&mut self) -> std::io::Result<Traffic>;
 }
 
 /// A sensor for the monitor's threads.
-pub(crate) type BoxedSensor = Box<dyn CoreSensor + Send>;
+pub type BoxedSensor = Box<dyn CoreSensor + Send>;
 
 /// `--sensor`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum SensorSpec {
+pub enum SensorSpec {
     /// Try perf, then resctrl.
     Auto,
     Perf,

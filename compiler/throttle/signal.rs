@@ -19,7 +19,7 @@ pub struct Signal {
 }
 
 /// The last CPU of every thread of `pid`; `None` when it vanished.
-pub(crate) fn cpus_of(pid: i32) -> Option<Vec<usize>> {
+pub fn cpus_of(pid: i32) -> Option<Vec<usize>> {
     let dir = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
     let mut cpus = Vec::new();
     for t in dir.flatten() {
@@ -34,7 +34,7 @@ pub(crate) fn cpus_of(pid: i32) -> Option<Vec<usize>> {
 
 /// Field `n` (1-based, as in proc(5)) of a stat line; the command name may
 /// contain spaces, so fields after it are counted from its closing `)`.
-pub(crate) fn stat_field(stat: &str, n: usize) -> Option<&str> {
+pub fn stat_field(stat: &str, n: usize) -> Option<&str> {
     let rest = &stat[stat.rfind(')')? + 1..];
     rest.split_whitespace().nth(n.checked_sub(3)?)
 }

@@ -15,13 +15,13 @@ use super::actuator::Rescue;
 use std::ffi::CString;
 
 /// The monitor's end of the watchdog.
-pub(crate) struct Watchdog {
+pub struct Watchdog {
     fd: i32,
     pub pid: i32,
 }
 
 /// Forks the watchdog for this rescue list.
-pub(crate) fn spawn(rescue: &Rescue) -> Result<Watchdog, String> {
+pub fn spawn(rescue: &Rescue) -> Result<Watchdog, String> {
     let freeze: Vec<CString> = rescue
         .freeze_files
         .iter()
@@ -110,7 +110,7 @@ pub(crate) fn spawn(rescue: &Rescue) -> Result<Watchdog, String> {
 
 impl Watchdog {
     /// Tells the watchdog that everything was resumed, and reaps it.
-    pub(crate) fn disarm(self) {
+    pub fn disarm(self) {
         // SAFETY: one byte to our pipe, then close it and reap the child.
         unsafe {
             libc::write(self.fd, b"D".as_ptr() as *const libc::c_void, 1);

@@ -1,16 +1,23 @@
-//! Dependencies point down the pipeline (ARCHITECTURE.md, "Stages"): a
-//! stage's module may use the modules before it in [`ORDER`], never one
-//! after it. Read from the sources: every `crate::MODULE` outside comments
-//! in `compiler/MODULE/**.rs` or `compiler/MODULE.rs`. `cargo test --test it architecture::
-//! -- --nocapture` prints the graph.
+//! The architecture, checked from the sources and Cargo's metadata
+//! (ARCHITECTURE.md, "Crates" and "Stages"):
+//! - the crates depend on each other as designed, and the compiler crate
+//!   (`compiler/core`) on no command-line, plotting or libc crate: Cargo
+//!   enforces the DAG, this test that nobody widens it;
+//! - inside the compiler crate, a stage's module uses only the modules before
+//!   it in [`ORDER`] (every `crate::MODULE` outside comments in
+//!   `compiler/core/MODULE/**.rs` or `compiler/core/MODULE.rs`);
+//! - no two files of a crate use each other, and no function is over 150
+//!   lines.
+//!
+//! `cargo test --test it architecture:: -- --nocapture` prints the graphs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::process::Command;
 
-/// The library's top-level modules, from the bottom of the pipeline up:
-/// the IR and the reachability utility, the stages in pipeline order, the
-/// pipeline that runs them, what reads its result (analysis, back ends),
-/// the command line; then the tools beside the pipeline.
+/// The compiler crate's top-level modules, from the bottom of the pipeline
+/// up: the IR and the reachability utility, the stages in pipeline order,
+/// the pipeline that runs them, what reads its result (analysis, back ends).
 const ORDER: &[&str] = &[
     "ir",
     "diagnostics",
@@ -24,13 +31,155 @@ const ORDER: &[&str] = &[
     "pipeline",
     "analysis",
     "back",
-    "bench",
-    "calibrate",
-    "generate",
-    "ptts",
-    "throttle",
-    "cli",
 ];
+
+/// The workspace's crates (folder under `compiler/`, package name) and
+/// the packages each may use, directly or not, among the workspace's and
+/// the crates that must stay out of the compiler.
+const CRATES: &[(&str, &str)] = &[
+    ("core", "ssc"),
+    ("ptts", "ssc-ptts"),
+    ("throttle", "ssc-throttle"),
+    ("ssc", "ssc-cli"),
+];
+
+/// Packages that must not be in a crate's dependency tree (normal
+/// dependencies, transitively).
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    (
+        "ssc",
+        &[
+            "clap",
+            "libc",
+            "plotters",
+            "ssc-ptts",
+            "ssc-throttle",
+            "ssc-cli",
+        ],
+    ),
+    ("ssc-ptts", &["clap", "libc", "ssc-throttle", "ssc-cli"]),
+    ("ssc-throttle", &["ssc", "ssc-ptts", "ssc-cli"]),
+];
+
+/// pest's recursion guard (pest → pest_stack_guard → stacker), which
+/// grows the stack on deeply nested input and reads its size through
+/// libc: the one way libc reaches the compiler crate, and not code of
+/// ours. The closure does not follow it (ARCHITECTURE.md, "Crates").
+const GUARD: &str = "stacker";
+
+/// Every package a package reaches through normal dependencies (not
+/// build- or dev-dependencies) on this host, by name, from `cargo tree`
+/// (which evaluates each dependency's `cfg` as the build does);
+/// [`GUARD`]'s own dependencies not followed.
+fn normal_closure(package: &str) -> BTreeSet<String> {
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "--offline", "--locked", "-e", "normal"])
+        .args(["--prefix", "depth", "-f", "{p}", "-p", package])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names = BTreeSet::new();
+    let mut below_guard: Option<usize> = None;
+    // Each line: the depth, then `NAME vVERSION …`.
+    for line in String::from_utf8_lossy(&out.stdout).lines().skip(1) {
+        let digits = line.chars().take_while(char::is_ascii_digit).count();
+        let depth: usize = line[..digits].parse().unwrap();
+        let name = line[digits..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string();
+        if below_guard.is_some_and(|d| depth > d) {
+            continue;
+        }
+        below_guard = (name == GUARD).then_some(depth);
+        names.insert(name);
+    }
+    names
+}
+
+#[test]
+fn the_crates_depend_on_each_other_as_designed() {
+    for (folder, name) in CRATES {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("compiler")
+            .join(folder);
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml"))
+            .or_else(|_| {
+                std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+            })
+            .unwrap();
+        assert!(
+            manifest.contains(&format!("name = \"{name}\"")),
+            "{name} lives in compiler/{folder}"
+        );
+    }
+    let members: BTreeSet<String> = CRATES.iter().map(|(_, n)| n.to_string()).collect();
+    let mut wrong = Vec::new();
+    for (name, forbidden) in FORBIDDEN {
+        let deps = normal_closure(name);
+        let ours: Vec<&str> = deps
+            .iter()
+            .map(String::as_str)
+            .filter(|d| members.contains(*d))
+            .collect();
+        println!(
+            "{name:>12} -> {} ({} packages)",
+            ours.join(", "),
+            deps.len()
+        );
+        for f in *forbidden {
+            if deps.contains(*f) {
+                wrong.push(format!("{name} depends on {f}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:?}");
+    // The checker sees what it must: the command uses everything.
+    let cli = normal_closure("ssc-cli");
+    for d in [
+        "ssc",
+        "ssc-ptts",
+        "ssc-throttle",
+        "clap",
+        "libc",
+        "plotters",
+    ] {
+        assert!(cli.contains(d), "ssc-cli -> {d}: {cli:?}");
+    }
+}
+
+/// The crates whose tests all live in tests/it: their Cargo.toml says
+/// `test = false`, so a `#[test]` left in them would never run.
+const TESTS_IN_IT: &[&str] = &["ptts", "throttle"];
+
+#[test]
+fn crates_without_a_test_target_hold_no_tests() {
+    let compiler = Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler");
+    for folder in TESTS_IN_IT {
+        let root = compiler.join(folder);
+        let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains("test = false"),
+            "compiler/{folder}/Cargo.toml"
+        );
+        let mut files = Vec::new();
+        rust_files(&root, &mut files);
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            assert!(
+                !text.contains("#[test]") && !text.contains("#[cfg(test)]"),
+                "{}: a test in a crate built with `test = false` never runs; move it to tests/it",
+                f.display()
+            );
+        }
+    }
+}
 
 /// Every `crate::NAME` of the module's files (a folder, or one file),
 /// outside comments.
@@ -67,12 +216,13 @@ fn uses(path: &Path, out: &mut BTreeSet<String>) {
 
 #[test]
 fn every_module_uses_only_the_modules_before_it() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler/core");
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for entry in std::fs::read_dir(&root).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        if name == "lib" || name == "main" {
+        let module = path.is_dir() || path.extension().is_some_and(|e| e == "rs");
+        if !module || name == "lib" || name == "build" {
             continue;
         }
         let mut deps = BTreeSet::new();
@@ -465,7 +615,29 @@ fn file_uses(root: &Path, file: &Path) -> BTreeSet<std::path::PathBuf> {
 /// files use of it is not counted; any other use is.
 #[test]
 fn no_cycles_between_files() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler");
+    let compiler = Path::new(env!("CARGO_MANIFEST_DIR")).join("compiler");
+    for (folder, _) in CRATES {
+        let cycles = file_cycles(&compiler.join(folder));
+        assert!(cycles.is_empty(), "files that use each other: {cycles:#?}");
+    }
+    // The scanner sees what it must: a use through `super::`, one through
+    // `crate::`, and a child module's path.
+    let root = compiler.join("core");
+    let c = root.join("back/c");
+    let threads = file_uses(&root, &c.join("threads.rs"));
+    assert!(threads.contains(&c.join("options.rs")), "{threads:?}");
+    assert!(
+        threads.contains(&root.join("back/layout.rs")),
+        "{threads:?}"
+    );
+    let ptts = compiler.join("ptts");
+    assert!(file_uses(&ptts, &ptts.join("lib.rs")).contains(&ptts.join("exact.rs")));
+}
+
+/// The cycles between the files of the crate at `root` (its `lib.rs`
+/// there), each as the trail of files.
+fn file_cycles(root: &Path) -> Vec<String> {
+    let root = root.to_path_buf();
     let mut files = Vec::new();
     rust_files(&root, &mut files);
     let interface = |p: &Path| {
@@ -508,16 +680,5 @@ fn no_cycles_between_files() {
             }
         }
     }
-    assert!(cycles.is_empty(), "files that use each other: {cycles:#?}");
-    // The scanner sees what it must: a use through `super::`, one through
-    // `crate::`, and a child module's path.
-    let c = root.join("back/c");
-    let threads = file_uses(&root, &c.join("threads.rs"));
-    assert!(threads.contains(&c.join("options.rs")), "{threads:?}");
-    assert!(
-        threads.contains(&root.join("back/layout.rs")),
-        "{threads:?}"
-    );
-    let ptts = root.join("ptts");
-    assert!(file_uses(&root, &ptts.join("mod.rs")).contains(&ptts.join("exact.rs")));
+    cycles
 }

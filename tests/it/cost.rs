@@ -6,11 +6,11 @@
 //! without a timing entry are a warning (E503).
 
 use proptest::prelude::*;
-use ssc::calibrate::{cache_file_under, cpu_model, CacheFile};
 use ssc::ir::builtins::BUILTINS;
 use ssc::ir::{ElemType, Operations, Pair};
 use ssc::lower::cost::{Coefficients, Work};
 use ssc::lower::{lower_to_hsdfg, LowerOptions};
+use ssc_cli::calibrate::{cache_file_under, cpu_model, CacheFile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -204,7 +204,7 @@ fn build_info(cache: &Path) -> (String, String) {
 fn cache_file(cpu: &str, coefficients: &Coefficients) -> String {
     serde_json::to_string(&CacheFile {
         format: "ssc-calibration".into(),
-        version: ssc::calibrate::VERSION,
+        version: ssc_cli::calibrate::VERSION,
         cpu: cpu.into(),
         seconds: 1.0,
         coefficients: coefficients.to_named(),
@@ -233,7 +233,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
     // one before the transfer was.
     let version_1 = cache_file(&cpu_model(), &doubled)
         .replace(
-            &format!("\"version\":{}", ssc::calibrate::VERSION),
+            &format!("\"version\":{}", ssc_cli::calibrate::VERSION),
             "\"version\":1",
         )
         .replace(
@@ -243,7 +243,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
     assert!(!version_1.contains("wait_ns"), "{version_1}");
     let version_2 = cache_file(&cpu_model(), &doubled)
         .replace(
-            &format!("\"version\":{}", ssc::calibrate::VERSION),
+            &format!("\"version\":{}", ssc_cli::calibrate::VERSION),
             "\"version\":2",
         )
         .replace(",\"transfer_ns_per_kib\":3.0", "");
@@ -301,7 +301,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
         (
             "another version",
             cache_file(&cpu_model(), &doubled).replace(
-                &format!("\"version\":{}", ssc::calibrate::VERSION),
+                &format!("\"version\":{}", ssc_cli::calibrate::VERSION),
                 "\"version\":99",
             ),
             "version 99",
@@ -382,7 +382,7 @@ fn calibrate_measures_caches_and_is_used() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     eprintln!("ssc calibrate took {seconds:.1} s");
     let file = cache_file_under(&cache, &cpu_model());
-    let c = ssc::calibrate::read(&file, &cpu_model()).unwrap();
+    let c = ssc_cli::calibrate::read(&file, &cpu_model()).unwrap();
     c.validate().unwrap();
     // A wait/signal pair between two cores is measured, not assumed:
     // under a µs on any machine with shared caches.

@@ -6,9 +6,9 @@
 //! the `ssc ptts` plots (axes with the unit). With `SSC_FIGURES_PNG=DIR`
 //! and `rsvg-convert` on the PATH, each is also written as a PNG to look at.
 
-use ssc::bench::figures;
-use ssc::bench::{Job, Stats};
 use ssc::pipeline;
+use ssc_cli::bench::figures;
+use ssc_cli::bench::{Job, Stats};
 use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {
@@ -217,7 +217,7 @@ fn the_gantt_chart_names_threads_bars_and_functions() {
 #[test]
 fn the_bench_table_explains_its_columns() {
     let jobs = vec![job("xray", 1000.0)];
-    let table = ssc::bench::table(&jobs, 1000, 3);
+    let table = ssc_cli::bench::table(&jobs, 1000, 3);
     for column in ["x̄/sim", "σ/sim", "pred.per", "meas.per", "pred.lat"] {
         let explained = table.lines().any(|l| {
             l.split_once(':')
@@ -229,7 +229,7 @@ fn the_bench_table_explains_its_columns() {
 
 #[test]
 fn the_throttle_timeline_has_a_time_axis_and_a_legend() {
-    use ssc::throttle::cycle::{CoreSummary, Record};
+    use ssc_throttle::cycle::{CoreSummary, Record};
     let records: Vec<Record> = (0..200)
         .map(|i| Record {
             t_us: 100 * (i + 1),
@@ -248,7 +248,7 @@ fn the_throttle_timeline_has_a_time_axis_and_a_legend() {
         elapsed_us: 20_000,
     }];
     let path = scratch("throttle.svg");
-    std::fs::write(&path, ssc::throttle::svg::render(&records, &cores, 1.5e9)).unwrap();
+    std::fs::write(&path, ssc_throttle::svg::render(&records, &cores, 1.5e9)).unwrap();
     let svg = read_svg(&path);
     let t = texts(&svg);
     for label in [

@@ -2,8 +2,8 @@
 
 use ssc::back::description::print;
 use ssc::front::syntax::parse;
-use ssc::generate::{generate, GenerateOptions};
 use ssc::ir::Pair;
+use ssc_cli::generate::{generate, GenerateOptions};
 
 #[test]
 fn generated_chains_parse_check_and_are_deterministic() {

@@ -41,6 +41,7 @@ mod pipeline_props;
 mod ptts_guard;
 mod ptts_props;
 mod ptts_snapshots;
+mod ptts_times;
 mod realtime;
 mod rings;
 mod roundtrip;

@@ -6,7 +6,6 @@
 use crate::common::sync_sets;
 use crate::testgen;
 use proptest::prelude::*;
-use ssc::generate::{generate, GenerateOptions};
 use ssc::ir::{Description, Op, Pair};
 use ssc::lower::split::{DataParallelism, SplitOptions};
 use ssc::lower::LowerOptions;
@@ -14,6 +13,7 @@ use ssc::memory::{allocate, MemoryKind};
 use ssc::pipeline::{compile, Compiled, Options};
 use ssc::schedule::{ScheduleOptions, SchedulerKind};
 use ssc::sync::SyncOptions;
+use ssc_cli::generate::{generate, GenerateOptions};
 use std::path::{Path, PathBuf};
 use sync_sets::sync_sets;
 

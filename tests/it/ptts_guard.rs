@@ -14,15 +14,15 @@
 
 use proptest::prelude::*;
 use ssc::diagnostics::SourceFile;
-use ssc::ptts::cost::Limits;
-use ssc::ptts::exact::Partners;
-use ssc::ptts::{self, Model, Options, Plan};
+use ssc_ptts::cost::Limits;
+use ssc_ptts::exact::Partners;
+use ssc_ptts::{Model, Options, Plan};
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 fn load(name: &str, src: &str) -> Result<Model, String> {
-    ptts::load(&SourceFile::new(name, src), Path::new("examples"), None)
+    ssc_ptts::load(&SourceFile::new(name, src), Path::new("examples"), None)
         .map_err(|d| format!("{d:?}"))
 }
 
@@ -32,15 +32,15 @@ fn example(name: &str) -> String {
 
 /// The analysis of `m`, checked against its plan and its refined plan.
 fn counted_within_bound(m: &Model, opts: &Options) -> Plan {
-    let plan = ptts::exact::plan(m, opts).unwrap();
-    let a = ptts::analyse(m, opts).unwrap();
+    let plan = ssc_ptts::exact::plan(m, opts).unwrap();
+    let a = ssc_ptts::analyse(m, opts).unwrap();
     assert!(
         a.operations <= plan.operations,
         "counted {} > bound {}",
         a.operations,
         plan.operations
     );
-    if let Some(closer) = ptts::refine::refine(m, opts, &plan, u128::MAX) {
+    if let Some(closer) = ssc_ptts::refine::refine(m, opts, &plan, u128::MAX) {
         assert!(
             a.operations <= closer.operations,
             "counted {} > refined bound {}",
@@ -63,7 +63,10 @@ fn counted_within_the_bound_on_the_examples() {
     assert!(names.len() >= 8);
     for name in names {
         let m = load(&name, &example(&name)).unwrap();
-        let small = ptts::exact::plan(&m, &Options::default()).unwrap().trees < 100_000;
+        let small = ssc_ptts::exact::plan(&m, &Options::default())
+            .unwrap()
+            .trees
+            < 100_000;
         let mut variants = vec![
             Options::default(),
             Options {
@@ -152,11 +155,11 @@ proptest! {
         let m = load("r.ptts", &text(&chain)).unwrap();
         let partners = [Partners::Auto, Partners::Window, Partners::LookUp][mode];
         let opts = Options { partners, keep_trees: 2, ..Options::default() };
-        let plan = ptts::exact::plan(&m, &opts).unwrap();
+        let plan = ssc_ptts::exact::plan(&m, &opts).unwrap();
         // Within the fuzz test's limit, as refined by the guard.
         let limits = Limits { operations: LIMIT, memory: 1 << 28 };
         // (About a third are refused: those are the fuzz test's business.)
-        if ptts::refine::guard(&m, &opts, plan, (0, 0), &limits).exceeded.is_none() {
+        if ssc_ptts::refine::guard(&m, &opts, plan, (0, 0), &limits).exceeded.is_none() {
             counted_within_bound(&m, &opts);
         }
     }
@@ -296,15 +299,15 @@ proptest! {
         let start = Instant::now();
         let Ok(model) = load("fuzz.ptts", &src) else { return Ok(()); };
         let opts = Options { keep_trees: 3, ..Options::default() };
-        let Ok(plan) = ptts::exact::plan(&model, &opts) else { return Ok(()); };
+        let Ok(plan) = ssc_ptts::exact::plan(&model, &opts) else { return Ok(()); };
         let limits = Limits { operations: LIMIT, memory: 1 << 28 };
-        let guarded = ptts::refine::guard(&model, &opts, plan, (0, 0), &limits);
+        let guarded = ssc_ptts::refine::guard(&model, &opts, plan, (0, 0), &limits);
         prop_assert!(start.elapsed() < BUDGET, "planning took {:?}\n{src}", start.elapsed());
         if guarded.exceeded.is_some() {
             return Ok(());
         }
         let plan = guarded.plan;
-        let a = ptts::analyse(&model, &opts).unwrap();
+        let a = ssc_ptts::analyse(&model, &opts).unwrap();
         prop_assert!(a.operations <= plan.operations, "counted {} > bound {}\n{src}", a.operations, plan.operations);
         prop_assert!(plan.operations <= LIMIT);
         prop_assert!(start.elapsed() < BUDGET, "took {:?}\n{src}", start.elapsed());

@@ -12,7 +12,7 @@ use num_bigint::BigUint;
 use num_traits::Zero;
 use proptest::prelude::*;
 use ssc::diagnostics::SourceFile;
-use ssc::ptts::{self, simulate, Analysis, Model, Options};
+use ssc_ptts::{simulate, Analysis, Model, Options};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -43,12 +43,12 @@ fn text(chain: &[Comp]) -> String {
 }
 
 fn load(src: &str) -> Model {
-    ptts::load(&SourceFile::new("t.ptts", src), Path::new("."), None)
+    ssc_ptts::load(&SourceFile::new("t.ptts", src), Path::new("."), None)
         .unwrap_or_else(|d| panic!("{d:?}\n{src}"))
 }
 
 fn analyse(m: &Model) -> Analysis<BigUint> {
-    ptts::analyse(m, &Options::default()).unwrap()
+    ssc_ptts::analyse(m, &Options::default()).unwrap()
 }
 
 fn comp() -> impl Strategy<Value = Comp> {
@@ -100,7 +100,7 @@ proptest! {
     #[test]
     fn sums_to_one_and_matches_brute_force(chain in chain()) {
         let m = load(&text(&chain));
-        let plan = ptts::exact::plan(&m, &Options::default()).unwrap();
+        let plan = ssc_ptts::exact::plan(&m, &Options::default()).unwrap();
         prop_assume!(plan.trees <= 2000);
         let a = analyse(&m);
         let sum: BigUint = a.pmf.iter().map(|p| &p.1).sum();
@@ -116,7 +116,7 @@ proptest! {
     #[test]
     fn shifting_offsets_by_a_period_changes_nothing(chain in chain(), which in 0usize..3) {
         let m = load(&text(&chain));
-        prop_assume!(ptts::exact::plan(&m, &Options::default()).unwrap().trees <= 2000);
+        prop_assume!(ssc_ptts::exact::plan(&m, &Options::default()).unwrap().trees <= 2000);
         let mut shifted = chain.clone();
         let i = which % shifted.len();
         shifted[i].offset += shifted[i].period;
@@ -149,7 +149,7 @@ proptest! {
     #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
         let s = String::from_utf8_lossy(&bytes);
-        let _ = ptts::load(&SourceFile::new("x.ptts", s.as_ref()), Path::new("."), None);
+        let _ = ssc_ptts::load(&SourceFile::new("x.ptts", s.as_ref()), Path::new("."), None);
     }
 
     #[test]
@@ -159,9 +159,9 @@ proptest! {
         "\"x.json\"", "99999999999999999999999999999", "0.0000000000001", "//", "/*", "\n",
     ]), 0..40)) {
         let s = tokens.join(" ");
-        let _ = ptts::load(&SourceFile::new("x.ptts", s.as_str()), Path::new("."), None);
+        let _ = ssc_ptts::load(&SourceFile::new("x.ptts", s.as_str()), Path::new("."), None);
         let s = format!("ptts {{ component a period {} }}", tokens.join(" "));
-        let _ = ptts::load(&SourceFile::new("x.ptts", s.as_str()), Path::new("."), None);
+        let _ = ssc_ptts::load(&SourceFile::new("x.ptts", s.as_str()), Path::new("."), None);
     }
 }
 
@@ -173,7 +173,7 @@ fn monte_carlo_converges_to_the_exact_pmf() {
     ] {
         let m = load(&src);
         let a = analyse(&m);
-        let exact = ptts::pmf_f64(&a);
+        let exact = ssc_ptts::pmf_f64(&a);
         let small = simulate::simulate(&m, a.plan.trees, 1_000, 3, &exact).tv;
         let large = simulate::simulate(&m, a.plan.trees, 400_000, 3, &exact).tv;
         assert!(large < 0.01, "tv {large}");
@@ -184,8 +184,8 @@ fn monte_carlo_converges_to_the_exact_pmf() {
 #[test]
 fn u128_and_big_integers_agree() {
     let m = load(&std::fs::read_to_string("examples/ptts_section54.ptts").unwrap());
-    let small = ptts::exact::analyse::<u128>(&m, &Options::default()).unwrap();
-    let big = ptts::exact::analyse::<BigUint>(&m, &Options::default()).unwrap();
+    let small = ssc_ptts::exact::analyse::<u128>(&m, &Options::default()).unwrap();
+    let big = ssc_ptts::exact::analyse::<BigUint>(&m, &Options::default()).unwrap();
     let widened: Vec<(i128, BigUint)> = small
         .pmf
         .iter()
@@ -206,9 +206,9 @@ proptest! {
         let m = load(&text(&chain));
         let by = |partners| {
             let opts = Options { partners, ..Options::default() };
-            ptts::analyse(&m, &opts).unwrap()
+            ssc_ptts::analyse(&m, &opts).unwrap()
         };
-        let (w, l) = (by(ptts::exact::Partners::Window), by(ptts::exact::Partners::LookUp));
+        let (w, l) = (by(ssc_ptts::exact::Partners::Window), by(ssc_ptts::exact::Partners::LookUp));
         prop_assert_eq!(&w.pmf, &l.pmf);
         let (lw, ll) = (w.loss.unwrap(), l.loss.unwrap());
         prop_assert_eq!(&lw.total, &ll.total);
@@ -273,7 +273,7 @@ fn paths(m: &Model, a: i128) -> Vec<(Vec<i128>, BigUint)> {
 /// over (Π_{i<N−1} total_i)², and the pairs with a meeting.
 fn brute_force_loss(m: &Model, trees: u128) -> (BigUint, u64) {
     let c0 = &m.components[0];
-    let far = ptts::loss::lookahead(m) as i128 + 3;
+    let far = ssc_ptts::loss::lookahead(m) as i128 + 3;
     let root = |k: i128| c0.offset + k * c0.period;
     let (mut total, mut pairs) = (BigUint::zero(), 0);
     for j in 0..trees as i128 {
@@ -302,8 +302,8 @@ proptest! {
     #[test]
     fn loss_matches_brute_force_first_meetings(chain in prop::collection::vec(comp(), 2..4)) {
         let m = load(&text(&chain));
-        let plan = ptts::exact::plan(&m, &Options::default()).unwrap();
-        prop_assume!(plan.trees <= 60 && ptts::loss::lookahead(&m) <= 60);
+        let plan = ssc_ptts::exact::plan(&m, &Options::default()).unwrap();
+        prop_assume!(plan.trees <= 60 && ssc_ptts::loss::lookahead(&m) <= 60);
         let l = analyse(&m).loss.unwrap();
         let (brute, pairs) = brute_force_loss(&m, plan.trees);
         let f: BigUint = m.components[..m.components.len() - 1]

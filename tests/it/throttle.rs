@@ -6,10 +6,11 @@
 //! bad arguments, the log and the SVG. Every live test is bounded (< 10 s)
 //! and kills what it spawned.
 
-use ssc::throttle::cycle::simulate;
-use ssc::throttle::decide::{Action, CoreState, Mode, Policy, Sample};
-use ssc::throttle::replay::Trace;
-use ssc::throttle::{parse, Threshold};
+use ssc_throttle::bench::{buffer, pass, Cell, Kind};
+use ssc_throttle::cycle::simulate;
+use ssc_throttle::decide::{Action, CoreState, Mode, Policy, Sample};
+use ssc_throttle::replay::Trace;
+use ssc_throttle::{parse, Threshold};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -275,10 +276,10 @@ fn option_values_parse() {
     assert_eq!(parse::duration_us("100us").unwrap(), 100);
     assert!(parse::duration_us("-1s").is_err());
     assert_eq!(
-        ssc::throttle::cpu::parse_list("0-2,5,1").unwrap(),
+        ssc_throttle::cpu::parse_list("0-2,5,1").unwrap(),
         vec![0, 1, 2, 5]
     );
-    assert!(ssc::throttle::cpu::parse_list("3-1").is_err());
+    assert!(ssc_throttle::cpu::parse_list("3-1").is_err());
 }
 
 // ------------------------------------------------------- live processes
@@ -291,7 +292,7 @@ fn live() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn ncpus() -> usize {
-    ssc::throttle::cpu::online().len()
+    ssc_throttle::cpu::online().len()
 }
 
 /// A busy loop pinned to `cpu`; killed on drop.
@@ -389,7 +390,7 @@ fn watch<T>(child: &mut Child, limit: Duration, mut f: impl FnMut() -> T) -> (Ve
 
 /// (CPU seconds, runnable seconds) of a process, from /proc/PID/schedstat.
 fn runnable(pid: i32) -> (f64, f64) {
-    let (r, w) = ssc::throttle::monitor::sched_seconds(pid).unwrap();
+    let (r, w) = ssc_throttle::monitor::sched_seconds(pid).unwrap();
     (r, r + w)
 }
 
@@ -1033,4 +1034,38 @@ fn a_live_replay_of_a_late_trace_throttles_and_prints_the_mode_keyword() {
     assert_eq!(out.status.code(), Some(0), "{t}");
     assert!(t.contains("; mode fixed;"), "{t}");
     assert!(!t.contains(" 0 suspensions"), "{t}");
+}
+
+// ---- the bandwidth benchmark (`ssc throttle bench`) -------------------------
+
+#[test]
+fn passes_move_the_whole_buffer() {
+    let mut b = buffer(4096);
+    assert_eq!(b.len(), 512);
+    assert_eq!(pass(Kind::Read, &mut b, 0), 4096);
+    assert_eq!(pass(Kind::Write, &mut b, 7), 4096);
+    assert!(b.iter().all(|&x| x == 7));
+    assert_eq!(pass(Kind::Mixed, &mut b, 1), 4096);
+    assert!(b[256..].iter().all(|&x| x == 8));
+}
+
+#[test]
+fn reduction_is_the_thesis_table_4_3() {
+    // The thesis' write/e example: 15.1 → 4.2 unthrottled, 14.0 throttled.
+    let c = Cell {
+        alone: 15.1,
+        hammered: 4.2,
+        throttled: 14.0,
+        ..Cell::default()
+    };
+    assert!((c.degradation(c.hammered) - 0.722).abs() < 0.001);
+    assert!((c.reduction().unwrap() - 0.899).abs() < 0.001);
+    // No degradation to reduce: no reduction.
+    let c = Cell {
+        alone: 10.0,
+        hammered: 9.9,
+        throttled: 10.0,
+        ..Cell::default()
+    };
+    assert_eq!(c.reduction(), None);
 }

@@ -1,5 +1,0 @@
-//! The `ssc` binary: see [`ssc::cli`].
-
-fn main() {
-    ssc::cli::main()
-}

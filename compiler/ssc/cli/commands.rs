@@ -1,0 +1,249 @@
+//! One function per subcommand.
+
+use super::args::{Command, ExplainArgs, FmtArgs, GenerateArgs};
+use super::exit;
+use super::source::{load, report};
+use std::path::Path;
+
+/// Runs a command; `argv` is ssc's command line as given (a program
+/// records it).
+pub(crate) fn dispatch(command: Command, argv: &[String]) -> i32 {
+    match command {
+        Command::Check(a) => check(&a.file, &a.kernels),
+        Command::Fmt(a) => fmt(&a),
+        Command::Build(a) => match super::build::build(&a, argv) {
+            Ok(_) => exit::OK,
+            Err(code) => code,
+        },
+        Command::Run(r) => super::build::run(&r.build, &r.program_args, argv),
+        Command::Generate(a) => generate(&a),
+        Command::Bench(a) => super::bench::bench(&a, argv),
+        Command::Throttle(a) => super::throttle::run(&a),
+        Command::Ptts(a) => super::ptts::run(&a),
+        Command::Calibrate(a) => calibrate(a.show),
+        Command::Explain(a) => explain(&a),
+        Command::Completions(a) => {
+            let mut cmd = <super::args::Cli as clap::CommandFactory>::command();
+            // Into a buffer, then print!: a closed pipe ends ssc quietly.
+            let mut script = Vec::new();
+            clap_complete::generate(a.shell, &mut cmd, "ssc", &mut script);
+            print!("{}", String::from_utf8_lossy(&script));
+            exit::OK
+        }
+        Command::Man(a) => man(a.out.as_deref()),
+    }
+}
+
+/// `ssc calibrate`: measures the cost model's coefficients and caches
+/// them (`crate::calibrate`); with `--show`, prints those in use.
+fn calibrate(show: bool) -> i32 {
+    use crate::calibrate;
+    let print = |c: &ssc::lower::cost::Coefficients| {
+        let named = c.to_named();
+        println!("call        {:>9.3} ns", named.call_ns);
+        for (f, v) in &named.point_ns {
+            println!("{f:<12}{v:>9.4} ns/point (float)");
+        }
+        println!("window tap  {:>9.4} ns/point (func_conv)", named.tap_ns);
+        for (name, v) in c.defined() {
+            let name = name.trim_end_matches("_ns").replace('_', " ");
+            println!("{name:<12}{v:>9.4} ns/use (defined functions)");
+        }
+        for (t, v) in &named.type_factor {
+            println!("{t:<12}{v:>9.3} × float");
+        }
+        println!("wait (wt)   {:>9.0} ns", named.wait_ns);
+        println!("signal (sg) {:>9.0} ns", named.signal_ns);
+        println!(
+            "transfer(tr){:>9.1} ns/KiB read of another core's output",
+            named.transfer_ns_per_kib
+        );
+    };
+    if show {
+        let loaded = calibrate::load();
+        if let Some(why) = &loaded.ignored {
+            eprintln!("warning: {why}");
+        }
+        eprintln!("{}", loaded.note());
+        print(&loaded.coefficients);
+        return exit::OK;
+    }
+    let started = std::time::Instant::now();
+    let dir = std::env::temp_dir().join(format!("ssc-calibrate-{}", std::process::id()));
+    let measured = calibrate::measure(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let c = match measured {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: calibration failed: {e}");
+            return exit::EXTERNAL;
+        }
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let cpu = calibrate::cpu_model();
+    match calibrate::store(&c, &cpu, seconds) {
+        Ok(path) => {
+            print(&c);
+            eprintln!(
+                "calibrated {cpu} in {seconds:.1} s; wrote {} (`ssc build` uses it for functions without a timing entry, and for waits and signals without `timing_system`)",
+                path.display()
+            );
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            exit::EXTERNAL
+        }
+    }
+}
+
+/// `ssc man`: the man pages, from the clap definitions.
+fn man(out: Option<&Path>) -> i32 {
+    let cmd = <super::args::Cli as clap::CommandFactory>::command();
+    let Some(dir) = out else {
+        let mut page = Vec::new();
+        if let Err(e) = clap_mangen::Man::new(cmd).render(&mut page) {
+            eprintln!("error: cannot render the man page: {e}");
+            return exit::EXTERNAL;
+        }
+        print!("{}", String::from_utf8_lossy(&page));
+        return exit::OK;
+    };
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("error: cannot create `{}`: {e}", dir.display());
+        return exit::USAGE;
+    }
+    match clap_mangen::generate_to(cmd, dir) {
+        Ok(()) => {
+            eprintln!("wrote the man pages into {}", dir.display());
+            exit::OK
+        }
+        Err(e) => {
+            eprintln!(
+                "error: cannot write the man pages into `{}`: {e}",
+                dir.display()
+            );
+            exit::USAGE
+        }
+    }
+}
+
+fn explain(a: &ExplainArgs) -> i32 {
+    if a.list {
+        print!("{}", super::explain::list());
+        return exit::OK;
+    }
+    let Some(code) = a.code.as_deref() else {
+        eprintln!(
+            "error: name a code (`ssc explain E108`), or list them all with `ssc explain --list`"
+        );
+        return exit::USAGE;
+    };
+    match super::explain::explanation(code) {
+        Some(text) => {
+            print!("{text}");
+            exit::OK
+        }
+        None => {
+            eprintln!(
+                "error: `{code}` is not a diagnostic code of ssc\n  help: codes look like `E108`; `ssc explain --list` lists every one"
+            );
+            exit::USAGE
+        }
+    }
+}
+
+fn check(path: &Path, kernels: &[std::path::PathBuf]) -> i32 {
+    let kernels = match super::build::user_kernel_names(kernels) {
+        Ok(k) => k,
+        Err(code) => return code,
+    };
+    let (file, desc) = match load(path) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let diags = ssc::front::check::check_with_kernels(&desc, &kernels);
+    if report(&diags, &file) {
+        return exit::INPUT;
+    }
+    match ssc::pipeline::check(&desc) {
+        Ok((proven, warnings)) => {
+            report(&warnings, &file);
+            println!("{}: ok", file.name);
+            for p in proven {
+                println!("  {p}");
+            }
+            exit::OK
+        }
+        Err(diags) => {
+            report(&diags, &file);
+            exit::INPUT
+        }
+    }
+}
+
+/// `ssc fmt`: the normal form, comments kept. Only the syntax must be
+/// right: a description with checker errors is formatted too.
+fn fmt(a: &FmtArgs) -> i32 {
+    let path = a.file.as_path();
+    if a.write && path == Path::new("-") {
+        eprintln!("error: `--write` needs a file: standard input cannot be written back");
+        return exit::USAGE;
+    }
+    let (file, desc) = match load(path) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let formatted = ssc::back::description::print_with_comments(&desc, &file.text);
+    if a.check {
+        if formatted == file.text {
+            return exit::OK;
+        }
+        let diff = similar::TextDiff::from_lines(&file.text, &formatted);
+        print!(
+            "{}",
+            diff.unified_diff()
+                .header(&file.name, &format!("{} (formatted)", file.name))
+        );
+        return exit::INPUT;
+    }
+    if a.write {
+        if formatted != file.text {
+            if let Err(e) = std::fs::write(path, &formatted) {
+                eprintln!("error: cannot write `{}`: {e}", file.name);
+                return exit::USAGE;
+            }
+        }
+        return exit::OK;
+    }
+    print!("{formatted}");
+    exit::OK
+}
+
+fn generate(a: &GenerateArgs) -> i32 {
+    let (w, h) = a.resolution.unwrap_or((256, 256));
+    let opts = crate::generate::GenerateOptions {
+        boxes: a.boxes,
+        sources: a.sources,
+        sinks: a.sinks,
+        seed: a.seed,
+        resolution: ssc::ir::Pair::new(w, h),
+    };
+    if a.boxes < opts.min_boxes() {
+        eprintln!(
+            "error: --boxes {} is too few for {} source(s) and {} sink(s): give --boxes {} or more (the sources, the sinks, the boxes that close the graph and one processing box)",
+            a.boxes,
+            a.sources.max(1),
+            a.sinks.max(1),
+            opts.min_boxes()
+        );
+        return exit::USAGE;
+    }
+    let desc = crate::generate::generate(&opts);
+    println!(
+        "// Generated by `ssc generate --boxes {} --sources {} --sinks {} --seed {} --resolution {w},{h}`",
+        a.boxes, a.sources, a.sinks, a.seed
+    );
+    print!("{}", ssc::back::description::print(&desc));
+    exit::OK
+}

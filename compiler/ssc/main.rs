@@ -1,0 +1,5 @@
+//! The `ssc` binary: see [`ssc_cli::cli`].
+
+fn main() {
+    ssc_cli::cli::main()
+}
