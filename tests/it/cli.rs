@@ -239,6 +239,16 @@ fn bad_runtimes() -> Vec<std::path::PathBuf> {
     paths
 }
 
+/// The files [`wrong_runtimes_are_refused_with_a_counter_example`] writes,
+/// under `tests/out/`: `check/NAME.txt`, what `ssc check` says of
+/// `tests/bad_runtime/NAME.ssc`.
+pub(crate) fn outputs() -> Vec<String> {
+    bad_runtimes()
+        .iter()
+        .map(|p| format!("check/{}.txt", p.file_stem().unwrap().to_string_lossy()))
+        .collect()
+}
+
 #[test]
 fn wrong_runtimes_are_refused_with_a_counter_example() {
     let paths = bad_runtimes();

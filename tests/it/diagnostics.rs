@@ -28,6 +28,19 @@ fn files(dir: &str) -> Vec<PathBuf> {
     v
 }
 
+/// The files [`bad_inputs`] writes, under `tests/out/`.
+pub(crate) fn outputs() -> Vec<String> {
+    files("tests/bad")
+        .iter()
+        .map(|p| {
+            format!(
+                "diagnostics/{}.txt",
+                p.file_stem().unwrap().to_str().unwrap()
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn bad_inputs() {
     let files = files("tests/bad");

@@ -114,6 +114,15 @@ fn build_executable(file: &Path, dir: &Path, flags: &[&str]) -> PathBuf {
     exe
 }
 
+/// The files [`the_library_prints_the_executables_checksum_under_every_scheduler`]
+/// writes, under `tests/out/`.
+pub(crate) fn outputs() -> Vec<String> {
+    vec![
+        "library/xray_small.h".into(),
+        "library/xray_small.py".into(),
+    ]
+}
+
 #[test]
 fn the_library_prints_the_executables_checksum_under_every_scheduler() {
     let file = small_xray("library");

@@ -48,6 +48,22 @@ fn bad_ptts() -> Vec<std::path::PathBuf> {
     names
 }
 
+/// The files this module's tests write, under `tests/out/`.
+pub(crate) fn outputs() -> Vec<String> {
+    let mut v: Vec<String> = TEXT_REPORTS
+        .iter()
+        .map(|name| format!("ptts/{name}.txt"))
+        .collect();
+    v.push("ptts/ptts_section54.json".into());
+    for p in bad_ptts() {
+        v.push(format!(
+            "ptts/bad_{}.txt",
+            p.file_stem().unwrap().to_string_lossy()
+        ));
+    }
+    v
+}
+
 /// Checks the text report of `name` (one of [`TEXT_REPORTS`]).
 fn text_report(name: &str, extra: &[&str]) {
     assert!(TEXT_REPORTS.contains(&name), "{name}");
