@@ -1,6 +1,5 @@
 //! The C back end's route of the snapshot driver (runtime-c/README.md):
-//! `c/NAME.c` of every example (`examples/*.ssc`) built with the driver's
-//! options, and
+//! `c/NAME.c` of every input built with the driver's options, and
 //! `c/NAME.vo.c` with `-vo` too for the inputs of [`COMMENTED`] (Appendix
 //! A). Besides the text it checks that two builds give byte-identical
 //! files and that under `-vo` every op of the thread code carries a
@@ -9,7 +8,7 @@
 //!
 //! Each build runs in a fresh directory with relative paths (the header
 //! comment names the description and the options as typed; the input's
-//! kernels of its own are copied beside it), and with
+//! kernels of its own and table files are copied beside it), and with
 //! `CC=true`: these tests are about the text; tests/it/e2e.rs compiles and runs.
 
 use super::{golden_files, stem, OPTS};
@@ -21,16 +20,8 @@ use std::process::Command;
 /// The inputs also built with `-vo` (a comment on every op).
 const COMMENTED: &[&str] = &["appendix"];
 
-/// Whether `input` is one of `examples/`, the inputs of this route.
-fn example(input: &Path) -> bool {
-    input.parent().is_some_and(|d| d.ends_with("examples"))
-}
-
 /// The files this route writes for `input`, under `tests/out/`.
 pub(super) fn outputs(input: &Path) -> Vec<String> {
-    if !example(input) {
-        return Vec::new();
-    }
     let s = stem(input);
     let mut v = vec![format!("c/{s}.c")];
     if COMMENTED.contains(&s.as_str()) {
@@ -55,6 +46,14 @@ fn generated_c(input: &Path, options: &str, tag: &str) -> String {
     let file = format!("{stem}.ssc");
     std::fs::copy(input, dir.join(&file)).unwrap();
     let text = std::fs::read_to_string(input).unwrap();
+    // Its table files (`lut(k, "F")`), beside it.
+    for e in std::fs::read_dir(input.parent().unwrap()).unwrap() {
+        let table = e.unwrap().path();
+        let name = table.file_name().unwrap().to_string_lossy().into_owned();
+        if table.is_file() && text.contains(&format!("\"{name}\"")) {
+            std::fs::copy(&table, dir.join(&name)).unwrap();
+        }
+    }
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ssc"));
     cmd.current_dir(&dir)
         .args(["build", &file])
@@ -89,7 +88,7 @@ fn generated_c(input: &Path, options: &str, tag: &str) -> String {
 #[test]
 fn generated_c_of_every_input() {
     let options = options();
-    for input in super::inputs().into_iter().filter(|p| example(p)) {
+    for input in super::inputs() {
         let stem = stem(&input);
         let first = generated_c(&input, &options, "a");
         let second = generated_c(&input, &options, "b");
