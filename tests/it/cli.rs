@@ -1,6 +1,9 @@
 //! The command line: exit codes (docs/commands.md), the thesis' spellings, `check`
-//! and `fmt`.
+//! and `fmt`. What `ssc check` says of each wrong runtime of
+//! `tests/bad_runtime/NAME.ssc` is `tests/out/check/NAME.txt`
+//! (`support::golden`).
 
+use crate::support::golden;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -225,13 +228,30 @@ fn check_proves_the_appendix_runtime() {
     assert!(text.contains("deadlock-free"), "{text}");
 }
 
-#[test]
-fn wrong_runtimes_are_refused_with_a_counter_example() {
+/// `tests/bad_runtime/*`, sorted, relative to the package (the tests' working
+/// directory: the reports name them so).
+fn bad_runtimes() -> Vec<std::path::PathBuf> {
     let mut paths: Vec<_> = std::fs::read_dir("tests/bad_runtime")
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     paths.sort();
+    paths
+}
+
+/// The files [`wrong_runtimes_are_refused_with_a_counter_example`] writes,
+/// under `tests/out/`: `check/NAME.txt`, what `ssc check` says of
+/// `tests/bad_runtime/NAME.ssc`.
+pub(crate) fn outputs() -> Vec<String> {
+    bad_runtimes()
+        .iter()
+        .map(|p| format!("check/{}.txt", p.file_stem().unwrap().to_string_lossy()))
+        .collect()
+}
+
+#[test]
+fn wrong_runtimes_are_refused_with_a_counter_example() {
+    let paths = bad_runtimes();
     assert!(paths.len() >= 3);
     for path in paths {
         let p = path.display().to_string();
@@ -245,7 +265,7 @@ fn wrong_runtimes_are_refused_with_a_counter_example() {
             "{p}: {err}"
         );
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        insta::assert_snapshot!(format!("bad_runtime__{name}"), err);
+        golden::check(&format!("check/{name}.txt"), &err);
         // The build refuses it too, before any C is written.
         let out = ssc(&["build", &p, "-od", "target/never-built"]);
         assert_eq!(out.status.code(), Some(1), "{p}");

@@ -1,7 +1,8 @@
-//! Golden diagnostics: every `tests/bad/*.ssc` gives at least one error, and
-//! its rendered diagnostics are snapshotted; every `examples/*.ssc` checks
-//! clean.
+//! Golden diagnostics: every `tests/bad/NAME.ssc` gives at least one
+//! error, and its rendered diagnostics are `tests/out/diagnostics/NAME.txt`
+//! (`support::golden`); every `examples/*.ssc` checks clean.
 
+use crate::support::golden;
 use ssc::diagnostics::{render, Diagnostic, SourceFile};
 use ssc::front::check::check;
 use ssc::front::syntax::parse;
@@ -27,6 +28,19 @@ fn files(dir: &str) -> Vec<PathBuf> {
     v
 }
 
+/// The files [`bad_inputs`] writes, under `tests/out/`.
+pub(crate) fn outputs() -> Vec<String> {
+    files("tests/bad")
+        .iter()
+        .map(|p| {
+            format!(
+                "diagnostics/{}.txt",
+                p.file_stem().unwrap().to_str().unwrap()
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn bad_inputs() {
     let files = files("tests/bad");
@@ -40,7 +54,7 @@ fn bad_inputs() {
             diags.iter().any(|d| d.is_error()),
             "{stem}: no error\n{rendered}"
         );
-        insta::assert_snapshot!(stem, rendered);
+        golden::check(&format!("diagnostics/{stem}.txt"), &rendered);
     }
 }
 

@@ -8,7 +8,9 @@
 //! ThreadSanitizer, 1 000 open/run/close cycles under AddressSanitizer's
 //! leak checker, the misuse of its API gets its error codes and messages,
 //! and the Python module (when numpy is there: `.ci/run` provides it)
-//! gives the same checksum and clear exceptions.
+//! gives the same checksum and clear exceptions. What the caller reads of
+//! the fused build, its header and Python module, are
+//! `tests/out/library/xray_small.h` and `.py` (`support::golden`).
 
 use crate::support;
 
@@ -112,6 +114,15 @@ fn build_executable(file: &Path, dir: &Path, flags: &[&str]) -> PathBuf {
     exe
 }
 
+/// The files [`the_library_prints_the_executables_checksum_under_every_scheduler`]
+/// writes, under `tests/out/`.
+pub(crate) fn outputs() -> Vec<String> {
+    vec![
+        "library/xray_small.h".into(),
+        "library/xray_small.py".into(),
+    ]
+}
+
 #[test]
 fn the_library_prints_the_executables_checksum_under_every_scheduler() {
     let file = small_xray("library");
@@ -159,8 +170,8 @@ fn the_library_prints_the_executables_checksum_under_every_scheduler() {
     for (flags, want, got, api) in &results {
         assert_eq!(got, &vec![want.clone(), want.clone()], "{flags}");
         if flags == "-ts fused 2" {
-            insta::assert_snapshot!("xray_small.h", api[0]);
-            insta::assert_snapshot!("xray_small.py", api[1]);
+            golden::check("library/xray_small.h", &api[0]);
+            golden::check("library/xray_small.py", &api[1]);
         }
     }
 }

@@ -1,7 +1,11 @@
-//! Snapshots of `ssc ptts` on the examples (text with `-v`, and the JSON's
-//! statistics and loss), the thesis figures checked by value, and the
-//! rendered diagnostics of bad `.ptts` inputs (exit 1, never a panic).
+//! Snapshots of `ssc ptts` on the examples (text, `-v` for Section 5.4,
+//! and the JSON's statistics and loss): `tests/out/ptts/NAME.txt`,
+//! `tests/out/ptts/ptts_section54.json` for `examples/NAME.ptts`; the
+//! thesis figures checked by value; and the rendered diagnostics of bad
+//! `.ptts` inputs (exit 1, never a panic): `tests/out/ptts/bad_NAME.txt`
+//! for `tests/bad_ptts/NAME.ptts` (`support::golden`).
 
+use crate::support::golden;
 use std::process::{Command, Output};
 
 fn ssc(args: &[&str]) -> Output {
@@ -24,42 +28,85 @@ fn report(name: &str, extra: &[&str]) -> String {
     text(&out.stdout)
 }
 
+/// The examples whose text report is a snapshot (`ptts/NAME.txt`).
+const TEXT_REPORTS: &[&str] = &[
+    "ptts_section54",
+    "ptts_section54_f0prime",
+    "ptts_case_d",
+    "ptts_case_e",
+    "ptts_case_f",
+];
+
+/// `tests/bad_ptts/*.ptts`, sorted.
+fn bad_ptts() -> Vec<std::path::PathBuf> {
+    let mut names: Vec<_> = std::fs::read_dir("tests/bad_ptts")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ptts"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The files this module's tests write, under `tests/out/`.
+pub(crate) fn outputs() -> Vec<String> {
+    let mut v: Vec<String> = TEXT_REPORTS
+        .iter()
+        .map(|name| format!("ptts/{name}.txt"))
+        .collect();
+    v.push("ptts/ptts_section54.json".into());
+    for p in bad_ptts() {
+        v.push(format!(
+            "ptts/bad_{}.txt",
+            p.file_stem().unwrap().to_string_lossy()
+        ));
+    }
+    v
+}
+
+/// Checks the text report of `name` (one of [`TEXT_REPORTS`]).
+fn text_report(name: &str, extra: &[&str]) {
+    assert!(TEXT_REPORTS.contains(&name), "{name}");
+    golden::check(&format!("ptts/{name}.txt"), &report(name, extra));
+}
+
 #[test]
 fn section54_text() {
-    insta::assert_snapshot!(report("ptts_section54", &["-v"]));
+    text_report("ptts_section54", &["-v"]);
 }
 
 #[test]
 fn section54_f0prime_text() {
-    insta::assert_snapshot!(report("ptts_section54_f0prime", &[]));
+    text_report("ptts_section54_f0prime", &[]);
 }
 
 #[test]
 fn case_d_text() {
-    insta::assert_snapshot!(report("ptts_case_d", &[]));
+    text_report("ptts_case_d", &[]);
 }
 
 #[test]
 fn case_e_text() {
-    insta::assert_snapshot!(report("ptts_case_e", &[]));
+    text_report("ptts_case_e", &[]);
 }
 
 #[test]
 fn case_f_text() {
-    insta::assert_snapshot!(report("ptts_case_f", &[]));
+    text_report("ptts_case_f", &[]);
 }
 
 #[test]
 fn section54_json_statistics_and_loss() {
     let v: serde_json::Value =
         serde_json::from_str(&report("ptts_section54", &["--json"])).unwrap();
-    insta::assert_snapshot!(serde_json::to_string_pretty(&serde_json::json!({
+    let json = serde_json::to_string_pretty(&serde_json::json!({
         "statistics": v["statistics"],
         "loss_probability": v["loss"]["probability"],
         "loss_exact": v["loss"]["exact"],
         "trees": v["latency_trees"],
     }))
-    .unwrap());
+    .unwrap();
+    golden::check("ptts/ptts_section54.json", &json);
 }
 
 /// The Done-when figures of issue 7: C1's triggerings at 88, 146 and 204
@@ -147,17 +194,12 @@ fn round_shrinks_the_hyper_period_and_says_so() {
 
 #[test]
 fn bad_inputs() {
-    let mut names: Vec<_> = std::fs::read_dir("tests/bad_ptts")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ptts"))
-        .collect();
-    names.sort();
+    let names = bad_ptts();
     assert!(!names.is_empty());
     for p in names {
         let out = ssc(&["ptts", p.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(1), "{}", p.display());
         let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-        insta::assert_snapshot!(format!("bad_{stem}"), text(&out.stderr));
+        golden::check(&format!("ptts/bad_{stem}.txt"), &text(&out.stderr));
     }
 }

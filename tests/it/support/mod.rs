@@ -11,6 +11,7 @@
 
 #![allow(dead_code)]
 
+pub mod golden;
 pub mod hsdf_xml;
 
 use ssc::memory::MemoryKind;
