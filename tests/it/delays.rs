@@ -135,19 +135,7 @@ fn fluoro_temporal_agrees_with_numpy_through_the_program_and_the_library() {
     );
 
     let lib = dir.join("lib");
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(temporal())
-        .args(["-t", "library", "-ts", "fused", "2", "-od"])
-        .arg(&lib)
-        .env("CFLAGS", "-O2")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::fused_library(&temporal(), &lib, "-O2");
     let report = reference(
         &python,
         &[

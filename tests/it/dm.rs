@@ -295,12 +295,7 @@ fn thread_sanitizer_finds_nothing_under_dm() {
 fn generated_chains_under_dm_give_the_reference_checksum() {
     let dir = scratch("dm-generated");
     for seed in 1..=3u64 {
-        let boxes = 12 + (seed as u32 * 5) % 14;
-        let file = write_input(
-            &dir,
-            &format!("gen{seed}.ssc"),
-            &generate(boxes, seed, "32,32"),
-        );
+        let file = generated_chain(&dir, seed);
         let cases = [
             "-dp none -ts fixed 1",
             "-ts reduced 2 -dm reduced",

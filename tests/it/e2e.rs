@@ -179,22 +179,11 @@ fn xray_every_scheduler_memory_schedule_and_sync_option() {
 /// a reference and the diagonal.
 #[test]
 fn other_examples_and_inputs_on_the_diagonal() {
-    let mut files = Vec::new();
-    for dir in ["examples", "tests/in"] {
-        for e in std::fs::read_dir(root(dir)).unwrap() {
-            let p = e.unwrap().path();
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            if p.extension().is_some_and(|x| x == "ssc")
-                && name != "appendix.ssc"
-                && name != "xray.ssc"
-            {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    for f in files {
+    for f in inputs() {
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "appendix.ssc" || name == "xray.ssc" {
+            continue;
+        }
         // A kernel of one's own is known only with its --kernels file (E038).
         let own = kernel_args(&std::fs::read_to_string(&f).unwrap());
         let lowers = Command::new(SSC)
@@ -224,12 +213,7 @@ fn other_examples_and_inputs_on_the_diagonal() {
 fn generated_chains_give_the_reference_checksum() {
     let dir = scratch("inputs-generated");
     for seed in 1..=5u64 {
-        let boxes = 12 + (seed as u32 * 5) % 14;
-        let file = write_input(
-            &dir,
-            &format!("gen{seed}.ssc"),
-            &generate(boxes, seed, "32,32"),
-        );
+        let file = generated_chain(&dir, seed);
         let cases = [
             "-dp none -ts fixed 1",
             "-ts simple -ms naive",
@@ -242,7 +226,7 @@ fn generated_chains_give_the_reference_checksum() {
         .map(|a| Case::new(&file, a));
         same_checksums(
             gcc(),
-            &format!("generated seed {seed}, {boxes} boxes"),
+            &format!("generated seed {seed}"),
             &cases,
             iterations(50),
         );

@@ -307,19 +307,7 @@ fn every_scheduler_and_the_python_module_print_one_checksum_on_the_same_files() 
         return;
     };
     let lib = scratch("images-checksums-library");
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(chain())
-        .args(["-t", "library", "-ts", "fused", "2", "-od"])
-        .arg(&lib)
-        .env("CFLAGS", "-O1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::fused_library(&chain(), &lib, "-O1");
     let ran = Command::new(python)
         .arg(root("tests/images/check_files.py"))
         .arg(&lib)

@@ -14,7 +14,7 @@ use ssc::pipeline::{compile, Compiled, Options};
 use ssc::schedule::{ScheduleOptions, SchedulerKind};
 use ssc::sync::SyncOptions;
 use ssc_cli::generate::{generate, GenerateOptions};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use sync_sets::sync_sets;
 
 /// Every scheduler of `SchedulerKind::ALL`, a counted one on 2 and on 3
@@ -67,21 +67,6 @@ fn options(
         dynamic_memory: false,
         asked: Default::default(),
     }
-}
-
-fn inputs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut v = Vec::new();
-    for dir in ["examples", "tests/in"] {
-        for e in std::fs::read_dir(root.join(dir)).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "ssc") {
-                v.push(p);
-            }
-        }
-    }
-    v.sort();
-    v
 }
 
 /// Parses and checks `text`; `dir`: the folder its table files are in.
@@ -150,7 +135,7 @@ fn check_compiled(c: &Compiled, what: &str) {
 #[test]
 fn every_example_every_configuration_is_proven() {
     let mut count = 0;
-    for path in inputs() {
+    for path in crate::support::inputs() {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let mut desc = parse_checked(
             &std::fs::read_to_string(&path).unwrap(),

@@ -8,7 +8,6 @@
 use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use support::*;
 
 fn fluoro() -> PathBuf {
@@ -98,19 +97,7 @@ fn fluoro_agrees_with_numpy_through_the_program_and_the_library() {
     );
 
     let lib = dir.join("lib");
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(fluoro())
-        .args(["-t", "library", "-ts", "fused", "2", "-od"])
-        .arg(&lib)
-        .env("CFLAGS", "-O2")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::fused_library(&fluoro(), &lib, "-O2");
     let report = reference(
         &python,
         &[

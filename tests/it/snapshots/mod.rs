@@ -35,7 +35,7 @@ mod stages;
 
 pub(crate) use stages::{build, parses_and_checks_clean};
 
-use crate::support::golden;
+use crate::support::{self, golden};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -52,17 +52,7 @@ pub(crate) const OPTS: &[&[&str]] = &[
 /// `examples/*.ssc` and `tests/in/*.ssc`, sorted; their names (what every
 /// output is named after) are distinct.
 pub(crate) fn inputs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut v = Vec::new();
-    for dir in ["examples", "tests/in"] {
-        for e in std::fs::read_dir(root.join(dir)).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "ssc") {
-                v.push(p);
-            }
-        }
-    }
-    v.sort();
+    let v = support::inputs();
     let names: BTreeSet<String> = v.iter().map(|p| stem(p)).collect();
     assert_eq!(names.len(), v.len(), "two inputs share a name: {v:?}");
     v

@@ -517,6 +517,41 @@ pub fn ssc_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> S
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Builds `desc` as a library (`-t library -ts fused 2`) into `lib`,
+/// compiled with `cflags`; asserts the build succeeds.
+pub fn fused_library(desc: &Path, lib: &Path, cflags: &str) {
+    let out = Command::new(SSC)
+        .arg("build")
+        .arg(desc)
+        .args(["-t", "library", "-ts", "fused", "2", "-od"])
+        .arg(lib)
+        .env("CFLAGS", cflags)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `examples/*.ssc` and `tests/in/*.ssc`, sorted: the descriptions every
+/// stage and back end is run on (the snapshot driver, the pipeline's
+/// properties).
+pub fn inputs() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for dir in ["examples", "tests/in"] {
+        for e in std::fs::read_dir(root(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "ssc") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
 /// xray.ssc at a quarter of its resolution (same graph, same splits): for
 /// ThreadSanitizer, which makes every memory access ~10× slower.
 pub fn small_xray(tag: &str) -> PathBuf {
@@ -614,6 +649,17 @@ pub fn generate(boxes: u32, seed: u64, resolution: &str) -> String {
         "--resolution",
         resolution,
     ])
+}
+
+/// `ssc generate`'s chain of seed `seed` at 32×32 (12 to 25 boxes: splits,
+/// windows, fan-out), written to `dir/genSEED.ssc`.
+pub fn generated_chain(dir: &Path, seed: u64) -> PathBuf {
+    let boxes = 12 + (seed as u32 * 5) % 14;
+    write_input(
+        dir,
+        &format!("gen{seed}.ssc"),
+        &generate(boxes, seed, "32,32"),
+    )
 }
 
 // ---- ThreadSanitizer -----------------------------------------------------------
