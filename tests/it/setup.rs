@@ -36,7 +36,7 @@ fn readme_says_how_to_install_and_how_long_builds_and_tests_take() {
     // `cargo test` is the quick loop, said in prose with its time: the
     // code block holds README's one test command, which .ci/run runs.
     assert!(
-        head.contains("`cargo test` alone is the everyday\nloop, 18–25 min"),
+        head.contains("`cargo test` alone is the everyday\nloop, 9–14 min"),
         "{head}"
     );
     assert!(head.contains("SSC_NO_SKIP=1") && head.contains(".ci/run"));
