@@ -196,25 +196,22 @@ fn max_rss(exe: &Path, args: &[&str], dir: &Path) -> (i64, String, String) {
 fn memory_does_not_grow_with_the_iterations() {
     let exe = chain();
     let dir = scratch("streaming-memory");
-    let (small, out, _) = max_rss(exe, &["--iterations", "200000"], &dir);
+    let (small, out, _) = max_rss(exe, &["--iterations", "20000"], &dir);
+    assert_eq!(field(&out, "latency (us)", "count "), Some(20_000), "{out}");
+    let (large, out, _) = max_rss(exe, &["--iterations", "600000"], &dir);
     assert_eq!(
         field(&out, "latency (us)", "count "),
-        Some(200_000),
-        "{out}"
-    );
-    let (large, out, _) = max_rss(exe, &["--iterations", "2000000"], &dir);
-    assert_eq!(
-        field(&out, "latency (us)", "count "),
-        Some(2_000_000),
+        Some(600_000),
         "{out}"
     );
     // Keeping every latency took 16 bytes an iteration (and as much again
-    // to sort them): 1.8 M more iterations would be 29 MB or more.
-    let slack = 8 * 1024;
-    eprintln!("max RSS: {small} KiB for 200 000 iterations, {large} KiB for 2 000 000");
+    // to sort them): 580 000 more iterations would be 9 MB or more, over
+    // twice the slack.
+    let slack = 4 * 1024;
+    eprintln!("max RSS: {small} KiB for 20 000 iterations, {large} KiB for 600 000");
     assert!(
         large <= small + slack,
-        "200 000 iterations: {small} KiB, 2 000 000: {large} KiB"
+        "20 000 iterations: {small} KiB, 600 000: {large} KiB"
     );
 
     // A dump keeps only its first --dump-iterations, and says so.
@@ -223,7 +220,7 @@ fn memory_does_not_grow_with_the_iterations() {
         exe,
         &[
             "--iterations",
-            "2000000",
+            "600000",
             "--dump",
             &csv.to_string_lossy(),
             "--dump-iterations",
@@ -233,7 +230,7 @@ fn memory_does_not_grow_with_the_iterations() {
     );
     assert_eq!(
         field(&out, "latency (us)", "count "),
-        Some(2_000_000),
+        Some(600_000),
         "{out}"
     );
     assert!(dumped <= small + slack, "with a dump: {dumped} KiB");
@@ -244,7 +241,7 @@ fn memory_does_not_grow_with_the_iterations() {
         .count();
     assert_eq!(rows, 1000);
     assert!(
-        err.contains("holds the first 1000 of 2000000 iterations (--dump-iterations N for more)"),
+        err.contains("holds the first 1000 of 600000 iterations (--dump-iterations N for more)"),
         "{err}"
     );
 }
