@@ -4,14 +4,21 @@
 
 use super::model::Model;
 use super::report::Summary;
+use plotters::drawing::DrawingAreaErrorKind;
 use plotters::prelude::*;
 
+/// Why the plots could not be drawn: plotters' error (its SVG backend
+/// writes into a string, so this is a layout or drawing failure).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct DrawError(#[from] DrawingAreaErrorKind<std::io::Error>);
+
 /// Draws both plots into an SVG document and returns it.
-pub fn render(model: &Model, s: &Summary, title: &str) -> Result<String, String> {
+pub fn render(model: &Model, s: &Summary, title: &str) -> Result<String, DrawError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (1200, 480)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        root.fill(&WHITE)?;
         let (left, right) = root.split_horizontally(600);
         let x = |v: i128| model.time_f64(v);
         let (lo, hi) = (x(s.min), x(s.max));
@@ -24,33 +31,28 @@ pub fn render(model: &Model, s: &Summary, title: &str) -> Result<String, String>
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(60)
-            .build_cartesian_2d(x0..x1, 0.0..maxp * 1.1)
-            .map_err(|e| e.to_string())?;
+            .build_cartesian_2d(x0..x1, 0.0..maxp * 1.1)?;
         pmf.configure_mesh()
             .x_desc(model.with_unit("latency"))
             .y_desc("probability")
-            .draw()
-            .map_err(|e| e.to_string())?;
+            .draw()?;
         pmf.draw_series(s.points.iter().map(|p| {
             PathElement::new(
                 vec![(x(p.latency), 0.0), (x(p.latency), p.p)],
                 BLUE.stroke_width(2),
             )
-        }))
-        .map_err(|e| e.to_string())?;
+        }))?;
 
         let mut cdf = ChartBuilder::on(&right)
             .caption(format!("{title}: CDF"), ("sans-serif", 18))
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(60)
-            .build_cartesian_2d(x0..x1, 0.0..1.05)
-            .map_err(|e| e.to_string())?;
+            .build_cartesian_2d(x0..x1, 0.0..1.05)?;
         cdf.configure_mesh()
             .x_desc(model.with_unit("latency"))
             .y_desc("P(latency ≤ x)")
-            .draw()
-            .map_err(|e| e.to_string())?;
+            .draw()?;
         let mut steps = vec![(x0, 0.0)];
         let mut prev = 0.0;
         for p in &s.points {
@@ -59,9 +61,8 @@ pub fn render(model: &Model, s: &Summary, title: &str) -> Result<String, String>
             prev = p.cdf;
         }
         steps.push((x1, prev));
-        cdf.draw_series(LineSeries::new(steps, RED.stroke_width(2)))
-            .map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
+        cdf.draw_series(LineSeries::new(steps, RED.stroke_width(2)))?;
+        root.present()?;
     }
     Ok(svg)
 }

@@ -43,11 +43,13 @@
 
 use serde::{Deserialize, Serialize};
 use ssc::back;
+use ssc::diagnostics::Diagnostic;
 use ssc::ir::Pair;
-use ssc::lower::cost::{Coefficients, Named, Work, TYPES};
+use ssc::lower::cost::{CoefficientError, Coefficients, Named, Work, TYPES};
 use ssc::lower::LowerOptions;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 
 /// Timed runs per instance (after [`WARMUP`] untimed ones); the median goes
 /// into the fit.
@@ -61,6 +63,83 @@ const FORMAT: &str = "ssc-calibration";
 /// defined functions (`write_ns`, `arith_ns`, … `linear_ns`); a file of an older
 /// version is ignored with a warning, as any other version is.
 pub const VERSION: u32 = 4;
+
+/// Why calibrating failed ([`measure`], [`fit`]), or why a cache file
+/// cannot be trusted ([`read`]) or written ([`store`]): the step, with the
+/// file, program or instance it was about and the underlying error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The built-in suite did not parse: a bug of ssc.
+    #[error("internal error: the calibration suite does not parse: {0:?}")]
+    SuiteParse(Vec<Diagnostic>),
+    /// The built-in suite did not lower: a bug of ssc.
+    #[error("internal error: the calibration suite does not lower: {0:?}")]
+    SuiteLower(Vec<Diagnostic>),
+    #[error("internal error: the calibration suite has no declaration")]
+    SuiteDeclaration,
+    #[error("internal error: the suite lacks `{name}`")]
+    SuiteLacks { name: &'static str },
+    #[error("internal error: the suite does not define `{name}`")]
+    SuiteUndefined { name: &'static str },
+    /// The `-t wcet` harness of the suite could not be emitted: a bug of ssc.
+    #[error("internal error: the calibration harness: {0:?}")]
+    Harness(Vec<Diagnostic>),
+    /// Writing or compiling a program failed.
+    #[error(transparent)]
+    Compile(#[from] back::c::CompileError),
+    #[error("the signal ping-pong's build panicked")]
+    BuildPanicked,
+    #[error("cannot run `{}`: {source}", .exe.display())]
+    Run {
+        exe: PathBuf,
+        source: std::io::Error,
+    },
+    /// A measuring program exited with an error: its name, status and
+    /// standard error.
+    #[error("`{name}` failed ({status}): {stderr}")]
+    Failed {
+        name: String,
+        status: ExitStatus,
+        stderr: String,
+    },
+    /// The harness' report is not JSON of its format.
+    #[error(transparent)]
+    Report(#[from] back::wcet::ReportError),
+    #[error("the harness did not time `{name}`")]
+    Untimed { name: String },
+    #[error("the signal measurement printed `{text}`: {source}")]
+    SyncOutput {
+        text: String,
+        source: serde_json::Error,
+    },
+    #[error("the signal measurement is not a set of times: {0:?}")]
+    NotTimes(SyncCosts),
+    /// A coefficient (measured or read) is not valid.
+    #[error(transparent)]
+    Coefficients(#[from] CoefficientError),
+    #[error("cannot read it: {0}")]
+    ReadCache(#[source] std::io::Error),
+    #[error("it is not UTF-8 text")]
+    NotUtf8,
+    #[error("it is not a calibration file: {0}")]
+    NotCalibration(#[source] serde_json::Error),
+    #[error("it is `{format}` version {version}, not `{FORMAT}` version {VERSION}", FORMAT = FORMAT, VERSION = VERSION)]
+    OtherVersion { format: String, version: u32 },
+    #[error("it was measured on another CPU ({measured}), not this one ({cpu})")]
+    OtherCpu { measured: String, cpu: String },
+    #[error("no cache directory: neither XDG_CACHE_HOME (absolute) nor HOME is set")]
+    NoCacheDir,
+    #[error("cannot create `{}`: {source}", .path.display())]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write `{}`: {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
 
 /// The side of the big instances (points = SIDE²), and of the small gain.
 const SIDE: u64 = 512;
@@ -296,12 +375,14 @@ fn least_squares(rows: &[([f64; 2], f64)]) -> [f64; 2] {
 }
 
 /// The coefficients of the medians (µs) of the suite's instances.
-pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, String> {
-    let t = |name: &str| -> Result<f64, String> {
+pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, Error> {
+    let t = |name: &str| -> Result<f64, Error> {
         median_us
             .get(name)
             .map(|v| v * 1000.0)
-            .ok_or_else(|| format!("the harness did not time `{name}`"))
+            .ok_or_else(|| Error::Untimed {
+                name: name.to_string(),
+            })
     };
     const TINY: f64 = 1e-3;
     let (big, half, small) = (
@@ -313,7 +394,7 @@ pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, String> {
     // The call cost: the line through the small and the big gain.
     let per_point = ((t("gain")? - t("gain_small")?) / (big - small)).max(TINY);
     c.call = (t("gain_small")? - small * per_point).max(1.0);
-    let point = |name: &str, points: f64| -> Result<f64, String> {
+    let point = |name: &str, points: f64| -> Result<f64, Error> {
         Ok(((t(name)? - c.call) / points).max(TINY))
     };
     let per: [(&str, f64); 11] = [
@@ -340,12 +421,11 @@ pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, String> {
     // cost of a write and of arithmetic (the relative least-squares line
     // through them); each other kind's cost is what its function takes
     // beyond that, per use.
-    let desc = ssc::front::syntax::parse(&suite())
-        .map_err(|e| format!("internal error: the calibration suite does not parse: {e:?}"))?;
+    let desc = ssc::front::syntax::parse(&suite()).map_err(Error::SuiteParse)?;
     let d = ssc::lower::lower_to_declaration(&desc, &LowerOptions::default())
-        .map_err(|e| format!("internal error: the calibration suite does not lower: {e:?}"))?
+        .map_err(Error::SuiteLower)?
         .declaration
-        .ok_or("internal error: the calibration suite has no declaration")?;
+        .ok_or(Error::SuiteDeclaration)?;
     // (work, points, ns beyond the call) of each defined function.
     let mut measured = BTreeMap::new();
     for (name, _, _, _) in DEFINED {
@@ -353,13 +433,9 @@ pub fn fit(median_us: &BTreeMap<String, f64>) -> Result<Coefficients, String> {
             .functions
             .iter()
             .find(|f| f.name.name == name)
-            .ok_or_else(|| format!("internal error: the suite lacks `{name}`"))?;
-        let fd = d
-            .function_decl(name)
-            .ok_or_else(|| format!("internal error: the suite lacks `{name}`"))?;
-        let def = d
-            .definition(name)
-            .ok_or_else(|| format!("internal error: the suite does not define `{name}`"))?;
+            .ok_or(Error::SuiteLacks { name })?;
+        let fd = d.function_decl(name).ok_or(Error::SuiteLacks { name })?;
+        let def = d.definition(name).ok_or(Error::SuiteUndefined { name })?;
         let points = (f.resolution.value.x * f.resolution.value.y) as f64;
         measured.insert(name, (Work::of(def, &fd.ports), points, t(name)? - c.call));
     }
@@ -450,7 +526,7 @@ impl SyncCosts {
     /// whole ns, each at least 1 (the signal is the post, the wait the rest
     /// of the pair's latency and no less than a wait whose token is
     /// there); the transfer in ns per KiB, tenths, at least 0.
-    pub fn fit(&self) -> Result<(f64, f64, f64), String> {
+    pub fn fit(&self) -> Result<(f64, f64, f64), Error> {
         let ok = |v: f64| (0.0..1e9).contains(&v);
         let all = [
             self.post_ns,
@@ -460,9 +536,7 @@ impl SyncCosts {
             self.local_read_ns,
         ];
         if !all.into_iter().all(ok) {
-            return Err(format!(
-                "the signal measurement is not a set of times: {self:?}"
-            ));
+            return Err(Error::NotTimes(*self));
         }
         let signal = self.post_ns.round().max(1.0);
         let wait = (self.pair_ns - signal)
@@ -490,31 +564,36 @@ fn sync_program() -> back::c::Program {
 }
 
 /// What the signal ping-pong printed.
-fn sync_costs(text: &str) -> Result<SyncCosts, String> {
-    serde_json::from_str(text.trim())
-        .map_err(|e| format!("the signal measurement printed `{}`: {e}", text.trim()))
+fn sync_costs(text: &str) -> Result<SyncCosts, Error> {
+    serde_json::from_str(text.trim()).map_err(|source| Error::SyncOutput {
+        text: text.trim().to_string(),
+        source,
+    })
 }
 
 /// Writes and compiles `program` in `dir`; the executable.
-fn build(program: &back::c::Program, dir: &Path) -> Result<PathBuf, String> {
+fn build(program: &back::c::Program, dir: &Path) -> Result<PathBuf, Error> {
     let exe = dir.join(&program.name);
-    back::c::write_files(program, &[], dir, false).map_err(|e| e.to_string())?;
-    back::c::compile(program, &[], dir, &exe, false).map_err(|e| e.to_string())?;
+    back::c::write_files(program, &[], dir, false)?;
+    back::c::compile(program, &[], dir, &exe, false)?;
     Ok(exe)
 }
 
 /// Runs `exe` with `--json`; its output.
-fn run_json(exe: &Path, name: &str) -> Result<String, String> {
+fn run_json(exe: &Path, name: &str) -> Result<String, Error> {
     let out = std::process::Command::new(exe)
         .arg("--json")
         .output()
-        .map_err(|e| format!("cannot run `{}`: {e}", exe.display()))?;
+        .map_err(|source| Error::Run {
+            exe: exe.to_path_buf(),
+            source,
+        })?;
     if !out.status.success() {
-        return Err(format!(
-            "`{name}` failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(Error::Failed {
+            name: name.to_string(),
+            status: out.status,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -523,13 +602,11 @@ fn run_json(exe: &Path, name: &str) -> Result<String, String> {
 /// ping-pong into two folders of `dir` and compiles them at once (the C
 /// compiler is most of the time), runs them one after the other, fits.
 /// Errors say which step failed.
-pub fn measure(dir: &Path) -> Result<Coefficients, String> {
-    let desc = ssc::front::syntax::parse(&suite())
-        .map_err(|e| format!("internal error: the calibration suite does not parse: {e:?}"))?;
+pub fn measure(dir: &Path) -> Result<Coefficients, Error> {
+    let desc = ssc::front::syntax::parse(&suite()).map_err(Error::SuiteParse)?;
     let mut opts = LowerOptions::default();
     opts.split.dp = ssc::lower::split::DataParallelism::None;
-    let (_, h) = ssc::lower::lower_to_hsdfg(&desc, &opts)
-        .map_err(|e| format!("internal error: the calibration suite does not lower: {e:?}"))?;
+    let (_, h) = ssc::lower::lower_to_hsdfg(&desc, &opts).map_err(Error::SuiteLower)?;
     let wopts = back::wcet::WcetOptions {
         name: "ssc_calibrate".into(),
         runs: RUNS,
@@ -537,16 +614,13 @@ pub fn measure(dir: &Path) -> Result<Coefficients, String> {
         percentile: 50.0,
         user_kernels: Vec::new(),
     };
-    let program = back::wcet::emit(&h, &wopts)
-        .map_err(|d| format!("internal error: the calibration harness: {d:?}"))?;
+    let program = back::wcet::emit(&h, &wopts).map_err(Error::Harness)?;
     let sync = sync_program();
     let (harness_dir, sync_dir) = (dir.join("harness"), dir.join("sync"));
     let (harness_exe, sync_exe) = std::thread::scope(|s| {
         let sync_build = s.spawn(|| build(&sync, &sync_dir));
         let harness = build(&program, &harness_dir);
-        let sync = sync_build
-            .join()
-            .unwrap_or_else(|_| Err("the signal ping-pong's build panicked".into()));
+        let sync = sync_build.join().unwrap_or(Err(Error::BuildPanicked));
         (harness, sync)
     });
     // One at a time: neither measurement shares the machine with the other.
@@ -669,25 +743,24 @@ impl Loaded {
 
 /// Reads a cache file for `cpu`: the coefficients, or why it cannot be
 /// trusted.
-pub fn read(path: &Path, cpu: &str) -> Result<Coefficients, String> {
-    let text = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let text = String::from_utf8(text).map_err(|_| "it is not UTF-8 text".to_string())?;
-    let not_ours = |e: serde_json::Error| format!("it is not a calibration file: {e}");
-    let header: Header = serde_json::from_str(&text).map_err(not_ours)?;
+pub fn read(path: &Path, cpu: &str) -> Result<Coefficients, Error> {
+    let text = std::fs::read(path).map_err(Error::ReadCache)?;
+    let text = String::from_utf8(text).map_err(|_| Error::NotUtf8)?;
+    let header: Header = serde_json::from_str(&text).map_err(Error::NotCalibration)?;
     if header.format != FORMAT || header.version != VERSION {
-        return Err(format!(
-            "it is `{}` version {}, not `{FORMAT}` version {VERSION}",
-            header.format, header.version
-        ));
+        return Err(Error::OtherVersion {
+            format: header.format,
+            version: header.version,
+        });
     }
-    let file: CacheFile = serde_json::from_str(&text).map_err(not_ours)?;
+    let file: CacheFile = serde_json::from_str(&text).map_err(Error::NotCalibration)?;
     if file.cpu != cpu {
-        return Err(format!(
-            "it was measured on another CPU ({}), not this one ({cpu})",
-            file.cpu
-        ));
+        return Err(Error::OtherCpu {
+            measured: file.cpu,
+            cpu: cpu.to_string(),
+        });
     }
-    Coefficients::from_named(&file.coefficients)
+    Ok(Coefficients::from_named(&file.coefficients)?)
 }
 
 /// The coefficients for this machine: its cache file when it can be
@@ -722,12 +795,13 @@ pub fn load() -> Loaded {
 }
 
 /// Writes the cache file of this machine; its path.
-pub fn store(c: &Coefficients, cpu: &str, seconds: f64) -> Result<PathBuf, String> {
-    let path = cache_file(cpu)
-        .ok_or("no cache directory: neither XDG_CACHE_HOME (absolute) nor HOME is set")?;
+pub fn store(c: &Coefficients, cpu: &str, seconds: f64) -> Result<PathBuf, Error> {
+    let path = cache_file(cpu).ok_or(Error::NoCacheDir)?;
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| Error::CreateDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     }
     let file = CacheFile {
         format: FORMAT.into(),
@@ -739,8 +813,12 @@ pub fn store(c: &Coefficients, cpu: &str, seconds: f64) -> Result<PathBuf, Strin
     let text = serde_json::to_string_pretty(&file).unwrap_or_default() + "\n";
     // Write beside it and rename: a reader never sees half a file.
     let tmp = path.with_extension(format!("json.{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write `{}`: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    if let Err(source) = std::fs::write(&tmp, text) {
+        return Err(Error::Write { path: tmp, source });
+    }
+    if let Err(source) = std::fs::rename(&tmp, &path) {
+        return Err(Error::Write { path, source });
+    }
     Ok(path)
 }
 
@@ -766,7 +844,7 @@ mod tests {
             remote_read_ns: 1422.0,
             local_read_ns: 991.0,
         };
-        assert_eq!(m.fit(), Ok((55.0, 5.0, 3.4)));
+        assert_eq!(m.fit().ok(), Some((55.0, 5.0, 3.4)));
         // A pair faster than post + ready wait (noise): the wait is never
         // below a ready wait, nothing is 0, and a remote read faster than
         // a local one costs no transfer.
@@ -777,7 +855,7 @@ mod tests {
             remote_read_ns: 900.0,
             local_read_ns: 1000.0,
         };
-        assert_eq!(m.fit(), Ok((3.0, 1.0, 0.0)));
+        assert_eq!(m.fit().ok(), Some((3.0, 1.0, 0.0)));
         let m = SyncCosts {
             post_ns: f64::NAN,
             ready_wait_ns: 1.0,

@@ -25,6 +25,40 @@ impl std::fmt::Display for ActError {
     }
 }
 
+/// Why an actuator could not be opened (`open::actuator`): a target it
+/// cannot act on, or the file or process it needs, with the OS error.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("--actuator freeze needs --be-cgroup PATH")]
+    FreezeNeedsCgroup,
+    #[error("--actuator signal needs --be-pid PID…")]
+    SignalNeedsPids,
+    #[error("--be-cgroup {}: no such directory", .dir.display())]
+    NoCgroup { dir: PathBuf },
+    #[error("--be-cgroup {}: no cgroup.freeze (not a cgroup v2 directory, the root cgroup, or a kernel older than 5.2)", .dir.display())]
+    NoFreezeFile { dir: PathBuf },
+    #[error("cannot open {} for writing: {source}", .file.display())]
+    FreezeFile {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("--be-pid {pid}: not a process id")]
+    NotAPid { pid: i32 },
+    #[error("--be-pid {pid}: {source}")]
+    Pid { pid: i32, source: std::io::Error },
+    #[error("--duty {level}: expected 1..7 (eighths of the cycles)")]
+    Duty { level: u8 },
+    #[error("cannot open {}: {source} (needs root and `modprobe msr`; virtual machines rarely expose MSRs)", .path.display())]
+    MsrFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "cannot read MSR 0x19a (IA32_CLOCK_MODULATION) of cpu {cpu}: {source} (not an Intel CPU?)"
+    )]
+    MsrRead { cpu: usize, source: std::io::Error },
+}
+
 /// Everything an actuator may have suspended, for the watchdog.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Rescue {

@@ -23,7 +23,7 @@
 use super::cpu;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// How a core touches its buffer.
@@ -271,12 +271,45 @@ impl Cell {
     }
 }
 
+/// Why the bench stopped: a process it starts (a hammer, the monitor)
+/// could not be started or failed, or the replayed trace could not be
+/// written.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("no hammer core: the machine needs at least two online cores")]
+    NoHammerCore,
+    #[error("cannot start a hammer ({}): {source}", .exe.display())]
+    StartHammer {
+        exe: PathBuf,
+        source: std::io::Error,
+    },
+    /// A hammer's first line was not `ready`.
+    #[error("a hammer did not start: {line:?}")]
+    HammerNotReady { line: String },
+    #[error("{}: {source}", .path.display())]
+    WriteTrace {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start ssc throttle: {0}")]
+    StartMonitor(#[source] std::io::Error),
+    #[error("ssc throttle: {0}")]
+    WaitMonitor(#[source] std::io::Error),
+    /// The monitor's exit status, standard output and standard error.
+    #[error("ssc throttle failed ({status}): {stdout}{stderr}")]
+    MonitorFailed {
+        status: ExitStatus,
+        stdout: String,
+        stderr: String,
+    },
+}
+
 struct Hammers {
     kids: Vec<(Child, Option<ChildStdin>)>,
 }
 
 impl Hammers {
-    fn start(p: &Plan, kind: Kind, bytes: usize) -> Result<Hammers, String> {
+    fn start(p: &Plan, kind: Kind, bytes: usize) -> Result<Hammers, BenchError> {
         let mut h = Hammers { kids: Vec::new() };
         for &core in &p.hammer_cores {
             let mut c = Command::new(&p.exe)
@@ -286,7 +319,10 @@ impl Hammers {
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .spawn()
-                .map_err(|e| format!("cannot start a hammer ({}): {e}", p.exe.display()))?;
+                .map_err(|source| BenchError::StartHammer {
+                    exe: p.exe.clone(),
+                    source,
+                })?;
             let stdin = c.stdin.take();
             let mut line = String::new();
             let ok = c
@@ -296,7 +332,7 @@ impl Hammers {
                 .unwrap_or(false);
             h.kids.push((c, stdin));
             if !ok || line.trim() != "ready" {
-                return Err(format!("a hammer did not start: {line:?}"));
+                return Err(BenchError::HammerNotReady { line });
             }
         }
         Ok(h)
@@ -342,7 +378,7 @@ impl Drop for Hammers {
 
 /// A replay trace that keeps every hammer core at `rate` bytes/s (split
 /// into read and write as the kind does).
-fn trace(path: &Path, cores: &[usize], kind: Kind, rate: f64) -> Result<(), String> {
+fn trace(path: &Path, cores: &[usize], kind: Kind, rate: f64) -> Result<(), BenchError> {
     let per_ms = (rate / 1000.0 / cores.len().max(1) as f64).max(1.0) as u64;
     let (r, w) = match kind {
         Kind::Read => (per_ms, 0),
@@ -355,11 +391,14 @@ fn trace(path: &Path, cores: &[usize], kind: Kind, rate: f64) -> Result<(), Stri
     for c in cores {
         s += &format!("1000,{c},{r},{w}\n");
     }
-    std::fs::write(path, s).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(path, s).map_err(|source| BenchError::WriteTrace {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Runs one (kind, column) repetition: alone, hammered, throttled.
-fn once(p: &Plan, kind: Kind, col: Column) -> Result<[f64; 6], String> {
+fn once(p: &Plan, kind: Kind, col: Column) -> Result<[f64; 6], BenchError> {
     let (mine, theirs) = col.sizes(p.fit, p.nofit);
     let alone = measure(kind, mine, p.measured_core, p.seconds, p.fifo);
 
@@ -400,25 +439,22 @@ fn once(p: &Plan, kind: Kind, col: Column) -> Result<[f64; 6], String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start ssc throttle: {e}"))?;
+        .map_err(BenchError::StartMonitor)?;
     // Let it open the sensor and start its threads.
     std::thread::sleep(Duration::from_millis(150));
     let throttled = measure(kind, mine, p.measured_core, p.seconds, p.fifo);
     // SAFETY: our own child.
     unsafe { libc::kill(mon.id() as i32, libc::SIGTERM) };
-    let out = mon
-        .wait_with_output()
-        .map_err(|e| format!("ssc throttle: {e}"))?;
+    let out = mon.wait_with_output().map_err(BenchError::WaitMonitor)?;
     let hammer_throttled = h.finish();
     let _ = std::fs::remove_file(&trace_file);
     let text = String::from_utf8_lossy(&out.stdout);
     if out.status.code() != Some(0) {
-        return Err(format!(
-            "ssc throttle failed ({}): {}{}",
-            out.status,
-            text,
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(BenchError::MonitorFailed {
+            status: out.status,
+            stdout: text.into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
     }
     // "core N: … suspended X % of …": the mean over the hammer cores.
     let sus: Vec<f64> = text
@@ -453,9 +489,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Runs the whole plan; `progress` sees each finished cell.
-pub fn run(p: &Plan, mut progress: impl FnMut(&Cell)) -> Result<Vec<Cell>, String> {
+pub fn run(p: &Plan, mut progress: impl FnMut(&Cell)) -> Result<Vec<Cell>, BenchError> {
     if p.hammer_cores.is_empty() {
-        return Err("no hammer core: the machine needs at least two online cores".into());
+        return Err(BenchError::NoHammerCore);
     }
     let mut cells = Vec::new();
     for &kind in &p.kinds {

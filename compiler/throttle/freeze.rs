@@ -5,7 +5,7 @@
 //! (for per-core control, run one `ssc throttle` per core with one cgroup
 //! each, pinned with `cpuset.cpus`). A removed cgroup stops the monitor.
 
-use super::actuator::{ActError, Actuator, Rescue};
+use super::actuator::{ActError, Actuator, OpenError, Rescue};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -26,21 +26,21 @@ fn write(file: &Path, v: &str) -> Result<(), ActError> {
 
 impl Freeze {
     /// Checks that `dir` is a cgroup v2 directory with a writable `cgroup.freeze`.
-    pub fn open(dir: &Path) -> Result<Freeze, String> {
+    pub fn open(dir: &Path) -> Result<Freeze, OpenError> {
         let file = dir.join("cgroup.freeze");
         if !dir.is_dir() {
-            return Err(format!("--be-cgroup {}: no such directory", dir.display()));
+            return Err(OpenError::NoCgroup {
+                dir: dir.to_path_buf(),
+            });
         }
         if !file.exists() {
-            return Err(format!(
-                "--be-cgroup {}: no cgroup.freeze (not a cgroup v2 directory, the root cgroup, or a kernel older than 5.2)",
-                dir.display()
-            ));
+            return Err(OpenError::NoFreezeFile {
+                dir: dir.to_path_buf(),
+            });
         }
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&file)
-            .map_err(|e| format!("cannot open {} for writing: {e}", file.display()))?;
+        if let Err(source) = std::fs::OpenOptions::new().write(true).open(&file) {
+            return Err(OpenError::FreezeFile { file, source });
+        }
         Ok(Freeze {
             file,
             holders: BTreeSet::new(),

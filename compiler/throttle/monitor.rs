@@ -4,12 +4,13 @@
 //! way out — the duration elapsed, SIGINT/SIGTERM, a vanished task, an
 //! error — resumes everything before it returns.
 
-use super::actuator::{ActError, Actuator, ActuatorKind, Target};
+use super::actuator::{ActError, Actuator, ActuatorKind, OpenError, Target};
 use super::cycle::{self, CoreSummary, CycleError, Record, WallClock};
 use super::decide::{Mode, Policy};
 use super::open::{self, Opened};
 use super::sensor::{BoxedSensor, SensorError, SensorSpec};
-use super::{calibrate, cpu, log, svg, watchdog};
+use super::watchdog::{self, WatchdogError};
+use super::{calibrate, cpu, log, svg};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -48,23 +49,23 @@ pub struct Config {
 }
 
 /// Why the monitor could not run; the message is complete.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Contradictory or impossible options (exit 2).
+    #[error("{0}")]
     Usage(String),
     /// No usable sensor (exit 3).
+    #[error(transparent)]
     Sensor(SensorError),
-    /// An actuator, the watchdog or a file failed (exit 3).
+    /// The actuator could not be opened (exit 3).
+    #[error(transparent)]
+    Actuator(OpenError),
+    /// The watchdog could not be started (exit 3).
+    #[error(transparent)]
+    Watchdog(WatchdogError),
+    /// Measuring the maximum bandwidth or writing a file failed (exit 3).
+    #[error("{0}")]
     External(String),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Usage(s) | Error::External(s) => f.write_str(s),
-            Error::Sensor(e) => e.fmt(f),
-        }
-    }
 }
 
 /// What a run did.
@@ -128,9 +129,9 @@ pub fn run(cfg: &Config) -> Result<Outcome, Error> {
         period_us: cfg.period_us,
     };
     let act =
-        open::actuator(cfg.actuator, &cfg.target, &be_cores, cfg.duty).map_err(Error::External)?;
+        open::actuator(cfg.actuator, &cfg.target, &be_cores, cfg.duty).map_err(Error::Actuator)?;
     let act_name = act.name();
-    let dog = watchdog::spawn(&act.rescue()).map_err(Error::External)?;
+    let dog = watchdog::spawn(&act.rescue()).map_err(Error::Watchdog)?;
     install_handlers();
     let pids = match &cfg.target {
         Target::Pids(p) => p.clone(),

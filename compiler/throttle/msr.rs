@@ -7,7 +7,7 @@
 //! (modulation off). It needs root, the `msr` kernel module and an Intel
 //! CPU that is not virtualised; otherwise opening fails with the reason.
 
-use super::actuator::{ActError, Actuator, Rescue};
+use super::actuator::{ActError, Actuator, OpenError, Rescue};
 use std::os::unix::fs::FileExt;
 
 /// IA32_CLOCK_MODULATION.
@@ -33,26 +33,24 @@ pub fn write(file: &std::fs::File, v: u64) -> std::io::Result<()> {
 }
 
 impl Msr {
-    pub fn open(cpus: &[usize], level: u8) -> Result<Msr, String> {
+    pub fn open(cpus: &[usize], level: u8) -> Result<Msr, OpenError> {
         if !(1..=7).contains(&level) {
-            return Err(format!(
-                "--duty {level}: expected 1..7 (eighths of the cycles)"
-            ));
+            return Err(OpenError::Duty { level });
         }
         let mut files = Vec::new();
         for &cpu in cpus {
-            let path = format!("/dev/cpu/{cpu}/msr");
-            let f = std::fs::OpenOptions::new()
+            let path = std::path::PathBuf::from(format!("/dev/cpu/{cpu}/msr"));
+            let f = match std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)
                 .open(&path)
-                .map_err(|e| {
-                    format!("cannot open {path}: {e} (needs root and `modprobe msr`; virtual machines rarely expose MSRs)")
-                })?;
+            {
+                Ok(f) => f,
+                Err(source) => return Err(OpenError::MsrFile { path, source }),
+            };
             let mut buf = [0u8; 8];
-            f.read_exact_at(&mut buf, MSR_CLOCK_MODULATION).map_err(|e| {
-                format!("cannot read MSR 0x19a (IA32_CLOCK_MODULATION) of cpu {cpu}: {e} (not an Intel CPU?)")
-            })?;
+            f.read_exact_at(&mut buf, MSR_CLOCK_MODULATION)
+                .map_err(|source| OpenError::MsrRead { cpu, source })?;
             files.push((cpu, f));
         }
         Ok(Msr { files, level })

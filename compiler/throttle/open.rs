@@ -4,7 +4,7 @@
 //! gives the opened implementations of the `sensor` and `actuator` traits,
 //! or every attempt and why it failed.
 
-use super::actuator::{Actuator, ActuatorKind, Target};
+use super::actuator::{Actuator, ActuatorKind, OpenError, Target};
 use super::replay::{ReplaySensor, Trace};
 use super::sensor::{BoxedSensor, SensorError, SensorSpec};
 use super::{freeze::Freeze, msr::Msr, signal::Signal};
@@ -45,7 +45,7 @@ pub fn sensor(
                 })
             }
             Err(e) => Err(SensorError {
-                attempts: vec![(format!("replay:{}", path.display()), e)],
+                attempts: vec![(format!("replay:{}", path.display()), e.into())],
             }),
         };
     }
@@ -58,7 +58,7 @@ pub fn sensor(
                     trace: None,
                 })
             }
-            Err(e) => attempts.push(("perf hardware events".to_string(), e)),
+            Err(e) => attempts.push(("perf hardware events".to_string(), e.into())),
         }
     }
     if try_resctrl {
@@ -70,7 +70,7 @@ pub fn sensor(
                     trace: None,
                 })
             }
-            Err(e) => attempts.push(("resctrl memory-bandwidth monitoring".to_string(), e)),
+            Err(e) => attempts.push(("resctrl memory-bandwidth monitoring".to_string(), e.into())),
         }
     }
     Err(SensorError { attempts })
@@ -82,12 +82,12 @@ pub fn actuator(
     target: &Target,
     be_cores: &[usize],
     duty: u8,
-) -> Result<Box<dyn Actuator>, String> {
+) -> Result<Box<dyn Actuator>, OpenError> {
     match (kind, target) {
         (ActuatorKind::Freeze, Target::Cgroup(p)) => Ok(Box::new(Freeze::open(p)?)),
         (ActuatorKind::Signal, Target::Pids(p)) => Ok(Box::new(Signal::new(p.clone())?)),
         (ActuatorKind::Msr, _) => Ok(Box::new(Msr::open(be_cores, duty)?)),
-        (ActuatorKind::Freeze, _) => Err("--actuator freeze needs --be-cgroup PATH".into()),
-        (ActuatorKind::Signal, _) => Err("--actuator signal needs --be-pid PID…".into()),
+        (ActuatorKind::Freeze, _) => Err(OpenError::FreezeNeedsCgroup),
+        (ActuatorKind::Signal, _) => Err(OpenError::SignalNeedsPids),
     }
 }

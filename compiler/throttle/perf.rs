@@ -49,8 +49,44 @@ pub struct Event {
     pub config: u64,
 }
 
+/// Why the perf sensor cannot be used: a bad `--event`, or a counter the
+/// kernel would not open (which event, on which CPU, and why).
+#[derive(Debug, thiserror::Error)]
+pub enum PerfError {
+    #[error("bad raw event `{spec}`: expected rHEX")]
+    BadRaw { spec: String },
+    #[error("unknown event `{spec}`: expected rHEX, llc-load-misses, llc-store-misses, cache-misses or none")]
+    UnknownEvent { spec: String },
+    #[error("--event: unknown key `{key}` (read or write)")]
+    UnknownKey { key: String },
+    #[error("--event names no event (both none)")]
+    NoEvent,
+    #[error("perf_event_open({spec}, cpu {cpu}) on {vendor}: {source};{}", why(.source))]
+    Open {
+        spec: String,
+        cpu: usize,
+        vendor: String,
+        source: std::io::Error,
+    },
+}
+
+/// The likely reason of a failed `perf_event_open` (with its leading
+/// space), or nothing.
+fn why(err: &std::io::Error) -> &'static str {
+    match err.raw_os_error() {
+        Some(libc::ENOENT) | Some(libc::EOPNOTSUPP) => {
+            " the CPU/kernel does not expose this hardware event (virtual machine?)"
+        }
+        Some(libc::EACCES) | Some(libc::EPERM) => {
+            " not permitted (needs root or kernel.perf_event_paranoid <= 0)"
+        }
+        Some(libc::ENODEV) => " no such CPU",
+        _ => "",
+    }
+}
+
 /// Parses one event SPEC; `none` gives `None`.
-pub fn parse_event(s: &str) -> Result<Option<Event>, String> {
+pub fn parse_event(s: &str) -> Result<Option<Event>, PerfError> {
     let ll = |op: u64| Event {
         kind: PERF_TYPE_HW_CACHE,
         config: 2 | (op << 8) | (1 << 16),
@@ -71,16 +107,18 @@ pub fn parse_event(s: &str) -> Result<Option<Event>, String> {
                         config,
                     })
                 })
-                .map_err(|_| format!("bad raw event `{s}`: expected rHEX")),
-            _ => Err(format!(
-                "unknown event `{s}`: expected rHEX, llc-load-misses, llc-store-misses, cache-misses or none"
-            )),
+                .map_err(|_| PerfError::BadRaw {
+                    spec: s.to_string(),
+                }),
+            _ => Err(PerfError::UnknownEvent {
+                spec: s.to_string(),
+            }),
         },
     }
 }
 
 /// The (read, write) event specs: `--event`, else by vendor.
-pub fn events_for(vendor: &str, event: Option<&str>) -> Result<(String, String), String> {
+pub fn events_for(vendor: &str, event: Option<&str>) -> Result<(String, String), PerfError> {
     if let Some(e) = event {
         let mut read = None;
         let mut write = None;
@@ -88,7 +126,7 @@ pub fn events_for(vendor: &str, event: Option<&str>) -> Result<(String, String),
             match part.split_once('=') {
                 Some(("read", v)) => read = Some(v.to_string()),
                 Some(("write", v)) => write = Some(v.to_string()),
-                Some((k, _)) => return Err(format!("--event: unknown key `{k}` (read or write)")),
+                Some((k, _)) => return Err(PerfError::UnknownKey { key: k.to_string() }),
                 None => read = Some(part.to_string()),
             }
         }
@@ -196,32 +234,23 @@ impl CoreSensor for PerfCore {
 
 /// Opens the counters on every core; the error says which event on which
 /// CPU failed and why.
-pub fn open(cores: &[usize], event: Option<&str>) -> Result<(String, Vec<BoxedSensor>), String> {
+pub fn open(cores: &[usize], event: Option<&str>) -> Result<(String, Vec<BoxedSensor>), PerfError> {
     let vendor = vendor();
     let (rs, ws) = events_for(&vendor, event)?;
     let (re, we) = (parse_event(&rs)?, parse_event(&ws)?);
     if re.is_none() && we.is_none() {
-        return Err("--event names no event (both none)".into());
+        return Err(PerfError::NoEvent);
     }
     let line = line_size();
     let mut out: Vec<BoxedSensor> = Vec::new();
     for &cpu in cores {
-        let open = |e: Option<Event>, s: &str| -> Result<Option<Fd>, String> {
+        let open = |e: Option<Event>, s: &str| -> Result<Option<Fd>, PerfError> {
             e.map(|e| {
-                open_counter(e, cpu).map_err(|err| {
-                    let why = match err.raw_os_error() {
-                        Some(libc::ENOENT) | Some(libc::EOPNOTSUPP) => {
-                            "the CPU/kernel does not expose this hardware event (virtual machine?)"
-                        }
-                        Some(libc::EACCES) | Some(libc::EPERM) => {
-                            "not permitted (needs root or kernel.perf_event_paranoid <= 0)"
-                        }
-                        Some(libc::ENODEV) => "no such CPU",
-                        _ => "",
-                    };
-                    format!("perf_event_open({s}, cpu {cpu}) on {vendor}: {err}; {why}")
-                        .trim_end()
-                        .to_string()
+                open_counter(e, cpu).map_err(|source| PerfError::Open {
+                    spec: s.to_string(),
+                    cpu,
+                    vendor: vendor.clone(),
+                    source,
                 })
             })
             .transpose()

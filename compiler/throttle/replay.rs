@@ -18,7 +18,7 @@
 
 use super::sensor::{CoreSensor, Traffic};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// One core's rows: (end of interval µs, cumulative read, cumulative write).
@@ -33,9 +33,43 @@ pub struct Trace {
     tracks: BTreeMap<usize, Track>,
 }
 
+/// Why a trace cannot be replayed: what is wrong on which line (1-based,
+/// counting every line of the file), or the file that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("line {line}: expected the header `t_us,core,read_bytes,write_bytes`")]
+    Header { line: usize },
+    #[error("line {line}: missing {what}")]
+    Missing { line: usize, what: &'static str },
+    #[error("line {line}: {what} is not a whole number")]
+    NotWhole { line: usize, what: &'static str },
+    #[error("line {line}: expected 4 fields, found {found}")]
+    Fields { line: usize, found: usize },
+    #[error("line {line}: t_us {t} of core {core} does not increase (previous {previous})")]
+    NotIncreasing {
+        line: usize,
+        t: u64,
+        core: usize,
+        previous: u64,
+    },
+    #[error("empty trace: expected the header `t_us,core,read_bytes,write_bytes`")]
+    Empty,
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file's text is not a trace.
+    #[error("{}: {source}", .path.display())]
+    In {
+        path: PathBuf,
+        source: Box<TraceError>,
+    },
+}
+
 impl Trace {
     /// Parses the CSV text; errors name the line.
-    pub fn parse(text: &str) -> Result<Trace, String> {
+    pub fn parse(text: &str) -> Result<Trace, TraceError> {
         let mut trace = Trace::default();
         let mut header = false;
         // (t_us, core, read, write) in file order; the smallest gap between
@@ -51,27 +85,24 @@ impl Trace {
             if !header {
                 let cols: Vec<&str> = line.split(',').map(str::trim).collect();
                 if cols != ["t_us", "core", "read_bytes", "write_bytes"] {
-                    return Err(format!(
-                        "line {}: expected the header `t_us,core,read_bytes,write_bytes`",
-                        i + 1
-                    ));
+                    return Err(TraceError::Header { line: i + 1 });
                 }
                 header = true;
                 continue;
             }
             let f: Vec<&str> = line.split(',').map(str::trim).collect();
-            let num = |k: usize, what: &str| -> Result<u64, String> {
+            let at = i + 1;
+            let num = |k: usize, what: &'static str| -> Result<u64, TraceError> {
                 f.get(k)
-                    .ok_or_else(|| format!("line {}: missing {what}", i + 1))?
+                    .ok_or(TraceError::Missing { line: at, what })?
                     .parse::<u64>()
-                    .map_err(|_| format!("line {}: {what} is not a whole number", i + 1))
+                    .map_err(|_| TraceError::NotWhole { line: at, what })
             };
             if f.len() != 4 {
-                return Err(format!(
-                    "line {}: expected 4 fields, found {}",
-                    i + 1,
-                    f.len()
-                ));
+                return Err(TraceError::Fields {
+                    line: at,
+                    found: f.len(),
+                });
             }
             let (t, core, r, w) = (
                 num(0, "t_us")?,
@@ -81,19 +112,19 @@ impl Trace {
             );
             if let Some(pt) = last.insert(core, t) {
                 if t <= pt {
-                    return Err(format!(
-                        "line {}: t_us {t} of core {core} does not increase (previous {pt})",
-                        i + 1
-                    ));
+                    return Err(TraceError::NotIncreasing {
+                        line: at,
+                        t,
+                        core,
+                        previous: pt,
+                    });
                 }
                 gap = gap.min(t - pt);
             }
             rows.push((t, core, r, w));
         }
         if !header {
-            return Err(
-                "empty trace: expected the header `t_us,core,read_bytes,write_bytes`".into(),
-            );
+            return Err(TraceError::Empty);
         }
         let first = rows.iter().map(|row| row.0).min().unwrap_or(0);
         let origin = if gap == u64::MAX {
@@ -115,10 +146,15 @@ impl Trace {
     }
 
     /// Reads and parses a trace file.
-    pub fn load(path: &Path) -> Result<Trace, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Trace::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn load(path: &Path) -> Result<Trace, TraceError> {
+        let text = std::fs::read_to_string(path).map_err(|source| TraceError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Trace::parse(&text).map_err(|e| TraceError::In {
+            path: path.to_path_buf(),
+            source: Box::new(e),
+        })
     }
 
     /// The cores the trace has rows for.

@@ -40,35 +40,71 @@ impl CoreSensor for MbmCore {
     }
 }
 
+/// Why the resctrl sensor cannot be used: what is missing, or which file
+/// of a monitoring group could not be made, written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ResctrlError {
+    #[error("{ROOT} is not mounted (mount -t resctrl resctrl {ROOT}; needs RDT/PQoS monitoring)", ROOT = ROOT)]
+    NotMounted,
+    #[error("{ROOT}/info/L3_MON/mon_features: {0} (no L3 monitoring)", ROOT = ROOT)]
+    NoL3Monitoring(#[source] std::io::Error),
+    #[error("the CPU does not support mbm_total_bytes")]
+    NoMbmTotal,
+    #[error("cannot create {}: {source}", .group.display())]
+    CreateGroup {
+        group: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write {}/cpus_list: {source}", .group.display())]
+    WriteCpus {
+        group: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}/mon_data: {source}", .group.display())]
+    MonData {
+        group: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no mbm_total_bytes under {}/mon_data", .group.display())]
+    NoCounter { group: PathBuf },
+}
+
 /// Opens one monitoring group per core; the error says what is missing.
-pub fn open(cores: &[usize]) -> Result<Vec<BoxedSensor>, String> {
+pub fn open(cores: &[usize]) -> Result<Vec<BoxedSensor>, ResctrlError> {
     let root = Path::new(ROOT);
     if !root.join("info").exists() {
-        return Err(format!(
-            "{ROOT} is not mounted (mount -t resctrl resctrl {ROOT}; needs RDT/PQoS monitoring)"
-        ));
+        return Err(ResctrlError::NotMounted);
     }
     let features = std::fs::read_to_string(root.join("info/L3_MON/mon_features"))
-        .map_err(|e| format!("{ROOT}/info/L3_MON/mon_features: {e} (no L3 monitoring)"))?;
+        .map_err(ResctrlError::NoL3Monitoring)?;
     if !features.lines().any(|l| l.trim() == "mbm_total_bytes") {
-        return Err("the CPU does not support mbm_total_bytes".into());
+        return Err(ResctrlError::NoMbmTotal);
     }
     let mut out: Vec<BoxedSensor> = Vec::new();
     for &core in cores {
         let group = root.join(format!("mon_groups/ssc-throttle-cpu{core}"));
         if !group.exists() {
-            std::fs::create_dir(&group)
-                .map_err(|e| format!("cannot create {}: {e}", group.display()))?;
+            std::fs::create_dir(&group).map_err(|source| ResctrlError::CreateGroup {
+                group: group.clone(),
+                source,
+            })?;
         }
         let sensor = MbmCore {
             group: group.clone(),
             files: Vec::new(),
         };
-        std::fs::write(group.join("cpus_list"), format!("{core}\n"))
-            .map_err(|e| format!("cannot write {}/cpus_list: {e}", group.display()))?;
+        std::fs::write(group.join("cpus_list"), format!("{core}\n")).map_err(|source| {
+            ResctrlError::WriteCpus {
+                group: group.clone(),
+                source,
+            }
+        })?;
         let mut files = Vec::new();
-        let dir = std::fs::read_dir(group.join("mon_data"))
-            .map_err(|e| format!("{}/mon_data: {e}", group.display()))?;
+        let dir =
+            std::fs::read_dir(group.join("mon_data")).map_err(|source| ResctrlError::MonData {
+                group: group.clone(),
+                source,
+            })?;
         for d in dir.flatten() {
             let f = d.path().join("mbm_total_bytes");
             if f.exists() {
@@ -76,10 +112,7 @@ pub fn open(cores: &[usize]) -> Result<Vec<BoxedSensor>, String> {
             }
         }
         if files.is_empty() {
-            return Err(format!(
-                "no mbm_total_bytes under {}/mon_data",
-                group.display()
-            ));
+            return Err(ResctrlError::NoCounter { group });
         }
         let mut sensor = sensor;
         sensor.files = files;

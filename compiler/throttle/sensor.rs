@@ -52,11 +52,14 @@ impl std::str::FromStr for SensorSpec {
     }
 }
 
-/// Why no sensor could be used: every attempt and its failure.
+/// Why no sensor could be used: every attempt (what was tried) and its
+/// error (`replay::TraceError`, `perf::PerfError`, `resctrl::ResctrlError`).
 #[derive(Debug)]
 pub struct SensorError {
-    pub attempts: Vec<(String, String)>,
+    pub attempts: Vec<(String, Box<dyn std::error::Error + Send + Sync>)>,
 }
+
+impl std::error::Error for SensorError {}
 
 impl fmt::Display for SensorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -6,7 +6,7 @@
 //! is continued when the last one resumes. A process that vanished is
 //! dropped (one note on stderr); when none is left the monitor stops.
 
-use super::actuator::{ActError, Actuator, Rescue};
+use super::actuator::{ActError, Actuator, OpenError, Rescue};
 use std::collections::BTreeMap;
 
 pub struct Signal {
@@ -49,13 +49,13 @@ fn kill(pid: i32, sig: i32) -> std::io::Result<()> {
 }
 
 impl Signal {
-    pub fn new(pids: Vec<i32>) -> Result<Signal, String> {
-        for &p in &pids {
-            if p <= 0 {
-                return Err(format!("--be-pid {p}: not a process id"));
+    pub fn new(pids: Vec<i32>) -> Result<Signal, OpenError> {
+        for &pid in &pids {
+            if pid <= 0 {
+                return Err(OpenError::NotAPid { pid });
             }
-            if let Err(e) = kill(p, 0) {
-                return Err(format!("--be-pid {p}: {e}"));
+            if let Err(source) = kill(pid, 0) {
+                return Err(OpenError::Pid { pid, source });
             }
         }
         Ok(Signal {

@@ -20,8 +20,17 @@ pub struct Watchdog {
     pub pid: i32,
 }
 
+/// Why the watchdog could not be started: the system call that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchdogError {
+    #[error("watchdog pipe: {0}")]
+    Pipe(#[source] std::io::Error),
+    #[error("watchdog fork: {0}")]
+    Fork(#[source] std::io::Error),
+}
+
 /// Forks the watchdog for this rescue list.
-pub fn spawn(rescue: &Rescue) -> Result<Watchdog, String> {
+pub fn spawn(rescue: &Rescue) -> Result<Watchdog, WatchdogError> {
     let freeze: Vec<CString> = rescue
         .freeze_files
         .iter()
@@ -37,19 +46,13 @@ pub fn spawn(rescue: &Rescue) -> Result<Watchdog, String> {
     let mut fds = [0i32; 2];
     // SAFETY: pipe2 writes two fds into the array.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(format!(
-            "watchdog pipe: {}",
-            std::io::Error::last_os_error()
-        ));
+        return Err(WatchdogError::Pipe(std::io::Error::last_os_error()));
     }
     // SAFETY: called before the monitor starts threads; the child below
     // only makes system calls on memory prepared before the fork.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
-        return Err(format!(
-            "watchdog fork: {}",
-            std::io::Error::last_os_error()
-        ));
+        return Err(WatchdogError::Fork(std::io::Error::last_os_error()));
     }
     if pid == 0 {
         // SAFETY: plain system calls in the forked child.

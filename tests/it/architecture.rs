@@ -7,7 +7,9 @@
 //!   it in [`ORDER`] (every `crate::MODULE` outside comments in
 //!   `compiler/core/MODULE/**.rs` or `compiler/core/MODULE.rs`);
 //! - no two files of a crate use each other, and no function is over 150
-//!   lines.
+//!   lines;
+//! - no function returns `Result<_, String>` but the command-line parsers
+//!   of [`STRING_ERRORS`] (ARCHITECTURE.md, "Errors").
 //!
 //! `cargo test --test it architecture:: -- --nocapture` prints the graphs.
 
@@ -470,6 +472,134 @@ fn no_function_in_the_compiler_is_over_150_lines() {
         long.is_empty(),
         "functions over {MAX_FN_LINES} lines; split them into functions with one job each:\n{}",
         long.join("\n")
+    );
+}
+
+/// The functions that may return `Result<_, String>` (ARCHITECTURE.md,
+/// "Errors"): clap value parsers, the keyword parsers behind them and
+/// `FromStr` impls of command-line keywords, where clap takes a String
+/// message. Everything else returns a typed error. By file and function
+/// name (closures count as the function they are in).
+const STRING_ERRORS: &[(&str, &[&str])] = &[
+    (
+        "compiler/ssc/cli/args.rs",
+        &[
+            "parse_pair",
+            "parse_percentile",
+            "parse_bytes",
+            "parse_positive",
+            "parse_cores",
+        ],
+    ),
+    ("compiler/ssc/cli/ptts.rs", &["parse_step"]),
+    ("compiler/ssc/cli/throttle.rs", &["cores", "pid"]),
+    // `--configs` words, read by bench::Options::parse.
+    ("compiler/ssc/bench/runs.rs", &["parse_config"]),
+    (
+        "compiler/throttle/parse.rs",
+        &["bytes", "threshold", "duration_us"],
+    ),
+    // The core lists of the `cores` value parser.
+    ("compiler/throttle/cpu.rs", &["parse_list"]),
+    ("compiler/throttle/sensor.rs", &["from_str"]),
+    // Kind::parse and Column::parse.
+    ("compiler/throttle/bench.rs", &["parse"]),
+    ("compiler/core/lower/split.rs", &["from_str"]),
+    ("compiler/core/memory/mod.rs", &["from_str"]),
+    ("compiler/core/schedule/mod.rs", &["parse", "parse_words"]),
+];
+
+/// Every `Result<T, String>` in the source, by line (in code only, any
+/// nesting of `T`).
+fn string_results(text: &str) -> Vec<usize> {
+    let code: Vec<char> = code_only(text).chars().collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let word: Vec<char> = "Result<".chars().collect();
+    let mut found = Vec::new();
+    for i in 0..code.len() {
+        if !code[i..].starts_with(&word) || (i > 0 && ident(code[i - 1])) {
+            continue;
+        }
+        // The arguments up to the matching `>`, split at top-level commas.
+        let (mut depth, mut args, mut arg) = (1, Vec::new(), String::new());
+        for j in i + word.len()..code.len() {
+            match code[j] {
+                '<' | '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                '>' if code[j - 1] != '-' => depth -= 1,
+                ',' if depth == 1 => {
+                    args.push(std::mem::take(&mut arg));
+                    continue;
+                }
+                _ => {}
+            }
+            if depth == 0 {
+                args.push(arg);
+                break;
+            }
+            arg.push(code[j]);
+        }
+        if args.len() == 2 && args[1].trim() == "String" {
+            found.push(1 + code[..i].iter().filter(|&&c| c == '\n').count());
+        }
+    }
+    found
+}
+
+#[test]
+fn the_scanner_finds_string_errors_at_any_nesting() {
+    let text = "fn a() -> Result<Vec<Option<u8>>, String> {\n    let f = |x: u8| -> Result<u8, String> { Ok(x) };\n    // Result<u8, String>\n    let s = \"Result<u8, String>\";\n    Ok(vec![])\n}\nfn b() -> Result<(String, String), Box<dyn Fn() -> String>> {}\nfn c() -> io::Result<String> {}\nfn d() -> MyResult<u8, String> {}\n";
+    assert_eq!(string_results(text), vec![1, 2]);
+}
+
+#[test]
+fn only_command_line_parsers_return_string_errors() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&manifest.join("compiler"), &mut files);
+    let (mut wrong, mut seen) = (Vec::new(), BTreeSet::new());
+    for file in files {
+        let relative = file
+            .strip_prefix(manifest)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let fns = functions(&text);
+        let allowed = STRING_ERRORS
+            .iter()
+            .find(|(f, _)| *f == relative)
+            .map_or(&[][..], |(_, names)| *names);
+        for line in string_results(&text) {
+            // The innermost function whose lines hold it.
+            let name = fns
+                .iter()
+                .filter(|(first, _, length)| (*first..first + length).contains(&line))
+                .max_by_key(|(first, _, _)| *first)
+                .map_or("(outside a function)", |(_, name, _)| name.as_str());
+            if allowed.contains(&name) {
+                seen.insert((relative.clone(), name.to_string()));
+            } else {
+                wrong.push(format!("{relative}:{line} {name}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "`Result<_, String>` outside the command-line parsers; return a typed error \
+         (thiserror, ARCHITECTURE.md \"Errors\"):\n{}",
+        wrong.join("\n")
+    );
+    let stale: Vec<String> = STRING_ERRORS
+        .iter()
+        .flat_map(|(f, names)| names.iter().map(move |n| (f.to_string(), n.to_string())))
+        .filter(|k| !seen.contains(k))
+        .map(|(f, n)| format!("{f} {n}"))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "STRING_ERRORS names functions that no longer return `Result<_, String>`; remove them:\n{}",
+        stale.join("\n")
     );
 }
 

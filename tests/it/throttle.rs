@@ -180,7 +180,7 @@ fn a_trace_parses_interpolates_and_repeats() {
         assert!(Trace::parse(bad).is_err(), "{bad:?}");
     }
     let e = Trace::parse("t_us,core,read_bytes,write_bytes\n10,0,1,1\n5,0,1,1\n").unwrap_err();
-    assert!(e.contains("line 3"), "{e}");
+    assert!(e.to_string().contains("line 3"), "{e}");
 }
 
 #[test]

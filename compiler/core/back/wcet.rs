@@ -103,9 +103,15 @@ pub struct WcetReport {
 }
 
 /// Reads the harness' `--json` output.
-pub fn parse_report(json: &str) -> Result<WcetReport, String> {
-    serde_json::from_str(json).map_err(|e| format!("cannot read the wcet harness' report: {e}"))
+pub fn parse_report(json: &str) -> Result<WcetReport, ReportError> {
+    serde_json::from_str(json).map_err(ReportError)
 }
+
+/// Why the harness' `--json` output is not a [`WcetReport`]: serde's
+/// reason (line, column, what was expected).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the wcet harness' report: {0}")]
+pub struct ReportError(#[source] pub serde_json::Error);
 
 /// The functions in a topological order of their buffers (Kahn, smallest
 /// index first).

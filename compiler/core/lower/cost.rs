@@ -234,39 +234,38 @@ impl Coefficients {
 
     /// Every coefficient finite and positive, and no more than a second per
     /// point (a measurement that went wrong); the first bad one otherwise.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), CoefficientError> {
         let ok = |v: f64| v.is_finite() && v > 0.0 && v < 1e9;
+        let time = |name: &'static str, value: f64| CoefficientError::NotATime { name, value };
         if !ok(self.call) {
-            return Err(format!("call_ns {} is not a positive time", self.call));
+            return Err(time("call_ns", self.call));
         }
         for (name, v) in std::iter::once(("tap_ns", self.tap)).chain(self.defined()) {
             if !ok(v) {
-                return Err(format!("{name} {v} is not a positive time"));
+                return Err(time(name, v));
             }
         }
         // Whole ns: the exports (`-xr`) and `-pr` count in whole ns.
         for (name, v) in [("wait_ns", self.wait), ("signal_ns", self.signal)] {
             if !ok(v) || v.fract() != 0.0 {
-                return Err(format!("{name} {v} is not a positive whole number of ns"));
+                return Err(CoefficientError::NotWholeNs { name, value: v });
             }
         }
         let t = self.transfer;
         if !(t.is_finite() && (0.0..1e9).contains(&t)) {
-            return Err(format!(
-                "transfer_ns_per_kib {t} is not a time of at least 0"
-            ));
+            return Err(CoefficientError::Transfer { value: t });
         }
         for (b, v) in BUILTINS.iter().zip(self.point) {
             if !ok(v) {
-                return Err(format!("point_ns of {b}, {v}, is not a positive time"));
+                return Err(CoefficientError::Point {
+                    builtin: b,
+                    value: v,
+                });
             }
         }
         for (t, v) in TYPES.iter().zip(self.types) {
             if !ok(v) {
-                return Err(format!(
-                    "type_factor of {}, {v}, is not positive",
-                    t.keyword()
-                ));
+                return Err(CoefficientError::TypeFactor { ty: *t, value: v });
             }
         }
         Ok(())
@@ -301,7 +300,7 @@ impl Coefficients {
 
     /// The coefficients of a serialised form that names every built-in and
     /// type exactly once, each valid.
-    pub fn from_named(n: &Named) -> Result<Coefficients, String> {
+    pub fn from_named(n: &Named) -> Result<Coefficients, CoefficientError> {
         let mut c = Coefficients::shipped();
         c.call = n.call_ns;
         c.tap = n.tap_ns;
@@ -316,34 +315,55 @@ impl Coefficients {
         c.signal = n.signal_ns;
         c.transfer = n.transfer_ns_per_kib;
         if n.point_ns.len() != BUILTINS.len() {
-            return Err(format!(
-                "point_ns names {} functions, not the {} built-ins",
-                n.point_ns.len(),
-                BUILTINS.len()
-            ));
+            return Err(CoefficientError::PointCount {
+                found: n.point_ns.len(),
+            });
         }
         for (i, b) in BUILTINS.iter().enumerate() {
             c.point[i] = *n
                 .point_ns
                 .get(*b)
-                .ok_or_else(|| format!("point_ns lacks {b}"))?;
+                .ok_or(CoefficientError::PointMissing { builtin: b })?;
         }
         if n.type_factor.len() != TYPES.len() {
-            return Err(format!(
-                "type_factor names {} types, not {}",
-                n.type_factor.len(),
-                TYPES.len()
-            ));
+            return Err(CoefficientError::TypeCount {
+                found: n.type_factor.len(),
+            });
         }
         for (i, t) in TYPES.iter().enumerate() {
             c.types[i] = *n
                 .type_factor
                 .get(t.keyword())
-                .ok_or_else(|| format!("type_factor lacks {}", t.keyword()))?;
+                .ok_or(CoefficientError::TypeMissing { ty: *t })?;
         }
         c.validate()?;
         Ok(c)
     }
+}
+
+/// Why coefficients cannot be used ([`Coefficients::validate`],
+/// [`Coefficients::from_named`]): the first bad or missing one, by its
+/// serialised name.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CoefficientError {
+    #[error("{name} {value} is not a positive time")]
+    NotATime { name: &'static str, value: f64 },
+    #[error("{name} {value} is not a positive whole number of ns")]
+    NotWholeNs { name: &'static str, value: f64 },
+    #[error("transfer_ns_per_kib {value} is not a time of at least 0")]
+    Transfer { value: f64 },
+    #[error("point_ns of {builtin}, {value}, is not a positive time")]
+    Point { builtin: &'static str, value: f64 },
+    #[error("type_factor of {}, {value}, is not positive", .ty.keyword())]
+    TypeFactor { ty: ElemType, value: f64 },
+    #[error("point_ns names {found} functions, not the {} built-ins", BUILTINS.len())]
+    PointCount { found: usize },
+    #[error("point_ns lacks {builtin}")]
+    PointMissing { builtin: &'static str },
+    #[error("type_factor names {found} types, not {}", TYPES.len())]
+    TypeCount { found: usize },
+    #[error("type_factor lacks {}", .ty.keyword())]
+    TypeMissing { ty: ElemType },
 }
 
 #[cfg(test)]

@@ -24,13 +24,15 @@
 //!
 //! One file per job: [`runs`] builds and runs the configurations,
 //! [`stats`] summarises latencies, `table` prints them, [`figures`]
-//! draws them.
+//! draws them, [`error`] says why it stopped.
 
+pub mod error;
 pub mod figures;
 pub mod runs;
 pub mod stats;
 pub mod table;
 
+pub use error::{Error, RunError, UsageError};
 pub use runs::{parse_config, Job};
 pub use stats::{percentile, Stats};
 pub use table::table;
@@ -63,6 +65,11 @@ impl Options {
     /// as `reduced4` or `fixed:2` ([`parse_config`]; a counted kind without
     /// N gets `cpus` threads), memory schedules by keyword (any case), the
     /// defaults for what is left out. An error says what is wrong.
+    ///
+    /// Not a clap value parser (clap hands over the words; this checks
+    /// them together), so it gives a typed [`UsageError`]; the keyword
+    /// parsers it calls keep clap's `String` messages, which the error
+    /// carries.
     pub fn parse(
         files: Vec<PathBuf>,
         configs: &[String],
@@ -71,9 +78,9 @@ impl Options {
         repeat: Option<u64>,
         out: Option<PathBuf>,
         cpus: usize,
-    ) -> Result<Options, String> {
+    ) -> Result<Options, UsageError> {
         if files.is_empty() {
-            return Err("ssc bench needs at least one description".into());
+            return Err(UsageError::NoFiles);
         }
         let configs = if configs.is_empty() {
             default_configs()
@@ -84,7 +91,8 @@ impl Options {
             configs
                 .iter()
                 .map(|c| parse_config(c, cpus))
-                .collect::<Result<_, _>>()?
+                .collect::<Result<_, _>>()
+                .map_err(UsageError::Config)?
         };
         let memories = if memories.is_empty() {
             DEFAULT_MEMORIES.to_vec()
@@ -92,7 +100,8 @@ impl Options {
             memories
                 .iter()
                 .map(|m| m.trim().to_ascii_lowercase().parse())
-                .collect::<Result<_, _>>()?
+                .collect::<Result<_, _>>()
+                .map_err(UsageError::Memory)?
         };
         Ok(Options {
             files,
@@ -145,23 +154,14 @@ pub trait Builder {
     fn build(&self, b: &Build<'_>) -> Result<(PathBuf, Option<Compiled>), Self::Error>;
 }
 
-/// Why `ssc bench` stopped.
-#[derive(Debug)]
-pub enum Error<E> {
-    /// A wrong argument or an output that cannot be written.
-    Usage(String),
-    /// An executable could not be run or failed.
-    Run(String),
-    /// A configuration did not build.
-    Build(E),
-}
-
 /// `ssc bench`: see the module documentation.
 pub fn run<B: Builder>(o: &Options, builder: &B) -> Result<(), Error<B::Error>> {
-    std::fs::create_dir_all(&o.out)
-        .map_err(|e| Error::Usage(format!("cannot create `{}`: {e}", o.out.display())))?;
+    std::fs::create_dir_all(&o.out).map_err(|source| UsageError::Create {
+        path: o.out.clone(),
+        source,
+    })?;
     let mut jobs = runs::build_all(o, builder)?;
-    runs::run_all(&mut jobs, o.iterations, o.repeat).map_err(Error::Run)?;
+    runs::run_all(&mut jobs, o.iterations, o.repeat)?;
     print!("{}", table(&jobs, o.iterations, o.repeat));
     let json = serde_json::json!({
         "iterations": o.iterations,
@@ -170,11 +170,16 @@ pub fn run<B: Builder>(o: &Options, builder: &B) -> Result<(), Error<B::Error>> 
         "jobs": &jobs,
     });
     let json_path = o.out.join("bench.json");
-    std::fs::write(
+    if let Err(source) = std::fs::write(
         &json_path,
         serde_json::to_string_pretty(&json).unwrap_or_default(),
-    )
-    .map_err(|e| Error::Usage(format!("cannot write `{}`: {e}", json_path.display())))?;
+    ) {
+        return Err(UsageError::Write {
+            path: json_path,
+            source,
+        }
+        .into());
+    }
     figures::draw(&jobs, &o.out);
     println!(
         "wrote {}, {}, and a gantt.svg per file under {}",
@@ -189,7 +194,7 @@ pub fn run<B: Builder>(o: &Options, builder: &B) -> Result<(), Error<B::Error>> 
 mod tests {
     use super::*;
 
-    fn parse(configs: &[&str], memories: &[&str]) -> Result<Options, String> {
+    fn parse(configs: &[&str], memories: &[&str]) -> Result<Options, UsageError> {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         Options::parse(
             vec![PathBuf::from("a.ssc")],

@@ -2,7 +2,7 @@
 //! measured and built with every one ([`build_all`]), and the interleaved
 //! runs of the executables ([`run_all`]) with their latencies and periods.
 
-use super::{Build, Builder, Error, Options, Stats};
+use super::{Build, Builder, Error, Options, RunError, Stats};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use ssc::analysis::{self, Analysis};
@@ -194,7 +194,7 @@ fn job(
 
 /// Runs the jobs interleaved — round r runs every job once — and gives
 /// each its statistics.
-pub fn run_all(jobs: &mut [Job], iterations: u64, repeat: u64) -> Result<(), String> {
+pub fn run_all(jobs: &mut [Job], iterations: u64, repeat: u64) -> Result<(), RunError> {
     let bar = bar(
         (jobs.len() as u64) * repeat,
         "run",
@@ -223,7 +223,7 @@ pub fn run_all(jobs: &mut [Job], iterations: u64, repeat: u64) -> Result<(), Str
 
 /// One run of a job's executable: its checksum, every iteration's latency
 /// and the mean period.
-fn run_once(job: &mut Job, iterations: u64) -> Result<(), String> {
+fn run_once(job: &mut Job, iterations: u64) -> Result<(), RunError> {
     let out = Command::new(&job.executable)
         .arg("--iterations")
         .arg(iterations.to_string())
@@ -236,14 +236,16 @@ fn run_once(job: &mut Job, iterations: u64) -> Result<(), String> {
         .arg("--dump-iterations")
         .arg(iterations.to_string())
         .output()
-        .map_err(|e| format!("cannot run `{}`: {e}", job.executable.display()))?;
+        .map_err(|source| RunError::Spawn {
+            executable: job.executable.clone(),
+            source,
+        })?;
     if !out.status.success() {
-        return Err(format!(
-            "`{}` failed ({}): {}",
-            job.executable.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(RunError::Failed {
+            executable: job.executable.clone(),
+            status: out.status,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
     }
     let report: serde_json::Value =
         serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
@@ -252,8 +254,10 @@ fn run_once(job: &mut Job, iterations: u64) -> Result<(), String> {
             job.checksums.push(c.to_string());
         }
     }
-    let csv = std::fs::read_to_string(&job.dump)
-        .map_err(|e| format!("cannot read `{}`: {e}", job.dump.display()))?;
+    let csv = std::fs::read_to_string(&job.dump).map_err(|source| RunError::Dump {
+        dump: job.dump.clone(),
+        source,
+    })?;
     let mut ends = Vec::new();
     for line in csv.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();

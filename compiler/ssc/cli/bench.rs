@@ -22,7 +22,7 @@ pub(crate) fn bench(a: &BenchArgs, argv: &[String]) -> i32 {
         online_cpus(),
     ) {
         Ok(o) => o,
-        Err(msg) => return usage(&msg),
+        Err(e) => return usage(&e),
     };
     // Every configuration builds the same file: a warning about it (E140
     // for each fused build) is said once.
@@ -35,17 +35,17 @@ pub(crate) fn bench(a: &BenchArgs, argv: &[String]) -> i32 {
         },
     ) {
         Ok(()) => exit::OK,
-        Err(Error::Usage(msg)) => usage(&msg),
-        Err(Error::Run(msg)) => {
-            eprintln!("error: {msg}");
+        Err(Error::Usage(e)) => usage(&e),
+        Err(Error::Run(e)) => {
+            eprintln!("error: {e}");
             exit::EXTERNAL
         }
         Err(Error::Build(code)) => code,
     }
 }
 
-fn usage(msg: &str) -> i32 {
-    eprintln!("error: {msg}");
+fn usage(e: &bench::UsageError) -> i32 {
+    eprintln!("error: {e}");
     exit::USAGE
 }
 

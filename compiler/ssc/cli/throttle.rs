@@ -176,7 +176,27 @@ pub(crate) enum ModeArg {
     Memguard,
 }
 
-fn config(a: &ThrottleArgs) -> Result<Config, String> {
+/// Options that contradict each other or leave something out (exit 2),
+/// found before any sensor is probed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ConfigError {
+    #[error("name the best-effort work with --be-cgroup PATH or --be-pid PID…")]
+    NoTarget,
+    #[error("--actuator freeze needs --be-cgroup PATH (it freezes a cgroup)")]
+    FreezeNeedsCgroup,
+    #[error("--actuator signal needs --be-pid PID… (it stops processes)")]
+    SignalNeedsPids,
+    #[error("--mode memguard needs --budget BYTES")]
+    NoBudget,
+    #[error("--interval-us and --period-us must be positive")]
+    ZeroInterval,
+    #[error("--suspend-us must be positive")]
+    ZeroSuspend,
+    #[error("--max-factor must be at least 1")]
+    MaxFactor { factor: f64 },
+}
+
+fn config(a: &ThrottleArgs) -> Result<Config, ConfigError> {
     let mode = match a.mode {
         ModeArg::Fixed => Mode::Fixed,
         ModeArg::Proportional => Mode::Proportional,
@@ -186,9 +206,7 @@ fn config(a: &ThrottleArgs) -> Result<Config, String> {
         (Some(p), _) => Target::Cgroup(p.clone()),
         (None, false) => Target::Pids(a.be_pid.clone()),
         (None, true) if a.actuator == Some(ActuatorKind::Msr) => Target::Cores(Vec::new()),
-        (None, true) => {
-            return Err("name the best-effort work with --be-cgroup PATH or --be-pid PID…".into())
-        }
+        (None, true) => return Err(ConfigError::NoTarget),
     };
     let actuator = a.actuator.unwrap_or(match target {
         Target::Cgroup(_) => ActuatorKind::Freeze,
@@ -198,25 +216,23 @@ fn config(a: &ThrottleArgs) -> Result<Config, String> {
     match (actuator, &target) {
         (ActuatorKind::Freeze, Target::Cgroup(_)) | (ActuatorKind::Msr, _) => {}
         (ActuatorKind::Signal, Target::Pids(_)) => {}
-        (ActuatorKind::Freeze, _) => {
-            return Err("--actuator freeze needs --be-cgroup PATH (it freezes a cgroup)".into())
-        }
-        (ActuatorKind::Signal, _) => {
-            return Err("--actuator signal needs --be-pid PID… (it stops processes)".into())
-        }
+        (ActuatorKind::Freeze, _) => return Err(ConfigError::FreezeNeedsCgroup),
+        (ActuatorKind::Signal, _) => return Err(ConfigError::SignalNeedsPids),
     }
     let budget = match (mode, a.budget) {
-        (Mode::Memguard, None) => return Err("--mode memguard needs --budget BYTES".into()),
+        (Mode::Memguard, None) => return Err(ConfigError::NoBudget),
         (_, b) => b.unwrap_or(0.0) as u64,
     };
     if a.interval_us == 0 || a.period_us == 0 {
-        return Err("--interval-us and --period-us must be positive".into());
+        return Err(ConfigError::ZeroInterval);
     }
     if mode != Mode::Memguard && a.suspend_us == 0 {
-        return Err("--suspend-us must be positive".into());
+        return Err(ConfigError::ZeroSuspend);
     }
     if a.max_factor.is_nan() || a.max_factor < 1.0 {
-        return Err("--max-factor must be at least 1".into());
+        return Err(ConfigError::MaxFactor {
+            factor: a.max_factor,
+        });
     }
     Ok(Config {
         mode,
@@ -262,7 +278,9 @@ pub(crate) fn run(a: &ThrottleArgs) -> i32 {
             eprintln!("error: {e}");
             return match e {
                 Error::Usage(_) => exit::USAGE,
-                Error::Sensor(_) | Error::External(_) => exit::EXTERNAL,
+                Error::Sensor(_) | Error::Actuator(_) | Error::Watchdog(_) | Error::External(_) => {
+                    exit::EXTERNAL
+                }
             };
         }
     };

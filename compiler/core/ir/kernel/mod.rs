@@ -19,7 +19,7 @@ mod typer;
 mod window;
 
 pub use range::Range;
-pub use typer::{read_table, type_definition};
+pub use typer::{read_table, type_definition, TableError};
 
 use super::{BinOp, CmpOp, ElemType, Pair, Span};
 

@@ -538,9 +538,11 @@ impl Typer<'_> {
 
 /// Reads a table file: numbers separated by white space or commas, `#`
 /// to the end of a line a comment.
-pub fn read_table(path: &Path) -> Result<Vec<f64>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+pub fn read_table(path: &Path) -> Result<Vec<f64>, TableError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TableError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("");
@@ -551,14 +553,30 @@ pub fn read_table(path: &Path) -> Result<Vec<f64>, String> {
             match word.parse::<f64>() {
                 Ok(v) if v.is_finite() => out.push(v),
                 _ => {
-                    return Err(format!(
-                        "{}:{}: `{word}` is not a number",
-                        path.display(),
-                        i + 1
-                    ))
+                    return Err(TableError::NotANumber {
+                        path: path.to_path_buf(),
+                        line: i + 1,
+                        word: word.to_string(),
+                    })
                 }
             }
         }
     }
     Ok(out)
+}
+
+/// Why a table file of `lut(x, "file")` cannot be read ([`read_table`]).
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: `{word}` is not a number", .path.display())]
+    NotANumber {
+        path: std::path::PathBuf,
+        line: usize,
+        word: String,
+    },
 }
