@@ -62,6 +62,10 @@ fn every_scheduler_and_memory_schedule_prints_one_checksum() {
         }
     }
     cases.push(Case::new(&small, "-ts fused 2 --strip-rows 4"));
+    // The synchronisation and affinity options of e2e.rs' diagonal.
+    for o in SYNC_DIAGONAL {
+        cases.push(Case::new(&small, o));
+    }
     // -dm: every buffer allocated per iteration but the state, once.
     cases.push(Case::new(&small, "-ts reduced 2 -dm dynamic"));
     cases.push(Case::new(&small, "-ts fused 2 -dm reduced"));

@@ -46,6 +46,10 @@ fn every_scheduler_and_memory_schedule_prints_one_checksum() {
     }
     cases.push(Case::new(&small, "-ts fused 2"));
     cases.push(Case::new(&small, "-ts fused 2 --strip-rows 4"));
+    // The synchronisation and affinity options of e2e.rs' diagonal.
+    for o in SYNC_DIAGONAL {
+        cases.push(Case::new(&small, o));
+    }
     same_checksums(gcc(), "fluoro", &cases, 3);
     let full = [
         Case::new(fluoro(), "-ts fused 2"),

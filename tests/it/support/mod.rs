@@ -567,6 +567,15 @@ pub fn small_xray(tag: &str) -> PathBuf {
     )
 }
 
+/// The entries of e2e.rs' diagonal that carry synchronisation or
+/// affinity options, for the matrices that replace the diagonal of their
+/// input (fluoro, fluoro_temporal).
+pub const SYNC_DIAGONAL: [&str; 3] = [
+    "-ts barrier -ms naive -ab",
+    "-ts predictable 2 -ms interference -ss -kd 2",
+    "-ts reduced 2 -ms mesif -cm 0,1 -ca -vo",
+];
+
 /// Every scheduler of `SchedulerKind::ALL` as its `-ts` words, on 2
 /// threads where it takes a count: the scheduler × memory matrices follow
 /// the enum, so a new scheduler is in them at once.
