@@ -112,6 +112,19 @@ fn sync_cases(file: &std::path::Path) -> Vec<Case> {
         .collect()
 }
 
+/// Each synchronisation option once, on a pinned and an OS-scheduled
+/// program in turn (xray: its programs take seconds to compile; the
+/// appendix has every pair).
+fn sync_cases_once(file: &std::path::Path) -> Vec<Case> {
+    SYNC.iter()
+        .enumerate()
+        .map(|(i, s)| match i % 2 {
+            0 => Case::new(file, &format!("-ts reduced 2 {s}")),
+            _ => Case::new(file, &format!("-ts simple -ms naive {s}")),
+        })
+        .collect()
+}
+
 fn threads_of(cases: &[Case], threads: &[usize], args: &str) -> usize {
     let i = cases
         .iter()
@@ -162,7 +175,7 @@ fn xray_every_scheduler_memory_schedule_and_sync_option() {
         Case::new(&xray, "-ts fused 2 -ms fold --no-threadexecution"),
     ];
     cases.extend(matrix(&xray));
-    cases.extend(sync_cases(&xray));
+    cases.extend(sync_cases_once(&xray));
     let threads = same_checksums(gcc(), "xray", &cases, iterations(25));
     for ts in [
         "fixed 2",

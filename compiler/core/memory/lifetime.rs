@@ -544,30 +544,14 @@ fn buffer_order(reach: &Reach, accessors: &[Vec<usize>], n: usize) -> BitMatrix 
 mod tests {
     use super::*;
 
-    fn lcg(s: &mut u64) -> u64 {
-        *s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        *s >> 33
-    }
+    use crate::reach::random::{lcg, zero_token_graph};
 
     #[test]
     fn maximal_accessors_agree_with_every_pair() {
         let mut seed = 3u64;
         for _ in 0..500 {
             let n = 1 + (lcg(&mut seed) % 16) as usize;
-            let mut g = TokenGraph::new(n);
-            for _ in 0..lcg(&mut seed) % 40 {
-                let (a, b) = (
-                    (lcg(&mut seed) % n as u64) as usize,
-                    (lcg(&mut seed) % n as u64) as usize,
-                );
-                if a < b && lcg(&mut seed).is_multiple_of(2) {
-                    g.add_program_order(a, b);
-                } else if a < b {
-                    g.add(a, b, 0);
-                }
-            }
+            let g = zero_token_graph(&mut seed, n, 2);
             let reach = Reach::new(&g).unwrap();
             let mut acc: Vec<usize> = (0..n)
                 .filter(|_| !lcg(&mut seed).is_multiple_of(3))

@@ -32,6 +32,8 @@
 //! are ignored.
 
 mod least;
+#[cfg(test)]
+pub(crate) mod random;
 mod topo;
 
 pub use least::least_tokens;
@@ -400,13 +402,7 @@ mod tests {
         d
     }
 
-    /// A small deterministic generator (no dependency on proptest here).
-    fn lcg(s: &mut u64) -> u64 {
-        *s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        *s >> 33
-    }
+    use random::lcg;
 
     #[test]
     fn agrees_with_brute_force_on_random_dags() {

@@ -709,12 +709,7 @@ fn memory_sections(
 mod tests {
     use super::*;
 
-    fn lcg(s: &mut u64) -> u64 {
-        *s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        *s >> 33
-    }
+    use crate::reach::random::{lcg, zero_token_graph};
 
     /// Whether another 0-token successor of `u` reaches `v`: one lookup in
     /// [`two_firsts`] against asking every successor.
@@ -723,18 +718,7 @@ mod tests {
         let mut seed = 5u64;
         for _ in 0..500 {
             let n = 2 + (lcg(&mut seed) % 14) as usize;
-            let mut g = TokenGraph::new(n);
-            for _ in 0..lcg(&mut seed) % 40 {
-                let (a, b) = (
-                    (lcg(&mut seed) % n as u64) as usize,
-                    (lcg(&mut seed) % n as u64) as usize,
-                );
-                if a < b && lcg(&mut seed).is_multiple_of(3) {
-                    g.add_program_order(a, b);
-                } else if a < b {
-                    g.add(a, b, 0);
-                }
-            }
+            let g = zero_token_graph(&mut seed, n, 3);
             let reach = Reach::new(&g).unwrap();
             for u in 0..n {
                 let f = two_firsts(&g, &reach, u);

@@ -1251,13 +1251,7 @@ fn every_pair(acc: &[Placed], order: &Order, errors: &mut Vec<CounterExample>) -
 mod tests {
     use super::*;
 
-    /// A small deterministic generator.
-    fn lcg(s: &mut u64) -> u64 {
-        *s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        *s >> 33
-    }
+    use crate::reach::random::lcg;
 
     /// Random programs: `n` actors, one `E` each, on up to 3 threads, with
     /// random 0-token edges forward in one order (signals) and 1-token
