@@ -426,6 +426,26 @@ fn functions(text: &str) -> Vec<(usize, String, usize)> {
     found
 }
 
+/// Every `.rs` file under `compiler/`: its path from the repository
+/// (with `/`) and its text.
+fn compiler_sources() -> Vec<(String, String)> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&manifest.join("compiler"), &mut files);
+    files
+        .into_iter()
+        .map(|file| {
+            let relative = file
+                .strip_prefix(manifest)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&file).unwrap();
+            (relative, text)
+        })
+        .collect()
+}
+
 fn rust_files(path: &Path, out: &mut Vec<std::path::PathBuf>) {
     if path.is_dir() {
         let mut entries: Vec<_> = std::fs::read_dir(path)
@@ -451,17 +471,8 @@ fn the_scanner_measures_functions_through_strings_and_comments() {
 
 #[test]
 fn no_function_in_the_compiler_is_over_150_lines() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&manifest.join("compiler"), &mut files);
     let mut long = Vec::new();
-    for file in files {
-        let relative = file
-            .strip_prefix(manifest)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        let text = std::fs::read_to_string(&file).unwrap();
+    for (relative, text) in compiler_sources() {
         for (line, name, length) in functions(&text) {
             if length > MAX_FN_LINES {
                 long.push(format!("{relative}:{line} {name} ({length} lines)"));
@@ -554,17 +565,8 @@ fn the_scanner_finds_string_errors_at_any_nesting() {
 
 #[test]
 fn only_command_line_parsers_return_string_errors() {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&manifest.join("compiler"), &mut files);
     let (mut wrong, mut seen) = (Vec::new(), BTreeSet::new());
-    for file in files {
-        let relative = file
-            .strip_prefix(manifest)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        let text = std::fs::read_to_string(&file).unwrap();
+    for (relative, text) in compiler_sources() {
         let fns = functions(&text);
         let allowed = STRING_ERRORS
             .iter()
