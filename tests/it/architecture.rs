@@ -13,6 +13,7 @@
 //!
 //! `cargo test --test it architecture:: -- --nocapture` prints the graphs.
 
+use crate::support::run_ok;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
@@ -76,16 +77,11 @@ const GUARD: &str = "stacker";
 /// (which evaluates each dependency's `cfg` as the build does);
 /// [`GUARD`]'s own dependencies not followed.
 fn normal_closure(package: &str) -> BTreeSet<String> {
-    let out = Command::new(env!("CARGO"))
-        .args(["tree", "--offline", "--locked", "-e", "normal"])
-        .args(["--prefix", "depth", "-f", "{p}", "-p", package])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        Command::new(env!("CARGO"))
+            .args(["tree", "--offline", "--locked", "-e", "normal"])
+            .args(["--prefix", "depth", "-f", "{p}", "-p", package])
+            .current_dir(env!("CARGO_MANIFEST_DIR")),
     );
     let mut names = BTreeSet::new();
     let mut below_guard: Option<usize> = None;

@@ -68,16 +68,7 @@ fn parsed(path: &std::path::Path) -> Option<Description> {
 /// here, apart from the pipeline).
 #[test]
 fn every_dm_runtime_is_proven() {
-    let mut files = Vec::new();
-    for dir in ["examples", "tests/in"] {
-        for e in std::fs::read_dir(root(dir)).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "ssc") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files = inputs();
     let mut proven = 0;
     for f in &files {
         let Some(desc) = parsed(f) else { continue };

@@ -22,17 +22,12 @@ fn small_chain(tag: &str) -> std::path::PathBuf {
 }
 
 fn build(file: &std::path::Path, flags: &str) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ssc"))
-        .arg("build")
-        .arg(file)
-        .args(flags.split_whitespace())
-        .args(["-t", "info", "--color", "never"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{flags}: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        Command::new(env!("CARGO_BIN_EXE_ssc"))
+            .arg("build")
+            .arg(file)
+            .args(flags.split_whitespace())
+            .args(["-t", "info", "--color", "never"]),
     );
     (
         String::from_utf8(out.stdout).unwrap(),

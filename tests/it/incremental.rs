@@ -10,7 +10,7 @@ use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{root, scratch, SSC};
+use support::{root, run_ok, scratch, SSC};
 
 /// A `CC` that logs its arguments, one call a line, then runs `cc`.
 fn logging_cc(dir: &Path) -> (PathBuf, PathBuf) {
@@ -61,12 +61,7 @@ fn build(env: &Env<'_>, file: &str, args: &[&str], dir: &Path) -> PathBuf {
         // Neither XDG_CACHE_HOME nor HOME: no cache at all.
         None => cmd.env_remove("XDG_CACHE_HOME").env_remove("HOME"),
     };
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&mut cmd);
     let stem = Path::new(file)
         .file_stem()
         .unwrap()

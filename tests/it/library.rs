@@ -20,20 +20,15 @@ use support::*;
 
 /// `ssc build FILE -t library -od DIR` with these flags and `CFLAGS`.
 fn build_library(file: &Path, dir: &Path, flags: &[&str], cc: &str, cflags: &str) {
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(file)
-        .args(["-t", "library", "-od"])
-        .arg(dir)
-        .args(flags)
-        .env("CC", cc)
-        .env("CFLAGS", cflags)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "ssc build -t library {flags:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new(SSC)
+            .arg("build")
+            .arg(file)
+            .args(["-t", "library", "-od"])
+            .arg(dir)
+            .args(flags)
+            .env("CC", cc)
+            .env("CFLAGS", cflags),
     );
     for f in [
         "xray_small.h",
@@ -55,22 +50,17 @@ fn harness(dir: &Path, cc_flags: &[&str]) -> PathBuf {
 /// in `dir`.
 fn driver(driver: &str, chain: &str, dir: &Path, cc_flags: &[&str]) -> PathBuf {
     let exe = dir.join(driver);
-    let out = Command::new("cc")
-        .args(["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror"])
-        .args(cc_flags)
-        .arg(format!("-DCHAIN={chain}"))
-        .arg(format!("-DCHAIN_UPPER={}", chain.to_uppercase()))
-        .args(["-include", &format!("{chain}.h"), "-I."])
-        .arg(root(&format!("tests/library/{driver}.c")))
-        .args([&format!("lib{chain}.a"), "-pthread", "-lm", "-o"])
-        .arg(&exe)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{driver}: {}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new("cc")
+            .args(["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror"])
+            .args(cc_flags)
+            .arg(format!("-DCHAIN={chain}"))
+            .arg(format!("-DCHAIN_UPPER={}", chain.to_uppercase()))
+            .args(["-include", &format!("{chain}.h"), "-I."])
+            .arg(root(&format!("tests/library/{driver}.c")))
+            .args([&format!("lib{chain}.a"), "-pthread", "-lm", "-o"])
+            .arg(&exe)
+            .current_dir(dir),
     );
     exe
 }
@@ -95,21 +85,16 @@ fn executable_checksum(file: &Path, dir: &Path, flags: &[&str], frames: u64) -> 
 /// The chain built as an executable (`-O1`) in `dir`: its path.
 fn build_executable(file: &Path, dir: &Path, flags: &[&str]) -> PathBuf {
     let exe = dir.join("program");
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(file)
-        .args(["-od"])
-        .arg(dir.join("program.d"))
-        .arg("-o")
-        .arg(&exe)
-        .args(flags)
-        .env("CFLAGS", "-O1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new(SSC)
+            .arg("build")
+            .arg(file)
+            .args(["-od"])
+            .arg(dir.join("program.d"))
+            .arg("-o")
+            .arg(&exe)
+            .args(flags)
+            .env("CFLAGS", "-O1"),
     );
     exe
 }
@@ -186,8 +171,7 @@ fn the_library_links_none_of_the_programs_main_side() {
     let dir = scratch("library-nm");
     build_library(&file, &dir, &["-ts", "reduced", "2"], "cc", "-O1");
     let nm = |args: &[&str], path: &Path| {
-        let out = Command::new("nm").args(args).arg(path).output().unwrap();
-        assert!(out.status.success(), "nm {args:?} {}", path.display());
+        let out = run_ok(Command::new("nm").args(args).arg(path));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let program_only = [
@@ -341,41 +325,31 @@ fn the_readme_examples_are_the_example_files_and_run() {
     // As the comments say: the library, then the program.
     let dir = scratch("library-readme");
     let lib = dir.join("xray-lib");
-    let out = Command::new(SSC)
-        .args([
-            "build",
-            "examples/xray.ssc",
-            "-t",
-            "library",
-            "-ts",
-            "fused",
-            "2",
-            "-od",
-        ])
-        .arg(&lib)
-        .env("CFLAGS", "-O1")
-        .current_dir(ROOT)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new(SSC)
+            .args([
+                "build",
+                "examples/xray.ssc",
+                "-t",
+                "library",
+                "-ts",
+                "fused",
+                "2",
+                "-od",
+            ])
+            .arg(&lib)
+            .env("CFLAGS", "-O1")
+            .current_dir(ROOT),
     );
     let app = dir.join("xray_app");
-    let out = Command::new("cc")
-        .args(["-O2", "-Wall", "-Wextra", "-Werror"])
-        .arg(format!("-I{}", lib.display()))
-        .arg(root("examples/app/xray_app.c"))
-        .arg(lib.join("libxray.a"))
-        .args(["-pthread", "-lm", "-o"])
-        .arg(&app)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new("cc")
+            .args(["-O2", "-Wall", "-Wextra", "-Werror"])
+            .arg(format!("-I{}", lib.display()))
+            .arg(root("examples/app/xray_app.c"))
+            .arg(lib.join("libxray.a"))
+            .args(["-pthread", "-lm", "-o"])
+            .arg(&app),
     );
     let ran = Command::new(&app).output().unwrap();
     let c_out = String::from_utf8_lossy(&ran.stdout).into_owned();
@@ -394,18 +368,13 @@ fn the_readme_examples_are_the_example_files_and_run() {
     let flags = String::from_utf8_lossy(&pc.stdout).into_owned();
     assert!(pc.status.success() && flags.contains("-rpath"), "{flags}");
     let shared_app = dir.join("xray_app_shared");
-    let out = Command::new("cc")
-        .args(["-O2", "-Wall", "-Wextra", "-Werror"])
-        .arg(root("examples/app/xray_app.c"))
-        .args(flags.split_whitespace())
-        .arg("-o")
-        .arg(&shared_app)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new("cc")
+            .args(["-O2", "-Wall", "-Wextra", "-Werror"])
+            .arg(root("examples/app/xray_app.c"))
+            .args(flags.split_whitespace())
+            .arg("-o")
+            .arg(&shared_app),
     );
     let ran = Command::new(&shared_app)
         .env_remove("LD_LIBRARY_PATH")
@@ -620,23 +589,18 @@ fn every_caller_of_several_threads_gets_its_own_frame_and_close_returns() {
 #[test]
 fn a_stuck_kernel_times_out_and_close_returns() {
     let dir = scratch("library-hang");
-    let out = Command::new(SSC)
-        .args([
-            "build",
-            "tests/library/hang.ssc",
-            "--kernels",
-            "tests/library/hang.c",
-        ])
-        .args(["-t", "library", "-ts", "reduced", "2", "-od"])
-        .arg(&dir)
-        .env("CFLAGS", "-O1 -g")
-        .current_dir(ROOT)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new(SSC)
+            .args([
+                "build",
+                "tests/library/hang.ssc",
+                "--kernels",
+                "tests/library/hang.c",
+            ])
+            .args(["-t", "library", "-ts", "reduced", "2", "-od"])
+            .arg(&dir)
+            .env("CFLAGS", "-O1 -g")
+            .current_dir(ROOT),
     );
     let exe = driver("stress", "hang", &dir, &[]);
     for watchdog in ["200", "0"] {

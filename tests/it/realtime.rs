@@ -30,19 +30,14 @@ const EXIT_STUCK: i32 = 4;
 /// `ssc build FILE ARGS -od DIR` with `CFLAGS`; the executable (or the
 /// library's directory).
 fn build(file: &str, args: &[&str], dir: &Path, cflags: &str) -> PathBuf {
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(root(file))
-        .args(args)
-        .arg("-od")
-        .arg(dir)
-        .env("CFLAGS", cflags)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "ssc build {file} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new(SSC)
+            .arg("build")
+            .arg(root(file))
+            .args(args)
+            .arg("-od")
+            .arg(dir)
+            .env("CFLAGS", cflags),
     );
     let stem = Path::new(file).file_stem().unwrap().to_str().unwrap();
     dir.join(stem)
@@ -536,18 +531,13 @@ fn overload_deadline_and_watchdog_run_clean_under_tsan() {
         return;
     }
     let xray = small_xray("realtime-tsan");
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(&xray)
-        .args(["-ts", "fused", "2", "-od"])
-        .arg(&dir)
-        .env("CFLAGS", "-O1 -g -fsanitize=thread")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new(SSC)
+            .arg("build")
+            .arg(&xray)
+            .args(["-ts", "fused", "2", "-od"])
+            .arg(&dir)
+            .env("CFLAGS", "-O1 -g -fsanitize=thread"),
     );
     let exe = dir.join("xray_small");
     let prefix = no_aslr_prefix();

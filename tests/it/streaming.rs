@@ -79,21 +79,16 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
 fn histogram_percentiles_are_within_1_128_of_the_exact_ones() {
     let dir = scratch("streaming-percentiles");
     let exe = dir.join("percentiles");
-    let out = Command::new("cc")
-        .args([
-            "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread", "-I",
-        ])
-        .arg(root("runtime-c"))
-        .arg(root("tests/stats/percentiles.c"))
-        .arg(root("runtime-c/ssc_stats.c"))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new("cc")
+            .args([
+                "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread", "-I",
+            ])
+            .arg(root("runtime-c"))
+            .arg(root("tests/stats/percentiles.c"))
+            .arg(root("runtime-c/ssc_stats.c"))
+            .arg("-o")
+            .arg(&exe),
     );
     let out = Command::new(&exe).output().unwrap();
     assert!(out.status.success());

@@ -73,12 +73,7 @@ fn generated_c(input: &Path, options: &str, tag: &str) -> String {
         std::fs::copy(&kernels, dir.join(&name)).unwrap();
         cmd.args(["--kernels", &name]);
     }
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "ssc build {file} {options}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::run_ok(&mut cmd);
     let c = std::fs::read_to_string(dir.join("out").join(format!("{stem}.c"))).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir(dir.parent().unwrap()); // once empty

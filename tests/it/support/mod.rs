@@ -501,37 +501,34 @@ pub fn write_input(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// Runs `ssc ARGS…`, asserts it succeeds, and returns its standard output.
-pub fn ssc_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {
-    let args: Vec<std::ffi::OsString> = args.into_iter().map(|a| a.as_ref().into()).collect();
-    let out = Command::new(SSC).args(&args).output().unwrap();
+/// Runs `cmd`, asserts it succeeds (the message shows its command line
+/// and standard error), and returns its output.
+pub fn run_ok(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
     assert!(
         out.status.success(),
-        "ssc {}: {}",
-        args.iter()
-            .map(|a| a.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" "),
+        "{cmd:?}: {}\n{}",
+        out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap()
+    out
+}
+
+/// Runs `ssc ARGS…`, asserts it succeeds, and returns its standard output.
+pub fn ssc_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {
+    String::from_utf8(run_ok(Command::new(SSC).args(args)).stdout).unwrap()
 }
 
 /// Builds `desc` as a library (`-t library -ts fused 2`) into `lib`,
 /// compiled with `cflags`; asserts the build succeeds.
 pub fn fused_library(desc: &Path, lib: &Path, cflags: &str) {
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(desc)
-        .args(["-t", "library", "-ts", "fused", "2", "-od"])
-        .arg(lib)
-        .env("CFLAGS", cflags)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new(SSC)
+            .arg("build")
+            .arg(desc)
+            .args(["-t", "library", "-ts", "fused", "2", "-od"])
+            .arg(lib)
+            .env("CFLAGS", cflags),
     );
 }
 
