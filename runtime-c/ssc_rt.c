@@ -412,10 +412,10 @@ void ssc_B(ssc_thread *t, ssc_barrier *b)
  * busy), so it asks to be woken the spin bound plus its usual lateness
  * before the release and spins the rest, as a wait on a signal does (on
  * examples/xray.ssc the sources then started 0-10 us after their release,
- * mean, against 16-34 us with the spin bound alone). The lateness is learnt per
- * thread: an estimate that follows a later wake-up by a quarter of the
- * difference and an earlier one by 1/64 (about the 95th percentile of
- * recent wake-ups, not their outliers), at most a quarter of the period
+ * mean, against 16-34 us with the spin bound alone). The lateness is
+ * learnt per thread: an estimate that follows a later wake-up by a
+ * quarter of the difference and an earlier one by 1/64 (a high percentile
+ * of recent wake-ups, not their outliers), at most a quarter of the period
  * and WAKE_EARLY_MAX, so a preempted sleep costs spinning, never a frame. */
 #define WAKE_EARLY_MAX 2000000u
 static void wait_release(ssc_thread *t, uint64_t f)
