@@ -162,13 +162,12 @@ fn without_the_coarse_orderings_the_checker_refuses_dm() {
 #[test]
 fn dm_checks_a_hand_written_runtime() {
     let dir = scratch("dm-hand");
-    let out = Command::new(SSC)
-        .arg("build")
-        .arg(root("examples/xray.ssc"))
-        .args(["-ts", "simple", "-ms", "none", "-t", "interpreter"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = run_ok(
+        Command::new(SSC)
+            .arg("build")
+            .arg(root("examples/xray.ssc"))
+            .args(["-ts", "simple", "-ms", "none", "-t", "interpreter"]),
+    );
     let written = write_input(
         &dir,
         "xray_simple.ssc",

@@ -604,14 +604,13 @@ fn ssc_run_builds_runs_and_prints_the_report() {
 fn no_threadexecution_leaves_the_programs_out_of_the_printed_runtime_only() {
     let a = appendix_forms("te");
     let print = |extra: &[&str]| {
-        let out = Command::new(SSC)
-            .arg("build")
-            .arg(&a.timed)
-            .args(["-ts", "reduced", "2", "-t", "interpreter"])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
+        let out = run_ok(
+            Command::new(SSC)
+                .arg("build")
+                .arg(&a.timed)
+                .args(["-ts", "reduced", "2", "-t", "interpreter"])
+                .args(extra),
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     let with = print(&[]);

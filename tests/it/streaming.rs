@@ -90,8 +90,7 @@ fn histogram_percentiles_are_within_1_128_of_the_exact_ones() {
             .arg("-o")
             .arg(&exe),
     );
-    let out = Command::new(&exe).output().unwrap();
-    assert!(out.status.success());
+    let out = run_ok(&mut Command::new(&exe));
     let text = String::from_utf8(out.stdout).unwrap();
 
     let mut sets = std::collections::BTreeMap::<String, Vec<(String, Summary)>>::new();
