@@ -481,8 +481,16 @@ fn bench_says_a_warning_once_and_plots_every_configuration() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
+    // Each warning once, whatever the builds that raise it: E140 for the
+    // two fused ones, and E500 for the two reduced ones when the cost
+    // model finds no work for a second thread in this tiny chain.
     assert_eq!(err.matches("warning[E140]").count(), 1, "{err}");
-    assert_eq!(err.matches("0 errors, 1 warning").count(), 1, "{err}");
+    assert!(err.matches("warning[E500]").count() <= 1, "{err}");
+    assert_eq!(
+        err.matches("0 errors, 1 warning").count(),
+        err.matches("warning[E").count(),
+        "{err}"
+    );
     let svg = std::fs::read_to_string(dir.join("boxplot.svg")).unwrap();
     for s in ["reduced2", "fused2", "simple"] {
         for m in ["interference", "fold"] {

@@ -8,7 +8,7 @@
 use proptest::prelude::*;
 use ssc::ir::builtins::BUILTINS;
 use ssc::ir::{ElemType, Operations, Pair};
-use ssc::lower::cost::{Coefficients, Work};
+use ssc::lower::cost::{Coefficients, Traffic, Work, SOURCE_PERIOD, TYPES};
 use ssc::lower::{lower_to_hsdfg, LowerOptions};
 use ssc_cli::calibrate::{cache_file_under, cpu_model, CacheFile};
 use std::collections::BTreeMap;
@@ -23,13 +23,33 @@ fn coefficients() -> impl Strategy<Value = Coefficients> {
         proptest::array::uniform8(0.05f64..10.0),
         (1u32..10_000, 1u32..10_000, 0u32..1000),
         proptest::array::uniform7(1e-4f64..10.0),
+        (
+            1e-4f64..10.0,
+            proptest::array::uniform8(0.05f64..10.0),
+            proptest::array::uniform8(0.05f64..10.0),
+            (1e-4f64..1.0, 1024.0f64..1e9, 0.5f64..4.0),
+        ),
     )
         .prop_map(
-            |(call, point, tap, types, (wait, signal, transfer), defined)| Coefficients {
+            |(
                 call,
                 point,
                 tap,
                 types,
+                (wait, signal, transfer),
+                defined,
+                (source_copy, source_types, sink_types, (stream, cache, program)),
+            )| Coefficients {
+                call,
+                point,
+                tap,
+                types,
+                source_copy,
+                source_types,
+                sink_types,
+                stream,
+                cache,
+                program,
                 write: defined[0],
                 arith: defined[1],
                 convert: defined[2],
@@ -155,6 +175,110 @@ fn the_model_times_the_functions_without_an_entry_by_their_size() {
     assert_eq!((t["nr0"], t["nr2"]), (7.0, 7.0));
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Beyond the cache an instance costs at least its bytes at the
+    /// streaming cost and never less than in the cache; within it, what
+    /// it computes.
+    #[test]
+    fn beyond_the_cache_an_instance_costs_at_least_its_bytes(
+        c in coefficients(),
+        compute in 0.0f64..1e5,
+        (bytes, side) in (1.0f64..64.0, 1u64..8192),
+        more in 0.0f64..16.0,
+    ) {
+        let res = Pair::new(side, side);
+        let frame = (side * side) as f64 * bytes;
+        let traffic = Traffic { bytes, frame };
+        let t = c.streamed(compute, traffic, res);
+        prop_assert!(t >= compute);
+        let floor = (c.call + frame * c.stream) / 1000.0;
+        if frame > c.cache / 2.0 {
+            prop_assert!(t >= floor, "{t} < {floor}");
+            let heavier = Traffic { bytes: bytes + more, frame: frame * (bytes + more) / bytes };
+            prop_assert!(c.streamed(compute, heavier, res) >= t);
+        } else {
+            prop_assert_eq!(t, compute);
+        }
+    }
+}
+
+#[test]
+fn a_cheap_stage_beyond_the_cache_costs_its_bytes_a_filter_its_arithmetic() {
+    // fluoro: `detail` (a subtraction) and `gauss5` (a separable 5×5) at
+    // 1024² (`e0`, `g0`: 4 MiB frames, beyond the shipped 2 MiB cache's
+    // half) and at 512² (`e1`, `g1`: 1 MiB, within it).
+    let desc = ssc::front::syntax::parse(include_str!("../../examples/fluoro.ssc")).unwrap();
+    let times = |c: Coefficients| {
+        instance_times(
+            &desc,
+            &LowerOptions {
+                cost: Some(c),
+                ..LowerOptions::default()
+            },
+        )
+    };
+    let shipped = Coefficients::shipped();
+    let t = times(shipped);
+    // Four times the points; the subtraction waits for its 12 bytes a
+    // point, the filter's arithmetic hides them.
+    let (e, g) = (t["e0"] / t["e1"], t["g0"] / t["g1"]);
+    assert!(
+        e > 6.0,
+        "the subtraction at 1024² is {e}× the one at 512²: {t:?}"
+    );
+    assert!(
+        (3.9..4.1).contains(&g),
+        "the 5×5 at 1024² is {g}× the one at 512²: {t:?}"
+    );
+    let bytes = 1024.0 * 1024.0 * 12.0 * shipped.stream / 1000.0 * shipped.program;
+    assert!(t["e0"] >= bytes, "{} < {bytes}", t["e0"]);
+    // With a cache that holds every frame, both are four times as dear.
+    let mut big_cache = shipped;
+    big_cache.cache = 64.0 * 1024.0 * 1024.0;
+    let t = times(big_cache);
+    let e = t["e0"] / t["e1"];
+    assert!((3.9..4.1).contains(&e), "{e}: {t:?}");
+    // The program factor multiplies every modelled time.
+    let mut slower = shipped;
+    slower.program *= 2.0;
+    let (t1, t2) = (times(shipped), times(slower));
+    for (name, v) in &t1 {
+        assert!(
+            (t2[name] / v - 2.0).abs() < 1e-9,
+            "{name}: {} against {v}",
+            t2[name]
+        );
+    }
+}
+
+#[test]
+fn the_source_and_the_sink_are_priced_by_their_own_type_factors() {
+    let c = Coefficients::shipped();
+    let cost =
+        |f: &str, ty: ElemType, w: u64, h: u64| c.cost(f, ty, Pair::new(w, h), Pair::ONE).unwrap();
+    let points = |w: u64, h: u64| (w * h) as f64;
+    for ty in ElemType::ALL {
+        let t = TYPES.iter().position(|x| *x == ty).unwrap();
+        let sink = (cost("func_sink", ty, 512, 512) * 1000.0 - c.call) / points(512, 512);
+        assert!((sink - c.point[1] * c.sink_types[t]).abs() < 1e-9, "{ty:?}");
+        let gain = (cost("func_gain", ty, 512, 512) * 1000.0 - c.call) / points(512, 512);
+        assert!((gain - c.point[2] * c.types[t]).abs() < 1e-9, "{ty:?}");
+    }
+    // The source computes 251 elements a row and copies the rest: a row
+    // of 251 costs what its points compute; a wider one adds its copies.
+    let f = ElemType::Float;
+    let narrow = cost("func_source", f, SOURCE_PERIOD, 100) * 1000.0 - c.call;
+    assert!(
+        (narrow - points(251, 100) * c.point[0]).abs() < 1e-6,
+        "{narrow}"
+    );
+    let wide = cost("func_source", f, 1024, 100) * 1000.0 - c.call;
+    let expected = points(251, 100) * c.point[0] + points(1024 - 251, 100) * c.source_copy;
+    assert!((wide - expected).abs() < 1e-6, "{wide} against {expected}");
+}
+
 fn ssc_in(cache: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ssc"))
         .args(args)
@@ -237,7 +361,10 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
             "\"version\":1",
         )
         .replace(
-            ",\"wait_ns\":50.0,\"signal_ns\":5.0,\"transfer_ns_per_kib\":3.0",
+            &format!(
+                ",\"wait_ns\":{:?},\"signal_ns\":{:?},\"transfer_ns_per_kib\":{:?}",
+                doubled.wait, doubled.signal, doubled.transfer
+            ),
             "",
         );
     assert!(!version_1.contains("wait_ns"), "{version_1}");
@@ -246,7 +373,10 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
             &format!("\"version\":{}", ssc_cli::calibrate::VERSION),
             "\"version\":2",
         )
-        .replace(",\"transfer_ns_per_kib\":3.0", "");
+        .replace(
+            &format!(",\"transfer_ns_per_kib\":{:?}", doubled.transfer),
+            "",
+        );
     assert!(!version_2.contains("transfer"), "{version_2}");
     let mut version_3: serde_json::Value =
         serde_json::from_str(&cache_file(&cpu_model(), &doubled)).unwrap();
@@ -267,21 +397,46 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
             .unwrap();
     }
     let version_3 = version_3.to_string();
-    let bad: [(&str, String, &str); 8] = [
+    // The format before the costs beyond the cache, of the source and the
+    // sink, and the program factor.
+    let mut version_4: serde_json::Value =
+        serde_json::from_str(&cache_file(&cpu_model(), &doubled)).unwrap();
+    version_4["version"] = 4.into();
+    for k in [
+        "source_copy_ns",
+        "source_type_factor",
+        "sink_type_factor",
+        "stream_ns_per_byte",
+        "cache_bytes",
+        "program_factor",
+    ] {
+        version_4["coefficients"]
+            .as_object_mut()
+            .unwrap()
+            .remove(k)
+            .unwrap();
+    }
+    let version_4 = version_4.to_string();
+    let bad: [(&str, String, &str); 9] = [
         (
             "version 1",
             version_1,
-            "version 1, not `ssc-calibration` version 4",
+            "version 1, not `ssc-calibration` version 5",
         ),
         (
             "version 2",
             version_2,
-            "version 2, not `ssc-calibration` version 4",
+            "version 2, not `ssc-calibration` version 5",
         ),
         (
             "version 3",
             version_3,
-            "version 3, not `ssc-calibration` version 4",
+            "version 3, not `ssc-calibration` version 5",
+        ),
+        (
+            "version 4",
+            version_4,
+            "version 4, not `ssc-calibration` version 5",
         ),
         (
             "garbage",
@@ -354,11 +509,15 @@ fn predicted_sync(cache: &Path, file: &str) -> String {
 #[test]
 fn the_calibrated_wait_and_signal_price_what_timing_system_does_not() {
     let cache = scratch("sync");
-    // The shipped defaults: a wait 50 ns, a signal 5 ns.
+    // The shipped defaults.
+    let shipped = Coefficients::shipped().system();
+    let line = predicted_sync(&cache, "examples/xray.ssc");
     assert!(
-        predicted_sync(&cache, "examples/xray.ssc").contains("(wait 0.05 µs, signal 0.005 µs"),
-        "{}",
-        predicted_sync(&cache, "examples/xray.ssc")
+        line.contains(&format!(
+            "(wait {} µs, signal {} µs",
+            shipped.wait, shipped.signal
+        )),
+        "{line}"
     );
     let mut slow = Coefficients::shipped();
     (slow.wait, slow.signal) = (700.0, 300.0);

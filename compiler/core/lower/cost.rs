@@ -14,8 +14,17 @@
 //! fixed cost per call, a cost per point per built-in for `float` (what
 //! `mul` and the port count of a built-in make it read and write is part
 //! of it: a built-in's shape is fixed, E031), a cost per window tap, and a
-//! factor per element type (`float` = 1). The coefficients are per machine:
-//! measured by `ssc calibrate` (`ssc_cli::calibrate`) and cached per CPU
+//! factor per element type (`float` = 1). Two built-ins differ:
+//!
+//! - the source computes the first 251 elements of a row (the pattern's
+//!   period) and copies the rest: `points · point` becomes
+//!   `computed · point + (points − computed) · source_copy` with
+//!   `computed = min(w, 251) · h`;
+//! - the source and the sink have type factors of their own
+//!   (`source_types`, `sink_types`): the sink's checksum costs the same
+//!   per element whatever its type, the gain's conversions do not.
+//!
+//! The coefficients are per machine: measured by `ssc calibrate` (`ssc_cli::calibrate`) and cached per CPU
 //! model, else [`Coefficients::shipped`]. Guarantees: every coefficient is
 //! finite and positive ([`Coefficients::validate`]), so the cost grows
 //! strictly with the points and with the window; user kernels (not
@@ -32,6 +41,31 @@
 //! taps, a median's compare-exchanges, a mean's block elements, `linear`),
 //! each cost fitted on a defined function that uses that kind
 //! (`ssc_cli::calibrate::DEFINED`).
+//!
+//! **Beyond the cache.** Both formulas price an instance whose data stays
+//! in the core's own cache: the calibration measures them on frames of 1
+//! MiB. An instance with a port whose whole frame is more than half the
+//! per-core cache (`cache`, bytes) streams its data from further out; it
+//! costs at least what its bytes take at the streaming cost (`stream`, ns
+//! per byte read or written, measured on frames twice the cache):
+//!
+//! ```text
+//! t' = max(t, (call + points · bytes · stream) / 1000)   when frame > cache / 2
+//! ```
+//!
+//! with `bytes` what a point reads and writes over all its ports
+//! ([`Traffic`]). A maximum, not a sum: a stage that computes much per
+//! byte (a 5×5 filter) hides the memory behind its arithmetic, a cheap one
+//! (a subtraction, a 2×2 mean) waits for it ([`Coefficients::streamed`]).
+//!
+//! **Inside a program.** The harness times each instance alone, again and
+//! again, with its code and data warm; inside a running program each
+//! sub-box runs once an iteration between others, and a thread that waits
+//! for another's sub-box waits for that one's slow runs too. `program`,
+//! measured by running a reference chain (`ssc_cli::calibrate::reference`)
+//! against its own prediction, multiplies every modelled time:
+//! [`Timing::cost`](super::timing::Timing::cost) gives
+//! `program · t'`.
 //!
 //! The same calibration measures the run-time synchronisation: `signal`,
 //! a post nobody waits for, and `wait`, the rest of the one-way latency of
@@ -52,6 +86,11 @@ use std::collections::BTreeMap;
 /// The element types, in the order of [`Coefficients::types`].
 pub const TYPES: [ElemType; 8] = ElemType::ALL;
 
+/// The source's pattern repeats along a row with this period: it computes
+/// that many elements of a row and copies the rest
+/// (`runtime-c/ssc_kernels_io.c`).
+pub const SOURCE_PERIOD: u64 = 251;
+
 /// The per-machine coefficients of the model, ns (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Coefficients {
@@ -64,6 +103,12 @@ pub struct Coefficients {
     pub tap: f64,
     /// Factor per element type (order of [`TYPES`]), `float` = 1.
     pub types: [f64; 8],
+    /// `func_source`: per element of a row beyond the pattern's period
+    /// (copied, not computed), for `float`.
+    pub source_copy: f64,
+    /// `func_source`'s and `func_sink`'s own factors per element type.
+    pub source_types: [f64; 8],
+    pub sink_types: [f64; 8],
     /// A defined function: per output element written, for a 4-byte
     /// element (others in proportion to their size).
     pub write: f64,
@@ -82,6 +127,15 @@ pub struct Coefficients {
     pub signal: f64,
     /// Per KiB read of another core's output, ns (tenths; may be 0).
     pub transfer: f64,
+    /// Per byte read or written by an instance whose frames do not fit the
+    /// per-core cache, ns.
+    pub stream: f64,
+    /// The per-core cache, bytes: an instance streams when one of its
+    /// frames is more than half of it.
+    pub cache: f64,
+    /// What a modelled instance takes inside a running program over what
+    /// it takes alone in the timing harness (see the module docs).
+    pub program: f64,
 }
 
 /// The serialised form: names instead of positions, so a file from
@@ -93,6 +147,9 @@ pub struct Named {
     pub point_ns: BTreeMap<String, f64>,
     pub tap_ns: f64,
     pub type_factor: BTreeMap<String, f64>,
+    pub source_copy_ns: f64,
+    pub source_type_factor: BTreeMap<String, f64>,
+    pub sink_type_factor: BTreeMap<String, f64>,
     pub write_ns: f64,
     pub arith_ns: f64,
     pub convert_ns: f64,
@@ -103,6 +160,35 @@ pub struct Named {
     pub wait_ns: f64,
     pub signal_ns: f64,
     pub transfer_ns_per_kib: f64,
+    pub stream_ns_per_byte: f64,
+    pub cache_bytes: f64,
+    pub program_factor: f64,
+}
+
+/// What an instance moves, for the cost beyond the cache
+/// ([`Coefficients::streamed`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Traffic {
+    /// Bytes a point of the iteration space reads and writes, over all
+    /// ports (`mul.x · mul.y · size` each).
+    pub bytes: f64,
+    /// The largest whole frame one port reads or writes, bytes
+    /// (`resolution × mul · size`).
+    pub frame: f64,
+}
+
+impl Traffic {
+    /// The traffic of ports `(type, mul)` at `resolution`.
+    pub fn of(ports: impl IntoIterator<Item = (ElemType, Pair)>, resolution: Pair) -> Traffic {
+        let points = resolution.x as f64 * resolution.y as f64;
+        ports.into_iter().fold(Traffic::default(), |t, (ty, mul)| {
+            let per_point = (mul.x * mul.y * ty.size()) as f64;
+            Traffic {
+                bytes: t.bytes + per_point,
+                frame: t.frame.max(points * per_point),
+            }
+        })
+    }
 }
 
 /// What one point of a defined function writes and computes: the measure
@@ -138,33 +224,41 @@ impl Work {
 
 impl Coefficients {
     /// The defaults shipped with ssc, for a machine never calibrated:
-    /// `ssc calibrate` on the development machine (an AMD EPYC server
-    /// core, `-O3 -march=native`), the median of five runs, rounded.
+    /// `ssc calibrate` on the development machine (an Intel Xeon KVM guest
+    /// of 2 cores, 2 MiB of level-2 cache per core, `-O3 -march=native`),
+    /// the median of five calibrations, rounded to three digits.
     pub fn shipped() -> Coefficients {
         Coefficients {
-            call: 58.0,
+            call: 1.0,
             //      source  sink  gain  copy   dup  plus   mul   avg  conv  down    up
             point: [
-                0.428, 0.463, 0.182, 0.174, 0.334, 0.158, 0.154, 0.152, 0.255, 0.901, 0.472,
+                0.497, 0.28, 0.174, 0.202, 0.513, 0.18, 0.17, 0.167, 0.153, 0.214, 0.386,
             ],
-            tap: 0.0396,
+            tap: 0.019,
             //      char uchar short ushort  int  uint float double
-            types: [2.92, 0.61, 2.33, 0.92, 5.21, 2.11, 1.0, 1.85],
+            types: [2.53, 0.377, 1.34, 0.544, 2.45, 1.09, 1.0, 3.32],
+            source_copy: 0.0001,
+            source_types: [1.21, 1.18, 0.694, 0.694, 0.597, 0.518, 1.0, 1.49],
+            sink_types: [1.01, 1.01, 0.986, 0.992, 1.0, 1.0, 1.0, 1.01],
             // Defined functions (`calibrate::DEFINED`).
-            write: 0.132,
-            arith: 0.0052,
-            convert: 0.084,
-            stencil_tap: 0.0284,
-            exchange: 0.0335,
-            block: 0.188,
-            linear: 0.508,
-            // A wait/signal pair's one-way latency there: 55–60 ns, a
-            // post 5–13 ns (`runtime-c/README.md`, "Measured costs").
-            wait: 50.0,
-            signal: 5.0,
-            // Reading 64–256 KiB another core wrote: 2–5 ns a KiB more
+            write: 0.166,
+            arith: 0.00638,
+            convert: 0.0579,
+            stencil_tap: 0.0268,
+            exchange: 0.0242,
+            block: 0.0114,
+            linear: 0.289,
+            // A wait/signal pair's one-way latency there: 118–153 ns, a
+            // post 9–10 ns.
+            wait: 151.0,
+            signal: 10.0,
+            // Reading 128 KiB another core wrote: 39.1–60.8 ns a KiB more
             // than reading it from this core's cache.
-            transfer: 3.0,
+            transfer: 40.6,
+            stream: 0.037,
+            cache: 2097152.0,
+            // The reference chain: 1.14–1.40.
+            program: 1.28,
         }
     }
 
@@ -173,7 +267,8 @@ impl Coefficients {
         SystemTiming {
             wait: self.wait / 1000.0,
             signal: self.signal / 1000.0,
-            transfer: self.transfer / 1000.0,
+            // From tenths of ns, so 40.6 ns prints as 0.0406 µs.
+            transfer: (self.transfer * 10.0).round() / 10_000.0,
         }
     }
 
@@ -196,8 +291,16 @@ impl Coefficients {
         } else {
             0.0
         };
-        let ns = self.call + points * self.types[t] * (self.point[k] + taps * self.tap);
-        Some(ns / 1000.0)
+        let ns = match builtin {
+            "func_source" => {
+                let computed = (resolution.x.min(SOURCE_PERIOD) * resolution.y) as f64;
+                let copied = points - computed;
+                self.source_types[t] * (computed * self.point[k] + copied * self.source_copy)
+            }
+            "func_sink" => self.sink_types[t] * points * self.point[k],
+            _ => points * self.types[t] * (self.point[k] + taps * self.tap),
+        };
+        Some((self.call + ns) / 1000.0)
     }
 
     /// µs of one whole run of a defined function (`function_definition`)
@@ -216,6 +319,18 @@ impl Coefficients {
             + o.linear as f64 * self.linear;
         let ns = self.call + points * (work.writes * self.write + work.elements * per_element);
         ns / 1000.0
+    }
+
+    /// µs of an instance that takes `compute` µs with its data in the
+    /// core's cache and moves `traffic` at `resolution`: `compute` while
+    /// its largest frame fits half the per-core cache, else at least what
+    /// its bytes take at the streaming cost (see the module docs).
+    pub fn streamed(&self, compute: f64, traffic: Traffic, resolution: Pair) -> f64 {
+        if traffic.frame <= self.cache / 2.0 {
+            return compute;
+        }
+        let points = resolution.x as f64 * resolution.y as f64;
+        compute.max((self.call + points * traffic.bytes * self.stream) / 1000.0)
     }
 
     /// The defined functions' coefficients by name, in the order of the
@@ -240,7 +355,13 @@ impl Coefficients {
         if !ok(self.call) {
             return Err(time("call_ns", self.call));
         }
-        for (name, v) in std::iter::once(("tap_ns", self.tap)).chain(self.defined()) {
+        let others = [
+            ("tap_ns", self.tap),
+            ("source_copy_ns", self.source_copy),
+            ("stream_ns_per_byte", self.stream),
+            ("program_factor", self.program),
+        ];
+        for (name, v) in others.into_iter().chain(self.defined()) {
             if !ok(v) {
                 return Err(time(name, v));
             }
@@ -250,6 +371,10 @@ impl Coefficients {
             if !ok(v) || v.fract() != 0.0 {
                 return Err(CoefficientError::NotWholeNs { name, value: v });
             }
+        }
+        // At least a KiB, below a TiB.
+        if !(self.cache.is_finite() && (1024.0..1e12).contains(&self.cache)) {
+            return Err(CoefficientError::Cache { value: self.cache });
         }
         let t = self.transfer;
         if !(t.is_finite() && (0.0..1e9).contains(&t)) {
@@ -263,12 +388,27 @@ impl Coefficients {
                 });
             }
         }
-        for (t, v) in TYPES.iter().zip(self.types) {
-            if !ok(v) {
-                return Err(CoefficientError::TypeFactor { ty: *t, value: v });
+        for (name, factors) in self.type_factors() {
+            for (t, v) in TYPES.iter().zip(factors) {
+                if !ok(v) {
+                    return Err(CoefficientError::TypeFactor {
+                        name,
+                        ty: *t,
+                        value: v,
+                    });
+                }
             }
         }
         Ok(())
+    }
+
+    /// The three sets of type factors by their serialised names.
+    pub fn type_factors(&self) -> [(&'static str, [f64; 8]); 3] {
+        [
+            ("type_factor", self.types),
+            ("source_type_factor", self.source_types),
+            ("sink_type_factor", self.sink_types),
+        ]
     }
 
     pub fn to_named(&self) -> Named {
@@ -280,11 +420,10 @@ impl Coefficients {
                 .map(|(b, v)| (b.to_string(), v))
                 .collect(),
             tap_ns: self.tap,
-            type_factor: TYPES
-                .iter()
-                .zip(self.types)
-                .map(|(t, v)| (t.keyword().to_string(), v))
-                .collect(),
+            type_factor: by_type(self.types),
+            source_copy_ns: self.source_copy,
+            source_type_factor: by_type(self.source_types),
+            sink_type_factor: by_type(self.sink_types),
             write_ns: self.write,
             arith_ns: self.arith,
             convert_ns: self.convert,
@@ -295,6 +434,9 @@ impl Coefficients {
             wait_ns: self.wait,
             signal_ns: self.signal,
             transfer_ns_per_kib: self.transfer,
+            stream_ns_per_byte: self.stream,
+            cache_bytes: self.cache,
+            program_factor: self.program,
         }
     }
 
@@ -314,6 +456,9 @@ impl Coefficients {
         c.wait = n.wait_ns;
         c.signal = n.signal_ns;
         c.transfer = n.transfer_ns_per_kib;
+        c.stream = n.stream_ns_per_byte;
+        c.cache = n.cache_bytes;
+        c.program = n.program_factor;
         if n.point_ns.len() != BUILTINS.len() {
             return Err(CoefficientError::PointCount {
                 found: n.point_ns.len(),
@@ -325,20 +470,39 @@ impl Coefficients {
                 .get(*b)
                 .ok_or(CoefficientError::PointMissing { builtin: b })?;
         }
-        if n.type_factor.len() != TYPES.len() {
-            return Err(CoefficientError::TypeCount {
-                found: n.type_factor.len(),
-            });
-        }
-        for (i, t) in TYPES.iter().enumerate() {
-            c.types[i] = *n
-                .type_factor
-                .get(t.keyword())
-                .ok_or(CoefficientError::TypeMissing { ty: *t })?;
-        }
+        c.source_copy = n.source_copy_ns;
+        c.types = of_types("type_factor", &n.type_factor)?;
+        c.source_types = of_types("source_type_factor", &n.source_type_factor)?;
+        c.sink_types = of_types("sink_type_factor", &n.sink_type_factor)?;
         c.validate()?;
         Ok(c)
     }
+}
+
+/// Type factors by type keyword.
+fn by_type(factors: [f64; 8]) -> BTreeMap<String, f64> {
+    TYPES
+        .iter()
+        .zip(factors)
+        .map(|(t, v)| (t.keyword().to_string(), v))
+        .collect()
+}
+
+/// The type factors of a map that names every type exactly once.
+fn of_types(name: &'static str, map: &BTreeMap<String, f64>) -> Result<[f64; 8], CoefficientError> {
+    if map.len() != TYPES.len() {
+        return Err(CoefficientError::TypeCount {
+            name,
+            found: map.len(),
+        });
+    }
+    let mut factors = [0.0; 8];
+    for (i, t) in TYPES.iter().enumerate() {
+        factors[i] = *map
+            .get(t.keyword())
+            .ok_or(CoefficientError::TypeMissing { name, ty: *t })?;
+    }
+    Ok(factors)
 }
 
 /// Why coefficients cannot be used ([`Coefficients::validate`],
@@ -350,20 +514,26 @@ pub enum CoefficientError {
     NotATime { name: &'static str, value: f64 },
     #[error("{name} {value} is not a positive whole number of ns")]
     NotWholeNs { name: &'static str, value: f64 },
+    #[error("cache_bytes {value} is not a cache size (1 KiB to 1 TiB)")]
+    Cache { value: f64 },
     #[error("transfer_ns_per_kib {value} is not a time of at least 0")]
     Transfer { value: f64 },
     #[error("point_ns of {builtin}, {value}, is not a positive time")]
     Point { builtin: &'static str, value: f64 },
-    #[error("type_factor of {}, {value}, is not positive", .ty.keyword())]
-    TypeFactor { ty: ElemType, value: f64 },
+    #[error("{name} of {}, {value}, is not positive", .ty.keyword())]
+    TypeFactor {
+        name: &'static str,
+        ty: ElemType,
+        value: f64,
+    },
     #[error("point_ns names {found} functions, not the {} built-ins", BUILTINS.len())]
     PointCount { found: usize },
     #[error("point_ns lacks {builtin}")]
     PointMissing { builtin: &'static str },
-    #[error("type_factor names {found} types, not {}", TYPES.len())]
-    TypeCount { found: usize },
-    #[error("type_factor lacks {}", .ty.keyword())]
-    TypeMissing { ty: ElemType },
+    #[error("{name} names {found} types, not {}", TYPES.len())]
+    TypeCount { name: &'static str, found: usize },
+    #[error("{name} lacks {}", .ty.keyword())]
+    TypeMissing { name: &'static str, ty: ElemType },
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 //! end, E037). Iteration order is by key (`BTreeMap`s), so it is
 //! deterministic.
 
-use super::cost::{Coefficients, Work};
+use super::cost::{Coefficients, Traffic, Work};
 use crate::ir::hsdfg::SystemTiming;
 use crate::ir::{Direction, ElemType, FunctionDecl, Pair, Port, Runtime, TimingScope};
 use std::collections::BTreeMap;
@@ -55,6 +55,8 @@ pub struct Instance<'a> {
     /// A defined function (`function_definition`): what a point reads,
     /// writes and computes.
     pub defined: Option<Work>,
+    /// What its ports read and write (the cost beyond the cache).
+    pub traffic: Traffic,
 }
 
 impl<'a> Instance<'a> {
@@ -79,6 +81,7 @@ impl<'a> Instance<'a> {
             ty: f.ports.first().map_or(ElemType::Float, |p| p.ty),
             window,
             defined: None,
+            traffic: Traffic::of(f.ports.iter().map(|p| (p.ty, p.mul)), f.resolution),
         }
     }
 
@@ -102,6 +105,7 @@ impl<'a> Instance<'a> {
             ty: ports.first().map_or(ElemType::Float, |p| p.ty),
             window,
             defined: None,
+            traffic: Traffic::of(ports.iter().map(|p| (p.ty, p.mul.value)), resolution),
         }
     }
 
@@ -194,9 +198,12 @@ impl Timing {
         if source != Source::Default {
             return (t, source);
         }
-        let model = self.model.and_then(|m| match i.defined {
-            Some(work) => Some(m.defined_cost(work, i.resolution)),
-            None => m.cost(i.function, i.ty, i.resolution, i.window),
+        let model = self.model.and_then(|m| {
+            let compute = match i.defined {
+                Some(work) => Some(m.defined_cost(work, i.resolution)),
+                None => m.cost(i.function, i.ty, i.resolution, i.window),
+            }?;
+            Some(m.program * m.streamed(compute, i.traffic, i.resolution))
         });
         match model {
             Some(t) => (t, Source::Model),

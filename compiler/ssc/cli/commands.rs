@@ -58,6 +58,18 @@ fn calibrate(show: bool) -> i32 {
             "transfer(tr){:>9.1} ns/KiB read of another core's output",
             named.transfer_ns_per_kib
         );
+        println!(
+            "stream      {:>9.4} ns/byte read or written beyond the cache",
+            named.stream_ns_per_byte
+        );
+        println!(
+            "cache       {:>9.0} KiB per core (frames over half of it stream)",
+            named.cache_bytes / 1024.0
+        );
+        println!(
+            "program     {:>9.3} × in a running program against alone",
+            named.program_factor
+        );
     };
     if show {
         let loaded = calibrate::load();

@@ -50,7 +50,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 28107, 28546, 39081, 39520, 45074, 45513, 65137, 65576, 70782, 70343, 76074, 81805 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 40879, 46236, 62396, 67754, 69695, 75052, 83285, 88643, 96193, 90835, 101551, 110024 };
 
 static void init_signals(void)
 {

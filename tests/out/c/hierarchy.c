@@ -48,7 +48,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 146195, 146637, 250603, 251045, 281704, 282146, 312804, 313246, 342538, 342980, 368959 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 24405, 29803, 57700, 63098, 75581, 80979, 93462, 98860, 114220, 119619, 136780 };
 
 static void init_signals(void)
 {

@@ -590,7 +590,7 @@ static void def_wl(const ssc_call *call)
 enum { N_THREADS = 2, N_BOXES = 68 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 92160 bytes */
+static ssc_arena shared_arena;  /* 95232 bytes */
 static ssc_signal sig_s0, sig_s1, sig_s2, sig_s3, sig_s4, sig_s5, sig_s6, sig_s7, sig_s8, sig_s9, sig_s10;
 
 /* The ports of each function instance: where its buffers are, their grids. */
@@ -736,16 +736,16 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 6589, 27883, 387, 0, 0, 29255, 29567, 31359, 31695, 33510, 34024, 35673, 35993, 7961, 8331, 9626, 9851, 3791, 4627, 1654, 1718, 12156, 12428, 12931, 13468, 14180, 14459, 15486, 16219, 16404, 17766, 18618, 19266, 20609, 21395, 1809, 3239, 11001, 11372, 22693, 22933, 24653, 24959, 25665, 26033, 27451, 27828, 29879, 32030, 34538, 36313, 8701, 10076, 5463, 1873, 12699, 14005, 14739, 17137, 19128, 19914, 23479, 5222, 11742, 23172, 25971, 26402, 28205 };
+static const uint64_t box_plan_ns[N_BOXES] = { 6314, 25248, 490, 0, 0, 27204, 27608, 27656, 28146, 29163, 29739, 29755, 30220, 8270, 8630, 8674, 8895, 4184, 5104, 1847, 2049, 10230, 10595, 10619, 11315, 12126, 12529, 13113, 14033, 14281, 15988, 16303, 17142, 18797, 19083, 2307, 3344, 10103, 10211, 20837, 21177, 22344, 22618, 23239, 23693, 24746, 25212, 28061, 28636, 30331, 30685, 8990, 9116, 6025, 2250, 11024, 12011, 12931, 15201, 17695, 17981, 21242, 5220, 10319, 21516, 23644, 24146, 25678 };
 
 static void init_signals(void)
 {
     ssc_signal_init_named(&sig_s0, 0, "s0");
     ssc_signal_init_named(&sig_s1, 0, "s1");
-    ssc_signal_init_named(&sig_s2, 1, "s2");
-    ssc_signal_init_named(&sig_s3, 1, "s3");
+    ssc_signal_init_named(&sig_s2, 0, "s2");
+    ssc_signal_init_named(&sig_s3, 0, "s3");
     ssc_signal_init_named(&sig_s4, 0, "s4");
-    ssc_signal_init_named(&sig_s5, 0, "s5");
+    ssc_signal_init_named(&sig_s5, 1, "s5");
     ssc_signal_init_named(&sig_s6, 0, "s6");
     ssc_signal_init_named(&sig_s7, 0, "s7");
     ssc_signal_init_named(&sig_s8, 0, "s8");
@@ -757,7 +757,7 @@ static void init_ports(void)
 {
     out_a[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     out_b[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    out_u[0] = ssc_port_make(shared_arena.base + 24576, SSC_USHORT, 64, 48, 1, 1, 1, 1);
+    out_u[0] = ssc_port_make(shared_arena.base + 36864, SSC_USHORT, 64, 48, 1, 1, 1, 1);
     out_k[0] = ssc_port_make(shared_arena.base + 86016, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
     out_h[0] = ssc_port_make(shared_arena.base + 89088, SSC_FLOAT, 32, 24, 1, 1, 1, 1);
     in_f_arith[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
@@ -765,69 +765,69 @@ static void init_ports(void)
     out_f_arith[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_minmax[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_minmax[1] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    out_f_minmax[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    out_f_minmax[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_rounding[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_rounding[1] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    out_f_rounding[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    out_f_rounding[0] = ssc_port_make(shared_arena.base + 49152, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_choose[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_choose[1] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    out_f_choose[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    out_f_choose[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_to8[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    out_f_to8[0] = ssc_port_make(shared_arena.base + 36864, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
+    out_f_to8[0] = ssc_port_make(shared_arena.base + 92160, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
     in_f_sat8[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    out_f_sat8[0] = ssc_port_make(shared_arena.base + 36864, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
-    in_f_integer[0] = ssc_port_make(shared_arena.base + 24576, SSC_USHORT, 64, 48, 1, 1, 1, 1);
+    out_f_sat8[0] = ssc_port_make(shared_arena.base + 12288, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
+    in_f_integer[0] = ssc_port_make(shared_arena.base + 36864, SSC_USHORT, 64, 48, 1, 1, 1, 1);
     in_f_integer[1] = ssc_port_make(shared_arena.base + 86016, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
     out_f_integer[0] = ssc_port_make(shared_arena.base + 12288, SSC_INT, 64, 48, 1, 1, 1, 1);
-    in_f_shifted[0] = ssc_port_make(shared_arena.base + 24576, SSC_USHORT, 64, 48, 1, 1, 1, 1);
+    in_f_shifted[0] = ssc_port_make(shared_arena.base + 36864, SSC_USHORT, 64, 48, 1, 1, 1, 1);
     out_f_shifted[0] = ssc_port_make(shared_arena.base + 0, SSC_USHORT, 64, 48, 1, 1, 1, 1);
     in_f_wl[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    out_f_wl[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    out_f_wl[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_stencil3[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 3, 3);
     out_f_stencil3[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_offsets[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 3, 3);
-    out_f_offsets[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    out_f_offsets[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_sep53[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 5, 3);
-    out_f_sep53[0] = ssc_port_make(shared_arena.base + 49152, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    out_f_sep53[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_gauss55[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 5, 5);
     out_f_gauss55[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_box33[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 3, 3);
-    out_f_box33[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    out_f_box33[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_median33[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 3, 3);
-    out_f_median33[0] = ssc_port_make(shared_arena.base + 61440, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_f_median16[0] = ssc_port_make(shared_arena.base + 24576, SSC_USHORT, 64, 48, 1, 1, 3, 3);
+    out_f_median33[0] = ssc_port_make(shared_arena.base + 49152, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    in_f_median16[0] = ssc_port_make(shared_arena.base + 36864, SSC_USHORT, 64, 48, 1, 1, 3, 3);
     out_f_median16[0] = ssc_port_make(shared_arena.base + 6144, SSC_USHORT, 64, 48, 1, 1, 1, 1);
     in_f_down[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 2, 2, 1, 1);
-    out_f_down[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 32, 24, 1, 1, 1, 1);
+    out_f_down[0] = ssc_port_make(shared_arena.base + 92160, SSC_FLOAT, 32, 24, 1, 1, 1, 1);
     in_f_nearest[0] = ssc_port_make(shared_arena.base + 89088, SSC_FLOAT, 32, 24, 1, 1, 1, 1);
-    out_f_nearest[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 2, 2, 1, 1);
+    out_f_nearest[0] = ssc_port_make(shared_arena.base + 61440, SSC_FLOAT, 64, 48, 2, 2, 1, 1);
     in_f_bilinear[0] = ssc_port_make(shared_arena.base + 89088, SSC_FLOAT, 32, 24, 1, 1, 3, 3);
     out_f_bilinear[0] = ssc_port_make(shared_arena.base + 73728, SSC_FLOAT, 64, 48, 2, 2, 1, 1);
     in_f_gamma[0] = ssc_port_make(shared_arena.base + 86016, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
     out_f_gamma[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_f_steps[0] = ssc_port_make(shared_arena.base + 86016, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
-    out_f_steps[0] = ssc_port_make(shared_arena.base + 36864, SSC_INT, 64, 48, 1, 1, 1, 1);
+    out_f_steps[0] = ssc_port_make(shared_arena.base + 61440, SSC_INT, 64, 48, 1, 1, 1, 1);
     in_arith_out[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_minmax_out[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_rounding_out[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_choose_out[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_to8_out[0] = ssc_port_make(shared_arena.base + 36864, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
-    in_sat8_out[0] = ssc_port_make(shared_arena.base + 36864, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
+    in_minmax_out[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    in_rounding_out[0] = ssc_port_make(shared_arena.base + 49152, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    in_choose_out[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    in_to8_out[0] = ssc_port_make(shared_arena.base + 92160, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
+    in_sat8_out[0] = ssc_port_make(shared_arena.base + 12288, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
     in_integer_out[0] = ssc_port_make(shared_arena.base + 12288, SSC_INT, 64, 48, 1, 1, 1, 1);
     in_shifted_out[0] = ssc_port_make(shared_arena.base + 0, SSC_USHORT, 64, 48, 1, 1, 1, 1);
-    in_wl_out[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    in_wl_out[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_stencil3_out[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_offsets_out[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_sep53_out[0] = ssc_port_make(shared_arena.base + 49152, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    in_offsets_out[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    in_sep53_out[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_gauss55_out[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_box33_out[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_median33_out[0] = ssc_port_make(shared_arena.base + 61440, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    in_box33_out[0] = ssc_port_make(shared_arena.base + 24576, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    in_median33_out[0] = ssc_port_make(shared_arena.base + 49152, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_median16_out[0] = ssc_port_make(shared_arena.base + 6144, SSC_USHORT, 64, 48, 1, 1, 1, 1);
-    in_down_out[0] = ssc_port_make(shared_arena.base + 36864, SSC_FLOAT, 32, 24, 1, 1, 1, 1);
-    in_nearest_out[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
+    in_down_out[0] = ssc_port_make(shared_arena.base + 92160, SSC_FLOAT, 32, 24, 1, 1, 1, 1);
+    in_nearest_out[0] = ssc_port_make(shared_arena.base + 61440, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_bilinear_out[0] = ssc_port_make(shared_arena.base + 73728, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
     in_gamma_out[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_steps_out[0] = ssc_port_make(shared_arena.base + 36864, SSC_INT, 64, 48, 1, 1, 1, 1);
+    in_steps_out[0] = ssc_port_make(shared_arena.base + 61440, SSC_INT, 64, 48, 1, 1, 1, 1);
 }
 
 static void init_boxes(void)
@@ -909,51 +909,46 @@ static void thread_thread0(ssc_thread *t)
 {
     while (ssc_iteration_begin(t)) {
         ssc_E(t, &boxes[BOX_k_0]);
-        ssc_S(t, &sig_s0);
-        ssc_W(t, &sig_s4);
-        ssc_E(t, &boxes[BOX_f_shifted_1]);
-        ssc_W(t, &sig_s5);
-        ssc_E(t, &boxes[BOX_shifted_out_0]);
-        ssc_E(t, &boxes[BOX_f_median16_1]);
         ssc_W(t, &sig_s6);
-        ssc_E(t, &boxes[BOX_median16_out_0]);
-        ssc_E(t, &boxes[BOX_a_0]);
-        ssc_S(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_f_to8_0]);
-        ssc_E(t, &boxes[BOX_f_to8_1]);
-        ssc_E(t, &boxes[BOX_to8_out_0]);
+        ssc_E(t, &boxes[BOX_f_median16_0]);
+        ssc_S(t, &sig_s0);
+        ssc_E(t, &boxes[BOX_f_integer_0]);
+        ssc_E(t, &boxes[BOX_f_integer_1]);
+        ssc_E(t, &boxes[BOX_integer_out_0]);
+        ssc_W(t, &sig_s7);
         ssc_E(t, &boxes[BOX_f_sat8_0]);
         ssc_E(t, &boxes[BOX_f_sat8_1]);
         ssc_E(t, &boxes[BOX_sat8_out_0]);
-        ssc_E(t, &boxes[BOX_f_down_0]);
-        ssc_E(t, &boxes[BOX_f_down_1]);
-        ssc_E(t, &boxes[BOX_down_out_0]);
         ssc_E(t, &boxes[BOX_f_wl_0]);
-        ssc_E(t, &boxes[BOX_f_wl_1]);
-        ssc_E(t, &boxes[BOX_wl_out_0]);
-        ssc_E(t, &boxes[BOX_f_offsets_0]);
-        ssc_E(t, &boxes[BOX_f_offsets_1]);
-        ssc_E(t, &boxes[BOX_offsets_out_0]);
-        ssc_E(t, &boxes[BOX_f_sep53_1]);
-        ssc_W(t, &sig_s7);
-        ssc_E(t, &boxes[BOX_sep53_out_0]);
-        ssc_E(t, &boxes[BOX_f_box33_0]);
-        ssc_E(t, &boxes[BOX_f_box33_1]);
-        ssc_E(t, &boxes[BOX_box33_out_0]);
-        ssc_E(t, &boxes[BOX_f_median33_1]);
-        ssc_W(t, &sig_s8);
-        ssc_E(t, &boxes[BOX_median33_out_0]);
-        ssc_E(t, &boxes[BOX_f_bilinear_1]);
+        ssc_S(t, &sig_s1);
+        ssc_E(t, &boxes[BOX_f_stencil3_0]);
+        ssc_E(t, &boxes[BOX_f_stencil3_1]);
+        ssc_E(t, &boxes[BOX_stencil3_out_0]);
+        ssc_E(t, &boxes[BOX_f_sep53_0]);
         ssc_S(t, &sig_s2);
-        ssc_W(t, &sig_s9);
+        ssc_E(t, &boxes[BOX_f_gauss55_0]);
+        ssc_E(t, &boxes[BOX_f_gauss55_1]);
+        ssc_E(t, &boxes[BOX_gauss55_out_0]);
+        ssc_E(t, &boxes[BOX_f_median33_0]);
+        ssc_S(t, &sig_s3);
+        ssc_E(t, &boxes[BOX_f_nearest_0]);
+        ssc_E(t, &boxes[BOX_f_nearest_1]);
+        ssc_E(t, &boxes[BOX_nearest_out_0]);
+        ssc_E(t, &boxes[BOX_f_bilinear_1]);
+        ssc_W(t, &sig_s8);
         ssc_E(t, &boxes[BOX_bilinear_out_0]);
         ssc_E(t, &boxes[BOX_f_steps_0]);
         ssc_E(t, &boxes[BOX_f_steps_1]);
         ssc_E(t, &boxes[BOX_steps_out_0]);
+        ssc_W(t, &sig_s9);
+        ssc_E(t, &boxes[BOX_f_arith_1]);
         ssc_W(t, &sig_s10);
+        ssc_E(t, &boxes[BOX_arith_out_0]);
+        ssc_E(t, &boxes[BOX_f_rounding_0]);
+        ssc_S(t, &sig_s4);
         ssc_E(t, &boxes[BOX_f_choose_0]);
         ssc_E(t, &boxes[BOX_f_choose_1]);
-        ssc_S(t, &sig_s3);
+        ssc_S(t, &sig_s5);
         ssc_E(t, &boxes[BOX_choose_out_0]);
         ssc_iteration_end(t);
     }
@@ -962,48 +957,53 @@ static void thread_thread0(ssc_thread *t)
 static void thread_thread1(ssc_thread *t)
 {
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s2);
         ssc_E(t, &boxes[BOX_h_0]);
         ssc_E(t, &boxes[BOX_u_0]);
-        ssc_S(t, &sig_s4);
-        ssc_W(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_f_shifted_0]);
-        ssc_S(t, &sig_s5);
-        ssc_E(t, &boxes[BOX_f_median16_0]);
         ssc_S(t, &sig_s6);
+        ssc_W(t, &sig_s5);
+        ssc_E(t, &boxes[BOX_f_shifted_0]);
+        ssc_E(t, &boxes[BOX_f_shifted_1]);
+        ssc_E(t, &boxes[BOX_shifted_out_0]);
+        ssc_E(t, &boxes[BOX_f_median16_1]);
         ssc_W(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_f_integer_0]);
-        ssc_E(t, &boxes[BOX_f_integer_1]);
-        ssc_E(t, &boxes[BOX_integer_out_0]);
-        ssc_W(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_f_stencil3_0]);
-        ssc_E(t, &boxes[BOX_f_stencil3_1]);
-        ssc_E(t, &boxes[BOX_stencil3_out_0]);
-        ssc_E(t, &boxes[BOX_f_sep53_0]);
+        ssc_E(t, &boxes[BOX_median16_out_0]);
+        ssc_E(t, &boxes[BOX_a_0]);
         ssc_S(t, &sig_s7);
-        ssc_E(t, &boxes[BOX_f_gauss55_0]);
-        ssc_E(t, &boxes[BOX_f_gauss55_1]);
-        ssc_E(t, &boxes[BOX_gauss55_out_0]);
-        ssc_E(t, &boxes[BOX_f_median33_0]);
-        ssc_S(t, &sig_s8);
-        ssc_E(t, &boxes[BOX_f_nearest_0]);
-        ssc_E(t, &boxes[BOX_f_nearest_1]);
-        ssc_E(t, &boxes[BOX_nearest_out_0]);
+        ssc_E(t, &boxes[BOX_f_to8_0]);
+        ssc_E(t, &boxes[BOX_f_to8_1]);
+        ssc_E(t, &boxes[BOX_to8_out_0]);
+        ssc_E(t, &boxes[BOX_f_down_0]);
+        ssc_E(t, &boxes[BOX_f_down_1]);
+        ssc_E(t, &boxes[BOX_down_out_0]);
+        ssc_E(t, &boxes[BOX_f_wl_1]);
+        ssc_W(t, &sig_s1);
+        ssc_E(t, &boxes[BOX_wl_out_0]);
+        ssc_E(t, &boxes[BOX_f_offsets_0]);
+        ssc_E(t, &boxes[BOX_f_offsets_1]);
+        ssc_E(t, &boxes[BOX_offsets_out_0]);
+        ssc_E(t, &boxes[BOX_f_sep53_1]);
+        ssc_W(t, &sig_s2);
+        ssc_E(t, &boxes[BOX_sep53_out_0]);
+        ssc_E(t, &boxes[BOX_f_box33_0]);
+        ssc_E(t, &boxes[BOX_f_box33_1]);
+        ssc_E(t, &boxes[BOX_box33_out_0]);
+        ssc_E(t, &boxes[BOX_f_median33_1]);
+        ssc_W(t, &sig_s3);
+        ssc_E(t, &boxes[BOX_median33_out_0]);
         ssc_E(t, &boxes[BOX_f_bilinear_0]);
-        ssc_S(t, &sig_s9);
+        ssc_S(t, &sig_s8);
         ssc_E(t, &boxes[BOX_f_gamma_0]);
         ssc_E(t, &boxes[BOX_f_gamma_1]);
         ssc_E(t, &boxes[BOX_gamma_out_0]);
         ssc_E(t, &boxes[BOX_b_0]);
-        ssc_S(t, &sig_s10);
+        ssc_S(t, &sig_s9);
         ssc_E(t, &boxes[BOX_f_arith_0]);
-        ssc_E(t, &boxes[BOX_f_arith_1]);
-        ssc_E(t, &boxes[BOX_arith_out_0]);
+        ssc_S(t, &sig_s10);
         ssc_E(t, &boxes[BOX_f_minmax_0]);
         ssc_E(t, &boxes[BOX_f_minmax_1]);
         ssc_E(t, &boxes[BOX_minmax_out_0]);
-        ssc_E(t, &boxes[BOX_f_rounding_0]);
         ssc_E(t, &boxes[BOX_f_rounding_1]);
+        ssc_W(t, &sig_s4);
         ssc_E(t, &boxes[BOX_rounding_out_0]);
         ssc_iteration_end(t);
     }
@@ -1017,7 +1017,7 @@ static int init_all(int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 92160, huge_pages)))
+    if ((status = ssc_arena_init(&shared_arena, 95232, huge_pages)))
         return status;
     init_signals();
     init_ports();

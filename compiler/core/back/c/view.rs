@@ -360,11 +360,11 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
         version: env!("CARGO_PKG_VERSION"),
         source: comment(&o.source),
         summary: format!(
-            "{} function instances, {} sub-boxes, {} threads, {} signals, {} bytes of buffers.",
-            h.functions.len(),
-            h.graph.node_count(),
-            n_threads,
-            r.signals.len(),
+            "{}, {}, {}, {}, {} bytes of buffers.",
+            counted(h.functions.len(), "function instance"),
+            counted(h.graph.node_count(), "sub-box"),
+            counted(n_threads, "thread"),
+            counted(r.signals.len(), "signal"),
             h.buffers.iter().map(|b| b.bytes).sum::<u64>()
         ),
         options: comment(&o.options),
@@ -688,4 +688,13 @@ fn dynamic_views(
         });
     }
     (dynbufs, pools, uses)
+}
+
+/// `n` and `noun`, plural unless `n` is 1 (`1 thread`, `2 sub-boxes`).
+fn counted(n: usize, noun: &str) -> String {
+    match (n, noun.ends_with('x')) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        _ => format!("{n} {noun}s"),
+    }
 }

@@ -1,0 +1,142 @@
+//! The reference chain and the program factor (`super`'s docs, "Inside
+//! a program"; `lower::cost`, "Inside a program").
+
+use super::{build, median, run_json_with, Error, PASSES};
+use ssc::back;
+use ssc::lower::cost::Coefficients;
+use std::path::Path;
+
+/// The reference chain's side (its coarse branch runs at half of it).
+pub const REFERENCE_SIDE: u64 = 1024;
+/// Threads the reference program runs on (`-ts reduced 2 -ms reuse`).
+pub const REFERENCE_THREADS: usize = 2;
+/// The reference program's period over its back-to-back mean latency.
+pub(super) const REFERENCE_PERIOD: f64 = 2.0;
+/// Iterations of one run of the reference program (one a pass).
+const REFERENCE_ITERATIONS: u64 = 200;
+
+/// The reference chain that measures the program factor: a small imaging
+/// chain of `float` stages (a dark correction, a 5×5 smoothing, a detail
+/// layer, a 2×2 mean down, a 3×3 median, a linear up, a merge and a
+/// conversion to 16 bits), with one branch at half the side. None of the
+/// bundled examples or benchmarks.
+pub fn reference() -> String {
+    let (n, h) = (REFERENCE_SIDE, REFERENCE_SIDE / 2);
+    format!(
+        "declaration {{
+  function_declaration func_source_ushort FULL {{ out OUT ushort mul [1, 1]; }};
+  function_declaration func_source FULL {{ out OUT float mul [1, 1]; }};
+  function_declaration func_sink_ushort FULL {{ in IN ushort mul [1, 1]; }};
+  function_declaration func_sink FULL {{ in IN float mul [1, 1]; }};
+  function_declaration ref_correct FULL {{ raw IN ushort mul [1, 1]; dark IN float mul [1, 1]; out OUT float mul [1, 1]; }};
+  function_definition ref_correct {{ out = max(float(raw) - dark, 0); }};
+  function_declaration ref_smooth FULL {{ in IN float mul [1, 1] [5, 5]; out OUT float mul [1, 1]; }};
+  function_definition ref_smooth {{ out = separable(in, [1, 4, 6, 4, 1], [1, 4, 6, 4, 1]) / 256; }};
+  function_declaration ref_detail FULL {{ image IN float mul [1, 1]; smooth IN float mul [1, 1]; out OUT float mul [1, 1]; }};
+  function_definition ref_detail {{ out = image - smooth; }};
+  function_declaration ref_down FULL {{ in IN float mul [2, 2]; out OUT float mul [1, 1]; }};
+  function_definition ref_down {{ out = mean(in); }};
+  function_declaration ref_median FULL {{ in IN float mul [1, 1] [3, 3]; out OUT float mul [1, 1]; }};
+  function_definition ref_median {{ out = median(in); }};
+  function_declaration ref_up FULL {{ in IN float mul [1, 1] [3, 3]; out OUT float mul [2, 2]; }};
+  function_definition ref_up {{ out = linear(in); }};
+  function_declaration ref_merge FULL {{ coarse IN float mul [1, 1]; detail IN float mul [1, 1]; out OUT float mul [1, 1]; }};
+  function_definition ref_merge {{ out = coarse + 1.5 * detail; }};
+  function_declaration ref_out FULL {{ in IN float mul [1, 1]; out OUT ushort mul [1, 1]; }};
+  function_definition ref_out {{ out = ushort(clamp(round(in), 0, 65535)); }};
+  function raw func_source_ushort [{n}, {n}], dark func_source [{n}, {n}],
+    correct ref_correct [{n}, {n}], smooth ref_smooth [{n}, {n}], detail ref_detail [{n}, {n}],
+    down ref_down [{h}, {h}], median ref_median [{h}, {h}], up ref_up [{h}, {h}],
+    merge ref_merge [{n}, {n}], out ref_out [{n}, {n}],
+    image func_sink_ushort [{n}, {n}], preview func_sink [{h}, {h}];
+  raw.out -> correct.raw;
+  dark.out -> correct.dark;
+  correct.out -> smooth.in;
+  correct.out -> detail.image;
+  smooth.out -> detail.smooth;
+  smooth.out -> down.in;
+  down.out -> median.in;
+  median.out -> up.in;
+  median.out -> preview.in;
+  up.out -> merge.coarse;
+  detail.out -> merge.detail;
+  merge.out -> out.in;
+  out.out -> image.in;
+}}
+"
+    )
+}
+
+/// The reference chain compiled with coefficients `c`, and its predicted
+/// latency (µs, `-pr`'s).
+pub(super) fn reference_compiled(
+    c: &Coefficients,
+) -> Result<(ssc::pipeline::Compiled, f64), Error> {
+    let mut opts = ssc::pipeline::Options::new(
+        ssc::schedule::SchedulerKind::Reduced(REFERENCE_THREADS),
+        ssc::memory::MemoryKind::Reuse,
+    );
+    opts.lower.cost = Some(*c);
+    let compiled = ssc::compile(&reference(), &opts).map_err(Error::Reference)?;
+    let predicted = ssc::analysis::analyse(&compiled)
+        .map_err(|d| Error::ReferenceAnalysis(format!("{d:?}")))?
+        .latency_us;
+    Ok((compiled, predicted))
+}
+
+/// The reference program of a compilation of [`reference`].
+pub(super) fn reference_program(
+    compiled: &ssc::pipeline::Compiled,
+) -> Result<back::c::Program, Error> {
+    let opts = back::c::COptions {
+        name: "ssc_calibrate_reference".into(),
+        iterations: REFERENCE_ITERATIONS,
+        cores: compiled.cores.clone(),
+        ..Default::default()
+    };
+    back::c::emit(&compiled.hsdfg, &compiled.runtime, &opts).map_err(Error::Reference)
+}
+
+/// One run of the reference program, back to back (`period_us` `None`)
+/// or with a frame every `period_us`: its mean latency, µs.
+pub(super) fn reference_mean(exe: &Path, period_us: Option<f64>) -> Result<f64, Error> {
+    let args: Vec<String> = match period_us {
+        Some(p) => vec!["--period-us".into(), format!("{:.0}", p.ceil())],
+        None => Vec::new(),
+    };
+    let text = run_json_with(exe, "ssc_calibrate_reference", &args)?;
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v["latency_us"]["mean"].as_f64())
+        .filter(|m| m.is_finite() && *m > 0.0)
+        .ok_or_else(|| Error::ReferenceOutput(text.trim().to_string()))
+}
+
+/// The program factor of coefficients `c` fitted on the harness, from the
+/// mean latencies `means` of the reference program built as `built`: their
+/// median over the latency `c` predicts for it, refined once so the
+/// prediction with the factor (whose waits and signals it does not scale)
+/// meets the measurement. When `c` schedules the reference otherwise
+/// than `built` ran it, that schedule is built and measured again here.
+pub(super) fn program_factor(
+    c: &Coefficients,
+    built: &ssc::pipeline::Compiled,
+    mut means: Vec<f64>,
+    dir: &Path,
+) -> Result<f64, Error> {
+    let (compiled, predicted) = reference_compiled(c)?;
+    if compiled.runtime != built.runtime {
+        let exe = build(&reference_program(&compiled)?, &dir.join("reference-again"))?;
+        let period = REFERENCE_PERIOD * reference_mean(&exe, None)?;
+        means = (0..PASSES)
+            .map(|_| reference_mean(&exe, Some(period)))
+            .collect::<Result<_, _>>()?;
+    }
+    let measured = median(&mut means);
+    let mut factor = measured / predicted;
+    let mut scaled = *c;
+    scaled.program = factor;
+    let (_, again) = reference_compiled(&scaled)?;
+    factor *= measured / again;
+    Ok(factor)
+}
