@@ -166,11 +166,22 @@ fn declarations() -> String {
     let f = "float";
     decl(&mut d, "func_source", &[port("out", "OUT", f, 1, 1)]);
     decl(&mut d, "func_sink", &[port("in", "IN", f, 1, 1)]);
-    for k in ["func_gain", "func_copy"] {
+    // One input, one output: the input's `mul` and window, the output's `mul`.
+    for (name, in_mul, window, out_mul) in [
+        ("func_gain", 1, 1, 1),
+        ("func_copy", 1, 1, 1),
+        ("func_conv", 1, 3, 1),
+        ("func_conv_7x7", 1, 7, 1),
+        ("func_down", 2, 1, 1),
+        ("func_up", 1, 1, 2),
+    ] {
         decl(
             &mut d,
-            k,
-            &[port("in", "IN", f, 1, 1), port("out", "OUT", f, 1, 1)],
+            name,
+            &[
+                port("in", "IN", f, in_mul, window),
+                port("out", "OUT", f, out_mul, 1),
+            ],
         );
     }
     decl(
@@ -193,26 +204,6 @@ fn declarations() -> String {
             ],
         );
     }
-    decl(
-        &mut d,
-        "func_conv",
-        &[port("in", "IN", f, 1, 3), port("out", "OUT", f, 1, 1)],
-    );
-    decl(
-        &mut d,
-        "func_conv_7x7",
-        &[port("in", "IN", f, 1, 7), port("out", "OUT", f, 1, 1)],
-    );
-    decl(
-        &mut d,
-        "func_down",
-        &[port("in", "IN", f, 2, 1), port("out", "OUT", f, 1, 1)],
-    );
-    decl(
-        &mut d,
-        "func_up",
-        &[port("in", "IN", f, 1, 1), port("out", "OUT", f, 2, 1)],
-    );
     for t in TYPES.iter().filter(|t| t.keyword() != "float") {
         let t = t.keyword();
         decl(
