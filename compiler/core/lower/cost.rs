@@ -232,33 +232,33 @@ impl Coefficients {
             call: 1.0,
             //      source  sink  gain  copy   dup  plus   mul   avg  conv  down    up
             point: [
-                0.497, 0.28, 0.174, 0.202, 0.513, 0.18, 0.17, 0.167, 0.153, 0.214, 0.386,
+                0.505, 0.28, 0.167, 0.2, 0.516, 0.17, 0.165, 0.166, 0.148, 0.215, 0.376,
             ],
-            tap: 0.019,
+            tap: 0.0191,
             //      char uchar short ushort  int  uint float double
-            types: [2.53, 0.377, 1.34, 0.544, 2.45, 1.09, 1.0, 3.32],
+            types: [2.63, 0.383, 1.38, 0.552, 2.55, 1.09, 1.0, 3.38],
             source_copy: 0.0001,
-            source_types: [1.21, 1.18, 0.694, 0.694, 0.597, 0.518, 1.0, 1.49],
-            sink_types: [1.01, 1.01, 0.986, 0.992, 1.0, 1.0, 1.0, 1.01],
+            source_types: [1.21, 1.18, 0.697, 0.701, 0.58, 0.511, 1.0, 1.44],
+            sink_types: [1.01, 1.01, 0.987, 1.03, 1.0, 1.0, 1.0, 0.981],
             // Defined functions (`calibrate::DEFINED`).
             write: 0.166,
-            arith: 0.00638,
-            convert: 0.0579,
-            stencil_tap: 0.0268,
-            exchange: 0.0242,
-            block: 0.0114,
-            linear: 0.289,
-            // A wait/signal pair's one-way latency there: 118–153 ns, a
-            // post 9–10 ns.
-            wait: 151.0,
-            signal: 10.0,
-            // Reading 128 KiB another core wrote: 39.1–60.8 ns a KiB more
+            arith: 0.00576,
+            convert: 0.0541,
+            stencil_tap: 0.0193,
+            exchange: 0.024,
+            block: 0.0069,
+            linear: 0.29,
+            // A wait/signal pair's one-way latency there: 113–148 ns, a
+            // post 9–9 ns.
+            wait: 137.0,
+            signal: 9.0,
+            // Reading 128 KiB another core wrote: 60.6–61.6 ns a KiB more
             // than reading it from this core's cache.
-            transfer: 40.6,
-            stream: 0.037,
+            transfer: 61.2,
+            stream: 0.0361,
             cache: 2097152.0,
-            // The reference chain: 1.14–1.40.
-            program: 1.28,
+            // The reference chain: 1.16–1.25.
+            program: 1.21,
         }
     }
 

@@ -146,7 +146,7 @@ fn fit_defined(t: &Times, c: &mut Coefficients, cache: u64) -> Result<(), Error>
     type Count = fn(&ssc::ir::Operations) -> u64;
     let kinds: [(&str, &[&str], Count); 5] = [
         ("convert", &["def_sub", "def_to16"], |o| o.convert),
-        ("stencil_tap", &["def_gauss"], |o| o.taps),
+        ("stencil_tap", &["def_gauss3", "def_gauss"], |o| o.taps),
         ("exchange", &["def_median"], |o| o.exchanges),
         ("block", &["def_mean"], |o| o.block),
         ("linear", &["def_linear"], |o| o.linear),

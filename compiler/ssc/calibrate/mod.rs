@@ -6,7 +6,7 @@
 //! every built-in at a few hundred thousand points (`float`), a
 //! convolution with a 3×3 and one with a 7×7 window, a gain at 64×64 (the
 //! cost of a call), a gain, a source and a sink of each other element
-//! type, and ten defined functions ([`DEFINED`]: the pointwise, window
+//! type, and eleven defined functions ([`DEFINED`]: the pointwise, window
 //! and scaling operations of the example chains). The `-t wcet`
 //! harness (`back::wcet`) built from it, compiled as `ssc build` compiles
 //! (`-O3 -march=native` unless `$CC`/`$CFLAGS` say otherwise), times every
@@ -90,8 +90,11 @@ const FORMAT: &str = "ssc-calibration";
 /// Version 2 added the synchronisation costs (`wait_ns`, `signal_ns`),
 /// version 3 the transfer (`transfer_ns_per_kib`), version 4 the costs of
 /// defined functions (`write_ns`, `arith_ns`, … `linear_ns`), version 5
-/// the cost beyond the cache (`stream_ns_per_byte`, `cache_bytes`); a file
-/// of an older version is ignored with a warning, as any other version is.
+/// the source's and the sink's own costs (`source_copy_ns`,
+/// `source_type_factor`, `sink_type_factor`), the cost beyond the cache
+/// (`stream_ns_per_byte`, `cache_bytes`) and the program factor
+/// (`program_factor`); a file of an older version is ignored with a
+/// warning, as any other version is.
 pub const VERSION: u32 = 5;
 
 /// Why calibrating failed ([`measure`], [`fit`]), or why a cache file

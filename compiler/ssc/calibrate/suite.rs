@@ -262,7 +262,7 @@ type DefinedPort = (&'static str, &'static str, &'static str, u64, u64);
 /// (`examples/xray.ssc`'s, `examples/fluoro.ssc`'s): name, ports, the value
 /// of `out`, and the divisor of `SIDE` their instance runs at (2 for the
 /// scalers, so every one reads and writes frames of about one size).
-pub const DEFINED: [(&str, &[DefinedPort], &str, u64); 10] = [
+pub const DEFINED: [(&str, &[DefinedPort], &str, u64); 11] = [
     ("def_add", &[IN, OUT], "in + 1", 1),
     (
         "def_mul",
@@ -290,6 +290,12 @@ pub const DEFINED: [(&str, &[DefinedPort], &str, u64); 10] = [
         1,
     ),
     ("def_median", &[IN3, OUT], "median(in)", 1),
+    (
+        "def_gauss3",
+        &[IN3, OUT],
+        "separable(in, [1, 2, 1], [1, 2, 1]) / 16",
+        1,
+    ),
     (
         "def_gauss",
         &[("in", "IN", "float", 1, 5), OUT],

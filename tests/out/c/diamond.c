@@ -50,7 +50,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 40879, 46236, 62396, 67754, 69695, 75052, 83285, 88643, 96193, 90835, 101551, 110024 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 39265, 47245, 59725, 67704, 67911, 74326, 80596, 87011, 95316, 87337, 101731, 109662 };
 
 static void init_signals(void)
 {

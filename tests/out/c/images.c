@@ -54,7 +54,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 1861, 1861, 3273, 3273, 0, 0, 2539, 2539, 4422, 4422, 1154, 1154, 2726, 2726, 5060, 5060, 1304, 1304 };
+static const uint64_t box_plan_ns[N_BOXES] = { 1777, 1777, 3144, 3144, 0, 0, 2436, 2436, 4245, 4245, 1108, 1108, 2608, 2608, 4840, 4840, 1251, 1251 };
 
 static void init_signals(void)
 {

@@ -60,7 +60,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 28370, 31378, 34385, 35196, 38938, 39749, 40672, 40501, 42879, 42708, 44236, 44064, 46765, 46594, 52190, 52019, 64895 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 27368, 30310, 33251, 34376, 37628, 38753, 39650, 39489, 41790, 41628, 43076, 42915, 45402, 45241, 50546, 50385, 63750 };
 
 static void init_signals(void)
 {
