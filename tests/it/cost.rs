@@ -279,6 +279,51 @@ fn the_source_and_the_sink_are_priced_by_their_own_type_factors() {
     assert!((wide - expected).abs() < 1e-6, "{wide} against {expected}");
 }
 
+#[test]
+fn a_buffer_beyond_the_cache_pays_no_transfer() {
+    // A source in one sub-box feeding a gain split in two: the gain's
+    // half on the other thread reads rows the source wrote. At 512² the
+    // frame (1 MiB) fits half the shipped 2 MiB cache and that costs a
+    // transfer; at 1024² it streams from the shared cache whoever wrote
+    // it, which the streaming term prices, so no transfer.
+    let shipped = Coefficients::shipped();
+    let transfer = |side: u64| {
+        let text = format!(
+            "declaration {{
+              function_declaration func_source NONE {{ out OUT float mul [1, 1]; }};
+              function_declaration func_gain FULL {{ in IN float mul [1, 1]; out OUT float mul [1, 1]; }};
+              function_declaration func_sink NONE {{ in IN float mul [1, 1]; }};
+              function src func_source [{side}, {side}], g func_gain [{side}, {side}], snk func_sink [{side}, {side}];
+              src.out -> g.in;
+              g.out -> snk.in;
+            }}"
+        );
+        let desc = ssc::front::syntax::parse(&text).unwrap();
+        let opts = LowerOptions {
+            cost: Some(shipped),
+            ..LowerOptions::default()
+        };
+        let (_, h) = lower_to_hsdfg(&desc, &opts).unwrap();
+        let gain: Vec<_> = h
+            .actors()
+            .filter(|a| h.function_of(*a).name == "g")
+            .collect();
+        assert_eq!(gain.len(), 2);
+        gain.iter()
+            .flat_map(|a| h.predecessors(*a).into_iter().map(move |p| (p, *a)))
+            .map(|(p, a)| h.transfer_cost(p, a))
+            .fold(0.0, f64::max)
+    };
+    let small = transfer(512);
+    assert!(small > 0.0, "{small}");
+    // Half the frame, 512 KiB, at the transfer cost.
+    assert!(
+        (small - 512.0 * shipped.system().transfer).abs() < 1e-9,
+        "{small}"
+    );
+    assert_eq!(transfer(1024), 0.0);
+}
+
 fn ssc_in(cache: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ssc"))
         .args(args)

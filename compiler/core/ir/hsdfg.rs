@@ -167,6 +167,11 @@ pub struct SystemTiming {
     /// Per KiB a sub-box reads of what a sub-box of another thread wrote:
     /// the cache lines come from the other core's cache.
     pub transfer: f64,
+    /// The largest buffer, bytes, whose rows a transfer prices: a bigger
+    /// one does not stay in the writer's cache, so it comes from the
+    /// shared cache or memory whoever wrote it (the cost model's streaming
+    /// term prices that). Infinite without a cost model.
+    pub transfer_limit: f64,
 }
 
 impl Default for SystemTiming {
@@ -176,6 +181,7 @@ impl Default for SystemTiming {
             wait: 1.0,
             signal: 1.0,
             transfer: 0.0,
+            transfer_limit: f64::INFINITY,
         }
     }
 }
@@ -267,10 +273,15 @@ impl Hsdfg {
     }
 
     /// Bytes of `a`'s inputs that `p` writes (the rows both touch of each
-    /// buffer, whole rows of the buffer's grid).
+    /// buffer, whole rows of the buffer's grid), in buffers no bigger than
+    /// `system.transfer_limit`: what moves from `p`'s core to `a`'s.
     pub fn shared_bytes(&self, p: ActorId, a: ActorId) -> u64 {
         let mut total = 0;
-        for w in self.actor(p).accesses.iter().filter(|x| x.write) {
+        for w in self.actor(p).accesses.iter().filter(|x| {
+            let b = self.buffer(x.buffer);
+            let frame = (b.grid.x * b.grid.y * b.ty.size()) as f64;
+            x.write && frame <= self.system.transfer_limit
+        }) {
             for r in self
                 .actor(a)
                 .accesses

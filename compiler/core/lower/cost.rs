@@ -269,6 +269,8 @@ impl Coefficients {
             signal: self.signal / 1000.0,
             // From tenths of ns, so 40.6 ns prints as 0.0406 µs.
             transfer: (self.transfer * 10.0).round() / 10_000.0,
+            // What streams is priced by `streamed`.
+            transfer_limit: self.cache / 2.0,
         }
     }
 

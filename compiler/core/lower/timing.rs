@@ -225,6 +225,7 @@ impl Timing {
             if !self.system_given.2 {
                 self.system.transfer = m.system().transfer;
             }
+            self.system.transfer_limit = m.system().transfer_limit;
         }
         self
     }
@@ -307,7 +308,8 @@ mod system_tests {
             SystemTiming {
                 wait: 0.07,
                 signal: 0.009,
-                transfer: 0.0025
+                transfer: 0.0025,
+                transfer_limit: m.cache / 2.0,
             }
         );
         let wt =
@@ -317,7 +319,8 @@ mod system_tests {
             SystemTiming {
                 wait: 2.0,
                 signal: 0.009,
-                transfer: 0.0025
+                transfer: 0.0025,
+                transfer_limit: m.cache / 2.0,
             }
         );
         let all = Timing::from_runtime(Some(&runtime_with("timing_system wt 3, sg 4, tr 0;")))
@@ -327,7 +330,8 @@ mod system_tests {
             SystemTiming {
                 wait: 3.0,
                 signal: 4.0,
-                transfer: 0.0
+                transfer: 0.0,
+                transfer_limit: m.cache / 2.0,
             }
         );
         // Without a model: 1 µs each and free transfers, as before there

@@ -88,7 +88,7 @@ impl Options {
 ///     function_declaration func_source NONE { out OUT float mul [1, 1]; };
 ///     function_declaration func_gain FULL { in IN float mul [1, 1]; out OUT float mul [1, 1]; };
 ///     function_declaration func_sink NONE { in IN float mul [1, 1]; };
-///     function src func_source [512, 512], g func_gain [512, 512], snk func_sink [512, 512];
+///     function src func_source [1024, 1024], g func_gain [1024, 1024], snk func_sink [1024, 1024];
 ///     src.out -> g.in;
 ///     g.out -> snk.in;
 ///   }";

@@ -33,7 +33,7 @@
 //! that side: the median
 //! of their ns per byte read and written is the streaming cost.
 //!
-//! **Inside a program.** [`reference`] is a small imaging chain (none of
+//! **Inside a program.** [`reference`](fn@reference) is a small imaging chain (none of
 //! the bundled examples); its program (`-ts reduced 2 -ms reuse`, built
 //! with the harness) runs once back to back, then once in each pass with
 //! a frame every twice that latency, as a detector drives a chain; its
