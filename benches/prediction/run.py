@@ -41,8 +41,11 @@ def gaps(cpu, seconds, q):
     q.put(lost)
 def host_lost_ms_per_s(seconds=0.5):
     """ms a second the CPUs lost to preemption, over all CPUs (see the docs)."""
-    q = multiprocessing.Queue()
-    ps = [multiprocessing.Process(target=gaps, args=(c, seconds, q)) for c in sorted(os.sched_getaffinity(0))]
+    # fork: the children run `gaps` only (forkserver or spawn would run
+    # this script again).
+    mp = multiprocessing.get_context('fork')
+    q = mp.Queue()
+    ps = [mp.Process(target=gaps, args=(c, seconds, q)) for c in sorted(os.sched_getaffinity(0))]
     for p in ps: p.start()
     lost = sum(q.get() for _ in ps)
     for p in ps: p.join()

@@ -27,7 +27,7 @@ fn coefficients() -> impl Strategy<Value = Coefficients> {
             1e-4f64..10.0,
             proptest::array::uniform8(0.05f64..10.0),
             proptest::array::uniform8(0.05f64..10.0),
-            (1e-4f64..1.0, 1024.0f64..1e9, 0.5f64..4.0),
+            (1e-4f64..1.0, 1024.0f64..1e9, 0.25f64..8.0),
         ),
     )
         .prop_map(

@@ -2,7 +2,9 @@
 //! (`super`'s docs, "Measuring"): least squares where two costs share
 //! instances, each built-in's own time otherwise.
 
-use super::suite::{big_side, suite, DEFINED, POINTWISE, SIDE, SMALL, STREAMING};
+use super::suite::{
+    big_side, suite, DEFINED, POINTWISE, SIDE, SMALL, SOURCE_NARROW, SOURCE_WIDE, STREAMING,
+};
 use super::Error;
 use ssc::ir::Pair;
 use ssc::lower::cost::{Coefficients, Work, SOURCE_PERIOD, TYPES};
@@ -187,14 +189,15 @@ fn fit_types(t: &Times, c: &mut Coefficients) -> Result<(), Error> {
         Ok(((t(name)? - call) / points).max(TINY))
     };
     // The source computes SOURCE_PERIOD elements of a row and copies the
-    // rest: the two sources of different widths give both costs.
-    let source_rows = |side: u64| -> [f64; 2] {
-        let computed = (side.min(SOURCE_PERIOD) * side) as f64;
-        [computed, (side * side) as f64 - computed]
+    // rest: two sources of as many points, one computed whole and one
+    // mostly copied, give both costs.
+    let source_rows = |(w, h): (u64, u64)| -> [f64; 2] {
+        let computed = (w.min(SOURCE_PERIOD) * h) as f64;
+        [computed, (w * h) as f64 - computed]
     };
     let [computed, copied] = least_squares(&[
-        (source_rows(SIDE), t("src")? - c.call),
-        (source_rows(SIDE / 2), t("src_half")? - c.call),
+        (source_rows(SOURCE_NARROW), t("src_narrow")? - c.call),
+        (source_rows(SOURCE_WIDE), t("src_wide")? - c.call),
     ]);
     (c.point[0], c.source_copy) = (computed.max(TINY), copied.max(TINY / 10.0));
     // Each type against `float`, at one size: the gains for every

@@ -13,7 +13,7 @@
 //! instance alone; the median of [`RUNS`] runs, and of that the median
 //! over [`PASSES`] passes, is fitted: the call cost
 //! from the two gains, the source's costs per computed and per copied
-//! element from two sources of different widths, each other built-in's
+//! element from two sources of as many points and different widths, each other built-in's
 //! cost per point from its own time,
 //! the window's cost per tap from the two convolutions, each type's factor
 //! from its gain against the `float` one (the source's and the sink's
@@ -25,10 +25,10 @@
 //! less (noise) is clamped to a small positive one, so the model stays
 //! strictly monotone.
 //!
-//! **Beyond the cache.** The per-core cache is the largest cache level
-//! sysfs (`/sys/devices/system/cpu/cpu0/cache`) shows shared by fewer CPUs
-//! than the machine has (else the largest level 2; [`FALLBACK_CACHE`]
-//! without sysfs). The suite also has a copy, an addition and a 2×2 mean
+//! **Beyond the cache.** The per-core cache is the level-2 cache sysfs
+//! (`/sys/devices/system/cpu/cpu0/cache`) shows (else the largest level
+//! shared by fewer CPUs than the machine has; [`FALLBACK_CACHE`] without
+//! sysfs; [`private_cache_under`]). The suite also has a copy, an addition and a 2×2 mean
 //! at [`big_side`] (frames at least twice that cache), fed by a source of
 //! that side: the median
 //! of their ns per byte read and written is the streaming cost.

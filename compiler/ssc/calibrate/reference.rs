@@ -3,7 +3,7 @@
 
 use super::{build, median, run_json_with, Error, PASSES};
 use ssc::back;
-use ssc::lower::cost::Coefficients;
+use ssc::lower::cost::{Coefficients, PROGRAM_FACTORS};
 use std::path::Path;
 
 /// The reference chain's side (its coarse branch runs at half of it).
@@ -116,8 +116,11 @@ pub(super) fn reference_mean(exe: &Path, period_us: Option<f64>) -> Result<f64, 
 /// mean latencies `means` of the reference program built as `built`: their
 /// median over the latency `c` predicts for it, refined once so the
 /// prediction with the factor (whose waits and signals it does not scale)
-/// meets the measurement. When `c` schedules the reference otherwise
-/// than `built` ran it, that schedule is built and measured again here.
+/// meets the measurement, within [`PROGRAM_FACTORS`]. When `c` schedules
+/// the reference otherwise than `built` ran it, that schedule is built and
+/// measured again here. The refinement predicts with the factor applied,
+/// which may schedule the reference otherwise again; it is one step of
+/// a few per cent, so that schedule is not measured.
 pub(super) fn program_factor(
     c: &Coefficients,
     built: &ssc::pipeline::Compiled,
@@ -138,5 +141,5 @@ pub(super) fn program_factor(
     scaled.program = factor;
     let (_, again) = reference_compiled(&scaled)?;
     factor *= measured / again;
-    Ok(factor)
+    Ok(factor.clamp(*PROGRAM_FACTORS.start(), *PROGRAM_FACTORS.end()))
 }

@@ -9,6 +9,12 @@ use std::path::{Path, PathBuf};
 pub(super) const SIDE: u64 = 512;
 pub(super) const SMALL: u64 = 64;
 
+/// The two sources that give the source's costs per computed and per
+/// copied element: `[w, h]`, the same points, a row of 251 elements (all
+/// computed) and one of 1004 (three quarters copied).
+pub(super) const SOURCE_NARROW: (u64, u64) = (251, 1024);
+pub(super) const SOURCE_WIDE: (u64, u64) = (1004, 256);
+
 /// The per-core cache without sysfs, bytes.
 pub const FALLBACK_CACHE: u64 = 1 << 20;
 
@@ -17,9 +23,11 @@ pub fn private_cache() -> u64 {
     private_cache_under(Path::new("/sys/devices/system/cpu"))
 }
 
-/// The same, of a sysfs `cpu` directory: the largest data or unified
-/// cache of `cpu0` shared by fewer CPUs than are online, else the largest
-/// level 2, else [`FALLBACK_CACHE`].
+/// The same, of a sysfs `cpu` directory: `cpu0`'s level-2 data or
+/// unified cache (per core on the machines ssc targets), else the largest
+/// one shared by fewer CPUs than are online, else [`FALLBACK_CACHE`]. A
+/// level 3 that looks private (a guest that shows each vCPU as a socket)
+/// is never taken over a level 2.
 pub fn private_cache_under(cpu_dir: &Path) -> u64 {
     let read = |p: PathBuf| {
         std::fs::read_to_string(p)
@@ -31,7 +39,10 @@ pub fn private_cache_under(cpu_dir: &Path) -> u64 {
         list.split(',')
             .filter(|r| !r.is_empty())
             .map(|r| match r.split_once('-') {
-                Some((a, b)) => b.parse::<u64>().unwrap_or(0) + 1 - a.parse::<u64>().unwrap_or(0),
+                Some((a, b)) => match (a.parse::<u64>(), b.parse::<u64>()) {
+                    (Ok(a), Ok(b)) => b.checked_sub(a).map_or(0, |d| d + 1),
+                    _ => 0,
+                },
                 None => 1,
             })
             .sum()
@@ -40,12 +51,13 @@ pub fn private_cache_under(cpu_dir: &Path) -> u64 {
     let size = |s: &str| -> Option<u64> {
         let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
         let n: u64 = digits.parse().ok()?;
-        Some(match unit {
-            "K" => n << 10,
-            "M" => n << 20,
-            "G" => n << 30,
-            _ => n,
-        })
+        match unit {
+            "" => Some(n),
+            "K" => Some(n << 10),
+            "M" => Some(n << 20),
+            "G" => Some(n << 30),
+            _ => None,
+        }
     };
     let mut private = None;
     let mut level2 = None;
@@ -67,12 +79,13 @@ pub fn private_cache_under(cpu_dir: &Path) -> u64 {
             private = private.max(Some(bytes));
         }
     }
-    private.or(level2).unwrap_or(FALLBACK_CACHE)
+    level2.or(private).unwrap_or(FALLBACK_CACHE)
 }
 
 /// The side of the streaming instances for a per-core cache of `cache`
 /// bytes: the smallest power of two, at least 1024, whose `float` frame is
-/// at least twice the cache; at most 4096.
+/// at least twice the cache; at most 4096 (64 MiB frames: above a 32 MiB
+/// cache they are less than twice it).
 pub fn big_side(cache: u64) -> u64 {
     let mut side = 1024;
     while side < 4096 && side * side * 4 < 2 * cache {
@@ -99,6 +112,16 @@ pub fn suite(big: u64) -> String {
         format!("src func_source [{n}, {n}]"),
         format!("src_half func_source [{h}, {h}]"),
         format!("src_small func_source [{s}, {s}]"),
+        // As many points each, one row computed whole, the other mostly
+        // copied: the source's two costs (`fit`).
+        format!(
+            "src_narrow func_source [{}, {}]",
+            SOURCE_NARROW.0, SOURCE_NARROW.1
+        ),
+        format!(
+            "src_wide func_source [{}, {}]",
+            SOURCE_WIDE.0, SOURCE_WIDE.1
+        ),
         format!("sink func_sink [{n}, {n}]"),
         format!("gain func_gain [{n}, {n}]"),
         format!("gain_small func_gain [{s}, {s}]"),
@@ -335,7 +358,7 @@ mod tests {
         let (_, h) = ssc::lower::lower_to_hsdfg(&desc, &opts).unwrap();
         assert_eq!(
             h.functions.len(),
-            15 + DEFINED.len() + 3 * 7 + 1 + STREAMING.len()
+            17 + DEFINED.len() + 3 * 7 + 1 + STREAMING.len()
         );
     }
 
@@ -381,6 +404,18 @@ mod tests {
         cache(2, "2", "Unified", "1024K", "0");
         cache(3, "3", "Unified", "32M", "0");
         assert_eq!(private_cache_under(&root), 1 << 20);
+        // A guest that shows each vCPU as a socket: its level 3 looks
+        // private, the level 2 is still the one.
+        std::fs::write(root.join("online"), "0-1\n").unwrap();
+        cache(3, "3", "Unified", "260M", "0");
+        assert_eq!(private_cache_under(&root), 1 << 20);
+        // No level 2: the largest private one. A malformed CPU list or an
+        // unknown unit is skipped, never a panic.
+        std::fs::remove_dir_all(root.join("cpu0/cache/index2")).unwrap();
+        std::fs::remove_dir_all(root.join("cpu0/cache/index3")).unwrap();
+        assert_eq!(private_cache_under(&root), 48 << 10);
+        cache(0, "1", "Data", "48KiB", "3-1");
+        assert_eq!(private_cache_under(&root), FALLBACK_CACHE);
         std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(private_cache_under(&root), FALLBACK_CACHE);
     }

@@ -70,6 +70,17 @@ fn calibrate(show: bool) -> i32 {
             "program     {:>9.3} × in a running program against alone",
             named.program_factor
         );
+        println!(
+            "source copy {:>9.4} ns/element a source copies rather than computes",
+            named.source_copy_ns
+        );
+        for (what, factors) in [
+            ("source", &named.source_type_factor),
+            ("sink", &named.sink_type_factor),
+        ] {
+            let list: Vec<String> = factors.iter().map(|(t, v)| format!("{t} {v:.3}")).collect();
+            println!("{what:<11} × float: {}", list.join(", "));
+        }
     };
     if show {
         let loaded = calibrate::load();

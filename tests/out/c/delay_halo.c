@@ -82,7 +82,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 0, 313, 313, 549, 549, 724, 724 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 0, 266, 266, 564, 564, 795, 795 };
 
 static void init_signals(void)
 {

@@ -50,7 +50,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 39265, 47245, 59725, 67704, 67911, 74326, 80596, 87011, 95316, 87337, 101731, 109662 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 33448, 39344, 55599, 61494, 63800, 69696, 79238, 85133, 93292, 87397, 99188, 110137 };
 
 static void init_signals(void)
 {

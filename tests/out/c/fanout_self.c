@@ -44,7 +44,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 183, 315, 390, 522, 622, 755, 448, 655, 887 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 162, 304, 368, 510, 676, 818, 445, 651, 960 };
 
 static void init_signals(void)
 {

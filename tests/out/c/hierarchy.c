@@ -48,7 +48,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 22774, 30815, 55119, 63159, 72004, 80045, 88889, 96930, 109111, 117152, 133936 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 20270, 26210, 54233, 60173, 72275, 78215, 90317, 96257, 114403, 120343, 138943 };
 
 static void init_signals(void)
 {

@@ -40,7 +40,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 1144, 750, 1620, 0, 42, 28, 49 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 931, 588, 1469, 0, 38, 22, 47 };
 
 static void init_signals(void)
 {

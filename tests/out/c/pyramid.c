@@ -60,7 +60,7 @@ enum {
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 27368, 30310, 33251, 34376, 37628, 38753, 39650, 39489, 41790, 41628, 43076, 42915, 45402, 45241, 50546, 50385, 63750 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 21274, 24506, 27739, 28617, 32332, 33210, 34191, 34018, 36537, 36364, 37889, 37717, 40317, 40145, 45725, 45553, 58290 };
 
 static void init_signals(void)
 {
