@@ -278,13 +278,12 @@ fn the_throttle_timeline_has_a_time_axis_and_a_legend() {
 #[test]
 fn ptts_reports_and_plots_carry_the_unit() {
     let path = scratch("ptts.svg");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ssc"))
-        .args(["ptts", "examples/ptts_config_a.ptts", "--svg"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = crate::support::run_ok(
+        std::process::Command::new(env!("CARGO_BIN_EXE_ssc"))
+            .args(["ptts", "examples/ptts_config_a.ptts", "--svg"])
+            .arg(&path),
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
     // The unit comes from the chain's ETP file (`"unit": "ms"`).
     assert!(stdout.contains("times in ms"), "{stdout}");
     assert!(stdout.contains("end-to-end latency (ms)"), "{stdout}");

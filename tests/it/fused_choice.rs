@@ -76,15 +76,14 @@ fn a_chain_whose_frames_fit_the_cache_runs_box_at_a_time_and_says_so() {
     assert_eq!(memory(&info), memory(&direct));
     // The summary line of a real build says what ran.
     let dir = scratch("fused-choice-summary");
-    let out = Command::new(env!("CARGO_BIN_EXE_ssc"))
-        .arg("build")
-        .arg(&file)
-        .args(["-ts", "fused", "2", "-od"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = run_ok(
+        Command::new(env!("CARGO_BIN_EXE_ssc"))
+            .arg("build")
+            .arg(&file)
+            .args(["-ts", "fused", "2", "-od"])
+            .arg(&dir),
+    );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
     assert!(
         err.contains(&format!("(-ts {named}, box-at-a-time for -ts fused 2)")),
         "{err}"
