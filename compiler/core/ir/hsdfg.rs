@@ -277,11 +277,11 @@ impl Hsdfg {
     /// `system.transfer_limit`: what moves from `p`'s core to `a`'s.
     pub fn shared_bytes(&self, p: ActorId, a: ActorId) -> u64 {
         let mut total = 0;
-        for w in self.actor(p).accesses.iter().filter(|x| {
-            let b = self.buffer(x.buffer);
-            let frame = (b.grid.x * b.grid.y * b.ty.size()) as f64;
-            x.write && frame <= self.system.transfer_limit
-        }) {
+        for w in
+            self.actor(p).accesses.iter().filter(|x| {
+                x.write && self.buffer(x.buffer).bytes as f64 <= self.system.transfer_limit
+            })
+        {
             for r in self
                 .actor(a)
                 .accesses

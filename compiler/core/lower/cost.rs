@@ -273,7 +273,7 @@ impl Coefficients {
             // From tenths of ns, so 40.6 ns prints as 0.0406 µs.
             transfer: (self.transfer * 10.0).round() / 10_000.0,
             // What streams is priced by `streamed`.
-            transfer_limit: self.cache / 2.0,
+            transfer_limit: self.stream_limit(),
         }
     }
 
@@ -326,12 +326,19 @@ impl Coefficients {
         ns / 1000.0
     }
 
+    /// The largest frame, bytes, that stays in the per-core cache: half
+    /// of it. A bigger one streams ([`Coefficients::streamed`]) and pays
+    /// no transfer ([`Coefficients::system`]).
+    pub fn stream_limit(&self) -> f64 {
+        self.cache / 2.0
+    }
+
     /// µs of an instance that takes `compute` µs with its data in the
     /// core's cache and moves `traffic` at `resolution`: `compute` while
     /// its largest frame fits half the per-core cache, else at least what
     /// its bytes take at the streaming cost (see the module docs).
     pub fn streamed(&self, compute: f64, traffic: Traffic, resolution: Pair) -> f64 {
-        if traffic.frame <= self.cache / 2.0 {
+        if traffic.frame <= self.stream_limit() {
             return compute;
         }
         let points = resolution.x as f64 * resolution.y as f64;

@@ -66,6 +66,12 @@ fn sizes() -> (f64, f64, f64) {
     )
 }
 
+/// ns per point of instance `name` at `points` beyond the call cost `call`
+/// (at least [`TINY`]).
+fn per_point(t: &Times, call: f64, name: &str, points: f64) -> Result<f64, Error> {
+    Ok(((t(name)? - call) / points).max(TINY))
+}
+
 /// The median ns of an instance of the suite.
 type Times<'a> = dyn Fn(&str) -> Result<f64, Error> + 'a;
 
@@ -73,12 +79,10 @@ type Times<'a> = dyn Fn(&str) -> Result<f64, Error> + 'a;
 fn fit_builtins(t: &Times, c: &mut Coefficients) -> Result<(), Error> {
     let (big, half, small) = sizes();
     // The call cost: the line through the small and the big gain.
-    let per_point = ((t("gain")? - t("gain_small")?) / (big - small)).max(TINY);
-    c.call = (t("gain_small")? - small * per_point).max(1.0);
+    let slope = ((t("gain")? - t("gain_small")?) / (big - small)).max(TINY);
+    c.call = (t("gain_small")? - small * slope).max(1.0);
     let call = c.call;
-    let point = |name: &str, points: f64| -> Result<f64, Error> {
-        Ok(((t(name)? - call) / points).max(TINY))
-    };
+    let point = |name: &str, points: f64| per_point(t, call, name, points);
     let per: [(&str, f64); 11] = [
         ("src", big),
         ("sink", big),
@@ -185,9 +189,7 @@ fn fit_defined(t: &Times, c: &mut Coefficients, cache: u64) -> Result<(), Error>
 fn fit_types(t: &Times, c: &mut Coefficients) -> Result<(), Error> {
     let big = sizes().0;
     let call = c.call;
-    let point = |name: &str, points: f64| -> Result<f64, Error> {
-        Ok(((t(name)? - call) / points).max(TINY))
-    };
+    let point = |name: &str, points: f64| per_point(t, call, name, points);
     // The source computes SOURCE_PERIOD elements of a row and copies the
     // rest: two sources of as many points, one computed whole and one
     // mostly copied, give both costs.
