@@ -56,6 +56,28 @@ static inline {{ m.1 }} ssc_median_{{ m.0 }}({{ m.1 }} *v, int n)
     return v[n / 2];
 }
 {%- endfor %}
+{%- for m in defs.medians9 %}
+
+/* The median of 9 values (a 3 x 3 window) with 30 min/max instead of the
+ * sort's 72: sort each of the triples (a0 a3 a6), (a1 a4 a7), (a2 a5 a8);
+ * the median is the median of the largest of their minima, the median of
+ * their medians and the smallest of their maxima. The same value as the
+ * sort for any values without NaN. */
+static inline {{ m.1 }} ssc_median9_{{ m.0 }}({{ m.1 }} a0, {{ m.1 }} a1, {{ m.1 }} a2, {{ m.1 }} a3, {{ m.1 }} a4, {{ m.1 }} a5, {{ m.1 }} a6, {{ m.1 }} a7, {{ m.1 }} a8)
+{
+#define SSC_SORT2(a, b) do { {{ m.1 }} lo_ = (a) > (b) ? (b) : (a), hi_ = (a) > (b) ? (a) : (b); (a) = lo_; (b) = hi_; } while (0)
+    SSC_SORT2(a0, a3); SSC_SORT2(a3, a6); SSC_SORT2(a0, a3);
+    SSC_SORT2(a1, a4); SSC_SORT2(a4, a7); SSC_SORT2(a1, a4);
+    SSC_SORT2(a2, a5); SSC_SORT2(a5, a8); SSC_SORT2(a2, a5);
+    {{ m.1 }} lo = a0 > a1 ? a0 : a1, hi = a6 < a7 ? a6 : a7;
+    lo = lo > a2 ? lo : a2;
+    hi = hi < a8 ? hi : a8;
+    SSC_SORT2(a3, a4); SSC_SORT2(a4, a5); SSC_SORT2(a3, a4);
+    SSC_SORT2(lo, a4); SSC_SORT2(a4, hi); SSC_SORT2(lo, a4);
+#undef SSC_SORT2
+    return a4;
+}
+{%- endfor %}
 {%- for k in defs.kernels %}
 
 /* {{ k.fn_name }}:
@@ -99,9 +121,23 @@ static void {{ k.fn_name }}(const ssc_call *call)
             {{ o.name }}_row[ex] = {{ o.edge }};
 {%- endfor %}
         }
+        const int64_t inside1 = (ex1 < inner1 ? ex1 : inner1) / {{ k.mx }};
+{%- if !k.by_parity.is_empty() %}
+        /* Inside, point x gives elements 2x and 2x + 1: each parity of the
+         * row has its own loop over x, which writes both elements with their
+         * own weights, without a select per element, and vectorises. */
+{%- for stmts in k.by_parity %}
+        {% if loop.first %}if ((ey & 1) == 0) {% else %}} else {% endif %}{
+            for (int64_t x = next / {{ k.mx }}; x < inside1; x++) {
+{%- for s in stmts %}
+                {{ s }}
+{%- endfor %}
+            }
+{%- endfor %}
+        }
+{%- else %}
         /* Inside, point x gives elements {{ k.mx }}x + k, k < {{ k.mx }}: a constant
          * inner count, so the loop over x vectorises. */
-        const int64_t inside1 = (ex1 < inner1 ? ex1 : inner1) / {{ k.mx }};
         for (int64_t x = next / {{ k.mx }}; x < inside1; x++) {
             for (int64_t k = 0; k < {{ k.mx }}; k++) {
                 const int64_t ex = {{ k.mx }} * x + k;
@@ -110,6 +146,7 @@ static void {{ k.fn_name }}(const ssc_call *call)
 {%- endfor %}
             }
         }
+{%- endif %}
         if (next < {{ k.mx }} * inside1)
             next = {{ k.mx }} * inside1;
         for (; next < ex1; next++) {

@@ -23,24 +23,24 @@ static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c
 static inline float ssc_min_float(float a, float b) { return a < b ? a : b; }
 static inline float ssc_max_float(float a, float b) { return a > b ? a : b; }
 
-
-/* The median of n values (sorts them in place; n is odd, at most 49): an
- * insertion sort written as its compare-exchanges without the early stop
- * (past where the sort stops, a compare-exchange swaps nothing, NaN
- * included), so without branches: unrolled, the values stay in registers
- * and the loop over x vectorises. */
-static inline float ssc_median_float(float *v, int n)
+/* The median of 9 values (a 3 x 3 window) with 30 min/max instead of the
+ * sort's 72: sort each of the triples (a0 a3 a6), (a1 a4 a7), (a2 a5 a8);
+ * the median is the median of the largest of their minima, the median of
+ * their medians and the smallest of their maxima. The same value as the
+ * sort for any values without NaN. */
+static inline float ssc_median9_float(float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8)
 {
-#pragma GCC unroll 64
-    for (int i = 1; i < n; i++)
-#pragma GCC unroll 64
-        for (int j = i; j > 0; j--) {
-            float a = v[j - 1], b = v[j];
-            int swap = a > b;
-            v[j - 1] = swap ? b : a;
-            v[j] = swap ? a : b;
-        }
-    return v[n / 2];
+#define SSC_SORT2(a, b) do { float lo_ = (a) > (b) ? (b) : (a), hi_ = (a) > (b) ? (a) : (b); (a) = lo_; (b) = hi_; } while (0)
+    SSC_SORT2(a0, a3); SSC_SORT2(a3, a6); SSC_SORT2(a0, a3);
+    SSC_SORT2(a1, a4); SSC_SORT2(a4, a7); SSC_SORT2(a1, a4);
+    SSC_SORT2(a2, a5); SSC_SORT2(a5, a8); SSC_SORT2(a2, a5);
+    float lo = a0 > a1 ? a0 : a1, hi = a6 < a7 ? a6 : a7;
+    lo = lo > a2 ? lo : a2;
+    hi = hi < a8 ? hi : a8;
+    SSC_SORT2(a3, a4); SSC_SORT2(a4, a5); SSC_SORT2(a3, a4);
+    SSC_SORT2(lo, a4); SSC_SORT2(a4, hi); SSC_SORT2(lo, a4);
+#undef SSC_SORT2
+    return a4;
 }
 
 /* def_boost_detail:
@@ -133,15 +133,15 @@ static void def_median3x3(const ssc_call *call)
         int64_t ex = ex0;
         for (; ex < ex1 && ex < inner0; ex++) {
             const int64_t x = ex;
-            out_row[ex] = ssc_median_float((float[]){ in_m1[ssc_clamp_col(x - 1, width)], in_m1[x], in_m1[ssc_clamp_col(x + 1, width)], in_0[ssc_clamp_col(x - 1, width)], in_0[x], in_0[ssc_clamp_col(x + 1, width)], in_p1[ssc_clamp_col(x - 1, width)], in_p1[x], in_p1[ssc_clamp_col(x + 1, width)] }, 9);
+            out_row[ex] = ssc_median9_float(in_m1[ssc_clamp_col(x - 1, width)], in_m1[x], in_m1[ssc_clamp_col(x + 1, width)], in_0[ssc_clamp_col(x - 1, width)], in_0[x], in_0[ssc_clamp_col(x + 1, width)], in_p1[ssc_clamp_col(x - 1, width)], in_p1[x], in_p1[ssc_clamp_col(x + 1, width)]);
         }
         for (; ex < ex1 && ex < inner1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = ssc_median_float((float[]){ in_m1[x - 1], in_m1[x], in_m1[x + 1], in_0[x - 1], in_0[x], in_0[x + 1], in_p1[x - 1], in_p1[x], in_p1[x + 1] }, 9);
+            out_row[ex] = ssc_median9_float(in_m1[x - 1], in_m1[x], in_m1[x + 1], in_0[x - 1], in_0[x], in_0[x + 1], in_p1[x - 1], in_p1[x], in_p1[x + 1]);
         }
         for (; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = ssc_median_float((float[]){ in_m1[ssc_clamp_col(x - 1, width)], in_m1[x], in_m1[ssc_clamp_col(x + 1, width)], in_0[ssc_clamp_col(x - 1, width)], in_0[x], in_0[ssc_clamp_col(x + 1, width)], in_p1[ssc_clamp_col(x - 1, width)], in_p1[x], in_p1[ssc_clamp_col(x + 1, width)] }, 9);
+            out_row[ex] = ssc_median9_float(in_m1[ssc_clamp_col(x - 1, width)], in_m1[x], in_m1[ssc_clamp_col(x + 1, width)], in_0[ssc_clamp_col(x - 1, width)], in_0[x], in_0[ssc_clamp_col(x + 1, width)], in_p1[ssc_clamp_col(x - 1, width)], in_p1[x], in_p1[ssc_clamp_col(x + 1, width)]);
         }
     }
 }
@@ -245,13 +245,19 @@ static void def_up2(const ssc_call *call)
             const int64_t ex = next, x = ex / 2;
             out_row[ex] = ey & 1 ? 0.75f * (ex & 1 ? 0.75f * in_0[x] + 0.25f * in_0[ssc_clamp_col(x + 1, width)] : 0.25f * in_0[ssc_clamp_col(x - 1, width)] + 0.75f * in_0[x]) + 0.25f * (ex & 1 ? 0.75f * in_p1[x] + 0.25f * in_p1[ssc_clamp_col(x + 1, width)] : 0.25f * in_p1[ssc_clamp_col(x - 1, width)] + 0.75f * in_p1[x]) : 0.25f * (ex & 1 ? 0.75f * in_m1[x] + 0.25f * in_m1[ssc_clamp_col(x + 1, width)] : 0.25f * in_m1[ssc_clamp_col(x - 1, width)] + 0.75f * in_m1[x]) + 0.75f * (ex & 1 ? 0.75f * in_0[x] + 0.25f * in_0[ssc_clamp_col(x + 1, width)] : 0.25f * in_0[ssc_clamp_col(x - 1, width)] + 0.75f * in_0[x]);
         }
-        /* Inside, point x gives elements 2x + k, k < 2: a constant
-         * inner count, so the loop over x vectorises. */
         const int64_t inside1 = (ex1 < inner1 ? ex1 : inner1) / 2;
-        for (int64_t x = next / 2; x < inside1; x++) {
-            for (int64_t k = 0; k < 2; k++) {
-                const int64_t ex = 2 * x + k;
-                out_row[ex] = ey & 1 ? 0.75f * (ex & 1 ? 0.75f * in_0[x] + 0.25f * in_0[x + 1] : 0.25f * in_0[x - 1] + 0.75f * in_0[x]) + 0.25f * (ex & 1 ? 0.75f * in_p1[x] + 0.25f * in_p1[x + 1] : 0.25f * in_p1[x - 1] + 0.75f * in_p1[x]) : 0.25f * (ex & 1 ? 0.75f * in_m1[x] + 0.25f * in_m1[x + 1] : 0.25f * in_m1[x - 1] + 0.75f * in_m1[x]) + 0.75f * (ex & 1 ? 0.75f * in_0[x] + 0.25f * in_0[x + 1] : 0.25f * in_0[x - 1] + 0.75f * in_0[x]);
+        /* Inside, point x gives elements 2x and 2x + 1: each parity of the
+         * row has its own loop over x, which writes both elements with their
+         * own weights, without a select per element, and vectorises. */
+        if ((ey & 1) == 0) {
+            for (int64_t x = next / 2; x < inside1; x++) {
+                out_row[2 * x] = 0.25f * (0.25f * in_m1[x - 1] + 0.75f * in_m1[x]) + 0.75f * (0.25f * in_0[x - 1] + 0.75f * in_0[x]);
+                out_row[2 * x + 1] = 0.25f * (0.75f * in_m1[x] + 0.25f * in_m1[x + 1]) + 0.75f * (0.75f * in_0[x] + 0.25f * in_0[x + 1]);
+            }
+        } else {
+            for (int64_t x = next / 2; x < inside1; x++) {
+                out_row[2 * x] = 0.75f * (0.25f * in_0[x - 1] + 0.75f * in_0[x]) + 0.25f * (0.25f * in_p1[x - 1] + 0.75f * in_p1[x]);
+                out_row[2 * x + 1] = 0.75f * (0.75f * in_0[x] + 0.25f * in_0[x + 1]) + 0.25f * (0.75f * in_p1[x] + 0.25f * in_p1[x + 1]);
             }
         }
         if (next < 2 * inside1)

@@ -66,6 +66,10 @@ pub struct Emit<'a> {
     pub border: bool,
     /// The kernel's tables, in the order of [`tables`]: `table0`, ….
     pub tables: &'a [Vec<f64>],
+    /// The parities `(ex & 1, ey & 1)` of the output element when the loop
+    /// around the expression fixes them: `linear` then writes only its
+    /// branch, with no select per element.
+    pub parity: Option<(u64, u64)>,
 }
 
 fn wrap((s, p): (String, Prec), min: Prec) -> String {
@@ -155,7 +159,10 @@ impl Emit<'_> {
             Op::Separable { port, wx, wy } => self.separable(*port, wx, wy, t),
             Op::Median { port } => (self.median(*port, t), 6),
             Op::BlockSum { port } => self.block_sum(*port, t),
-            Op::Linear { port } => (self.linear(*port, t), 1),
+            Op::Linear { port } => (
+                self.linear(*port, t),
+                if self.parity.is_some() { 3 } else { 1 },
+            ),
             Op::Lut { table, arg: a } => {
                 let i = self
                     .tables
@@ -266,6 +273,9 @@ impl Emit<'_> {
                 reads.push(self.read(port, dx, dy));
             }
         }
+        if reads.len() as u64 == super::kernels::MEDIAN9 {
+            return format!("ssc_median9_{}({})", t.keyword(), reads.join(", "));
+        }
         format!(
             "ssc_median_{}(({}[]){{ {} }}, {})",
             t.keyword(),
@@ -297,24 +307,44 @@ impl Emit<'_> {
     }
 
     /// x first: the two nearest columns of each of the two nearest rows,
-    /// weights 3/4 and 1/4 by the output element's parity; then y.
+    /// weights 3/4 and 1/4 by the output element's parity; then y. A
+    /// known parity (see [`Emit::parity`]) writes its branch alone.
     fn linear(&self, port: usize, t: ElemType) -> String {
         let (q, h) = (literal(0.25, t), literal(0.75, t));
+        let pick = |parity: Option<u64>, var: &str, odd: String, even: String| match parity {
+            Some(1) => odd,
+            Some(_) => even,
+            None => format!("{var} & 1 ? {odd} : {even}"),
+        };
         let row = |dy: i64| {
-            format!(
-                "(ex & 1 ? {h} * {} + {q} * {} : {q} * {} + {h} * {})",
+            let odd = format!(
+                "{h} * {} + {q} * {}",
                 self.tap(port, 0, dy, t),
-                self.tap(port, 1, dy, t),
+                self.tap(port, 1, dy, t)
+            );
+            let even = format!(
+                "{q} * {} + {h} * {}",
                 self.tap(port, -1, dy, t),
                 self.tap(port, 0, dy, t)
-            )
+            );
+            match self.parity {
+                Some(_) => pick(self.parity.map(|p| p.0), "ex", odd, even),
+                None => format!("({})", pick(None, "ex", odd, even)),
+            }
         };
-        format!(
-            "ey & 1 ? {h} * {} + {q} * {} : {q} * {} + {h} * {}",
-            row(0),
-            row(1),
-            row(-1),
-            row(0)
+        let wrapped = |dy: i64| {
+            let r = row(dy);
+            if self.parity.is_some() {
+                format!("({r})")
+            } else {
+                r
+            }
+        };
+        pick(
+            self.parity.map(|p| p.1),
+            "ey",
+            format!("{h} * {} + {q} * {}", wrapped(0), wrapped(1)),
+            format!("{q} * {} + {h} * {}", wrapped(-1), wrapped(0)),
         )
     }
 }

@@ -27,11 +27,13 @@ pub struct KernelsView {
     pub kernels: Vec<KernelView>,
     pub sats: Vec<SatView>,
     /// `(type keyword, C type)` of the min, max, abs and median helpers
-    /// needed.
+    /// needed (the median of any odd window, by sorting).
     pub mins: Vec<(String, &'static str)>,
     pub maxs: Vec<(String, &'static str)>,
     pub abss: Vec<(String, &'static str)>,
     pub medians: Vec<(String, &'static str)>,
+    /// Those of the 9-value median ([`MEDIAN9`]).
+    pub medians9: Vec<(String, &'static str)>,
 }
 
 impl KernelsView {
@@ -57,6 +59,12 @@ pub struct KernelView {
     /// The columns of the window before and after the centre, in points,
     /// when some read has a column offset.
     pub border: Option<(i64, i64)>,
+    /// Inside the border of a kernel that interpolates (`linear`, whose
+    /// outputs have `mul [2, 2]`): for the even rows, then the odd ones,
+    /// the statements of one point `x`, each output element of either
+    /// column parity written with its own weights, so the loop over x has
+    /// no select per element. Empty for every other kernel.
+    pub by_parity: Vec<Vec<String>>,
 }
 
 pub struct OutputView {
@@ -103,7 +111,8 @@ pub fn view(h: &Hsdfg) -> KernelsView {
         .filter(|k| used.contains(k.name.as_str()))
         .collect();
     let mut sats = BTreeSet::new();
-    let (mut mins, mut maxs, mut abss, mut medians) = (
+    let (mut mins, mut maxs, mut abss, mut medians, mut medians9) = (
+        BTreeSet::new(),
         BTreeSet::new(),
         BTreeSet::new(),
         BTreeSet::new(),
@@ -127,8 +136,13 @@ pub fn view(h: &Hsdfg) -> KernelsView {
                 Op::Abs(..) if !matches!(n.elem(), ElemType::Float | ElemType::Double) => {
                     abss.insert(n.elem());
                 }
-                Op::Median { .. } => {
-                    medians.insert(n.elem());
+                Op::Median { port } => {
+                    let w = k.inputs[*port].window;
+                    if w.x * w.y == MEDIAN9 {
+                        medians9.insert(n.elem());
+                    } else {
+                        medians.insert(n.elem());
+                    }
                 }
                 _ => {}
             });
@@ -149,8 +163,14 @@ pub fn view(h: &Hsdfg) -> KernelsView {
         maxs: named(maxs),
         abss: named(abss),
         medians: named(medians),
+        medians9: named(medians9),
     }
 }
+
+/// The window size whose median has its own helper (`ssc_median9_T`: a
+/// 3 x 3 window as three sorted triples, 30 min/max instead of the
+/// sort's 72).
+pub const MEDIAN9: u64 = 9;
 
 fn kernel_view(k: &Kernel) -> KernelView {
     let tables = tables(k);
@@ -197,13 +217,43 @@ fn kernel_view(k: &Kernel) -> KernelView {
             }
         });
     }
-    let emit = |edge: bool, n| {
+    let emit_at = |edge: bool, parity: Option<(u64, u64)>, n| {
         Emit {
             kernel: k,
             border: edge,
             tables: &tables,
+            parity,
         }
         .expr(n)
+    };
+    let emit = |edge: bool, n| emit_at(edge, None, n);
+    // Only `linear` reads the parities, and it needs `mul [2, 2]` outputs.
+    let mut interpolates = false;
+    for v in &k.values {
+        v.walk(&mut |n| interpolates |= matches!(n.op, Op::Linear { .. }));
+    }
+    // An input of the outputs' `mul` is read at `ex`, which these
+    // statements do not declare: such a kernel keeps the select.
+    let element_reads = rows.iter().any(|(_, r)| matches!(r, Row::Element));
+    let by_parity: Vec<Vec<String>> = if interpolates && !element_reads {
+        (0..k.out_mul.y)
+            .map(|py| {
+                let mut stmts = Vec::new();
+                for px in 0..k.out_mul.x {
+                    let at = match px {
+                        0 => format!("{} * x", k.out_mul.x),
+                        _ => format!("{} * x + {px}", k.out_mul.x),
+                    };
+                    for (o, v) in k.outputs.iter().zip(&k.values) {
+                        let e = emit_at(false, Some((px, py)), v);
+                        stmts.push(format!("{}_row[{at}] = {e};", o.name));
+                    }
+                }
+                stmts
+            })
+            .collect()
+    } else {
+        Vec::new()
     };
     let uses_y = rows.iter().any(|(_, r)| !matches!(r, Row::Element));
     KernelView {
@@ -288,6 +338,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
         uses_x,
         uses_y,
         border: offsets_x.then_some(border),
+        by_parity,
     }
 }
 
