@@ -39,6 +39,12 @@ typedef struct {
                                  first; 0, but under --check-kernels the
                                  grid's rows there are a guard no access
                                  may touch */
+    uint32_t frame_of;        /* 0, or 1 + the function id of the built-in
+                                 source whose external frame this port's
+                                 rows are: a reader may read the frame in
+                                 place, and the source copies nothing when
+                                 every reader does (README.md, "Sources
+                                 read in place") */
 } ssc_port;
 
 /* The row of data that holds grid row ey (see runtime-c/README.md,
@@ -90,6 +96,12 @@ typedef struct {
  * draws its pattern, the sink only folds the checksum; a library whose
  * chain stalled: the callers' frames are no longer the chain's). */
 int ssc_external_frame(uint32_t function_id, uint64_t iteration, ssc_frame *out);
+
+/* The frame of this iteration that port p (p->frame_of set) reads in
+ * place, into *out: 1 when there is one and its stride is a whole number of
+ * elements, else 0 (the source then copies it into p's buffer, and the
+ * readers read that). */
+int ssc_frame_in_place(const ssc_port *p, uint64_t iteration, ssc_frame *out);
 
 /* Bytes of one element of a type. */
 size_t ssc_type_size(ssc_type t);

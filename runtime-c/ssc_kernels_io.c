@@ -46,7 +46,9 @@ SSC_HELPER void sink_external(const ssc_call *c, const ssc_frame *f)
     {                                                                        \
         ssc_frame ext;                                                       \
         if (ssc_external_frame(c->id, c->iteration, &ext)) {                 \
-            source_external(c, &ext);                                        \
+            /* Every reader reads the frame in place, or none does. */       \
+            if (!ssc_frame_in_place(&c->out[0], c->iteration, &ext))         \
+                source_external(c, &ext);                                    \
             return;                                                          \
         }                                                                    \
         const ssc_port *op = &c->out[0];                                     \

@@ -69,7 +69,7 @@ size_t ssc_type_size(ssc_type t)
 ssc_port ssc_port_make(void *data, ssc_type type, int64_t width, int64_t height,
                        int32_t mul_x, int32_t mul_y, int32_t win_x, int32_t win_y)
 {
-    ssc_port p = { data, width, height, width, mul_x, mul_y, win_x, win_y, type, 0, NULL, 0, 0 };
+    ssc_port p = { data, width, height, width, mul_x, mul_y, win_x, win_y, type, 0, NULL, 0, 0, 0 };
     return p;
 }
 
@@ -571,6 +571,37 @@ static void note_lateness(ssc_thread *t, const ssc_box *b, uint64_t i, uint64_t 
     atomic_store_explicit(&t->late_box, b->index + 1, memory_order_relaxed);
 }
 
+/* The call's inputs as the kernel reads them this iteration: a port that
+ * reads a source's frame in place (frame_of; README.md, "Sources read in
+ * place") becomes the whole frame itself (no ring), when the frame can be
+ * read so; every other port as it is. Returns c->in when none changed. */
+static const ssc_port *inputs_in_place(const ssc_call *c, ssc_port *copy)
+{
+    int changed = 0;
+    for (int k = 0; k < c->n_in; k++) {
+        copy[k] = c->in[k];
+        ssc_frame f;
+        if (!ssc_frame_in_place(&copy[k], c->iteration, &f))
+            continue;
+        copy[k].data = f.data;
+        copy[k].stride = f.stride / (int64_t)ssc_type_size(copy[k].type);
+        copy[k].fold = 0;
+        copy[k].bands = NULL;
+        copy[k].n_bands = 0;
+        copy[k].ring0 = 0;
+        changed = 1;
+    }
+    return changed ? copy : c->in;
+}
+
+static int reads_frames(const ssc_call *c)
+{
+    for (int k = 0; k < c->n_in; k++)
+        if (c->in[k].frame_of)
+            return 1;
+    return 0;
+}
+
 void ssc_E(ssc_thread *t, ssc_box *b)
 {
     uint64_t i = t->iter;
@@ -596,7 +627,13 @@ void ssc_E(ssc_thread *t, ssc_box *b)
     ssc_call call = b->call;
     call.iteration = frame;   /* under --overload skip|latest, the frame's index */
     atomic_store_explicit(&t->running, b->index + 1, memory_order_relaxed);
-    b->kernel(&call);
+    if (reads_frames(&call)) {
+        ssc_port in[call.n_in];
+        call.in = inputs_in_place(&call, in);
+        b->kernel(&call);
+    } else {
+        b->kernel(&call);
+    }
     atomic_store_explicit(&t->running, 0, memory_order_relaxed);
     unsigned done_boxes = atomic_load_explicit(&t->progress, memory_order_relaxed);
     atomic_store_explicit(&t->progress, done_boxes + 1, memory_order_relaxed);
@@ -744,6 +781,13 @@ int ssc_external_frame(uint32_t function_id, uint64_t iteration, ssc_frame *out)
             return out->data != NULL;
         }
     return 0;
+}
+
+int ssc_frame_in_place(const ssc_port *p, uint64_t iteration, ssc_frame *out)
+{
+    int64_t size = (int64_t)ssc_type_size(p->type);
+    return p->frame_of && ssc_external_frame(p->frame_of - 1, iteration, out) &&
+           out->stride % size == 0;
 }
 
 void ssc_program_externals(const ssc_external *ext, int n_ext, ssc_frame *frames, uint64_t slots)

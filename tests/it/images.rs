@@ -671,3 +671,95 @@ fn every_exit_path_keeps_its_code_and_leaks_nothing_under_address_sanitizer() {
         );
     }
 }
+
+/// A source's frame read in place (runtime-c/README.md, "Sources read in
+/// place"): a reader of this frame reads the frame itself, but a reader
+/// through a delay must see the previous frame, so the buffer a delay
+/// keeps is copied as before. The difference of each frame and the one
+/// before (0 before the first) comes back exact.
+#[test]
+fn a_source_read_in_place_and_through_a_delay_gives_each_frame_and_the_one_before() {
+    let dir = scratch("images-in-place-delay");
+    let desc = write_input(
+        &dir,
+        "delta.ssc",
+        "composition {
+  container_declaration source16 { out OUT ushort mul [1, 1]; };
+  container_declaration sinkf { in IN float mul [1, 1]; };
+  container_declaration delta {
+    now IN ushort mul [1, 1] [3, 3];
+    before IN ushort mul [1, 1];
+    out OUT float mul [1, 1];
+  };
+  container_declaration top { };
+  container_bind source16 func_source FULL, sinkf func_sink_f FULL, delta delta FULL;
+  function_definition delta {
+    out = float(now) - float(before);
+  };
+  container_composition top {
+    container image source16 index, d delta index, o sinkf index;
+    image.out -> d.now;
+    image.out -> d.before delay 0;
+    d.out -> o.in;
+  };
+  compose top [64, 48];
+}
+",
+    );
+    for flags in ["-ts fused 2", "-ts reduced 2 -ms interference"] {
+        let tag = flags.replace(' ', "");
+        let exe = build(gcc(), &Case::new(&desc, flags), &dir.join(&tag))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let c = std::fs::read_dir(exe.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                let name = p.file_name().unwrap().to_string_lossy();
+                name.ends_with(".c") && !name.starts_with("ssc_")
+            })
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .expect("the generated C");
+        // Only the source's buffer read in this iteration is read in place.
+        let marked: Vec<&str> = c.lines().filter(|l| l.contains(".frame_of = ")).collect();
+        assert!(
+            !marked.is_empty() && marked.len() < 4,
+            "{flags}: {marked:#?}"
+        );
+        let frames = dir.join(format!("frames-{tag}"));
+        std::fs::create_dir_all(&frames).unwrap();
+        for k in 0..3 {
+            std::fs::write(
+                frames.join(format!("f{k:02}.pgm")),
+                pgm16(&image16(k), 65535),
+            )
+            .unwrap();
+        }
+        let out = dir.join(format!("out-{tag}"));
+        let ran = run(
+            &exe,
+            &[
+                "--input",
+                &format!("image={}", frames.display()),
+                "--output",
+                &out.display().to_string(),
+            ],
+        );
+        assert!(ran.status.success(), "{}{}", ran.stdout, ran.stderr);
+        for k in 0..3 {
+            let (_, v) = read_back(&out.join(format!("o_{k:04}.pfm")));
+            let want: Vec<f64> = image16(k)
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| {
+                    x as f64
+                        - if k == 0 {
+                            0.0
+                        } else {
+                            image16(k - 1)[i] as f64
+                        }
+                })
+                .collect();
+            assert_eq!(v, want, "{flags}: frame {k}");
+        }
+    }
+}

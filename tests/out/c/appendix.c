@@ -52,11 +52,11 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    in_f6[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);
+    in_f6[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1); in_f6[0].frame_of = 1 + 2;
     out_f6[0] = ssc_port_make(shared_arena.base + 262144, SSC_INT, 256, 256, 1, 1, 1, 1);
     in_f7[0] = ssc_port_make(shared_arena.base + 262144, SSC_INT, 256, 256, 1, 1, 4, 4);
     out_f7[0] = ssc_port_make(shared_arena.base + 524288, SSC_INT, 256, 256, 1, 1, 1, 1);
-    out_f8[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);
+    out_f8[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1); out_f8[0].frame_of = 1 + 2;
     in_f9[0] = ssc_port_make(shared_arena.base + 524288, SSC_INT, 256, 256, 1, 1, 1, 1);
 }
 

@@ -52,11 +52,11 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    in_f6[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f6.in: buffer f8.out */
+    in_f6[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f6.in: buffer f8.out */ in_f6[0].frame_of = 1 + 2;
     out_f6[0] = ssc_port_make(shared_arena.base + 262144, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f6.out: buffer f6.out */
     in_f7[0] = ssc_port_make(shared_arena.base + 262144, SSC_INT, 256, 256, 1, 1, 4, 4);  /* f7.in: buffer f6.out */
     out_f7[0] = ssc_port_make(shared_arena.base + 524288, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f7.out: buffer f7.out */
-    out_f8[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f8.out: buffer f8.out */
+    out_f8[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f8.out: buffer f8.out */ out_f8[0].frame_of = 1 + 2;
     in_f9[0] = ssc_port_make(shared_arena.base + 524288, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f9.in: buffer f7.out */
 }
 

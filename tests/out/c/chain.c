@@ -39,8 +39,8 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_a[0] = ssc_port_make(shared_arena.base + 0, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
-    in_b[0] = ssc_port_make(shared_arena.base + 0, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
+    out_a[0] = ssc_port_make(shared_arena.base + 0, SSC_UCHAR, 64, 48, 1, 1, 1, 1); out_a[0].frame_of = 1 + 0;
+    in_b[0] = ssc_port_make(shared_arena.base + 0, SSC_UCHAR, 64, 48, 1, 1, 1, 1); in_b[0].frame_of = 1 + 0;
     out_b[0] = ssc_port_make(shared_arena.base + 3072, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
     in_c[0] = ssc_port_make(shared_arena.base + 3072, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
 }

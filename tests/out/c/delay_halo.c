@@ -94,8 +94,8 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_s[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 32, 32, 1, 1, 1, 1);
-    in_t[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 32, 32, 1, 1, 1, 1);
+    out_s[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 32, 32, 1, 1, 1, 1); out_s[0].frame_of = 1 + 0;
+    in_t[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 32, 32, 1, 1, 1, 1); in_t[0].frame_of = 1 + 0;
     in_t[1] = ssc_port_make(shared_arena.base + 8192, SSC_FLOAT, 32, 32, 1, 1, 3, 3);
     out_t[0] = ssc_port_make(shared_arena.base + 4096, SSC_FLOAT, 32, 32, 1, 1, 1, 1);
     in_k[0] = ssc_port_make(shared_arena.base + 4096, SSC_FLOAT, 32, 32, 1, 1, 1, 1);

@@ -63,8 +63,8 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_split[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1); out_src[0].frame_of = 1 + 0;
+    in_split[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1); in_split[0].frame_of = 1 + 0;
     out_split[0] = ssc_port_make(shared_arena.base + 262144, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
     out_split[1] = ssc_port_make(shared_arena.base + 524288, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
     in_left[0] = ssc_port_make(shared_arena.base + 262144, SSC_FLOAT, 256, 256, 1, 1, 1, 1);

@@ -54,12 +54,12 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1);
-    in_o_a[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1);
+    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); out_src[0].frame_of = 1 + 0;
+    in_o_a[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); in_o_a[0].frame_of = 1 + 0;
     out_o_a[0] = ssc_port_make(shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1);
-    in_o_b[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1);
+    in_o_b[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); in_o_b[0].frame_of = 1 + 0;
     out_o_b[0] = ssc_port_make(shared_arena.base + 4096, SSC_INT, 32, 16, 1, 1, 1, 1);
-    in_o_n_g[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1);
+    in_o_n_g[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); in_o_n_g[0].frame_of = 1 + 0;
     out_o_n_g[0] = ssc_port_make(shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1);
     in_k1[0] = ssc_port_make(shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1);
     in_k2[0] = ssc_port_make(shared_arena.base + 4096, SSC_INT, 32, 16, 1, 1, 1, 1);

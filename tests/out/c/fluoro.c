@@ -313,12 +313,12 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_raw[0] = ssc_port_make(shared_arena.base + 8388608, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    out_dark[0] = ssc_port_make(shared_arena.base + 10485760, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    out_gain[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    in_c[0] = ssc_port_make(shared_arena.base + 8388608, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    in_c[1] = ssc_port_make(shared_arena.base + 10485760, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    in_c[2] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    out_raw[0] = ssc_port_make(shared_arena.base + 8388608, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); out_raw[0].frame_of = 1 + 0;
+    out_dark[0] = ssc_port_make(shared_arena.base + 10485760, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); out_dark[0].frame_of = 1 + 1;
+    out_gain[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1); out_gain[0].frame_of = 1 + 2;
+    in_c[0] = ssc_port_make(shared_arena.base + 8388608, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); in_c[0].frame_of = 1 + 0;
+    in_c[1] = ssc_port_make(shared_arena.base + 10485760, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); in_c[1].frame_of = 1 + 1;
+    in_c[2] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1); in_c[2].frame_of = 1 + 2;
     out_c[0] = ssc_port_make(shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
     in_g0[0] = ssc_port_make(shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 5, 5);
     out_g0[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);

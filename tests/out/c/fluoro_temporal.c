@@ -339,12 +339,12 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_raw[0] = ssc_port_make(shared_arena.base + 16777216, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    out_dark[0] = ssc_port_make(shared_arena.base + 18874368, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    out_gain[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    in_c[0] = ssc_port_make(shared_arena.base + 16777216, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    in_c[1] = ssc_port_make(shared_arena.base + 18874368, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    in_c[2] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    out_raw[0] = ssc_port_make(shared_arena.base + 16777216, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); out_raw[0].frame_of = 1 + 0;
+    out_dark[0] = ssc_port_make(shared_arena.base + 18874368, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); out_dark[0].frame_of = 1 + 1;
+    out_gain[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1); out_gain[0].frame_of = 1 + 2;
+    in_c[0] = ssc_port_make(shared_arena.base + 16777216, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); in_c[0].frame_of = 1 + 0;
+    in_c[1] = ssc_port_make(shared_arena.base + 18874368, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); in_c[1].frame_of = 1 + 1;
+    in_c[2] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1); in_c[2].frame_of = 1 + 2;
     out_c[0] = ssc_port_make(shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
     in_t[0] = ssc_port_make(shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
     in_t[1] = ssc_port_make(shared_arena.base + 12582912, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);

@@ -60,12 +60,12 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);
-    in_st_dn_filter[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 3, 3);
+    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1); out_src[0].frame_of = 1 + 0;
+    in_st_dn_filter[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 3, 3); in_st_dn_filter[0].frame_of = 1 + 0;
     out_st_dn_filter[0] = ssc_port_make(shared_arena.base + 262144, SSC_INT, 256, 256, 1, 1, 1, 1);
     in_st_dn_level[0] = ssc_port_make(shared_arena.base + 262144, SSC_INT, 256, 256, 1, 1, 1, 1);
     out_st_dn_level[0] = ssc_port_make(shared_arena.base + 524288, SSC_INT, 256, 256, 1, 1, 1, 1);
-    in_st_sh_boost[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);
+    in_st_sh_boost[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1); in_st_sh_boost[0].frame_of = 1 + 0;
     out_st_sh_boost[0] = ssc_port_make(shared_arena.base + 786432, SSC_INT, 256, 256, 1, 1, 1, 1);
     in_st_sh_keep[0] = ssc_port_make(shared_arena.base + 786432, SSC_INT, 256, 256, 1, 1, 1, 1);
     out_st_sh_keep[0] = ssc_port_make(shared_arena.base + 1048576, SSC_INT, 256, 256, 1, 1, 1, 1);

@@ -66,14 +66,14 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_image[0] = ssc_port_make(shared_arena.base + 12288, SSC_USHORT, 64, 48, 1, 1, 1, 1);
-    out_flat[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    out_mask[0] = ssc_port_make(shared_arena.base + 24576, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
-    in_brighter[0] = ssc_port_make(shared_arena.base + 12288, SSC_USHORT, 64, 48, 1, 1, 1, 1);
+    out_image[0] = ssc_port_make(shared_arena.base + 12288, SSC_USHORT, 64, 48, 1, 1, 1, 1); out_image[0].frame_of = 1 + 0;
+    out_flat[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1); out_flat[0].frame_of = 1 + 1;
+    out_mask[0] = ssc_port_make(shared_arena.base + 24576, SSC_UCHAR, 64, 48, 1, 1, 1, 1); out_mask[0].frame_of = 1 + 2;
+    in_brighter[0] = ssc_port_make(shared_arena.base + 12288, SSC_USHORT, 64, 48, 1, 1, 1, 1); in_brighter[0].frame_of = 1 + 0;
     out_brighter[0] = ssc_port_make(shared_arena.base + 18432, SSC_USHORT, 64, 48, 1, 1, 1, 1);
-    in_smooth[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 3, 3);
+    in_smooth[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 3, 3); in_smooth[0].frame_of = 1 + 1;
     out_smooth[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_same[0] = ssc_port_make(shared_arena.base + 24576, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
+    in_same[0] = ssc_port_make(shared_arena.base + 24576, SSC_UCHAR, 64, 48, 1, 1, 1, 1); in_same[0].frame_of = 1 + 2;
     out_same[0] = ssc_port_make(shared_arena.base + 27648, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
     in_out[0] = ssc_port_make(shared_arena.base + 18432, SSC_USHORT, 64, 48, 1, 1, 1, 1);
     in_flatout[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);

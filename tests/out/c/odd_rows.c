@@ -52,12 +52,12 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_s[0] = ssc_port_make(shared_arena.base + 0, SSC_DOUBLE, 37, 23, 1, 1, 1, 1);
-    in_c[0] = ssc_port_make(shared_arena.base + 0, SSC_DOUBLE, 37, 23, 1, 1, 1, 7);
+    out_s[0] = ssc_port_make(shared_arena.base + 0, SSC_DOUBLE, 37, 23, 1, 1, 1, 1); out_s[0].frame_of = 1 + 0;
+    in_c[0] = ssc_port_make(shared_arena.base + 0, SSC_DOUBLE, 37, 23, 1, 1, 1, 7); in_c[0].frame_of = 1 + 0;
     out_c[0] = ssc_port_make(shared_arena.base + 6808, SSC_DOUBLE, 37, 23, 1, 1, 1, 1);
     in_k[0] = ssc_port_make(shared_arena.base + 6808, SSC_DOUBLE, 37, 23, 1, 1, 1, 1);
-    out_s2[0] = ssc_port_make(shared_arena.base + 13616, SSC_DOUBLE, 10, 3, 1, 1, 1, 1);
-    in_t[0] = ssc_port_make(shared_arena.base + 13616, SSC_DOUBLE, 10, 3, 1, 1, 1, 1);
+    out_s2[0] = ssc_port_make(shared_arena.base + 13616, SSC_DOUBLE, 10, 3, 1, 1, 1, 1); out_s2[0].frame_of = 1 + 3;
+    in_t[0] = ssc_port_make(shared_arena.base + 13616, SSC_DOUBLE, 10, 3, 1, 1, 1, 1); in_t[0].frame_of = 1 + 3;
     out_t[0] = ssc_port_make(shared_arena.base + 13856, SSC_DOUBLE, 10, 3, 1, 1, 1, 1);
     in_k2[0] = ssc_port_make(shared_arena.base + 13856, SSC_DOUBLE, 10, 3, 1, 1, 1, 1);
 }

@@ -72,8 +72,8 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_SHORT, 256, 256, 1, 1, 1, 1);
-    in_half[0] = ssc_port_make(shared_arena.base + 0, SSC_SHORT, 256, 256, 2, 2, 1, 1);
+    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_SHORT, 256, 256, 1, 1, 1, 1); out_src[0].frame_of = 1 + 0;
+    in_half[0] = ssc_port_make(shared_arena.base + 0, SSC_SHORT, 256, 256, 2, 2, 1, 1); in_half[0].frame_of = 1 + 0;
     out_half[0] = ssc_port_make(shared_arena.base + 131072, SSC_SHORT, 128, 128, 1, 1, 1, 1);
     in_f1[0] = ssc_port_make(shared_arena.base + 131072, SSC_SHORT, 128, 128, 1, 1, 3, 3);
     out_f1[0] = ssc_port_make(shared_arena.base + 393216, SSC_SHORT, 128, 128, 1, 1, 1, 1);
@@ -88,7 +88,7 @@ static void init_ports(void)
     out_add1[0] = ssc_port_make(shared_arena.base + 458752, SSC_SHORT, 128, 128, 1, 1, 1, 1);
     in_back0[0] = ssc_port_make(shared_arena.base + 458752, SSC_SHORT, 128, 128, 1, 1, 1, 1);
     out_back0[0] = ssc_port_make(shared_arena.base + 131072, SSC_SHORT, 256, 256, 2, 2, 1, 1);
-    in_add0[0] = ssc_port_make(shared_arena.base + 0, SSC_SHORT, 256, 256, 1, 1, 1, 1);
+    in_add0[0] = ssc_port_make(shared_arena.base + 0, SSC_SHORT, 256, 256, 1, 1, 1, 1); in_add0[0].frame_of = 1 + 0;
     in_add0[1] = ssc_port_make(shared_arena.base + 131072, SSC_SHORT, 256, 256, 1, 1, 1, 1);
     out_add0[0] = ssc_port_make(shared_arena.base + 262144, SSC_SHORT, 256, 256, 1, 1, 1, 1);
     in_out[0] = ssc_port_make(shared_arena.base + 262144, SSC_SHORT, 256, 256, 1, 1, 1, 1);

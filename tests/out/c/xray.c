@@ -398,14 +398,14 @@ static void init_signals(void)
 
 static void init_ports(void)
 {
-    out_raw[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1);
-    out_offset[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    out_gainmap[0] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_subtract[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1);
-    in_subtract[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    out_raw[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1); out_raw[0].frame_of = 1 + 0;
+    out_offset[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1); out_offset[0].frame_of = 1 + 1;
+    out_gainmap[0] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1); out_gainmap[0].frame_of = 1 + 2;
+    in_subtract[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1); in_subtract[0].frame_of = 1 + 0;
+    in_subtract[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1); in_subtract[1].frame_of = 1 + 1;
     out_subtract[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
     in_flatfield[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_flatfield[1] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    in_flatfield[1] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1); in_flatfield[1].frame_of = 1 + 2;
     out_flatfield[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
     in_defect[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 3, 3);
     out_defect[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);

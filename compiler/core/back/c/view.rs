@@ -167,6 +167,9 @@ struct PortView {
     bands: Option<(String, usize)>,
     /// `--check-kernels`: the guard its rings live behind.
     guard: Option<String>,
+    /// The function id of the source whose external frame the port's rows
+    /// are, read in place ([`frames_read_in_place`]).
+    frame_of: Option<u32>,
     comment: String,
 }
 
@@ -322,7 +325,7 @@ fn check_user_kernels(h: &Hsdfg, layout: &Layout, o: &COptions) -> Result<(), Ve
 /// Everything the template renders.
 fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> ProgramView {
     let flow = SignalFlow::new(r);
-    let (ports, ports_of_buffer) = port_views(h, layout, o.check_kernels);
+    let (ports, ports_of_buffer) = port_views(h, layout, o);
     let (dynbufs, pools, dyn_uses) = dynamic_views(h, layout, o.dynamic_memory, &ports_of_buffer);
     let signals = signal_views(r, o, &flow);
     let boxes = box_views(h, layout);
@@ -517,8 +520,10 @@ fn band_table_views(layout: &Layout) -> Vec<BandTableView> {
 fn port_views(
     h: &Hsdfg,
     layout: &Layout,
-    check_kernels: bool,
+    o: &COptions,
 ) -> (Vec<PortView>, BTreeMap<BufferId, Vec<String>>) {
+    let check_kernels = o.check_kernels;
+    let in_place = frames_read_in_place(h, &o.user_kernels);
     let mut ports = Vec::new();
     let mut of_buffer: BTreeMap<BufferId, Vec<String>> = BTreeMap::new();
     for f in &layout.functions {
@@ -545,10 +550,38 @@ fn port_views(
                 },
                 bands,
                 guard,
+                frame_of: in_place.get(&p.buffer).copied(),
             });
         }
     }
     (ports, of_buffer)
+}
+
+/// The buffers whose readers read the source's external frame in place,
+/// with the source's function id: every buffer a built-in source writes,
+/// unless it is state (read through a delay, so across iterations) or a
+/// user kernel writes or reads it. When the iteration has an external
+/// frame (a program's `--input`, the library's caller), the runtime hands
+/// each reader the frame itself and the source copies nothing
+/// (`runtime-c/README.md`, "Sources read in place"); without one the
+/// source fills the buffer as before. The frame lives, unchanged, until
+/// the iteration ends (the library's contract), so reading it later than
+/// the source would have copied it reads the same values, and nothing
+/// writes it: the proof of the buffer covers the frame.
+pub fn frames_read_in_place(h: &Hsdfg, user_kernels: &[String]) -> BTreeMap<BufferId, u32> {
+    let builtin = |f: &crate::ir::hsdfg::FunctionInfo| !user_kernels.contains(&f.function);
+    h.buffers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| {
+            let source = &h.functions[b.producer.0 .0];
+            let readable = crate::ir::builtins::builtin_of(&source.function) == Some("func_source")
+                && builtin(source)
+                && b.initial.is_none()
+                && b.readers.iter().all(|(r, _)| builtin(&h.functions[r.0]));
+            readable.then_some((BufferId(i), source.id))
+        })
+        .collect()
 }
 
 /// Every sub-box, in the HSDFG's actor order.
