@@ -95,9 +95,55 @@ static void {{ k.fn_name }}(const ssc_call *call)
 {%- for t in k.tables %}
     static const {{ t.ctype }} table{{ loop.index0 }}[{{ t.len }}] = { {{ t.values }} };
 {%- endfor %}
-{%- if k.border.is_some() %}
+{%- if k.border.is_some() || !k.passes.is_empty() %}
     const int64_t width = call->width;
 {%- endif %}
+{%- if !k.passes.is_empty() %}
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* The x pass of each separable sum runs once per input row, in chunks
+     * of {{ defs.chunk() }} columns: the rows of sums slide down with the output rows. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += {{ defs.chunk() }}) {
+        const int64_t c1 = c0 + {{ defs.chunk() }} < ex1 ? c0 + {{ defs.chunk() }} : ex1;
+{%- for p in k.passes %}
+        {{ p.ctype }} {{ p.name }}[{{ p.rows }}][{{ defs.chunk() }}];   /* {{ p.comment }} */
+{%- endfor %}
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+{%- for p in k.passes %}
+            /* The rows of the window not summed yet: all at the first row. */
+            for (int64_t r = ey == y0 ? y - {{ p.before }} : y + {{ p.after }}; r <= y + {{ p.after }}; r++) {
+                const {{ p.in_ctype }} *restrict src = SSC_ROW(const {{ p.in_ctype }}, {{ p.port }}_port, ssc_clamp_row(r, {{ p.port }}_port->height));
+                {{ p.ctype }} *restrict sum = {{ p.name }}[(r - y0 + {{ p.before }}) % {{ p.rows }}];
+                /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
+                const int64_t inner0 = c1 < {{ p.left }} ? c1 : {{ p.left }}, inner1 = c1 < width - {{ p.right }} ? c1 : width - {{ p.right }};
+                int64_t x = c0;
+                for (; x < inner0; x++)
+                    sum[x - c0] = {{ p.edge }};
+                for (; x < inner1; x++)
+                    sum[x - c0] = {{ p.inner }};
+                for (; x < c1; x++)
+                    sum[x - c0] = {{ p.edge }};
+            }
+{%- for a in p.at %}
+            const {{ p.ctype }} *restrict {{ a.0 }} = {{ p.name }}[{{ a.1 }}];
+{%- endfor %}
+{%- endfor %}
+{%- for r in k.rows %}
+            const {{ r.ctype }} *restrict {{ r.name }} = SSC_ROW(const {{ r.ctype }}, {{ r.port }}_port, {{ r.row }});
+{%- endfor %}
+{%- for o in k.outputs %}
+            {{ o.ctype }} *restrict {{ o.name }}_row = SSC_ROW({{ o.ctype }}, {{ o.name }}_port, ey);
+{%- endfor %}
+            for (int64_t x = c0; x < c1; x++) {
+{%- for o in k.outputs %}
+                {{ o.name }}_row[x] = {{ o.inner }};
+{%- endfor %}
+            }
+        }
+    }
+}
+{%- else %}
     const int64_t ex0 = call->region.x0{% if k.mx > 1 %} * {{ k.mx }}{% endif %}, ex1 = call->region.x1{% if k.mx > 1 %} * {{ k.mx }}{% endif %};
     for (int64_t ey = call->region.y0{% if k.my > 1 %} * {{ k.my }}{% endif %}; ey < call->region.y1{% if k.my > 1 %} * {{ k.my }}{% endif %}; ey++) {
 {%- if k.uses_y %}
@@ -201,5 +247,6 @@ static void {{ k.fn_name }}(const ssc_call *call)
 {%- endmatch %}
     }
 }
+{%- endif %}
 {%- endfor %}
 {%- endif %}

@@ -763,3 +763,95 @@ fn a_source_read_in_place_and_through_a_delay_gives_each_frame_and_the_one_befor
         }
     }
 }
+
+/// A separable sum's x pass kept in rows (docs/fused.md, "The loops of
+/// defined functions"): an asymmetric window ([4, 3]: one column before the
+/// centre, two after), a weight of 0, and a frame 1100 wide (three chunks of
+/// columns, the last short), in strips and whole. Every element has the
+/// bits of the same float operations written out here, in the same order.
+#[test]
+fn a_sliding_separable_sum_gives_the_bits_of_each_element_summed_alone() {
+    const SW: usize = 1100;
+    const SH: usize = 20;
+    let dir = scratch("images-sliding-separable");
+    let desc = write_input(
+        &dir,
+        "sep.ssc",
+        "composition {
+  container_declaration sourcef { out OUT float mul [1, 1]; };
+  container_declaration sinkf { in IN float mul [1, 1]; };
+  container_declaration blur { in IN float mul [1, 1] [4, 3]; out OUT float mul [1, 1]; };
+  container_declaration top { };
+  container_bind sourcef func_source_f FULL, sinkf func_sink_f FULL, blur blur FULL;
+  function_definition blur {
+    out = separable(in, [1, 2, 3, 2], [1, 0, 2]) / 7;
+  };
+  container_composition top {
+    container i sourcef index, b blur index, o sinkf index;
+    i.out -> b.in;
+    b.out -> o.in;
+  };
+  compose top [1100, 20];
+}
+",
+    );
+    let input: Vec<f32> = (0..SW * SH)
+        .map(|i| ((i * 7919 % 1013) as f32) * 0.37 - 100.0)
+        .collect();
+    let mut pfm = format!("Pf\n{SW} {SH}\n-1.0\n").into_bytes();
+    for y in (0..SH).rev() {
+        for v in &input[y * SW..(y + 1) * SW] {
+            pfm.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let frame = dir.join("in.pfm");
+    std::fs::write(&frame, pfm).unwrap();
+    let at = |x: i64, y: i64| {
+        let (x, y) = (x.clamp(0, SW as i64 - 1), y.clamp(0, SH as i64 - 1));
+        input[y as usize * SW + x as usize]
+    };
+    let row = |x: i64, y: i64| {
+        at(x - 1, y) + 2.0f32 * at(x, y) + 3.0f32 * at(x + 1, y) + 2.0f32 * at(x + 2, y)
+    };
+    let want: Vec<f32> = (0..SW * SH)
+        .map(|i| {
+            let (x, y) = ((i % SW) as i64, (i / SW) as i64);
+            (row(x, y - 1) + 2.0f32 * row(x, y + 1)) / 7.0f32
+        })
+        .collect();
+    for flags in [
+        "-ts fused 2 --strip-rows 3",
+        "-ts reduced 2 -ms interference",
+    ] {
+        let tag = flags.replace(' ', "");
+        let exe = build(gcc(), &Case::new(&desc, flags), &dir.join(&tag))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.join(format!("out-{tag}"));
+        let ran = run(
+            &exe,
+            &[
+                "--input",
+                &format!("i={}", frame.display()),
+                "--output",
+                &out.display().to_string(),
+            ],
+        );
+        assert!(ran.status.success(), "{}{}", ran.stdout, ran.stderr);
+        let b = std::fs::read(out.join("o_0000.pfm")).unwrap();
+        let header = format!("Pf\n{SW} {SH}\n-1.0\n");
+        assert!(b.starts_with(header.as_bytes()), "{flags}");
+        let rows: Vec<&[u8]> = b[header.len()..].chunks(4 * SW).collect();
+        let got: Vec<f32> = rows
+            .into_iter()
+            .rev()
+            .flat_map(|r| {
+                r.chunks(4)
+                    .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            })
+            .collect();
+        let wrong = (0..SW * SH)
+            .find(|&i| got[i].to_bits() != want[i].to_bits())
+            .map(|i| (i % SW, i / SW, got[i], want[i]));
+        assert_eq!(wrong, None, "{flags}: (x, y, got, want)");
+    }
+}

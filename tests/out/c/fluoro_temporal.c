@@ -120,28 +120,37 @@ static void def_gauss5(const ssc_call *call)
     const ssc_port *const out_port = &call->out[0];
     const int64_t width = call->width;
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
-    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
-        const int64_t y = ey;
-        const float *restrict in_m2 = SSC_ROW(const float, in_port, ssc_clamp_row(y - 2, in_port->height));
-        const float *restrict in_m1 = SSC_ROW(const float, in_port, ssc_clamp_row(y - 1, in_port->height));
-        const float *restrict in_0 = SSC_ROW(const float, in_port, y);
-        const float *restrict in_p1 = SSC_ROW(const float, in_port, ssc_clamp_row(y + 1, in_port->height));
-        const float *restrict in_p2 = SSC_ROW(const float, in_port, ssc_clamp_row(y + 2, in_port->height));
-        float *restrict out_row = SSC_ROW(float, out_port, ey);
-        /* Elements whose window reaches past the left or right border. */
-        const int64_t inner0 = 2, inner1 = (width - 2);
-        int64_t ex = ex0;
-        for (; ex < ex1 && ex < inner0; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ((in_m2[ssc_clamp_col(x - 2, width)] + 4.0f * in_m2[ssc_clamp_col(x - 1, width)] + 6.0f * in_m2[x] + 4.0f * in_m2[ssc_clamp_col(x + 1, width)] + in_m2[ssc_clamp_col(x + 2, width)]) + 4.0f * (in_m1[ssc_clamp_col(x - 2, width)] + 4.0f * in_m1[ssc_clamp_col(x - 1, width)] + 6.0f * in_m1[x] + 4.0f * in_m1[ssc_clamp_col(x + 1, width)] + in_m1[ssc_clamp_col(x + 2, width)]) + 6.0f * (in_0[ssc_clamp_col(x - 2, width)] + 4.0f * in_0[ssc_clamp_col(x - 1, width)] + 6.0f * in_0[x] + 4.0f * in_0[ssc_clamp_col(x + 1, width)] + in_0[ssc_clamp_col(x + 2, width)]) + 4.0f * (in_p1[ssc_clamp_col(x - 2, width)] + 4.0f * in_p1[ssc_clamp_col(x - 1, width)] + 6.0f * in_p1[x] + 4.0f * in_p1[ssc_clamp_col(x + 1, width)] + in_p1[ssc_clamp_col(x + 2, width)]) + (in_p2[ssc_clamp_col(x - 2, width)] + 4.0f * in_p2[ssc_clamp_col(x - 1, width)] + 6.0f * in_p2[x] + 4.0f * in_p2[ssc_clamp_col(x + 1, width)] + in_p2[ssc_clamp_col(x + 2, width)])) / 256.0f;
-        }
-        for (; ex < ex1 && ex < inner1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ((in_m2[x - 2] + 4.0f * in_m2[x - 1] + 6.0f * in_m2[x] + 4.0f * in_m2[x + 1] + in_m2[x + 2]) + 4.0f * (in_m1[x - 2] + 4.0f * in_m1[x - 1] + 6.0f * in_m1[x] + 4.0f * in_m1[x + 1] + in_m1[x + 2]) + 6.0f * (in_0[x - 2] + 4.0f * in_0[x - 1] + 6.0f * in_0[x] + 4.0f * in_0[x + 1] + in_0[x + 2]) + 4.0f * (in_p1[x - 2] + 4.0f * in_p1[x - 1] + 6.0f * in_p1[x] + 4.0f * in_p1[x + 1] + in_p1[x + 2]) + (in_p2[x - 2] + 4.0f * in_p2[x - 1] + 6.0f * in_p2[x] + 4.0f * in_p2[x + 1] + in_p2[x + 2])) / 256.0f;
-        }
-        for (; ex < ex1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ((in_m2[ssc_clamp_col(x - 2, width)] + 4.0f * in_m2[ssc_clamp_col(x - 1, width)] + 6.0f * in_m2[x] + 4.0f * in_m2[ssc_clamp_col(x + 1, width)] + in_m2[ssc_clamp_col(x + 2, width)]) + 4.0f * (in_m1[ssc_clamp_col(x - 2, width)] + 4.0f * in_m1[ssc_clamp_col(x - 1, width)] + 6.0f * in_m1[x] + 4.0f * in_m1[ssc_clamp_col(x + 1, width)] + in_m1[ssc_clamp_col(x + 2, width)]) + 6.0f * (in_0[ssc_clamp_col(x - 2, width)] + 4.0f * in_0[ssc_clamp_col(x - 1, width)] + 6.0f * in_0[x] + 4.0f * in_0[ssc_clamp_col(x + 1, width)] + in_0[ssc_clamp_col(x + 2, width)]) + 4.0f * (in_p1[ssc_clamp_col(x - 2, width)] + 4.0f * in_p1[ssc_clamp_col(x - 1, width)] + 6.0f * in_p1[x] + 4.0f * in_p1[ssc_clamp_col(x + 1, width)] + in_p1[ssc_clamp_col(x + 2, width)]) + (in_p2[ssc_clamp_col(x - 2, width)] + 4.0f * in_p2[ssc_clamp_col(x - 1, width)] + 6.0f * in_p2[x] + 4.0f * in_p2[ssc_clamp_col(x + 1, width)] + in_p2[ssc_clamp_col(x + 2, width)])) / 256.0f;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* The x pass of each separable sum runs once per input row, in chunks
+     * of 512 columns: the rows of sums slide down with the output rows. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
+        float h0[5][512];   /* h0: each row of `in` summed in x with [1, 4, 6, 4, 1], once */
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+            /* The rows of the window not summed yet: all at the first row. */
+            for (int64_t r = ey == y0 ? y - 2 : y + 2; r <= y + 2; r++) {
+                const float *restrict src = SSC_ROW(const float, in_port, ssc_clamp_row(r, in_port->height));
+                float *restrict sum = h0[(r - y0 + 2) % 5];
+                /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
+                const int64_t inner0 = c1 < 2 ? c1 : 2, inner1 = c1 < width - 2 ? c1 : width - 2;
+                int64_t x = c0;
+                for (; x < inner0; x++)
+                    sum[x - c0] = src[ssc_clamp_col(x - 2, width)] + 4.0f * src[ssc_clamp_col(x - 1, width)] + 6.0f * src[x] + 4.0f * src[ssc_clamp_col(x + 1, width)] + src[ssc_clamp_col(x + 2, width)];
+                for (; x < inner1; x++)
+                    sum[x - c0] = src[x - 2] + 4.0f * src[x - 1] + 6.0f * src[x] + 4.0f * src[x + 1] + src[x + 2];
+                for (; x < c1; x++)
+                    sum[x - c0] = src[ssc_clamp_col(x - 2, width)] + 4.0f * src[ssc_clamp_col(x - 1, width)] + 6.0f * src[x] + 4.0f * src[ssc_clamp_col(x + 1, width)] + src[ssc_clamp_col(x + 2, width)];
+            }
+            const float *restrict h0_m2 = h0[(y - y0) % 5];
+            const float *restrict h0_m1 = h0[(y - y0 + 1) % 5];
+            const float *restrict h0_0 = h0[(y - y0 + 2) % 5];
+            const float *restrict h0_p1 = h0[(y - y0 + 3) % 5];
+            const float *restrict h0_p2 = h0[(y - y0 + 4) % 5];
+            float *restrict out_row = SSC_ROW(float, out_port, ey);
+            for (int64_t x = c0; x < c1; x++) {
+                out_row[x] = (h0_m2[x - c0] + 4.0f * h0_m1[x - c0] + 6.0f * h0_0[x - c0] + 4.0f * h0_p1[x - c0] + h0_p2[x - c0]) / 256.0f;
+            }
         }
     }
 }

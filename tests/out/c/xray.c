@@ -90,26 +90,35 @@ static void def_gauss3x3(const ssc_call *call)
     const ssc_port *const out_port = &call->out[0];
     const int64_t width = call->width;
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
-    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
-        const int64_t y = ey;
-        const float *restrict in_m1 = SSC_ROW(const float, in_port, ssc_clamp_row(y - 1, in_port->height));
-        const float *restrict in_0 = SSC_ROW(const float, in_port, y);
-        const float *restrict in_p1 = SSC_ROW(const float, in_port, ssc_clamp_row(y + 1, in_port->height));
-        float *restrict out_row = SSC_ROW(float, out_port, ey);
-        /* Elements whose window reaches past the left or right border. */
-        const int64_t inner0 = 1, inner1 = (width - 1);
-        int64_t ex = ex0;
-        for (; ex < ex1 && ex < inner0; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ((in_m1[ssc_clamp_col(x - 1, width)] + 2.0f * in_m1[x] + in_m1[ssc_clamp_col(x + 1, width)]) + 2.0f * (in_0[ssc_clamp_col(x - 1, width)] + 2.0f * in_0[x] + in_0[ssc_clamp_col(x + 1, width)]) + (in_p1[ssc_clamp_col(x - 1, width)] + 2.0f * in_p1[x] + in_p1[ssc_clamp_col(x + 1, width)])) / 16.0f;
-        }
-        for (; ex < ex1 && ex < inner1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ((in_m1[x - 1] + 2.0f * in_m1[x] + in_m1[x + 1]) + 2.0f * (in_0[x - 1] + 2.0f * in_0[x] + in_0[x + 1]) + (in_p1[x - 1] + 2.0f * in_p1[x] + in_p1[x + 1])) / 16.0f;
-        }
-        for (; ex < ex1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ((in_m1[ssc_clamp_col(x - 1, width)] + 2.0f * in_m1[x] + in_m1[ssc_clamp_col(x + 1, width)]) + 2.0f * (in_0[ssc_clamp_col(x - 1, width)] + 2.0f * in_0[x] + in_0[ssc_clamp_col(x + 1, width)]) + (in_p1[ssc_clamp_col(x - 1, width)] + 2.0f * in_p1[x] + in_p1[ssc_clamp_col(x + 1, width)])) / 16.0f;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* The x pass of each separable sum runs once per input row, in chunks
+     * of 512 columns: the rows of sums slide down with the output rows. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
+        float h0[3][512];   /* h0: each row of `in` summed in x with [1, 2, 1], once */
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+            /* The rows of the window not summed yet: all at the first row. */
+            for (int64_t r = ey == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
+                const float *restrict src = SSC_ROW(const float, in_port, ssc_clamp_row(r, in_port->height));
+                float *restrict sum = h0[(r - y0 + 1) % 3];
+                /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
+                const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 1 ? c1 : width - 1;
+                int64_t x = c0;
+                for (; x < inner0; x++)
+                    sum[x - c0] = src[ssc_clamp_col(x - 1, width)] + 2.0f * src[x] + src[ssc_clamp_col(x + 1, width)];
+                for (; x < inner1; x++)
+                    sum[x - c0] = src[x - 1] + 2.0f * src[x] + src[x + 1];
+                for (; x < c1; x++)
+                    sum[x - c0] = src[ssc_clamp_col(x - 1, width)] + 2.0f * src[x] + src[ssc_clamp_col(x + 1, width)];
+            }
+            const float *restrict h0_m1 = h0[(y - y0) % 3];
+            const float *restrict h0_0 = h0[(y - y0 + 1) % 3];
+            const float *restrict h0_p1 = h0[(y - y0 + 2) % 3];
+            float *restrict out_row = SSC_ROW(float, out_port, ey);
+            for (int64_t x = c0; x < c1; x++) {
+                out_row[x] = (h0_m1[x - c0] + 2.0f * h0_0[x - c0] + h0_p1[x - c0]) / 16.0f;
+            }
         }
     }
 }

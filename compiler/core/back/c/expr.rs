@@ -70,6 +70,31 @@ pub struct Emit<'a> {
     /// around the expression fixes them: `linear` then writes only its
     /// branch, with no select per element.
     pub parity: Option<(u64, u64)>,
+    /// The x passes of the separable sums kept in rows (see
+    /// [`XPass`]): a `separable` over one of them reads its rows' sums
+    /// (`h0_m1[x - c0]`) instead of summing the window's columns again.
+    pub passes: &'a [XPass],
+}
+
+/// The x pass of a separable sum over input `port` with weights `wx`:
+/// computed once per input row into a row of sums (`hK`, K its index),
+/// which every output row whose window covers that input row reads (the
+/// rows of the sums slide down with the output rows, as in Halide's
+/// sliding window). The same operations in the same order: the same
+/// bits as summing per output element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct XPass {
+    pub port: usize,
+    pub wx: Vec<f64>,
+    /// The type the sums are computed and kept in.
+    pub ty: ElemType,
+}
+
+impl XPass {
+    /// The row of sums at input row offset `dy`: `h0_m1`, `h0_0`, `h0_p1`.
+    pub fn row(index: usize, dy: i64) -> String {
+        row_var(&format!("h{index}"), dy)
+    }
 }
 
 fn wrap((s, p): (String, Prec), min: Prec) -> String {
@@ -245,24 +270,48 @@ impl Emit<'_> {
     }
 
     fn separable(&self, port: usize, wx: &[f64], wy: &[f64], t: ElemType) -> (String, Prec) {
-        let ((bx, _), (by, _)) = self.kernel.inputs[port].margins();
+        let ((_, _), (by, _)) = self.kernel.inputs[port].margins();
+        let pass = self
+            .passes
+            .iter()
+            .position(|p| p.port == port && p.wx == wx);
         let rows = wy
             .iter()
             .enumerate()
             .filter(|(_, v)| **v != 0.0)
             .map(|(j, vy)| {
-                let cols = wx
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, v)| **v != 0.0)
-                    .map(|(i, vx)| {
-                        Self::weighted(*vx, self.tap(port, i as i64 - bx, j as i64 - by, t), t)
-                    })
-                    .collect();
-                Self::weighted(*vy, wrap(Self::sum(cols, t), 4), t)
+                let dy = j as i64 - by;
+                let sum = match pass {
+                    Some(k) => (format!("{}[x - c0]", XPass::row(k, dy)), 6),
+                    None => self.row_sum(port, wx, &row_var(&self.kernel.inputs[port].name, dy), t),
+                };
+                Self::weighted(*vy, wrap(sum, 4), t)
             })
             .collect();
         Self::sum(rows, t)
+    }
+
+    /// Σ_i wx_i · `row`[x + i − bx] of input `port` in type `t`, left to
+    /// right (weights of 0 left out): the x pass of a separable sum over
+    /// the row pointer `row`, its columns clamped on the border.
+    pub fn row_sum(&self, port: usize, wx: &[f64], row: &str, t: ElemType) -> (String, Prec) {
+        let p = &self.kernel.inputs[port];
+        let ((bx, _), _) = p.margins();
+        let cols = wx
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(i, vx)| {
+                let r = format!("{row}[{}]", self.column(i as i64 - bx));
+                let tap = if p.ty == t {
+                    r
+                } else {
+                    format!("({}){r}", c_name(t))
+                };
+                Self::weighted(*vx, tap, t)
+            })
+            .collect();
+        Self::sum(cols, t)
     }
 
     fn median(&self, port: usize, t: ElemType) -> String {

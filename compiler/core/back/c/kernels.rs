@@ -11,7 +11,7 @@
 //! kernel's value for every output element of the sub-box's region, in
 //! any split, so every schedule gives the same bits.
 
-use super::expr::{c_name, literal, row_var, sat_name, tables, Emit};
+use super::expr::{c_name, literal, row_var, sat_name, tables, Emit, XPass};
 use crate::ir::hsdfg::Hsdfg;
 use crate::ir::kernel::{Kernel, Op, Range};
 use crate::ir::{ElemType, Pair};
@@ -40,7 +40,14 @@ impl KernelsView {
     /// Whether a kernel reads columns past the border (the template then
     /// defines the column clamp).
     pub fn clamps_columns(&self) -> bool {
-        self.kernels.iter().any(|k| k.border.is_some())
+        self.kernels
+            .iter()
+            .any(|k| k.border.is_some() || k.passes.iter().any(|p| p.left > 0 || p.right > 0))
+    }
+
+    /// Columns of a chunk of the sliding x passes ([`CHUNK`]).
+    pub fn chunk(&self) -> usize {
+        CHUNK
     }
 }
 
@@ -59,12 +66,46 @@ pub struct KernelView {
     /// The columns of the window before and after the centre, in points,
     /// when some read has a column offset.
     pub border: Option<(i64, i64)>,
+    /// The x passes kept in rows ([`XPass`]): when there are any, the
+    /// template loops over chunks of [`CHUNK`] columns, and in each over
+    /// the rows, computing each input row's sums once.
+    pub passes: Vec<PassView>,
     /// Inside the border of a kernel that interpolates (`linear`, whose
     /// outputs have `mul [2, 2]`): for the even rows, then the odd ones,
     /// the statements of one point `x`, each output element of either
     /// column parity written with its own weights, so the loop over x has
     /// no select per element. Empty for every other kernel.
     pub by_parity: Vec<Vec<String>>,
+}
+
+/// Columns of a chunk of the sliding x passes: its rows of sums stay in
+/// the level-1 cache (3 rows of 512 floats: 6 KiB).
+pub const CHUNK: usize = 512;
+
+/// One x pass kept in rows.
+pub struct PassView {
+    /// `h0`: the array of its rows of sums, `rows` × [`CHUNK`].
+    pub name: String,
+    /// The type of the sums, and of the input's elements.
+    pub ctype: &'static str,
+    pub in_ctype: &'static str,
+    /// The input port's name (its `NAME_port`).
+    pub port: String,
+    /// Rows of the window, and of them before and after the centre.
+    pub rows: i64,
+    pub before: i64,
+    pub after: i64,
+    /// Columns of the window before and after the centre: the sums of
+    /// columns nearer the border clamp theirs.
+    pub left: i64,
+    pub right: i64,
+    /// The sum at column x of the input row `src`, inside and on the border.
+    pub inner: String,
+    pub edge: String,
+    /// `(name, slot)` of the rows of sums an output row reads: `("h0_m1",
+    /// "(y - y0) % 3")`, input row r in slot `(r - y0 + before) % rows`.
+    pub at: Vec<(String, String)>,
+    pub comment: String,
 }
 
 pub struct OutputView {
@@ -172,8 +213,56 @@ pub fn view(h: &Hsdfg) -> KernelsView {
 /// sort's 72).
 pub const MEDIAN9: u64 = 9;
 
+/// The x passes a kernel keeps in rows ([`XPass`]): every distinct
+/// `(port, wx)` of its separable sums, when its outputs have `mul [1, 1]`
+/// and nothing else it reads has a column offset (the output loop then
+/// needs no border of its own). Empty otherwise: every element sums its
+/// window.
+fn x_passes(k: &Kernel) -> Vec<XPass> {
+    let mut passes = Vec::new();
+    let mut other_columns = false;
+    for v in &k.values {
+        v.walk(&mut |n| match &n.op {
+            Op::Separable { port, wx, .. } => {
+                let p = XPass {
+                    port: *port,
+                    wx: wx.clone(),
+                    ty: n.elem(),
+                };
+                if !passes.contains(&p) {
+                    passes.push(p);
+                }
+            }
+            Op::Read { dx, .. } => other_columns |= *dx != 0,
+            Op::Stencil { .. } | Op::Median { .. } | Op::Linear { .. } => other_columns = true,
+            _ => {}
+        });
+    }
+    if other_columns || k.out_mul != Pair::ONE {
+        passes.clear();
+    }
+    passes
+}
+
+/// Whether a separable sum over pass `p` weighs its row `dy` (a row of
+/// weight 0 is not read).
+fn reads_row(k: &Kernel, p: &XPass, before: i64, dy: i64) -> bool {
+    let mut read = false;
+    for v in &k.values {
+        v.walk(&mut |n| {
+            if let Op::Separable { port, wx, wy } = &n.op {
+                if *port == p.port && *wx == p.wx {
+                    read |= wy.get((dy + before) as usize).is_some_and(|w| *w != 0.0);
+                }
+            }
+        });
+    }
+    read
+}
+
 fn kernel_view(k: &Kernel) -> KernelView {
     let tables = tables(k);
+    let passes = x_passes(k);
     let (mut rows, mut uses_x, mut border) = (BTreeSet::new(), false, (0i64, 0i64));
     let mut offsets_x = false;
     for v in &k.values {
@@ -195,6 +284,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
                 Op::Read { port, .. } => {
                     rows.insert((*port, Row::Element));
                 }
+                Op::Separable { .. } if !passes.is_empty() => uses_x = true,
                 Op::Stencil { port, .. }
                 | Op::Separable { port, .. }
                 | Op::Median { port }
@@ -217,15 +307,14 @@ fn kernel_view(k: &Kernel) -> KernelView {
             }
         });
     }
-    let emit_at = |edge: bool, parity: Option<(u64, u64)>, n| {
-        Emit {
-            kernel: k,
-            border: edge,
-            tables: &tables,
-            parity,
-        }
-        .expr(n)
+    let emitter = |edge: bool, parity: Option<(u64, u64)>| Emit {
+        kernel: k,
+        border: edge,
+        tables: &tables,
+        parity,
+        passes: &passes,
     };
+    let emit_at = |edge: bool, parity: Option<(u64, u64)>, n| emitter(edge, parity).expr(n);
     let emit = |edge: bool, n| emit_at(edge, None, n);
     // Only `linear` reads the parities, and it needs `mul [2, 2]` outputs.
     let mut interpolates = false;
@@ -255,7 +344,48 @@ fn kernel_view(k: &Kernel) -> KernelView {
     } else {
         Vec::new()
     };
-    let uses_y = rows.iter().any(|(_, r)| !matches!(r, Row::Element));
+    let uses_y = !passes.is_empty() || rows.iter().any(|(_, r)| !matches!(r, Row::Element));
+    let pass_views = passes
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let port = &k.inputs[p.port];
+            let ((left, right), (before, after)) = port.margins();
+            let name = format!("h{i}");
+            let sum = |edge: bool| emitter(edge, None).row_sum(p.port, &p.wx, "src", p.ty).0;
+            PassView {
+                ctype: c_name(p.ty),
+                in_ctype: c_name(port.ty),
+                port: port.name.clone(),
+                rows: before + after + 1,
+                before,
+                after,
+                left,
+                right,
+                inner: sum(false),
+                edge: sum(true),
+                at: (-before..=after)
+                    .filter(|dy| reads_row(k, p, before, *dy))
+                    .map(|dy| {
+                        let slot = match dy + before {
+                            0 => format!("(y - y0) % {}", before + after + 1),
+                            k => format!("(y - y0 + {k}) % {}", before + after + 1),
+                        };
+                        (XPass::row(i, dy), slot)
+                    })
+                    .collect(),
+                comment: format!(
+                    "{name}: each row of `{}` summed in x with [{}], once",
+                    port.name,
+                    p.wx.iter()
+                        .map(|w| format!("{w}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                name,
+            }
+        })
+        .collect();
     KernelView {
         fn_name: function_name(&k.name),
         comment: k.text.clone(),
@@ -339,6 +469,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
         uses_y,
         border: offsets_x.then_some(border),
         by_parity,
+        passes: pass_views,
     }
 }
 
