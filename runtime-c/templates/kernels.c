@@ -58,24 +58,46 @@ static inline {{ m.1 }} ssc_median_{{ m.0 }}({{ m.1 }} *v, int n)
 {%- endfor %}
 {%- for m in defs.medians9 %}
 
-/* The median of 9 values (a 3 x 3 window) with 30 min/max instead of the
- * sort's 72: sort each of the triples (a0 a3 a6), (a1 a4 a7), (a2 a5 a8);
- * the median is the median of the largest of their minima, the median of
- * their medians and the smallest of their maxima. The same value as the
- * sort for any values without NaN. */
+/* Sorts three values in place with three compare-exchanges (the sort's,
+ * so without branches). */
+static inline void ssc_sort3_{{ m.0 }}({{ m.1 }} *a, {{ m.1 }} *b, {{ m.1 }} *c)
+{
+    {{ m.1 }} lo = *a > *b ? *b : *a, hi = *a > *b ? *a : *b;
+    *a = lo, *b = hi;
+    lo = *b > *c ? *c : *b, hi = *b > *c ? *b : *c;
+    *b = lo, *c = hi;
+    lo = *a > *b ? *b : *a, hi = *a > *b ? *a : *b;
+    *a = lo, *b = hi;
+}
+
+/* The median of 9 values given as three sorted triples (lo[k] <= mid[k] <=
+ * hi[k], k < 3): the median of the largest minimum, the median of the
+ * medians and the smallest maximum. */
+static inline {{ m.1 }} ssc_median9_sorted_{{ m.0 }}(const {{ m.1 }} *lo, const {{ m.1 }} *mid, const {{ m.1 }} *hi)
+{
+    {{ m.1 }} l = lo[0] > lo[1] ? lo[0] : lo[1], h = hi[0] < hi[1] ? hi[0] : hi[1];
+    l = l > lo[2] ? l : lo[2];
+    h = h < hi[2] ? h : hi[2];
+    {{ m.1 }} a = mid[0], b = mid[1], c = mid[2];
+    ssc_sort3_{{ m.0 }}(&a, &b, &c);
+    ssc_sort3_{{ m.0 }}(&l, &b, &h);
+    return b;
+}
+
+{%- endfor %}
+{%- for m in defs.medians9_direct %}
+
+/* The median of 9 values (a 3 x 3 window, row by row) with 30 min/max
+ * instead of the sort's 72: the median of its sorted columns (a0 a3 a6),
+ * (a1 a4 a7), (a2 a5 a8). The same value as the sort for any values
+ * without NaN. */
 static inline {{ m.1 }} ssc_median9_{{ m.0 }}({{ m.1 }} a0, {{ m.1 }} a1, {{ m.1 }} a2, {{ m.1 }} a3, {{ m.1 }} a4, {{ m.1 }} a5, {{ m.1 }} a6, {{ m.1 }} a7, {{ m.1 }} a8)
 {
-#define SSC_SORT2(a, b) do { {{ m.1 }} lo_ = (a) > (b) ? (b) : (a), hi_ = (a) > (b) ? (a) : (b); (a) = lo_; (b) = hi_; } while (0)
-    SSC_SORT2(a0, a3); SSC_SORT2(a3, a6); SSC_SORT2(a0, a3);
-    SSC_SORT2(a1, a4); SSC_SORT2(a4, a7); SSC_SORT2(a1, a4);
-    SSC_SORT2(a2, a5); SSC_SORT2(a5, a8); SSC_SORT2(a2, a5);
-    {{ m.1 }} lo = a0 > a1 ? a0 : a1, hi = a6 < a7 ? a6 : a7;
-    lo = lo > a2 ? lo : a2;
-    hi = hi < a8 ? hi : a8;
-    SSC_SORT2(a3, a4); SSC_SORT2(a4, a5); SSC_SORT2(a3, a4);
-    SSC_SORT2(lo, a4); SSC_SORT2(a4, hi); SSC_SORT2(lo, a4);
-#undef SSC_SORT2
-    return a4;
+    ssc_sort3_{{ m.0 }}(&a0, &a3, &a6);
+    ssc_sort3_{{ m.0 }}(&a1, &a4, &a7);
+    ssc_sort3_{{ m.0 }}(&a2, &a5, &a8);
+    const {{ m.1 }} lo[3] = { a0, a1, a2 }, mid[3] = { a3, a4, a5 }, hi[3] = { a6, a7, a8 };
+    return ssc_median9_sorted_{{ m.0 }}(lo, mid, hi);
 }
 {%- endfor %}
 {%- for k in defs.kernels %}
@@ -95,18 +117,23 @@ static void {{ k.fn_name }}(const ssc_call *call)
 {%- for t in k.tables %}
     static const {{ t.ctype }} table{{ loop.index0 }}[{{ t.len }}] = { {{ t.values }} };
 {%- endfor %}
-{%- if k.border.is_some() || !k.passes.is_empty() %}
+{%- if k.border.is_some() || defs.chunked(k) %}
     const int64_t width = call->width;
 {%- endif %}
-{%- if !k.passes.is_empty() %}
+{%- if defs.chunked(k) %}
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
-    /* The x pass of each separable sum runs once per input row, in chunks
-     * of {{ defs.chunk() }} columns: the rows of sums slide down with the output rows. */
+    /* In chunks of {{ defs.chunk() }} columns, so that what is computed once per row
+     * stays in the level-1 cache: the x pass of each separable sum once per
+     * input row (its rows of sums slide down with the output rows), the
+     * sorted column triples of each 3 x 3 median once per output row. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += {{ defs.chunk() }}) {
         const int64_t c1 = c0 + {{ defs.chunk() }} < ex1 ? c0 + {{ defs.chunk() }} : ex1;
 {%- for p in k.passes %}
         {{ p.ctype }} {{ p.name }}[{{ p.rows }}][{{ defs.chunk() }}];   /* {{ p.comment }} */
+{%- endfor %}
+{%- for m in k.medians %}
+        {{ m.ctype }} {{ m.name }}_lo[{{ defs.chunk() + 2 }}], {{ m.name }}_mid[{{ defs.chunk() + 2 }}], {{ m.name }}_hi[{{ defs.chunk() + 2 }}];   /* {{ m.comment }} */
 {%- endfor %}
         for (int64_t ey = y0; ey < y1; ey++) {
             const int64_t y = ey;
@@ -134,6 +161,26 @@ static void {{ k.fn_name }}(const ssc_call *call)
 {%- endfor %}
 {%- for o in k.outputs %}
             {{ o.ctype }} *restrict {{ o.name }}_row = SSC_ROW({{ o.ctype }}, {{ o.name }}_port, ey);
+{%- endfor %}
+{%- for m in k.medians %}
+            /* Column c of {{ m.name }} at c - c0 + 1; a column past the border is the border's. */
+            for (int64_t x = c0 > 0 ? c0 - 1 : 0; x < (c1 < width ? c1 + 1 : width); x++) {
+                {{ m.ctype }} a = {{ m.rows[0] }}[x], b = {{ m.rows[1] }}[x], c = {{ m.rows[2] }}[x];
+                ssc_sort3_{{ m.keyword }}(&a, &b, &c);
+                {{ m.name }}_lo[x - c0 + 1] = a;
+                {{ m.name }}_mid[x - c0 + 1] = b;
+                {{ m.name }}_hi[x - c0 + 1] = c;
+            }
+            if (c0 == 0) {
+                {{ m.name }}_lo[0] = {{ m.name }}_lo[1];
+                {{ m.name }}_mid[0] = {{ m.name }}_mid[1];
+                {{ m.name }}_hi[0] = {{ m.name }}_hi[1];
+            }
+            if (c1 == width) {
+                {{ m.name }}_lo[c1 - c0 + 1] = {{ m.name }}_lo[c1 - c0];
+                {{ m.name }}_mid[c1 - c0 + 1] = {{ m.name }}_mid[c1 - c0];
+                {{ m.name }}_hi[c1 - c0 + 1] = {{ m.name }}_hi[c1 - c0];
+            }
 {%- endfor %}
             for (int64_t x = c0; x < c1; x++) {
 {%- for o in k.outputs %}

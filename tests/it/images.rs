@@ -764,13 +764,15 @@ fn a_source_read_in_place_and_through_a_delay_gives_each_frame_and_the_one_befor
     }
 }
 
-/// A separable sum's x pass kept in rows (docs/fused.md, "The loops of
-/// defined functions"): an asymmetric window ([4, 3]: one column before the
+/// A separable sum's x pass kept in rows and a 3 × 3 median's column
+/// triples sorted once per row (docs/fused.md, "The loops of defined
+/// functions"): an asymmetric window ([4, 3]: one column before the
 /// centre, two after), a weight of 0, and a frame 1100 wide (three chunks of
 /// columns, the last short), in strips and whole. Every element has the
-/// bits of the same float operations written out here, in the same order.
+/// bits of the same float operations written out here, in the same order;
+/// the median is the middle of the nine values sorted.
 #[test]
-fn a_sliding_separable_sum_gives_the_bits_of_each_element_summed_alone() {
+fn sliding_sums_and_sorted_columns_give_the_bits_of_each_element_alone() {
     const SW: usize = 1100;
     const SH: usize = 20;
     let dir = scratch("images-sliding-separable");
@@ -781,15 +783,22 @@ fn a_sliding_separable_sum_gives_the_bits_of_each_element_summed_alone() {
   container_declaration sourcef { out OUT float mul [1, 1]; };
   container_declaration sinkf { in IN float mul [1, 1]; };
   container_declaration blur { in IN float mul [1, 1] [4, 3]; out OUT float mul [1, 1]; };
+  container_declaration med { in IN float mul [1, 1] [3, 3]; out OUT float mul [1, 1]; };
   container_declaration top { };
-  container_bind sourcef func_source_f FULL, sinkf func_sink_f FULL, blur blur FULL;
+  container_bind sourcef func_source_f FULL, sinkf func_sink_f FULL, blur blur FULL,
+    med med FULL;
   function_definition blur {
     out = separable(in, [1, 2, 3, 2], [1, 0, 2]) / 7;
   };
+  function_definition med {
+    out = median(in);
+  };
   container_composition top {
-    container i sourcef index, b blur index, o sinkf index;
+    container i sourcef index, b blur index, o sinkf index, m med index, mo sinkf index;
     i.out -> b.in;
     b.out -> o.in;
+    i.out -> m.in;
+    m.out -> mo.in;
   };
   compose top [1100, 20];
 }
@@ -819,6 +828,17 @@ fn a_sliding_separable_sum_gives_the_bits_of_each_element_summed_alone() {
             (row(x, y - 1) + 2.0f32 * row(x, y + 1)) / 7.0f32
         })
         .collect();
+    let median: Vec<f32> = (0..SW * SH)
+        .map(|i| {
+            let (x, y) = ((i % SW) as i64, (i / SW) as i64);
+            let mut w: Vec<f32> = (-1..=1)
+                .flat_map(|dy| (-1..=1).map(move |dx| (dx, dy)))
+                .map(|(dx, dy)| at(x + dx, y + dy))
+                .collect();
+            w.sort_by(f32::total_cmp);
+            w[4]
+        })
+        .collect();
     for flags in [
         "-ts fused 2 --strip-rows 3",
         "-ts reduced 2 -ms interference",
@@ -837,21 +857,22 @@ fn a_sliding_separable_sum_gives_the_bits_of_each_element_summed_alone() {
             ],
         );
         assert!(ran.status.success(), "{}{}", ran.stdout, ran.stderr);
-        let b = std::fs::read(out.join("o_0000.pfm")).unwrap();
-        let header = format!("Pf\n{SW} {SH}\n-1.0\n");
-        assert!(b.starts_with(header.as_bytes()), "{flags}");
-        let rows: Vec<&[u8]> = b[header.len()..].chunks(4 * SW).collect();
-        let got: Vec<f32> = rows
-            .into_iter()
-            .rev()
-            .flat_map(|r| {
-                r.chunks(4)
-                    .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-            })
-            .collect();
-        let wrong = (0..SW * SH)
-            .find(|&i| got[i].to_bits() != want[i].to_bits())
-            .map(|i| (i % SW, i / SW, got[i], want[i]));
-        assert_eq!(wrong, None, "{flags}: (x, y, got, want)");
+        for (sink, want) in [("o", &want), ("mo", &median)] {
+            let b = std::fs::read(out.join(format!("{sink}_0000.pfm"))).unwrap();
+            let header = format!("Pf\n{SW} {SH}\n-1.0\n");
+            assert!(b.starts_with(header.as_bytes()), "{flags}");
+            let got: Vec<f32> = b[header.len()..]
+                .chunks(4 * SW)
+                .rev()
+                .flat_map(|r| {
+                    r.chunks(4)
+                        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                })
+                .collect();
+            let wrong = (0..SW * SH)
+                .find(|&i| got[i].to_bits() != want[i].to_bits())
+                .map(|i| (i % SW, i / SW, got[i], want[i]));
+            assert_eq!(wrong, None, "{flags}, {sink}: (x, y, got, want)");
+        }
     }
 }

@@ -32,44 +32,56 @@ static inline unsigned char ssc_min_uchar(unsigned char a, unsigned char b) { re
 static inline float ssc_min_float(float a, float b) { return a < b ? a : b; }
 static inline float ssc_max_float(float a, float b) { return a > b ? a : b; }
 
-/* The median of 9 values (a 3 x 3 window) with 30 min/max instead of the
- * sort's 72: sort each of the triples (a0 a3 a6), (a1 a4 a7), (a2 a5 a8);
- * the median is the median of the largest of their minima, the median of
- * their medians and the smallest of their maxima. The same value as the
- * sort for any values without NaN. */
-static inline unsigned short ssc_median9_ushort(unsigned short a0, unsigned short a1, unsigned short a2, unsigned short a3, unsigned short a4, unsigned short a5, unsigned short a6, unsigned short a7, unsigned short a8)
+/* Sorts three values in place with three compare-exchanges (the sort's,
+ * so without branches). */
+static inline void ssc_sort3_ushort(unsigned short *a, unsigned short *b, unsigned short *c)
 {
-#define SSC_SORT2(a, b) do { unsigned short lo_ = (a) > (b) ? (b) : (a), hi_ = (a) > (b) ? (a) : (b); (a) = lo_; (b) = hi_; } while (0)
-    SSC_SORT2(a0, a3); SSC_SORT2(a3, a6); SSC_SORT2(a0, a3);
-    SSC_SORT2(a1, a4); SSC_SORT2(a4, a7); SSC_SORT2(a1, a4);
-    SSC_SORT2(a2, a5); SSC_SORT2(a5, a8); SSC_SORT2(a2, a5);
-    unsigned short lo = a0 > a1 ? a0 : a1, hi = a6 < a7 ? a6 : a7;
-    lo = lo > a2 ? lo : a2;
-    hi = hi < a8 ? hi : a8;
-    SSC_SORT2(a3, a4); SSC_SORT2(a4, a5); SSC_SORT2(a3, a4);
-    SSC_SORT2(lo, a4); SSC_SORT2(a4, hi); SSC_SORT2(lo, a4);
-#undef SSC_SORT2
-    return a4;
+    unsigned short lo = *a > *b ? *b : *a, hi = *a > *b ? *a : *b;
+    *a = lo, *b = hi;
+    lo = *b > *c ? *c : *b, hi = *b > *c ? *b : *c;
+    *b = lo, *c = hi;
+    lo = *a > *b ? *b : *a, hi = *a > *b ? *a : *b;
+    *a = lo, *b = hi;
 }
 
-/* The median of 9 values (a 3 x 3 window) with 30 min/max instead of the
- * sort's 72: sort each of the triples (a0 a3 a6), (a1 a4 a7), (a2 a5 a8);
- * the median is the median of the largest of their minima, the median of
- * their medians and the smallest of their maxima. The same value as the
- * sort for any values without NaN. */
-static inline float ssc_median9_float(float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8)
+/* The median of 9 values given as three sorted triples (lo[k] <= mid[k] <=
+ * hi[k], k < 3): the median of the largest minimum, the median of the
+ * medians and the smallest maximum. */
+static inline unsigned short ssc_median9_sorted_ushort(const unsigned short *lo, const unsigned short *mid, const unsigned short *hi)
 {
-#define SSC_SORT2(a, b) do { float lo_ = (a) > (b) ? (b) : (a), hi_ = (a) > (b) ? (a) : (b); (a) = lo_; (b) = hi_; } while (0)
-    SSC_SORT2(a0, a3); SSC_SORT2(a3, a6); SSC_SORT2(a0, a3);
-    SSC_SORT2(a1, a4); SSC_SORT2(a4, a7); SSC_SORT2(a1, a4);
-    SSC_SORT2(a2, a5); SSC_SORT2(a5, a8); SSC_SORT2(a2, a5);
-    float lo = a0 > a1 ? a0 : a1, hi = a6 < a7 ? a6 : a7;
-    lo = lo > a2 ? lo : a2;
-    hi = hi < a8 ? hi : a8;
-    SSC_SORT2(a3, a4); SSC_SORT2(a4, a5); SSC_SORT2(a3, a4);
-    SSC_SORT2(lo, a4); SSC_SORT2(a4, hi); SSC_SORT2(lo, a4);
-#undef SSC_SORT2
-    return a4;
+    unsigned short l = lo[0] > lo[1] ? lo[0] : lo[1], h = hi[0] < hi[1] ? hi[0] : hi[1];
+    l = l > lo[2] ? l : lo[2];
+    h = h < hi[2] ? h : hi[2];
+    unsigned short a = mid[0], b = mid[1], c = mid[2];
+    ssc_sort3_ushort(&a, &b, &c);
+    ssc_sort3_ushort(&l, &b, &h);
+    return b;
+}
+
+/* Sorts three values in place with three compare-exchanges (the sort's,
+ * so without branches). */
+static inline void ssc_sort3_float(float *a, float *b, float *c)
+{
+    float lo = *a > *b ? *b : *a, hi = *a > *b ? *a : *b;
+    *a = lo, *b = hi;
+    lo = *b > *c ? *c : *b, hi = *b > *c ? *b : *c;
+    *b = lo, *c = hi;
+    lo = *a > *b ? *b : *a, hi = *a > *b ? *a : *b;
+    *a = lo, *b = hi;
+}
+
+/* The median of 9 values given as three sorted triples (lo[k] <= mid[k] <=
+ * hi[k], k < 3): the median of the largest minimum, the median of the
+ * medians and the smallest maximum. */
+static inline float ssc_median9_sorted_float(const float *lo, const float *mid, const float *hi)
+{
+    float l = lo[0] > lo[1] ? lo[0] : lo[1], h = hi[0] < hi[1] ? hi[0] : hi[1];
+    l = l > lo[2] ? l : lo[2];
+    h = h < hi[2] ? h : hi[2];
+    float a = mid[0], b = mid[1], c = mid[2];
+    ssc_sort3_float(&a, &b, &c);
+    ssc_sort3_float(&l, &b, &h);
+    return b;
 }
 
 /* def_arith:
@@ -236,8 +248,10 @@ static void def_gauss55(const ssc_call *call)
     const int64_t width = call->width;
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
-    /* The x pass of each separable sum runs once per input row, in chunks
-     * of 512 columns: the rows of sums slide down with the output rows. */
+    /* In chunks of 512 columns, so that what is computed once per row
+     * stays in the level-1 cache: the x pass of each separable sum once per
+     * input row (its rows of sums slide down with the output rows), the
+     * sorted column triples of each 3 x 3 median once per output row. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
         float h0[5][512];   /* h0: each row of `a` summed in x with [0.08562916395501294, 0.24266759672960794, 0.34340647863075824, 0.24266759672960794, 0.08562916395501294], once */
@@ -298,26 +312,41 @@ static void def_median16(const ssc_call *call)
     const ssc_port *const out_port = &call->out[0];
     const int64_t width = call->width;
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
-    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
-        const int64_t y = ey;
-        const unsigned short *restrict u_m1 = SSC_ROW(const unsigned short, u_port, ssc_clamp_row(y - 1, u_port->height));
-        const unsigned short *restrict u_0 = SSC_ROW(const unsigned short, u_port, y);
-        const unsigned short *restrict u_p1 = SSC_ROW(const unsigned short, u_port, ssc_clamp_row(y + 1, u_port->height));
-        unsigned short *restrict out_row = SSC_ROW(unsigned short, out_port, ey);
-        /* Elements whose window reaches past the left or right border. */
-        const int64_t inner0 = 1, inner1 = (width - 1);
-        int64_t ex = ex0;
-        for (; ex < ex1 && ex < inner0; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ssc_median9_ushort(u_m1[ssc_clamp_col(x - 1, width)], u_m1[x], u_m1[ssc_clamp_col(x + 1, width)], u_0[ssc_clamp_col(x - 1, width)], u_0[x], u_0[ssc_clamp_col(x + 1, width)], u_p1[ssc_clamp_col(x - 1, width)], u_p1[x], u_p1[ssc_clamp_col(x + 1, width)]);
-        }
-        for (; ex < ex1 && ex < inner1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ssc_median9_ushort(u_m1[x - 1], u_m1[x], u_m1[x + 1], u_0[x - 1], u_0[x], u_0[x + 1], u_p1[x - 1], u_p1[x], u_p1[x + 1]);
-        }
-        for (; ex < ex1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ssc_median9_ushort(u_m1[ssc_clamp_col(x - 1, width)], u_m1[x], u_m1[ssc_clamp_col(x + 1, width)], u_0[ssc_clamp_col(x - 1, width)], u_0[x], u_0[ssc_clamp_col(x + 1, width)], u_p1[ssc_clamp_col(x - 1, width)], u_p1[x], u_p1[ssc_clamp_col(x + 1, width)]);
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of 512 columns, so that what is computed once per row
+     * stays in the level-1 cache: the x pass of each separable sum once per
+     * input row (its rows of sums slide down with the output rows), the
+     * sorted column triples of each 3 x 3 median once per output row. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
+        unsigned short m0_lo[514], m0_mid[514], m0_hi[514];   /* m0: the sorted triples of `u`'s columns c0 - 1 .. c1, rows y - 1 .. y + 1 */
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+            const unsigned short *restrict u_m1 = SSC_ROW(const unsigned short, u_port, ssc_clamp_row(y - 1, u_port->height));
+            const unsigned short *restrict u_0 = SSC_ROW(const unsigned short, u_port, y);
+            const unsigned short *restrict u_p1 = SSC_ROW(const unsigned short, u_port, ssc_clamp_row(y + 1, u_port->height));
+            unsigned short *restrict out_row = SSC_ROW(unsigned short, out_port, ey);
+            /* Column c of m0 at c - c0 + 1; a column past the border is the border's. */
+            for (int64_t x = c0 > 0 ? c0 - 1 : 0; x < (c1 < width ? c1 + 1 : width); x++) {
+                unsigned short a = u_m1[x], b = u_0[x], c = u_p1[x];
+                ssc_sort3_ushort(&a, &b, &c);
+                m0_lo[x - c0 + 1] = a;
+                m0_mid[x - c0 + 1] = b;
+                m0_hi[x - c0 + 1] = c;
+            }
+            if (c0 == 0) {
+                m0_lo[0] = m0_lo[1];
+                m0_mid[0] = m0_mid[1];
+                m0_hi[0] = m0_hi[1];
+            }
+            if (c1 == width) {
+                m0_lo[c1 - c0 + 1] = m0_lo[c1 - c0];
+                m0_mid[c1 - c0 + 1] = m0_mid[c1 - c0];
+                m0_hi[c1 - c0 + 1] = m0_hi[c1 - c0];
+            }
+            for (int64_t x = c0; x < c1; x++) {
+                out_row[x] = ssc_median9_sorted_ushort(m0_lo + (x - c0), m0_mid + (x - c0), m0_hi + (x - c0));
+            }
         }
     }
 }
@@ -330,26 +359,41 @@ static void def_median33(const ssc_call *call)
     const ssc_port *const out_port = &call->out[0];
     const int64_t width = call->width;
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
-    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
-        const int64_t y = ey;
-        const float *restrict a_m1 = SSC_ROW(const float, a_port, ssc_clamp_row(y - 1, a_port->height));
-        const float *restrict a_0 = SSC_ROW(const float, a_port, y);
-        const float *restrict a_p1 = SSC_ROW(const float, a_port, ssc_clamp_row(y + 1, a_port->height));
-        float *restrict out_row = SSC_ROW(float, out_port, ey);
-        /* Elements whose window reaches past the left or right border. */
-        const int64_t inner0 = 1, inner1 = (width - 1);
-        int64_t ex = ex0;
-        for (; ex < ex1 && ex < inner0; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ssc_median9_float(a_m1[ssc_clamp_col(x - 1, width)], a_m1[x], a_m1[ssc_clamp_col(x + 1, width)], a_0[ssc_clamp_col(x - 1, width)], a_0[x], a_0[ssc_clamp_col(x + 1, width)], a_p1[ssc_clamp_col(x - 1, width)], a_p1[x], a_p1[ssc_clamp_col(x + 1, width)]);
-        }
-        for (; ex < ex1 && ex < inner1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ssc_median9_float(a_m1[x - 1], a_m1[x], a_m1[x + 1], a_0[x - 1], a_0[x], a_0[x + 1], a_p1[x - 1], a_p1[x], a_p1[x + 1]);
-        }
-        for (; ex < ex1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ssc_median9_float(a_m1[ssc_clamp_col(x - 1, width)], a_m1[x], a_m1[ssc_clamp_col(x + 1, width)], a_0[ssc_clamp_col(x - 1, width)], a_0[x], a_0[ssc_clamp_col(x + 1, width)], a_p1[ssc_clamp_col(x - 1, width)], a_p1[x], a_p1[ssc_clamp_col(x + 1, width)]);
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of 512 columns, so that what is computed once per row
+     * stays in the level-1 cache: the x pass of each separable sum once per
+     * input row (its rows of sums slide down with the output rows), the
+     * sorted column triples of each 3 x 3 median once per output row. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
+        float m0_lo[514], m0_mid[514], m0_hi[514];   /* m0: the sorted triples of `a`'s columns c0 - 1 .. c1, rows y - 1 .. y + 1 */
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+            const float *restrict a_m1 = SSC_ROW(const float, a_port, ssc_clamp_row(y - 1, a_port->height));
+            const float *restrict a_0 = SSC_ROW(const float, a_port, y);
+            const float *restrict a_p1 = SSC_ROW(const float, a_port, ssc_clamp_row(y + 1, a_port->height));
+            float *restrict out_row = SSC_ROW(float, out_port, ey);
+            /* Column c of m0 at c - c0 + 1; a column past the border is the border's. */
+            for (int64_t x = c0 > 0 ? c0 - 1 : 0; x < (c1 < width ? c1 + 1 : width); x++) {
+                float a = a_m1[x], b = a_0[x], c = a_p1[x];
+                ssc_sort3_float(&a, &b, &c);
+                m0_lo[x - c0 + 1] = a;
+                m0_mid[x - c0 + 1] = b;
+                m0_hi[x - c0 + 1] = c;
+            }
+            if (c0 == 0) {
+                m0_lo[0] = m0_lo[1];
+                m0_mid[0] = m0_mid[1];
+                m0_hi[0] = m0_hi[1];
+            }
+            if (c1 == width) {
+                m0_lo[c1 - c0 + 1] = m0_lo[c1 - c0];
+                m0_mid[c1 - c0 + 1] = m0_mid[c1 - c0];
+                m0_hi[c1 - c0 + 1] = m0_hi[c1 - c0];
+            }
+            for (int64_t x = c0; x < c1; x++) {
+                out_row[x] = ssc_median9_sorted_float(m0_lo + (x - c0), m0_mid + (x - c0), m0_hi + (x - c0));
+            }
         }
     }
 }
@@ -474,8 +518,10 @@ static void def_sep53(const ssc_call *call)
     const int64_t width = call->width;
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
-    /* The x pass of each separable sum runs once per input row, in chunks
-     * of 512 columns: the rows of sums slide down with the output rows. */
+    /* In chunks of 512 columns, so that what is computed once per row
+     * stays in the level-1 cache: the x pass of each separable sum once per
+     * input row (its rows of sums slide down with the output rows), the
+     * sorted column triples of each 3 x 3 median once per output row. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
         float h0[3][512];   /* h0: each row of `a` summed in x with [1, 4, 6, 4, 1], once */

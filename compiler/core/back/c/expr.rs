@@ -74,6 +74,9 @@ pub struct Emit<'a> {
     /// [`XPass`]): a `separable` over one of them reads its rows' sums
     /// (`h0_m1[x - c0]`) instead of summing the window's columns again.
     pub passes: &'a [XPass],
+    /// The inputs whose 3 × 3 median reads column triples sorted once per
+    /// output row (`m0_lo`, … of the template), by index here.
+    pub medians: &'a [usize],
 }
 
 /// The x pass of a separable sum over input `port` with weights `wx`:
@@ -315,6 +318,16 @@ impl Emit<'_> {
     }
 
     fn median(&self, port: usize, t: ElemType) -> String {
+        if let Some(m) = self.medians.iter().position(|p| *p == port) {
+            let at = |part: &str| format!("m{m}_{part} + (x - c0)");
+            return format!(
+                "ssc_median9_sorted_{}({}, {}, {})",
+                t.keyword(),
+                at("lo"),
+                at("mid"),
+                at("hi")
+            );
+        }
         let ((bx, ax), (by, ay)) = self.kernel.inputs[port].margins();
         let mut reads = Vec::new();
         for dy in -by..=ay {

@@ -32,8 +32,12 @@ pub struct KernelsView {
     pub maxs: Vec<(String, &'static str)>,
     pub abss: Vec<(String, &'static str)>,
     pub medians: Vec<(String, &'static str)>,
-    /// Those of the 9-value median ([`MEDIAN9`]).
+    /// Those of the 9-value median ([`MEDIAN9`]): its sorted triples
+    /// (`ssc_sort3_T`, `ssc_median9_sorted_T`), and, for the types some
+    /// median reads element by element, `ssc_median9_T` (`medians9_direct`;
+    /// a chunked median reads the triples its row sorted once).
     pub medians9: Vec<(String, &'static str)>,
+    pub medians9_direct: Vec<(String, &'static str)>,
 }
 
 impl KernelsView {
@@ -43,6 +47,11 @@ impl KernelsView {
         self.kernels
             .iter()
             .any(|k| k.border.is_some() || k.passes.iter().any(|p| p.left > 0 || p.right > 0))
+    }
+
+    /// Whether a kernel loops over chunks of columns (x passes, medians).
+    pub fn chunked(&self, k: &KernelView) -> bool {
+        !k.passes.is_empty() || !k.medians.is_empty()
     }
 
     /// Columns of a chunk of the sliding x passes ([`CHUNK`]).
@@ -70,6 +79,9 @@ pub struct KernelView {
     /// template loops over chunks of [`CHUNK`] columns, and in each over
     /// the rows, computing each input row's sums once.
     pub passes: Vec<PassView>,
+    /// The 3 × 3 medians whose column triples are sorted once per output
+    /// row (a kernel with any is chunked too).
+    pub medians: Vec<MedianView>,
     /// Inside the border of a kernel that interpolates (`linear`, whose
     /// outputs have `mul [2, 2]`): for the even rows, then the odd ones,
     /// the statements of one point `x`, each output element of either
@@ -105,6 +117,19 @@ pub struct PassView {
     /// `(name, slot)` of the rows of sums an output row reads: `("h0_m1",
     /// "(y - y0) % 3")`, input row r in slot `(r - y0 + before) % rows`.
     pub at: Vec<(String, String)>,
+    pub comment: String,
+}
+
+/// The column triples of a 3 × 3 median, sorted once per output row: the
+/// median at x reads columns x − 1, x, x + 1 of them (`ssc_median9_sorted`).
+pub struct MedianView {
+    /// `m0`: its arrays `m0_lo`, `m0_mid`, `m0_hi`, column c at c − c0 + 1.
+    pub name: String,
+    pub ctype: &'static str,
+    /// The type's keyword, of the helpers' names.
+    pub keyword: String,
+    /// The input's rows y − 1, y, y + 1 (`in_m1`, `in_0`, `in_p1`).
+    pub rows: [String; 3],
     pub comment: String,
 }
 
@@ -152,6 +177,7 @@ pub fn view(h: &Hsdfg) -> KernelsView {
         .filter(|k| used.contains(k.name.as_str()))
         .collect();
     let mut sats = BTreeSet::new();
+    let mut medians9_direct = BTreeSet::new();
     let (mut mins, mut maxs, mut abss, mut medians, mut medians9) = (
         BTreeSet::new(),
         BTreeSet::new(),
@@ -160,6 +186,7 @@ pub fn view(h: &Hsdfg) -> KernelsView {
         BTreeSet::new(),
     );
     for k in &kernels {
+        let rowwise = chunked(k);
         for v in &k.values {
             v.walk(&mut |n| match &n.op {
                 Op::Convert {
@@ -181,6 +208,9 @@ pub fn view(h: &Hsdfg) -> KernelsView {
                     let w = k.inputs[*port].window;
                     if w.x * w.y == MEDIAN9 {
                         medians9.insert(n.elem());
+                        if !rowwise.medians.contains(port) {
+                            medians9_direct.insert(n.elem());
+                        }
                     } else {
                         medians.insert(n.elem());
                     }
@@ -205,6 +235,7 @@ pub fn view(h: &Hsdfg) -> KernelsView {
         abss: named(abss),
         medians: named(medians),
         medians9: named(medians9),
+        medians9_direct: named(medians9_direct),
     }
 }
 
@@ -213,13 +244,20 @@ pub fn view(h: &Hsdfg) -> KernelsView {
 /// sort's 72).
 pub const MEDIAN9: u64 = 9;
 
-/// The x passes a kernel keeps in rows ([`XPass`]): every distinct
-/// `(port, wx)` of its separable sums, when its outputs have `mul [1, 1]`
-/// and nothing else it reads has a column offset (the output loop then
-/// needs no border of its own). Empty otherwise: every element sums its
-/// window.
-fn x_passes(k: &Kernel) -> Vec<XPass> {
-    let mut passes = Vec::new();
+/// What a kernel computes once per row in chunks of [`CHUNK`] columns:
+/// the x passes of its separable sums ([`XPass`]: every distinct `(port,
+/// wx)`) and the sorted column triples of its 3 × 3 medians (by port).
+/// Only when its outputs have `mul [1, 1]` and nothing else it reads has
+/// a column offset (the output loop then needs no border of its own);
+/// empty otherwise: every element reads its window.
+#[derive(Default)]
+struct Chunked {
+    passes: Vec<XPass>,
+    medians: Vec<usize>,
+}
+
+fn chunked(k: &Kernel) -> Chunked {
+    let mut c = Chunked::default();
     let mut other_columns = false;
     for v in &k.values {
         v.walk(&mut |n| match &n.op {
@@ -229,19 +267,24 @@ fn x_passes(k: &Kernel) -> Vec<XPass> {
                     wx: wx.clone(),
                     ty: n.elem(),
                 };
-                if !passes.contains(&p) {
-                    passes.push(p);
+                if !c.passes.contains(&p) {
+                    c.passes.push(p);
                 }
+            }
+            Op::Median { port } if k.inputs[*port].window == Pair::new(3, 3) => {
+                c.medians.push(*port)
             }
             Op::Read { dx, .. } => other_columns |= *dx != 0,
             Op::Stencil { .. } | Op::Median { .. } | Op::Linear { .. } => other_columns = true,
             _ => {}
         });
     }
+    c.medians.sort_unstable();
+    c.medians.dedup();
     if other_columns || k.out_mul != Pair::ONE {
-        passes.clear();
+        c = Chunked::default();
     }
-    passes
+    c
 }
 
 /// Whether a separable sum over pass `p` weighs its row `dy` (a row of
@@ -262,7 +305,7 @@ fn reads_row(k: &Kernel, p: &XPass, before: i64, dy: i64) -> bool {
 
 fn kernel_view(k: &Kernel) -> KernelView {
     let tables = tables(k);
-    let passes = x_passes(k);
+    let Chunked { passes, medians } = chunked(k);
     let (mut rows, mut uses_x, mut border) = (BTreeSet::new(), false, (0i64, 0i64));
     let mut offsets_x = false;
     for v in &k.values {
@@ -285,6 +328,12 @@ fn kernel_view(k: &Kernel) -> KernelView {
                     rows.insert((*port, Row::Element));
                 }
                 Op::Separable { .. } if !passes.is_empty() => uses_x = true,
+                Op::Median { port } if medians.contains(port) => {
+                    uses_x = true;
+                    for dy in -1..=1 {
+                        rows.insert((*port, Row::Offset(dy)));
+                    }
+                }
                 Op::Stencil { port, .. }
                 | Op::Separable { port, .. }
                 | Op::Median { port }
@@ -313,6 +362,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
         tables: &tables,
         parity,
         passes: &passes,
+        medians: &medians,
     };
     let emit_at = |edge: bool, parity: Option<(u64, u64)>, n| emitter(edge, parity).expr(n);
     let emit = |edge: bool, n| emit_at(edge, None, n);
@@ -345,6 +395,23 @@ fn kernel_view(k: &Kernel) -> KernelView {
         Vec::new()
     };
     let uses_y = !passes.is_empty() || rows.iter().any(|(_, r)| !matches!(r, Row::Element));
+    let median_views = medians
+        .iter()
+        .enumerate()
+        .map(|(i, port)| {
+            let p = &k.inputs[*port];
+            MedianView {
+                name: format!("m{i}"),
+                ctype: c_name(p.ty),
+                keyword: p.ty.keyword().to_string(),
+                rows: [-1, 0, 1].map(|dy| row_var(&p.name, dy)),
+                comment: format!(
+                    "m{i}: the sorted triples of `{}`'s columns c0 - 1 .. c1, rows y - 1 .. y + 1",
+                    p.name
+                ),
+            }
+        })
+        .collect();
     let pass_views = passes
         .iter()
         .enumerate()
@@ -470,6 +537,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
         border: offsets_x.then_some(border),
         by_parity,
         passes: pass_views,
+        medians: median_views,
     }
 }
 
