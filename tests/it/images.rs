@@ -131,6 +131,15 @@ fn read_back(path: &Path) -> (String, Vec<f64>) {
     (header, values)
 }
 
+/// Runs `exe` on `--input INPUT` with `--output OUT`, which must succeed.
+fn run_frames(exe: &Path, input: &str, out: &Path) {
+    let ran = run(
+        exe,
+        &["--input", input, "--output", &out.display().to_string()],
+    );
+    assert!(ran.status.success(), "{}{}", ran.stdout, ran.stderr);
+}
+
 // ---- tests --------------------------------------------------------------------
 
 #[test]
@@ -735,16 +744,7 @@ fn a_source_read_in_place_and_through_a_delay_gives_each_frame_and_the_one_befor
             .unwrap();
         }
         let out = dir.join(format!("out-{tag}"));
-        let ran = run(
-            &exe,
-            &[
-                "--input",
-                &format!("image={}", frames.display()),
-                "--output",
-                &out.display().to_string(),
-            ],
-        );
-        assert!(ran.status.success(), "{}{}", ran.stdout, ran.stderr);
+        run_frames(&exe, &format!("image={}", frames.display()), &out);
         for k in 0..3 {
             let (_, v) = read_back(&out.join(format!("o_{k:04}.pfm")));
             let want: Vec<f64> = image16(k)
@@ -847,16 +847,7 @@ fn sliding_sums_and_sorted_columns_give_the_bits_of_each_element_alone() {
         let exe = build(gcc(), &Case::new(&desc, flags), &dir.join(&tag))
             .unwrap_or_else(|e| panic!("{e}"));
         let out = dir.join(format!("out-{tag}"));
-        let ran = run(
-            &exe,
-            &[
-                "--input",
-                &format!("i={}", frame.display()),
-                "--output",
-                &out.display().to_string(),
-            ],
-        );
-        assert!(ran.status.success(), "{}{}", ran.stdout, ran.stderr);
+        run_frames(&exe, &format!("i={}", frame.display()), &out);
         for (sink, want) in [("o", &want), ("mo", &median)] {
             let b = std::fs::read(out.join(format!("{sink}_0000.pfm"))).unwrap();
             let header = format!("Pf\n{SW} {SH}\n-1.0\n");

@@ -16,6 +16,11 @@
 use crate::ir::kernel::{Kernel, Node, Op};
 use crate::ir::{BinOp, ElemType, Pair};
 
+/// The window size whose median has its own helper (`ssc_median9_T`: the
+/// nine values as three sorted triples, 30 min/max instead of the sort's
+/// 72).
+pub const MEDIAN9: u64 = 9;
+
 /// The C type of an element type.
 pub fn c_name(t: ElemType) -> &'static str {
     match t {
@@ -335,7 +340,7 @@ impl Emit<'_> {
                 reads.push(self.read(port, dx, dy));
             }
         }
-        if reads.len() as u64 == super::kernels::MEDIAN9 {
+        if reads.len() as u64 == MEDIAN9 {
             return format!("ssc_median9_{}({})", t.keyword(), reads.join(", "));
         }
         format!(

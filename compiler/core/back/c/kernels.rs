@@ -11,7 +11,7 @@
 //! kernel's value for every output element of the sub-box's region, in
 //! any split, so every schedule gives the same bits.
 
-use super::expr::{c_name, literal, row_var, sat_name, tables, Emit, XPass};
+use super::expr::{c_name, literal, row_var, sat_name, tables, Emit, XPass, MEDIAN9};
 use crate::ir::hsdfg::Hsdfg;
 use crate::ir::kernel::{Kernel, Op, Range};
 use crate::ir::{ElemType, Pair};
@@ -239,11 +239,6 @@ pub fn view(h: &Hsdfg) -> KernelsView {
     }
 }
 
-/// The window size whose median has its own helper (`ssc_median9_T`: a
-/// 3 x 3 window as three sorted triples, 30 min/max instead of the
-/// sort's 72).
-pub const MEDIAN9: u64 = 9;
-
 /// What a kernel computes once per row in chunks of [`CHUNK`] columns:
 /// the x passes of its separable sums ([`XPass`]: every distinct `(port,
 /// wx)`) and the sorted column triples of its 3 × 3 medians (by port).
@@ -395,7 +390,46 @@ fn kernel_view(k: &Kernel) -> KernelView {
         Vec::new()
     };
     let uses_y = !passes.is_empty() || rows.iter().any(|(_, r)| !matches!(r, Row::Element));
-    let median_views = medians
+    let median_views = median_views(k, &medians);
+    let pass_views = pass_views(k, &passes, &emitter);
+    KernelView {
+        fn_name: function_name(&k.name),
+        comment: k.text.clone(),
+        inputs: k
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i, p.name.clone()))
+            .collect(),
+        outputs: k
+            .outputs
+            .iter()
+            .zip(&k.values)
+            .enumerate()
+            .map(|(i, (o, v))| OutputView {
+                index: i,
+                name: o.name.clone(),
+                ctype: c_name(o.ty),
+                inner: emit(false, v),
+                edge: emit(true, v),
+            })
+            .collect(),
+        mx: k.out_mul.x,
+        my: k.out_mul.y,
+        rows: row_views(k, rows),
+        tables: table_views(&tables),
+        uses_x,
+        uses_y,
+        border: offsets_x.then_some(border),
+        by_parity,
+        passes: pass_views,
+        medians: median_views,
+    }
+}
+
+/// The 3 × 3 medians of a chunked kernel, by input port.
+fn median_views(k: &Kernel, medians: &[usize]) -> Vec<MedianView> {
+    medians
         .iter()
         .enumerate()
         .map(|(i, port)| {
@@ -411,8 +445,16 @@ fn kernel_view(k: &Kernel) -> KernelView {
                 ),
             }
         })
-        .collect();
-    let pass_views = passes
+        .collect()
+}
+
+/// The x passes of a chunked kernel, their sums emitted by `emitter`.
+fn pass_views<'a>(
+    k: &Kernel,
+    passes: &[XPass],
+    emitter: &dyn Fn(bool, Option<(u64, u64)>) -> Emit<'a>,
+) -> Vec<PassView> {
+    passes
         .iter()
         .enumerate()
         .map(|(i, p)| {
@@ -452,93 +494,69 @@ fn kernel_view(k: &Kernel) -> KernelView {
                 name,
             }
         })
-        .collect();
-    KernelView {
-        fn_name: function_name(&k.name),
-        comment: k.text.clone(),
-        inputs: k
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (i, p.name.clone()))
-            .collect(),
-        outputs: k
-            .outputs
-            .iter()
-            .zip(&k.values)
-            .enumerate()
-            .map(|(i, (o, v))| OutputView {
-                index: i,
-                name: o.name.clone(),
-                ctype: c_name(o.ty),
-                inner: emit(false, v),
-                edge: emit(true, v),
-            })
-            .collect(),
-        mx: k.out_mul.x,
-        my: k.out_mul.y,
-        rows: rows
-            .into_iter()
-            .map(|(port, r)| {
-                let p = &k.inputs[port];
-                let n = &p.name;
-                let (name, row) = match r {
-                    Row::Offset(0) => (row_var(n, 0), "y".to_string()),
-                    Row::Offset(dy) => (
-                        row_var(n, dy),
-                        format!(
-                            "ssc_clamp_row(y {} {}, {n}_port->height)",
-                            if dy < 0 { "-" } else { "+" },
-                            dy.abs()
-                        ),
+        .collect()
+}
+
+/// The row pointers a kernel declares for every output row.
+fn row_views(k: &Kernel, rows: BTreeSet<(usize, Row)>) -> Vec<RowView> {
+    rows.into_iter()
+        .map(|(port, r)| {
+            let p = &k.inputs[port];
+            let n = &p.name;
+            let (name, row) = match r {
+                Row::Offset(0) => (row_var(n, 0), "y".to_string()),
+                Row::Offset(dy) => (
+                    row_var(n, dy),
+                    format!(
+                        "ssc_clamp_row(y {} {}, {n}_port->height)",
+                        if dy < 0 { "-" } else { "+" },
+                        dy.abs()
                     ),
-                    Row::Element => (format!("{n}_e"), "ey".to_string()),
-                    Row::Block(j) => (
-                        format!("{n}_b{j}"),
-                        if j == 0 {
-                            format!("{} * y", p.mul.y)
-                        } else {
-                            format!("{} * y + {j}", p.mul.y)
-                        },
-                    ),
-                };
-                RowView {
-                    name,
-                    ctype: c_name(p.ty),
-                    port: p.name.clone(),
-                    row,
-                }
-            })
-            .collect(),
-        tables: tables
-            .iter()
-            .map(|t| {
-                let whole = t
+                ),
+                Row::Element => (format!("{n}_e"), "ey".to_string()),
+                Row::Block(j) => (
+                    format!("{n}_b{j}"),
+                    if j == 0 {
+                        format!("{} * y", p.mul.y)
+                    } else {
+                        format!("{} * y + {j}", p.mul.y)
+                    },
+                ),
+            };
+            RowView {
+                name,
+                ctype: c_name(p.ty),
+                port: p.name.clone(),
+                row,
+            }
+        })
+        .collect()
+}
+
+/// The lookup tables of a kernel, whole numbers as `int`.
+fn table_views(tables: &[Vec<f64>]) -> Vec<TableView> {
+    tables
+        .iter()
+        .map(|t| {
+            let whole = t
+                .iter()
+                .all(|v| v.fract() == 0.0 && Range::of_type(ElemType::Int).contains(*v));
+            let ty = if whole {
+                ElemType::Int
+            } else {
+                ElemType::Float
+            };
+            TableView {
+                ctype: c_name(ty),
+                len: t.len(),
+                values: t
                     .iter()
-                    .all(|v| v.fract() == 0.0 && Range::of_type(ElemType::Int).contains(*v));
-                let ty = if whole {
-                    ElemType::Int
-                } else {
-                    ElemType::Float
-                };
-                TableView {
-                    ctype: c_name(ty),
-                    len: t.len(),
-                    values: t
-                        .iter()
-                        .map(|v| literal(*v, ty))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                }
-            })
-            .collect(),
-        uses_x,
-        uses_y,
-        border: offsets_x.then_some(border),
-        by_parity,
-        passes: pass_views,
-        medians: median_views,
-    }
+                    .map(|v| literal(*v, ty))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }
+        })
+        .collect()
 }
 
 /// Rows a kernel reads of an input.
