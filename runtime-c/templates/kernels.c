@@ -124,9 +124,15 @@ static void {{ k.fn_name }}(const ssc_call *call)
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
     /* In chunks of {{ defs.chunk() }} columns, so that what is computed once per row
-     * stays in the level-1 cache: the x pass of each separable sum once per
-     * input row (its rows of sums slide down with the output rows), the
-     * sorted column triples of each 3 x 3 median once per output row. */
+     * stays in the level-1 cache:
+{%- if !k.passes.is_empty() %}
+     * - the x pass of each separable sum, once per input row (its rows of
+     *   sums slide down with the output rows);
+{%- endif %}
+{%- if !k.medians.is_empty() %}
+     * - the sorted column triples of each 3 x 3 median, once per output row;
+{%- endif %}
+     * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += {{ defs.chunk() }}) {
         const int64_t c1 = c0 + {{ defs.chunk() }} < ex1 ? c0 + {{ defs.chunk() }} : ex1;
 {%- for p in k.passes %}

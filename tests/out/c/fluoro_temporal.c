@@ -122,9 +122,10 @@ static void def_gauss5(const ssc_call *call)
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
     /* In chunks of 512 columns, so that what is computed once per row
-     * stays in the level-1 cache: the x pass of each separable sum once per
-     * input row (its rows of sums slide down with the output rows), the
-     * sorted column triples of each 3 x 3 median once per output row. */
+     * stays in the level-1 cache:
+     * - the x pass of each separable sum, once per input row (its rows of
+     *   sums slide down with the output rows);
+     * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
         float h0[5][512];   /* h0: each row of `in` summed in x with [1, 4, 6, 4, 1], once */

@@ -249,9 +249,10 @@ static void def_gauss55(const ssc_call *call)
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
     /* In chunks of 512 columns, so that what is computed once per row
-     * stays in the level-1 cache: the x pass of each separable sum once per
-     * input row (its rows of sums slide down with the output rows), the
-     * sorted column triples of each 3 x 3 median once per output row. */
+     * stays in the level-1 cache:
+     * - the x pass of each separable sum, once per input row (its rows of
+     *   sums slide down with the output rows);
+     * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
         float h0[5][512];   /* h0: each row of `a` summed in x with [0.08562916395501294, 0.24266759672960794, 0.34340647863075824, 0.24266759672960794, 0.08562916395501294], once */
@@ -314,9 +315,9 @@ static void def_median16(const ssc_call *call)
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
     /* In chunks of 512 columns, so that what is computed once per row
-     * stays in the level-1 cache: the x pass of each separable sum once per
-     * input row (its rows of sums slide down with the output rows), the
-     * sorted column triples of each 3 x 3 median once per output row. */
+     * stays in the level-1 cache:
+     * - the sorted column triples of each 3 x 3 median, once per output row;
+     * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
         unsigned short m0_lo[514], m0_mid[514], m0_hi[514];   /* m0: the sorted triples of `u`'s columns c0 - 1 .. c1, rows y - 1 .. y + 1 */
@@ -361,9 +362,9 @@ static void def_median33(const ssc_call *call)
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
     /* In chunks of 512 columns, so that what is computed once per row
-     * stays in the level-1 cache: the x pass of each separable sum once per
-     * input row (its rows of sums slide down with the output rows), the
-     * sorted column triples of each 3 x 3 median once per output row. */
+     * stays in the level-1 cache:
+     * - the sorted column triples of each 3 x 3 median, once per output row;
+     * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
         float m0_lo[514], m0_mid[514], m0_hi[514];   /* m0: the sorted triples of `a`'s columns c0 - 1 .. c1, rows y - 1 .. y + 1 */
@@ -519,9 +520,10 @@ static void def_sep53(const ssc_call *call)
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
     /* In chunks of 512 columns, so that what is computed once per row
-     * stays in the level-1 cache: the x pass of each separable sum once per
-     * input row (its rows of sums slide down with the output rows), the
-     * sorted column triples of each 3 x 3 median once per output row. */
+     * stays in the level-1 cache:
+     * - the x pass of each separable sum, once per input row (its rows of
+     *   sums slide down with the output rows);
+     * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
         float h0[3][512];   /* h0: each row of `a` summed in x with [1, 4, 6, 4, 1], once */
