@@ -13,7 +13,7 @@
 
 use super::expr::{c_name, literal, row_var, sat_name, tables, Emit, XPass, MEDIAN9};
 use crate::ir::hsdfg::Hsdfg;
-use crate::ir::kernel::{Kernel, Op, Range};
+use crate::ir::kernel::{table_type, Kernel, Op};
 use crate::ir::{ElemType, Pair};
 use std::collections::BTreeSet;
 
@@ -538,14 +538,7 @@ fn table_views(tables: &[Vec<f64>]) -> Vec<TableView> {
     tables
         .iter()
         .map(|t| {
-            let whole = t
-                .iter()
-                .all(|v| v.fract() == 0.0 && Range::of_type(ElemType::Int).contains(*v));
-            let ty = if whole {
-                ElemType::Int
-            } else {
-                ElemType::Float
-            };
+            let ty = table_type(t);
             TableView {
                 ctype: c_name(ty),
                 len: t.len(),

@@ -19,6 +19,19 @@ mod typer;
 mod window;
 
 pub use range::Range;
+
+/// The element type of a `lut` table: `int` when every entry is a whole
+/// number in its range, else `float` (docs/language.md, `lut`).
+pub fn table_type(table: &[f64]) -> ElemType {
+    let whole = table
+        .iter()
+        .all(|v| v.fract() == 0.0 && Range::of_type(ElemType::Int).contains(*v));
+    if whole {
+        ElemType::Int
+    } else {
+        ElemType::Float
+    }
+}
 pub use typer::{read_table, type_definition, TableError};
 
 use super::{BinOp, CmpOp, ElemType, Pair, Span};

@@ -457,14 +457,7 @@ impl Typer<'_> {
                 .hint(format!("give an entry for every value of the index ({} entries), or clamp the index: lut(min(x, {last}), …)", n.range.hi.max(0.0) + 1.0)),
             );
         }
-        let whole = table
-            .iter()
-            .all(|v| v.fract() == 0.0 && Range::of_type(ElemType::Int).contains(*v));
-        let ty = if whole {
-            ElemType::Int
-        } else {
-            ElemType::Float
-        };
+        let ty = super::table_type(&table);
         let lo = table.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = table.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Val::Node(Node {
