@@ -106,6 +106,9 @@ fn identity(t: &Toolchain<'_>) -> Vec<u8> {
     out
 }
 
+/// Partial objects made by this process so far (their names' last part).
+static PARTIALS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// The runtime's objects for `t`, from the cache or compiled into it from
 /// the sources in `dir` (the program directory); `compile` runs the
 /// compiler on one source into one object.
@@ -145,8 +148,15 @@ pub(super) fn runtime_objects(
             .filter(|(_, object)| !(cached && object.is_file()))
             .map(|(o, object)| {
                 scope.spawn(move || -> Result<(), CompileError> {
-                    let partial =
-                        entry.join(format!("{}.{}.partial", o.object, std::process::id()));
+                    // Unique per process and per compile: several builds
+                    // of one process (`ssc calibrate`'s) may compile the
+                    // same object at once, and each renames its own.
+                    let partial = entry.join(format!(
+                        "{}.{}.{}.partial",
+                        o.object,
+                        std::process::id(),
+                        PARTIALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    ));
                     compile(o, &partial)?;
                     // A compiler that succeeds without writing the object
                     // (`CC=true`, which the snapshot tests use) leaves
