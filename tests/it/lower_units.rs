@@ -330,3 +330,56 @@ fn fused_splits_stay_within_their_sub_box_limit() {
     assert!(e[0].message.contains("512 strips: 8064 sub-boxes"));
     assert_eq!(e[0].labels.len(), 1);
 }
+
+/// `--inline` on xray: the offset correction is inlined into the gain
+/// correction; the contrast (with the soft merge inlined and the archive
+/// conversion merged) merges into nr0's Gaussian, taking up1 as a new
+/// input, so nr0's output is never stored; merge1 does not merge into nr1,
+/// whose own output reaches up2 (that would be a cycle). No function is
+/// left that no instance runs.
+#[test]
+fn a_pointwise_consumer_merges_into_a_stencil_with_its_other_inputs() {
+    let mut d = flat(XRAY);
+    ssc::lower::inline::fuse(&mut d);
+    let runs = |inst: &str| d.function(inst).map(|f| f.function.name.clone());
+    assert_eq!(runs("nr0").as_deref(), Some("fused_nr0"));
+    assert_eq!(runs("flatfield").as_deref(), Some("fused_flatfield"));
+    for gone in ["subtract", "merge0", "contrast", "archive"] {
+        assert!(runs(gone).is_none(), "{gone} still runs");
+    }
+    assert_eq!(runs("merge1").as_deref(), Some("boost_detail"));
+    let nr0_inputs: Vec<String> = d
+        .connections
+        .iter()
+        .filter(|c| c.to.owner_name() == "nr0")
+        .map(|c| format!("{} -> {}", c.from.owner_name(), c.to.port.name))
+        .collect();
+    assert_eq!(nr0_inputs.len(), 2, "{nr0_inputs:?}");
+    assert!(
+        nr0_inputs.contains(&"defect -> in".to_string()),
+        "{nr0_inputs:?}"
+    );
+    assert!(
+        nr0_inputs.iter().any(|c| c.starts_with("up1 -> ")),
+        "{nr0_inputs:?}"
+    );
+    let used: std::collections::BTreeSet<String> = d
+        .functions
+        .iter()
+        .map(|f| f.function.name.clone())
+        .collect();
+    for f in &d.definitions {
+        assert!(
+            used.contains(&f.name.name),
+            "{} is defined but unused",
+            f.name.name
+        );
+    }
+    // Fusing again changes nothing.
+    let again = {
+        let mut e = d.clone();
+        ssc::lower::inline::fuse(&mut e);
+        e
+    };
+    assert_eq!(format!("{again:?}"), format!("{d:?}"));
+}

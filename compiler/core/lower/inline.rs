@@ -12,11 +12,15 @@
 //!   `P`'s inputs itself, `P`'s instance and buffer are gone (Halide's
 //!   inlining of a pure function);
 //! * **merge** a pointwise consumer `C` into its producer `P` (both
-//!   defined, one resolution and output `mul`), when every input of `C`
-//!   is an output of `P` or an input `P` reads at the same element: `C`'s
-//!   outputs become more outputs of `P`, computed in `P`'s loop, so `C`'s
-//!   pass and the read of `P`'s output are gone; an output of `P` that no
-//!   one reads any more is dropped (its value lives on inside the others).
+//!   defined, one resolution and output `mul`): `C`'s outputs become more
+//!   outputs of `P`, computed in `P`'s loop, so `C`'s pass and the read of
+//!   `P`'s output are gone; an output of `P` that no one reads any more is
+//!   dropped (its value lives on inside the others). Each other input of
+//!   `C` is an input `P` reads at the same element, or becomes a new input
+//!   of `P` when what writes it does not depend on `P`. A stencil `P` (a
+//!   Gaussian) thus computes its consumers in the loop over its rows of
+//!   sums, which stay in the level-1 cache, and its output is never
+//!   stored when only `C` read it.
 //!
 //! A read of a replaced output becomes the producer's expression, written
 //! out where it was read (the C compiler computes a repeated expression
@@ -47,19 +51,26 @@ pub fn fuse(d: &mut Declaration) {
         .iter()
         .map(|f| f.function.name.clone())
         .collect();
+    let declared_before: BTreeSet<String> = d
+        .function_decls
+        .iter()
+        .map(|f| f.name.name.clone())
+        .collect();
     while let Some(rewrite) = next(d) {
         match rewrite {
             Rewrite::Inline(p) => inline(d, &p),
             Rewrite::Merge(p, c) => merge(d, &p, &c),
         }
     }
-    // Functions no instance runs any more (a fused instance has its own).
+    // Functions no instance runs any more (a fused instance has its own),
+    // among them fused ones that a later rewrite fused again.
     let used: BTreeSet<String> = d
         .functions
         .iter()
         .map(|f| f.function.name.clone())
         .collect();
-    let gone = |n: &str| used_before.contains(n) && !used.contains(n);
+    let gone =
+        |n: &str| !used.contains(n) && (used_before.contains(n) || !declared_before.contains(n));
     d.function_decls.retain(|f| !gone(f.name.as_str()));
     d.definitions.retain(|f| !gone(f.name.as_str()));
 }
@@ -190,9 +201,12 @@ fn can_inline(d: &Declaration, p: &str) -> bool {
 }
 
 /// The producer `C` can merge into: `C` pointwise with every port at the
-/// outputs' `mul`, all its inputs from one defined `P` whose outputs have
-/// the same grid (resolution × `mul`) — an output of `P`, or a source `P`
-/// reads at the same element through a port at its outputs' `mul`.
+/// outputs' `mul`, one of its inputs from a defined `P` whose outputs have
+/// the same grid (resolution × `mul`), the first such `P` in the order of
+/// `C`'s inputs. Each other input of `C` is an output of `P`, a source `P`
+/// reads at the same element through a port at its outputs' `mul`, or
+/// becomes a new input of `P` when its producer does not
+/// depend on `P` (else the merge would make a cycle).
 fn merge_target(d: &Declaration, c: &str) -> Option<String> {
     let cd = defined(d, c)?;
     let mul = cd.kernel.out_mul;
@@ -210,24 +224,47 @@ fn merge_target(d: &Declaration, c: &str) -> Option<String> {
     if inputs.len() != cd.kernel.inputs.len() {
         return None;
     }
-    let p = inputs.first()?.from.owner_name();
-    let pd = defined(d, p)?;
     let grid = |res: Pair, m: Pair| (res.x * m.x, res.y * m.y);
-    // Not into a producer whose outputs have `mul` > 1: its loop runs over
-    // points and writes each point's block, and `c`'s outputs written that
-    // way cost more than `c`'s own element loop (measured on
-    // examples/fluoro.ssc: docs/fused.md).
-    if p == c
-        || touches_delay(d, p)
-        || pd.kernel.out_mul != Pair::ONE
-        || grid(pd.resolution, pd.kernel.out_mul) != grid(cd.resolution, mul)
-    {
-        return None;
+    let mut candidates: Vec<&str> = inputs.iter().map(|i| i.from.owner_name()).collect();
+    candidates.dedup();
+    candidates.into_iter().find_map(|p| {
+        let pd = defined(d, p)?;
+        // Not into a producer whose outputs have `mul` > 1: its loop runs
+        // over points and writes each point's block, and `c`'s outputs
+        // written that way cost more than `c`'s own element loop (measured
+        // on examples/fluoro.ssc: docs/fused.md).
+        if p == c
+            || touches_delay(d, p)
+            || pd.kernel.out_mul != Pair::ONE
+            || grid(pd.resolution, pd.kernel.out_mul) != grid(cd.resolution, mul)
+        {
+            return None;
+        }
+        inputs
+            .iter()
+            .all(|i| {
+                i.from.owner_name() == p
+                    || shared_input(d, &pd, p, i).is_some()
+                    || !reaches(d, p, i.from.owner_name())
+            })
+            .then(|| p.to_string())
+    })
+}
+
+/// Whether instance `to` depends on instance `from` (a path of
+/// connections, delayed ones too, leads from `from` to `to`).
+fn reaches(d: &Declaration, from: &str, to: &str) -> bool {
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut stack = vec![from];
+    while let Some(n) = stack.pop() {
+        if n == to {
+            return true;
+        }
+        if seen.insert(n) {
+            stack.extend(out_of(d, n).map(|c| c.to.owner_name()));
+        }
     }
-    inputs
-        .iter()
-        .all(|i| i.from.owner_name() == p || shared_input(d, &pd, p, i).is_some())
-        .then(|| p.to_string())
+    false
 }
 
 /// The input of `P` (its name) that reads what connection `i` reads, at
@@ -455,15 +492,6 @@ fn merge(d: &mut Declaration, p: &str, c: &str) {
     );
     // Each input of `c`: the output of `p` it reads, or `p`'s input.
     let c_inputs: Vec<Connection> = into(d, c).cloned().collect();
-    let mut read: BTreeMap<String, Sub> = BTreeMap::new();
-    for i in &c_inputs {
-        let value = if i.from.owner_name() == p {
-            Sub::Expr(value_of(&p_def, i.from.port.as_str()).clone())
-        } else {
-            Sub::Rename(shared_input(d, &pd, p, i).expect("checked by merge_target"))
-        };
-        read.insert(i.to.port.name.clone(), value);
-    }
     let mut taken: BTreeSet<String> = p_decl.ports.iter().map(|q| q.name.name.clone()).collect();
     // `c`'s outputs take `p`'s `mul`: the same grid at `p`'s resolution.
     let out_mul = p_decl
@@ -473,6 +501,38 @@ fn merge(d: &mut Declaration, p: &str, c: &str) {
         .expect("a defined function has an output")
         .mul;
     let mut ports = p_decl.ports.clone();
+    let mut read: BTreeMap<String, Sub> = BTreeMap::new();
+    let mut extra = Vec::new();
+    for i in &c_inputs {
+        let value = if i.from.owner_name() == p {
+            Sub::Expr(value_of(&p_def, i.from.port.as_str()).clone())
+        } else if let Some(shared) = shared_input(d, &pd, p, i) {
+            Sub::Rename(shared)
+        } else {
+            // An input from elsewhere becomes an input of `p`, read at the
+            // element as `c` read it.
+            let n = fresh(format!("{c}_{}", i.to.port.name), &taken);
+            taken.insert(n.clone());
+            let q = c_decl
+                .ports
+                .iter()
+                .find(|q| q.name.as_str() == i.to.port.as_str())
+                .expect("a connection's port is declared");
+            ports.push(Port {
+                name: Ident::new(n.clone()),
+                mul: out_mul,
+                ..q.clone()
+            });
+            extra.push(Connection {
+                from: i.from.clone(),
+                to: PortRef::new(p, &n),
+                delay: None,
+                span: i.span,
+            });
+            Sub::Rename(n)
+        };
+        read.insert(i.to.port.name.clone(), value);
+    }
     let mut assignments = p_def.assignments.clone();
     let mut renamed = BTreeMap::new();
     for q in c_decl
@@ -501,6 +561,7 @@ fn merge(d: &mut Declaration, p: &str, c: &str) {
     }
     // `c`'s readers read `p`; `c` is gone.
     d.connections.retain(|x| x.to.owner_name() != c);
+    d.connections.extend(extra);
     for x in d
         .connections
         .iter_mut()
