@@ -321,6 +321,14 @@ fn clang_builds_warning_free_and_agrees() {
     let mut cases = vec![Case::new(&xray, "-dp none -ts fixed 1")];
     cases.extend(DIAGONAL.iter().map(|d| Case::new(&xray, d)));
     same_checksums(&tc, "xray (clang)", &cases, iterations(30));
+    // And the bits gcc's program computes: xray's defined functions have
+    // `a * b + c`, which clang contracts into one rounding unless told
+    // not to (`-ffp-contract=off`, always given).
+    let dir = scratch("clang-gcc");
+    let case = Case::new(&xray, "-ts fused 2 --inline");
+    let (by_clang, _) = build_and_run(&tc, &case, 5, &dir.join("clang")).unwrap();
+    let (by_gcc, _) = build_and_run(gcc(), &case, 5, &dir.join("gcc")).unwrap();
+    assert_eq!(by_clang, by_gcc, "xray: clang's checksum, then gcc's");
 }
 
 #[test]

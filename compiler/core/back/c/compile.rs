@@ -15,12 +15,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The flags every compile of ssc's C gets, whatever `$CFLAGS` says: ISO
-/// C11 (gcc's GNU mode contracts `a * b + c` into one rounding, which
-/// changes results), and `-fno-trapping-math`: no program of ssc reads the
-/// floating-point exception flags, and without it gcc does not vectorise
-/// `floorf` (`round`, the conversions of the defined functions). Neither
-/// changes a value: the bits are the same as without them.
-pub const LANGUAGE_FLAGS: [&str; 2] = ["-std=c11", "-fno-trapping-math"];
+/// C11, `-ffp-contract=off` (gcc's GNU mode, and clang in any mode,
+/// contract `a * b + c` into one rounding, which changes results: a
+/// clang-built xray printed another checksum than gcc's), and
+/// `-fno-trapping-math`: no program of ssc reads the floating-point
+/// exception flags, and without it gcc does not vectorise `floorf`
+/// (`round`, the conversions of the defined functions). None changes a
+/// value: every compiler computes the bits the C says.
+pub const LANGUAGE_FLAGS: [&str; 3] = ["-std=c11", "-ffp-contract=off", "-fno-trapping-math"];
 
 /// The C flags when `$CFLAGS` is not set: code for this machine (`-O3
 /// -march=native`: the built-ins vectorise for the host's widest vectors),
