@@ -18,6 +18,18 @@
  * reads clamped at the grid's border. */
 #include <math.h>
 
+/* Hides a value from the optimiser (an empty asm that may change it, and
+ * does not): a min or max with a constant bound held this way stays one
+ * instruction, where gcc makes `x > 0.0f ? x : 0.0f` a compare and a
+ * blend. The values are the same. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#define SSC_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define SSC_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define SSC_OPAQUE(v) ((void)0)
+#endif
+
 static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
 static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c >= n ? n - 1 : c; }
 static inline float ssc_min_float(float a, float b) { return a < b ? a : b; }
@@ -30,6 +42,11 @@ static void def_boost0(const ssc_call *call)
     const ssc_port *const coarse_port = &call->in[0];
     const ssc_port *const detail_port = &call->in[1];
     const ssc_port *const out_port = &call->out[0];
+    /* The constant bounds of min and max, hidden from the optimiser. */
+    float lim0 = 64.0f;
+    SSC_OPAQUE(lim0);
+    float lim1 = -64.0f;
+    SSC_OPAQUE(lim1);
     const int64_t ex0 = call->region.x0 * 2, ex1 = call->region.x1 * 2;
     for (int64_t ey = call->region.y0 * 2; ey < call->region.y1 * 2; ey++) {
         const int64_t y = ey / 2;
@@ -41,7 +58,7 @@ static void def_boost0(const ssc_call *call)
         for (int64_t x = ex0 / 2; x < ex1 / 2; x++) {
             for (int64_t k = 0; k < 2; k++) {
                 const int64_t ex = 2 * x + k;
-                out_row[ex] = coarse_0[x] + 2.0f * ssc_min_float(ssc_max_float(detail_e[ex], -64.0f), 64.0f);
+                out_row[ex] = coarse_0[x] + 2.0f * ssc_min_float(ssc_max_float(detail_e[ex], lim1), lim0);
             }
         }
     }
@@ -79,6 +96,9 @@ static void def_correct(const ssc_call *call)
     const ssc_port *const dark_port = &call->in[1];
     const ssc_port *const gain_port = &call->in[2];
     const ssc_port *const out_port = &call->out[0];
+    /* The constant bounds of min and max, hidden from the optimiser. */
+    float lim0 = 0.0f;
+    SSC_OPAQUE(lim0);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
@@ -88,7 +108,7 @@ static void def_correct(const ssc_call *call)
         float *restrict out_row = SSC_ROW(float, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = ssc_max_float((float)raw_0[x] - (float)dark_0[x], 0.0f) * gain_0[x];
+            out_row[ex] = ssc_max_float((float)raw_0[x] - (float)dark_0[x], lim0) * gain_0[x];
         }
     }
 }
@@ -204,6 +224,11 @@ static void def_to_archive(const ssc_call *call)
 {
     const ssc_port *const in_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
+    /* The constant bounds of min and max, hidden from the optimiser. */
+    float lim0 = 65535.0f;
+    SSC_OPAQUE(lim0);
+    float lim1 = 0.0f;
+    SSC_OPAQUE(lim1);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
@@ -211,7 +236,7 @@ static void def_to_archive(const ssc_call *call)
         unsigned short *restrict out_row = SSC_ROW(unsigned short, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = (unsigned short)ssc_min_float(ssc_max_float(floorf(in_0[x] + 0.5f), 0.0f), 65535.0f);
+            out_row[ex] = (unsigned short)ssc_min_float(ssc_max_float(floorf(in_0[x] + 0.5f), lim1), lim0);
         }
     }
 }
@@ -222,6 +247,11 @@ static void def_to_display(const ssc_call *call)
 {
     const ssc_port *const in_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
+    /* The constant bounds of min and max, hidden from the optimiser. */
+    float lim0 = 255.0f;
+    SSC_OPAQUE(lim0);
+    float lim1 = 0.0f;
+    SSC_OPAQUE(lim1);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
@@ -229,7 +259,7 @@ static void def_to_display(const ssc_call *call)
         unsigned char *restrict out_row = SSC_ROW(unsigned char, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = (unsigned char)ssc_min_float(ssc_max_float(floorf((in_0[x] - 512.0f) / 32.0f + 0.5f), 0.0f), 255.0f);
+            out_row[ex] = (unsigned char)ssc_min_float(ssc_max_float(floorf((in_0[x] - 512.0f) / 32.0f + 0.5f), lim1), lim0);
         }
     }
 }

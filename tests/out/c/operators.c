@@ -18,6 +18,18 @@
  * reads clamped at the grid's border. */
 #include <math.h>
 
+/* Hides a value from the optimiser (an empty asm that may change it, and
+ * does not): a min or max with a constant bound held this way stays one
+ * instruction, where gcc makes `x > 0.0f ? x : 0.0f` a compare and a
+ * blend. The values are the same. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#define SSC_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define SSC_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define SSC_OPAQUE(v) ((void)0)
+#endif
+
 static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
 static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c >= n ? n - 1 : c; }
 
@@ -406,6 +418,13 @@ static void def_minmax(const ssc_call *call)
     const ssc_port *const a_port = &call->in[0];
     const ssc_port *const b_port = &call->in[1];
     const ssc_port *const out_port = &call->out[0];
+    /* The constant bounds of min and max, hidden from the optimiser. */
+    float lim0 = 0.5f;
+    SSC_OPAQUE(lim0);
+    float lim1 = 3.0f;
+    SSC_OPAQUE(lim1);
+    float lim2 = 0.25f;
+    SSC_OPAQUE(lim2);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
@@ -414,7 +433,7 @@ static void def_minmax(const ssc_call *call)
         float *restrict out_row = SSC_ROW(float, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = ssc_min_float(a_0[x], b_0[x]) - ssc_max_float(a_0[x], 0.5f) + ssc_min_float(ssc_max_float(fabsf(a_0[x] - b_0[x]), 0.25f), 3.0f);
+            out_row[ex] = ssc_min_float(a_0[x], b_0[x]) - ssc_max_float(a_0[x], lim0) + ssc_min_float(ssc_max_float(fabsf(a_0[x] - b_0[x]), lim2), lim1);
         }
     }
 }
@@ -629,6 +648,11 @@ static void def_to8(const ssc_call *call)
 {
     const ssc_port *const a_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
+    /* The constant bounds of min and max, hidden from the optimiser. */
+    float lim0 = 255.0f;
+    SSC_OPAQUE(lim0);
+    float lim1 = 0.0f;
+    SSC_OPAQUE(lim1);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
@@ -636,7 +660,7 @@ static void def_to8(const ssc_call *call)
         unsigned char *restrict out_row = SSC_ROW(unsigned char, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = (unsigned char)ssc_min_float(ssc_max_float(floorf(a_0[x] * 10.0f + 0.5f), 0.0f), 255.0f);
+            out_row[ex] = (unsigned char)ssc_min_float(ssc_max_float(floorf(a_0[x] * 10.0f + 0.5f), lim1), lim0);
         }
     }
 }
@@ -647,6 +671,11 @@ static void def_wl(const ssc_call *call)
 {
     const ssc_port *const a_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
+    /* The constant bounds of min and max, hidden from the optimiser. */
+    float lim0 = 1.0f;
+    SSC_OPAQUE(lim0);
+    float lim1 = 0.0f;
+    SSC_OPAQUE(lim1);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
@@ -654,7 +683,7 @@ static void def_wl(const ssc_call *call)
         float *restrict out_row = SSC_ROW(float, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = ssc_min_float(ssc_max_float((a_0[x] - -2.0f) / 8.0f, 0.0f), 1.0f);
+            out_row[ex] = ssc_min_float(ssc_max_float((a_0[x] - -2.0f) / 8.0f, lim1), lim0);
         }
     }
 }

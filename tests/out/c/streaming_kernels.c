@@ -20,6 +20,18 @@ void rows_sink(const ssc_call *call);  /* --kernels */
  * reads clamped at the grid's border. */
 #include <math.h>
 
+/* Hides a value from the optimiser (an empty asm that may change it, and
+ * does not): a min or max with a constant bound held this way stays one
+ * instruction, where gcc makes `x > 0.0f ? x : 0.0f` a compare and a
+ * blend. The values are the same. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#define SSC_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define SSC_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define SSC_OPAQUE(v) ((void)0)
+#endif
+
 static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
 static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c >= n ? n - 1 : c; }
 

@@ -18,6 +18,18 @@
  * reads clamped at the grid's border. */
 #include <math.h>
 
+/* Hides a value from the optimiser (an empty asm that may change it, and
+ * does not): a min or max with a constant bound held this way stays one
+ * instruction, where gcc makes `x > 0.0f ? x : 0.0f` a compare and a
+ * blend. The values are the same. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#define SSC_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define SSC_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define SSC_OPAQUE(v) ((void)0)
+#endif
+
 static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
 static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c >= n ? n - 1 : c; }
 static inline float ssc_min_float(float a, float b) { return a < b ? a : b; }
@@ -226,6 +238,9 @@ static void def_subtract(const ssc_call *call)
     const ssc_port *const raw_port = &call->in[0];
     const ssc_port *const offset_port = &call->in[1];
     const ssc_port *const out_port = &call->out[0];
+    /* The constant bounds of min and max, hidden from the optimiser. */
+    float lim0 = 0.0f;
+    SSC_OPAQUE(lim0);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
@@ -234,7 +249,7 @@ static void def_subtract(const ssc_call *call)
         float *restrict out_row = SSC_ROW(float, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = ssc_max_float((float)raw_0[x] - offset_0[x], 0.0f);
+            out_row[ex] = ssc_max_float((float)raw_0[x] - offset_0[x], lim0);
         }
     }
 }
@@ -245,6 +260,11 @@ static void def_to_archive(const ssc_call *call)
 {
     const ssc_port *const in_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
+    /* The constant bounds of min and max, hidden from the optimiser. */
+    float lim0 = 65535.0f;
+    SSC_OPAQUE(lim0);
+    float lim1 = 0.0f;
+    SSC_OPAQUE(lim1);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
@@ -252,7 +272,7 @@ static void def_to_archive(const ssc_call *call)
         unsigned short *restrict out_row = SSC_ROW(unsigned short, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = (unsigned short)ssc_min_float(ssc_max_float(floorf(65535.0f * in_0[x] + 0.5f), 0.0f), 65535.0f);
+            out_row[ex] = (unsigned short)ssc_min_float(ssc_max_float(floorf(65535.0f * in_0[x] + 0.5f), lim1), lim0);
         }
     }
 }
@@ -308,6 +328,11 @@ static void def_window(const ssc_call *call)
 {
     const ssc_port *const in_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
+    /* The constant bounds of min and max, hidden from the optimiser. */
+    float lim0 = 1.0f;
+    SSC_OPAQUE(lim0);
+    float lim1 = 0.0f;
+    SSC_OPAQUE(lim1);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
@@ -315,7 +340,7 @@ static void def_window(const ssc_call *call)
         float *restrict out_row = SSC_ROW(float, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = ssc_min_float(ssc_max_float((in_0[x] - 0.0f) / 16000.0f, 0.0f), 1.0f);
+            out_row[ex] = ssc_min_float(ssc_max_float((in_0[x] - 0.0f) / 16000.0f, lim1), lim0);
         }
     }
 }

@@ -11,7 +11,7 @@
 //! kernel's value for every output element of the sub-box's region, in
 //! any split, so every schedule gives the same bits.
 
-use super::expr::{c_name, literal, row_var, sat_name, tables, Emit, XPass, MEDIAN9};
+use super::expr::{bounds, c_name, literal, row_var, sat_name, tables, Emit, XPass, MEDIAN9};
 use crate::ir::hsdfg::Hsdfg;
 use crate::ir::kernel::{table_type, Kernel, Op};
 use crate::ir::{ElemType, Pair};
@@ -70,6 +70,9 @@ pub struct KernelView {
     pub my: u64,
     pub rows: Vec<RowView>,
     pub tables: Vec<TableView>,
+    /// The floating bounds of `min` and `max` ([`bounds`]), each a
+    /// variable hidden from the optimiser.
+    pub bounds: Vec<BoundView>,
     pub uses_x: bool,
     pub uses_y: bool,
     /// The columns of the window before and after the centre, in points,
@@ -147,6 +150,13 @@ pub struct RowView {
     /// The port's name (its `NAME_port` pointer).
     pub port: String,
     pub row: String,
+}
+
+/// A bound of `min` or `max` held in a variable: `float lim0 = 0.0f;`.
+pub struct BoundView {
+    pub name: String,
+    pub ctype: &'static str,
+    pub value: String,
 }
 
 pub struct TableView {
@@ -300,6 +310,7 @@ fn reads_row(k: &Kernel, p: &XPass, before: i64, dy: i64) -> bool {
 
 fn kernel_view(k: &Kernel) -> KernelView {
     let tables = tables(k);
+    let bounds = bounds(k);
     let Chunked { passes, medians } = chunked(k);
     let (mut rows, mut uses_x, mut border) = (BTreeSet::new(), false, (0i64, 0i64));
     let mut offsets_x = false;
@@ -358,6 +369,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
         parity,
         passes: &passes,
         medians: &medians,
+        bounds: &bounds,
     };
     let emit_at = |edge: bool, parity: Option<(u64, u64)>, n| emitter(edge, parity).expr(n);
     let emit = |edge: bool, n| emit_at(edge, None, n);
@@ -418,6 +430,15 @@ fn kernel_view(k: &Kernel) -> KernelView {
         my: k.out_mul.y,
         rows: row_views(k, rows),
         tables: table_views(&tables),
+        bounds: bounds
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, v))| BoundView {
+                name: format!("lim{i}"),
+                ctype: c_name(t),
+                value: literal(v, t),
+            })
+            .collect(),
         uses_x,
         uses_y,
         border: offsets_x.then_some(border),
