@@ -180,6 +180,24 @@ fn inlined_stages_compute_the_same_outputs() {
     ];
     same_checksums(gcc(), "fluoro_temporal inline", &cases, 4);
     let xray = small_xray("inline");
+    // In xray's fused nr0 the contrast is computed once: the archive's
+    // conversion reads the contrast back from its row (the same bits,
+    // without a second division), and the constant bounds of min and max
+    // are variables hidden from the optimiser.
+    let dir = scratch("inline-c");
+    let xray_path = xray.to_string_lossy().to_string();
+    let dir_path = dir.to_string_lossy().to_string();
+    ssc_ok([
+        "build", &xray_path, "-ts", "fused", "2", "--inline", "-od", &dir_path,
+    ]);
+    let c = std::fs::read_to_string(dir.join("xray_small.c")).unwrap();
+    let fused = &c[c.find("static void def_fused_nr0").expect("def_fused_nr0")..];
+    let fused = &fused[..fused.find("\n}\n").unwrap()];
+    assert!(
+        fused.contains("archive_out_row[x] = (unsigned short)ssc_min_float(ssc_max_float(floorf(65535.0f * contrast_out_row[x] + 0.5f), lim"),
+        "{fused}"
+    );
+    assert!(fused.contains("SSC_OPAQUE(lim0);"), "{fused}");
     let cases = [
         Case::new(&xray, "-ts fused 2 --strip-rows 4"),
         Case::new(&xray, "-ts fused 2 --strip-rows 4 --inline"),

@@ -86,6 +86,12 @@ pub struct Emit<'a> {
     /// [`bounds`]: read from variables `lim0`, … that the kernel hides from
     /// the optimiser, so that each `min`/`max` stays one instruction.
     pub bounds: &'a [(ElemType, f64)],
+    /// Values already stored in this loop, and the C that reads them back
+    /// (`contrast_out_row[x]`): an output whose expression contains an
+    /// earlier output's whole value reads that element instead of
+    /// computing it again (gcc does not: on xray the archive's conversion
+    /// of the contrast divided again).
+    pub stored: &'a [(&'a Node, String)],
 }
 
 /// The x pass of a separable sum over input `port` with weights `wx`:
@@ -124,6 +130,9 @@ impl Emit<'_> {
     }
 
     fn prec(&self, n: &Node) -> (String, Prec) {
+        if let Some((_, read)) = self.stored.iter().find(|(v, _)| *v == n) {
+            return (read.clone(), 6);
+        }
         let t = n.elem();
         let c = c_name(t);
         let arg = |x: &Node| self.expr(x);

@@ -13,7 +13,7 @@
 
 use super::expr::{bounds, c_name, literal, row_var, sat_name, tables, Emit, XPass, MEDIAN9};
 use crate::ir::hsdfg::Hsdfg;
-use crate::ir::kernel::{table_type, Kernel, Op};
+use crate::ir::kernel::{table_type, Kernel, Node, Op, Ty};
 use crate::ir::{ElemType, Pair};
 use std::collections::BTreeSet;
 
@@ -370,6 +370,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
         passes: &passes,
         medians: &medians,
         bounds: &bounds,
+        stored: &[],
     };
     let emit_at = |edge: bool, parity: Option<(u64, u64)>, n| emitter(edge, parity).expr(n);
     let emit = |edge: bool, n| emit_at(edge, None, n);
@@ -402,6 +403,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
         Vec::new()
     };
     let uses_y = !passes.is_empty() || rows.iter().any(|(_, r)| !matches!(r, Row::Element));
+    let chunked_loop = !passes.is_empty() || !medians.is_empty();
     let median_views = median_views(k, &medians);
     let pass_views = pass_views(k, &passes, &emitter);
     KernelView {
@@ -422,7 +424,11 @@ fn kernel_view(k: &Kernel) -> KernelView {
                 index: i,
                 name: o.name.clone(),
                 ctype: c_name(o.ty),
-                inner: emit(false, v),
+                inner: Emit {
+                    stored: &stored_before(k, i, chunked_loop),
+                    ..emitter(false, None)
+                }
+                .expr(v),
                 edge: emit(true, v),
             })
             .collect(),
@@ -446,6 +452,24 @@ fn kernel_view(k: &Kernel) -> KernelView {
         passes: pass_views,
         medians: median_views,
     }
+}
+
+/// The outputs before output `i` whose values a later output can read
+/// back from its row, with the read: in the element loops of a kernel
+/// whose outputs have `mul [1, 1]` (the chunked loop's element is `x`,
+/// the others' `ex`), when the output's type is its value's and the value
+/// is computed (not a constant or a read).
+fn stored_before(k: &Kernel, i: usize, chunked: bool) -> Vec<(&Node, String)> {
+    if k.out_mul != Pair::ONE {
+        return Vec::new();
+    }
+    let at = if chunked { "x" } else { "ex" };
+    k.outputs[..i]
+        .iter()
+        .zip(&k.values)
+        .filter(|(o, v)| v.ty == Ty::Elem(o.ty) && !matches!(v.op, Op::Const(_) | Op::Read { .. }))
+        .map(|(o, v)| (v, format!("{}_row[{at}]", o.name)))
+        .collect()
 }
 
 /// The 3 × 3 medians of a chunked kernel, by input port.
