@@ -139,6 +139,51 @@ static void {{ k.fn_name }}(const ssc_call *call)
 {%- if k.border.is_some() || defs.chunked(k) %}
     const int64_t width = call->width;
 {%- endif %}
+{%- match k.slide %}
+{%- when Some with (l) %}
+    const int64_t x0 = call->region.x0, x1 = call->region.x1;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of {{ defs.chunk() }} points: each input row is interpolated in x
+     * once, into a row of 2 x {{ defs.chunk() }} elements (hx: rows y - 1, y, y + 1
+     * of the input, sliding down with the output rows, in the level-1
+     * cache); output rows 2y and 2y + 1 blend two of them in y. */
+    for (int64_t c0 = x0; c0 < x1; c0 += {{ defs.chunk() }}) {
+        const int64_t c1 = c0 + {{ defs.chunk() }} < x1 ? c0 + {{ defs.chunk() }} : x1;
+        {{ l.ctype }} hx[3][2 * {{ defs.chunk() }}];
+        for (int64_t y = y0; y < y1; y++) {
+            /* The rows not interpolated yet: all at the first row. */
+            for (int64_t r = y == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
+                const {{ l.ctype }} *restrict src = SSC_ROW(const {{ l.ctype }}, {{ l.input }}_port, ssc_clamp_row(r, {{ l.input }}_port->height));
+                {{ l.ctype }} *restrict row = hx[(r - y0 + 1) % 3];   /* point x at 2 (x - c0) */
+                /* Columns [c0, inner0) and [inner1, c1) clamp their neighbours. */
+                const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 1 ? c1 : width - 1;
+                int64_t x = c0;
+                for (; x < inner0; x++) {
+                    row[2 * (x - c0)] = {{ l.quarter }} * src[ssc_clamp_col(x - 1, width)] + {{ l.three_quarters }} * src[x];
+                    row[2 * (x - c0) + 1] = {{ l.three_quarters }} * src[x] + {{ l.quarter }} * src[ssc_clamp_col(x + 1, width)];
+                }
+                for (; x < inner1; x++) {
+                    row[2 * (x - c0)] = {{ l.quarter }} * src[x - 1] + {{ l.three_quarters }} * src[x];
+                    row[2 * (x - c0) + 1] = {{ l.three_quarters }} * src[x] + {{ l.quarter }} * src[x + 1];
+                }
+                for (; x < c1; x++) {
+                    row[2 * (x - c0)] = {{ l.quarter }} * src[ssc_clamp_col(x - 1, width)] + {{ l.three_quarters }} * src[x];
+                    row[2 * (x - c0) + 1] = {{ l.three_quarters }} * src[x] + {{ l.quarter }} * src[ssc_clamp_col(x + 1, width)];
+                }
+            }
+            const {{ l.ctype }} *restrict above = hx[(y - y0) % 3];
+            const {{ l.ctype }} *restrict centre = hx[(y - y0 + 1) % 3];
+            const {{ l.ctype }} *restrict below = hx[(y - y0 + 2) % 3];
+            {{ l.ctype }} *restrict even = SSC_ROW({{ l.ctype }}, {{ l.output }}_port, 2 * y) + 2 * c0;
+            {{ l.ctype }} *restrict odd = SSC_ROW({{ l.ctype }}, {{ l.output }}_port, 2 * y + 1) + 2 * c0;
+            for (int64_t e = 0; e < 2 * (c1 - c0); e++) {
+                even[e] = {{ l.quarter }} * above[e] + {{ l.three_quarters }} * centre[e];
+                odd[e] = {{ l.three_quarters }} * centre[e] + {{ l.quarter }} * below[e];
+            }
+        }
+    }
+}
+{%- when None %}
 {%- if defs.chunked(k) %}
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
@@ -320,5 +365,6 @@ static void {{ k.fn_name }}(const ssc_call *call)
     }
 }
 {%- endif %}
+{%- endmatch %}
 {%- endfor %}
 {%- endif %}

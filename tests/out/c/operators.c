@@ -123,40 +123,45 @@ static void def_bilinear(const ssc_call *call)
     const ssc_port *const h_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
     const int64_t width = call->width;
-    const int64_t ex0 = call->region.x0 * 2, ex1 = call->region.x1 * 2;
-    for (int64_t ey = call->region.y0 * 2; ey < call->region.y1 * 2; ey++) {
-        const int64_t y = ey / 2;
-        const float *restrict h_m1 = SSC_ROW(const float, h_port, ssc_clamp_row(y - 1, h_port->height));
-        const float *restrict h_0 = SSC_ROW(const float, h_port, y);
-        const float *restrict h_p1 = SSC_ROW(const float, h_port, ssc_clamp_row(y + 1, h_port->height));
-        float *restrict out_row = SSC_ROW(float, out_port, ey);
-        /* Elements whose window reaches past the left or right border. */
-        const int64_t inner0 = 1 * 2, inner1 = (width - 1) * 2;
-        int64_t next = ex0;   /* the next element to compute */
-        for (; next < ex1 && next < inner0; next++) {
-            const int64_t ex = next, x = ex / 2;
-            out_row[ex] = ey & 1 ? 0.75f * (ex & 1 ? 0.75f * h_0[x] + 0.25f * h_0[ssc_clamp_col(x + 1, width)] : 0.25f * h_0[ssc_clamp_col(x - 1, width)] + 0.75f * h_0[x]) + 0.25f * (ex & 1 ? 0.75f * h_p1[x] + 0.25f * h_p1[ssc_clamp_col(x + 1, width)] : 0.25f * h_p1[ssc_clamp_col(x - 1, width)] + 0.75f * h_p1[x]) : 0.25f * (ex & 1 ? 0.75f * h_m1[x] + 0.25f * h_m1[ssc_clamp_col(x + 1, width)] : 0.25f * h_m1[ssc_clamp_col(x - 1, width)] + 0.75f * h_m1[x]) + 0.75f * (ex & 1 ? 0.75f * h_0[x] + 0.25f * h_0[ssc_clamp_col(x + 1, width)] : 0.25f * h_0[ssc_clamp_col(x - 1, width)] + 0.75f * h_0[x]);
-        }
-        const int64_t inside1 = (ex1 < inner1 ? ex1 : inner1) / 2;
-        /* Inside, point x gives elements 2x and 2x + 1: each parity of the
-         * row has its own loop over x, which writes both elements with their
-         * own weights, without a select per element, and vectorises. */
-        if ((ey & 1) == 0) {
-            for (int64_t x = next / 2; x < inside1; x++) {
-                out_row[2 * x] = 0.25f * (0.25f * h_m1[x - 1] + 0.75f * h_m1[x]) + 0.75f * (0.25f * h_0[x - 1] + 0.75f * h_0[x]);
-                out_row[2 * x + 1] = 0.25f * (0.75f * h_m1[x] + 0.25f * h_m1[x + 1]) + 0.75f * (0.75f * h_0[x] + 0.25f * h_0[x + 1]);
+    const int64_t x0 = call->region.x0, x1 = call->region.x1;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of 512 points: each input row is interpolated in x
+     * once, into a row of 2 x 512 elements (hx: rows y - 1, y, y + 1
+     * of the input, sliding down with the output rows, in the level-1
+     * cache); output rows 2y and 2y + 1 blend two of them in y. */
+    for (int64_t c0 = x0; c0 < x1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < x1 ? c0 + 512 : x1;
+        float hx[3][2 * 512];
+        for (int64_t y = y0; y < y1; y++) {
+            /* The rows not interpolated yet: all at the first row. */
+            for (int64_t r = y == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
+                const float *restrict src = SSC_ROW(const float, h_port, ssc_clamp_row(r, h_port->height));
+                float *restrict row = hx[(r - y0 + 1) % 3];   /* point x at 2 (x - c0) */
+                /* Columns [c0, inner0) and [inner1, c1) clamp their neighbours. */
+                const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 1 ? c1 : width - 1;
+                int64_t x = c0;
+                for (; x < inner0; x++) {
+                    row[2 * (x - c0)] = 0.25f * src[ssc_clamp_col(x - 1, width)] + 0.75f * src[x];
+                    row[2 * (x - c0) + 1] = 0.75f * src[x] + 0.25f * src[ssc_clamp_col(x + 1, width)];
+                }
+                for (; x < inner1; x++) {
+                    row[2 * (x - c0)] = 0.25f * src[x - 1] + 0.75f * src[x];
+                    row[2 * (x - c0) + 1] = 0.75f * src[x] + 0.25f * src[x + 1];
+                }
+                for (; x < c1; x++) {
+                    row[2 * (x - c0)] = 0.25f * src[ssc_clamp_col(x - 1, width)] + 0.75f * src[x];
+                    row[2 * (x - c0) + 1] = 0.75f * src[x] + 0.25f * src[ssc_clamp_col(x + 1, width)];
+                }
             }
-        } else {
-            for (int64_t x = next / 2; x < inside1; x++) {
-                out_row[2 * x] = 0.75f * (0.25f * h_0[x - 1] + 0.75f * h_0[x]) + 0.25f * (0.25f * h_p1[x - 1] + 0.75f * h_p1[x]);
-                out_row[2 * x + 1] = 0.75f * (0.75f * h_0[x] + 0.25f * h_0[x + 1]) + 0.25f * (0.75f * h_p1[x] + 0.25f * h_p1[x + 1]);
+            const float *restrict above = hx[(y - y0) % 3];
+            const float *restrict centre = hx[(y - y0 + 1) % 3];
+            const float *restrict below = hx[(y - y0 + 2) % 3];
+            float *restrict even = SSC_ROW(float, out_port, 2 * y) + 2 * c0;
+            float *restrict odd = SSC_ROW(float, out_port, 2 * y + 1) + 2 * c0;
+            for (int64_t e = 0; e < 2 * (c1 - c0); e++) {
+                even[e] = 0.25f * above[e] + 0.75f * centre[e];
+                odd[e] = 0.75f * centre[e] + 0.25f * below[e];
             }
-        }
-        if (next < 2 * inside1)
-            next = 2 * inside1;
-        for (; next < ex1; next++) {
-            const int64_t ex = next, x = ex / 2;
-            out_row[ex] = ey & 1 ? 0.75f * (ex & 1 ? 0.75f * h_0[x] + 0.25f * h_0[ssc_clamp_col(x + 1, width)] : 0.25f * h_0[ssc_clamp_col(x - 1, width)] + 0.75f * h_0[x]) + 0.25f * (ex & 1 ? 0.75f * h_p1[x] + 0.25f * h_p1[ssc_clamp_col(x + 1, width)] : 0.25f * h_p1[ssc_clamp_col(x - 1, width)] + 0.75f * h_p1[x]) : 0.25f * (ex & 1 ? 0.75f * h_m1[x] + 0.25f * h_m1[ssc_clamp_col(x + 1, width)] : 0.25f * h_m1[ssc_clamp_col(x - 1, width)] + 0.75f * h_m1[x]) + 0.75f * (ex & 1 ? 0.75f * h_0[x] + 0.25f * h_0[ssc_clamp_col(x + 1, width)] : 0.25f * h_0[ssc_clamp_col(x - 1, width)] + 0.75f * h_0[x]);
         }
     }
 }

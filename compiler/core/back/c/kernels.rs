@@ -91,6 +91,25 @@ pub struct KernelView {
     /// column parity written with its own weights, so the loop over x has
     /// no select per element. Empty for every other kernel.
     pub by_parity: Vec<Vec<String>>,
+    /// A kernel that is `out = linear(in)` alone, in a floating type:
+    /// each input row interpolated in x once, into rows that slide down
+    /// with the output rows ([`SlideView`]).
+    pub slide: Option<SlideView>,
+}
+
+/// `out = linear(in)` as Halide's sliding window computes it: each input
+/// row's x interpolation once, into rows of `2 × CHUNK` elements that
+/// stay in the level-1 cache (3 rows), and each output row the blend in
+/// y of two of them. The same operations as the element loops (x first,
+/// then y), so the same bits, with a third of the multiplications.
+pub struct SlideView {
+    /// The element type, and its weights 1/4 and 3/4 as C literals.
+    pub ctype: &'static str,
+    pub quarter: String,
+    pub three_quarters: String,
+    /// The input's and the output's names (their `NAME_port`).
+    pub input: String,
+    pub output: String,
 }
 
 /// Columns of a chunk of the sliding x passes: its rows of sums stay in
@@ -451,7 +470,28 @@ fn kernel_view(k: &Kernel) -> KernelView {
         by_parity,
         passes: pass_views,
         medians: median_views,
+        slide: slide_view(k),
     }
+}
+
+/// The sliding x interpolation of a kernel that is one `linear` of a
+/// floating input into an output of its type, and nothing else.
+fn slide_view(k: &Kernel) -> Option<SlideView> {
+    let ([v], [o]) = (&k.values[..], &k.outputs[..]) else {
+        return None;
+    };
+    let Op::Linear { port } = v.op else {
+        return None;
+    };
+    let t = o.ty;
+    let floating = matches!(t, ElemType::Float | ElemType::Double);
+    (floating && k.inputs[port].ty == t && v.ty == Ty::Elem(t)).then(|| SlideView {
+        ctype: c_name(t),
+        quarter: literal(0.25, t),
+        three_quarters: literal(0.75, t),
+        input: k.inputs[port].name.clone(),
+        output: o.name.clone(),
+    })
 }
 
 /// The outputs before output `i` whose values a later output can read
