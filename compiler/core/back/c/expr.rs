@@ -459,8 +459,8 @@ fn floor_of(t: ElemType) -> &'static str {
 
 /// A floating constant, as [`bounds`] lists it.
 fn bound_of(n: &Node) -> Option<(ElemType, f64)> {
-    match (n.op.clone(), n.elem()) {
-        (Op::Const(v), t @ (ElemType::Float | ElemType::Double)) => Some((t, v)),
+    match (&n.op, n.elem()) {
+        (Op::Const(v), t @ (ElemType::Float | ElemType::Double)) => Some((t, *v)),
         _ => None,
     }
 }
