@@ -343,6 +343,8 @@ fn thread_sanitizer_finds_nothing() {
         Case::new(&xray, "-ts predictable 2 -ms mesif -ab"),
         Case::new(&generated, "-ts reduced 2 -ms interference -st -kd 1"),
         Case::new(&xray, "-ts fused 2 --strip-rows 4"),
+        // Stage fusion: the contrast inside nr0, which reads up1 as well.
+        Case::new(&xray, "-ts fused 2 --strip-rows 4 --inline"),
         Case::new(&generated, "-ts fused 2 --strip-rows 3"),
     ];
     under_tsan("tsan", &dir, &cases);
