@@ -51,7 +51,7 @@ impl KernelsView {
 
     /// Whether a kernel loops over chunks of columns (x passes, medians).
     pub fn chunked(&self, k: &KernelView) -> bool {
-        !k.passes.is_empty() || !k.medians.is_empty()
+        k.chunked
     }
 
     /// Columns of a chunk of the sliding x passes ([`CHUNK`]).
@@ -95,6 +95,8 @@ pub struct KernelView {
     /// each input row interpolated in x once, into rows that slide down
     /// with the output rows ([`SlideView`]).
     pub slide: Option<SlideView>,
+    /// Whether it loops over chunks of columns ([`Chunked::any`]).
+    pub chunked: bool,
 }
 
 /// `out = linear(in)` as Halide's sliding window computes it: each input
@@ -280,6 +282,14 @@ struct Chunked {
     medians: Vec<usize>,
 }
 
+impl Chunked {
+    /// Whether anything is computed per row: the kernel then loops over
+    /// chunks of columns, its element being `x`.
+    fn any(&self) -> bool {
+        !self.passes.is_empty() || !self.medians.is_empty()
+    }
+}
+
 fn chunked(k: &Kernel) -> Chunked {
     let mut c = Chunked::default();
     let mut other_columns = false;
@@ -330,7 +340,10 @@ fn reads_row(k: &Kernel, p: &XPass, before: i64, dy: i64) -> bool {
 fn kernel_view(k: &Kernel) -> KernelView {
     let tables = tables(k);
     let bounds = bounds(k);
-    let Chunked { passes, medians } = chunked(k);
+    let rowwise = chunked(k);
+    let chunked_loop = rowwise.any();
+    let Chunked { passes, medians } = rowwise;
+    let slide = slide_view(k);
     let (mut rows, mut uses_x, mut border) = (BTreeSet::new(), false, (0i64, 0i64));
     let mut offsets_x = false;
     for v in &k.values {
@@ -401,7 +414,8 @@ fn kernel_view(k: &Kernel) -> KernelView {
     // An input of the outputs' `mul` is read at `ex`, which these
     // statements do not declare: such a kernel keeps the select.
     let element_reads = rows.iter().any(|(_, r)| matches!(r, Row::Element));
-    let by_parity: Vec<Vec<String>> = if interpolates && !element_reads {
+    // (A kernel that slides has a loop of its own.)
+    let by_parity: Vec<Vec<String>> = if interpolates && !element_reads && slide.is_none() {
         (0..k.out_mul.y)
             .map(|py| {
                 let mut stmts = Vec::new();
@@ -422,7 +436,6 @@ fn kernel_view(k: &Kernel) -> KernelView {
         Vec::new()
     };
     let uses_y = !passes.is_empty() || rows.iter().any(|(_, r)| !matches!(r, Row::Element));
-    let chunked_loop = !passes.is_empty() || !medians.is_empty();
     let median_views = median_views(k, &medians);
     let pass_views = pass_views(k, &passes, &emitter);
     KernelView {
@@ -470,7 +483,8 @@ fn kernel_view(k: &Kernel) -> KernelView {
         by_parity,
         passes: pass_views,
         medians: median_views,
-        slide: slide_view(k),
+        slide,
+        chunked: chunked_loop,
     }
 }
 
