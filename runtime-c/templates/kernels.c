@@ -193,12 +193,18 @@ static void {{ k.fn_name }}(const ssc_call *call)
      * - the x pass of each separable sum, once per input row (its rows of
      *   sums slide down with the output rows);
 {%- endif %}
+{%- if !k.locals.is_empty() %}
+     * - the values its window operators read, once per row of theirs;
+{%- endif %}
 {%- if !k.medians.is_empty() %}
      * - the sorted column triples of each 3 x 3 median, once per output row;
 {%- endif %}
      * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += {{ defs.chunk() }}) {
         const int64_t c1 = c0 + {{ defs.chunk() }} < ex1 ? c0 + {{ defs.chunk() }} : ex1;
+{%- for l in k.locals %}
+        {{ l.ctype }} {{ l.name }}[{{ l.rows }}][{{ l.columns }}];   /* {{ l.comment }} */
+{%- endfor %}
 {%- for p in k.passes %}
         {{ p.ctype }} {{ p.name }}[{{ p.rows }}][{{ defs.chunk() }}];   /* {{ p.comment }} */
 {%- endfor %}
@@ -207,10 +213,22 @@ static void {{ k.fn_name }}(const ssc_call *call)
 {%- endfor %}
         for (int64_t ey = y0; ey < y1; ey++) {
             const int64_t y = ey;
+{%- for l in k.locals %}
+            /* The rows of {{ l.name }} not computed yet: all at the first row. */
+            for (int64_t r = ey == y0 ? y - {{ l.before }} : y + {{ l.after }}; r <= y + {{ l.after }}; r++) {
+{%- for q in l.reads %}
+                const {{ q.ctype }} *restrict {{ q.name }} = {{ q.expr }};
+{%- endfor %}
+                {{ l.ctype }} *restrict row = {{ l.name }}[(r - y0 + {{ l.before }}) % {{ l.rows }}] + {{ l.left }} - c0;   /* column x at row[x] */
+                const int64_t from = c0 > {{ l.left }} ? c0 - {{ l.left }} : 0, to = c1 + {{ l.right }} < width ? c1 + {{ l.right }} : width;
+                for (int64_t x = from; x < to; x++)
+                    row[x] = {{ l.value }};
+            }
+{%- endfor %}
 {%- for p in k.passes %}
             /* The rows of the window not summed yet: all at the first row. */
             for (int64_t r = ey == y0 ? y - {{ p.before }} : y + {{ p.after }}; r <= y + {{ p.after }}; r++) {
-                const {{ p.in_ctype }} *restrict src = SSC_ROW(const {{ p.in_ctype }}, {{ p.port }}_port, ssc_clamp_row(r, {{ p.port }}_port->height));
+                const {{ p.in_ctype }} *restrict src = {{ p.src }};
                 {{ p.ctype }} *restrict sum = {{ p.name }}[(r - y0 + {{ p.before }}) % {{ p.rows }}];
                 /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
                 const int64_t inner0 = c1 < {{ p.left }} ? c1 : {{ p.left }}, inner1 = c1 < width - {{ p.right }} ? c1 : width - {{ p.right }};
@@ -227,7 +245,7 @@ static void {{ k.fn_name }}(const ssc_call *call)
 {%- endfor %}
 {%- endfor %}
 {%- for r in k.rows %}
-            const {{ r.ctype }} *restrict {{ r.name }} = SSC_ROW(const {{ r.ctype }}, {{ r.port }}_port, {{ r.row }});
+            const {{ r.ctype }} *restrict {{ r.name }} = {{ r.expr }};
 {%- endfor %}
 {%- for o in k.outputs %}
             {{ o.ctype }} *restrict {{ o.name }}_row = SSC_ROW({{ o.ctype }}, {{ o.name }}_port, ey);
@@ -267,7 +285,7 @@ static void {{ k.fn_name }}(const ssc_call *call)
         const int64_t y = ey{% if k.my > 1 %} / {{ k.my }}{% endif %};
 {%- endif %}
 {%- for r in k.rows %}
-        const {{ r.ctype }} *restrict {{ r.name }} = SSC_ROW(const {{ r.ctype }}, {{ r.port }}_port, {{ r.row }});
+        const {{ r.ctype }} *restrict {{ r.name }} = {{ r.expr }};
 {%- endfor %}
 {%- for o in k.outputs %}
         {{ o.ctype }} *restrict {{ o.name }}_row = SSC_ROW({{ o.ctype }}, {{ o.name }}_port, ey);

@@ -52,6 +52,23 @@ def window(x, wx, wy):
     return [(i - bx, j - by, p[j:j + h, i:i + w]) for j in range(wy) for i in range(wx)]
 
 
+def bilinear(h):
+    """Bilinear 2:1 up: element 2X+i takes 3/4 of X and 1/4 of X-1 (i = 0)
+    or X+1 (i = 1), x then y."""
+    hs = {(dx, dy): s for dx, dy, s in window(h, 3, 3)}
+    rows = {}
+    for dy in (-1, 0, 1):
+        even = 0.25 * hs[(-1, dy)] + 0.75 * hs[(0, dy)]
+        odd = 0.75 * hs[(0, dy)] + 0.25 * hs[(1, dy)]
+        r = np.empty((h.shape[0], 2 * h.shape[1]))
+        r[:, 0::2], r[:, 1::2] = even, odd
+        rows[dy] = r
+    out = np.empty((2 * h.shape[0], 2 * h.shape[1]))
+    out[0::2, :] = 0.25 * rows[-1] + 0.75 * rows[0]
+    out[1::2, :] = 0.75 * rows[0] + 0.25 * rows[1]
+    return out
+
+
 def rnd(v):
     return np.floor(v + 0.5)
 
@@ -75,19 +92,11 @@ def reference(d):
     gauss = sum(g[j] * sum(g[i] * w55[(i - 2, j - 2)] for i in range(5)) for j in range(5))
     stencil_w = [1, 2, 1, 0, -4, 0, 1, 2, 1]
     near = np.repeat(np.repeat(h, 2, axis=0), 2, axis=1)
-    hs = {(dx, dy): s for dx, dy, s in window(h, 3, 3)}
 
-    # Bilinear 2:1 up: element 2X+i takes 3/4 of X and 1/4 of X-1 (i = 0) or X+1 (i = 1), x then y.
-    rows = {}
-    for dy in (-1, 0, 1):
-        even = 0.25 * hs[(-1, dy)] + 0.75 * hs[(0, dy)]
-        odd = 0.75 * hs[(0, dy)] + 0.25 * hs[(1, dy)]
-        r = np.empty((H // 2, W))
-        r[:, 0::2], r[:, 1::2] = even, odd
-        rows[dy] = r
-    bil = np.empty((H, W))
-    bil[0::2, :] = 0.25 * rows[-1] + 0.75 * rows[0]
-    bil[1::2, :] = 0.75 * rows[0] + 0.25 * rows[1]
+    bil = bilinear(h)
+    ex = np.maximum(a - b, 0) * 2
+    wex = {(dx, dy): s for dx, dy, s in window(ex, 3, 3)}
+    wsx = {(dx, dy): s for dx, dy, s in window(u / 1000 - a, 3, 5)}
 
     f = {
         "arith": (a + b) * 2 - a / 4 + b,
@@ -105,6 +114,15 @@ def reference(d):
         "nearest": near,
         "bilinear": bil,
         "gamma": gamma[k],
+        # Windows of expressions: the expression's value at each element of
+        # the window (its ports read there, clamped at the border).
+        "medianx": np.median(np.stack([s for _, _, s in window(ex, 3, 3)]), axis=0)
+        - sum(wy * sum(wx * wex[(i - 1, j - 1)] for i, wx in enumerate([1, 2, 1]))
+              for j, wy in enumerate([1, 2, 1])) / 32,
+        "sepx": sum(wy * sum(wx * wsx[(i - 1, j - 2)] for i, wx in enumerate([1, 2, 1]))
+                    for j, wy in enumerate([1, 4, 6, 4, 1])) / 64 + a,
+        "stencilx": sum(w * s for w, (_, _, s) in zip([0, 1, 0, 1, 4, 1, 0, 1, 0], window(a * b, 3, 3))) - a,
+        "linearx": bilinear(h * 2 + 1),
     }
     exact = {
         "integer": u * 3 - k * 1000 + k // 7 - u // 1000,

@@ -260,6 +260,6 @@ fn every_operator_agrees_with_numpy() {
             &out.display().to_string(),
         ]);
         eprintln!("{flags}:\n{report}");
-        assert_eq!(report.matches(" ok").count(), 21, "{report}");
+        assert_eq!(report.matches(" ok").count(), 25, "{report}");
     }
 }

@@ -166,11 +166,10 @@ impl Expr {
                         _ => None,
                     })
                     .fold(Operations::default(), |acc, o| acc + o);
+                // A window operator's port, or the ports of its expression
+                // (which share one geometry).
                 let geometry = match args.first() {
-                    Some(Arg::Expr(Expr {
-                        kind: ExprKind::Port { port: p, .. },
-                        ..
-                    })) => port(p.as_str()),
+                    Some(Arg::Expr(e)) => e.first_port().and_then(port),
                     _ => None,
                 };
                 let nonzero = |a: Option<&Arg>| match a {
@@ -204,7 +203,14 @@ impl Expr {
                     (name, _) if is_conversion(name) => return convert + nested,
                     _ => return arith(1) + nested,
                 }
-                o
+                // An expression a window operator reads is computed once
+                // per element (in rows, back/c/kernels.rs).
+                match args.first() {
+                    Some(Arg::Expr(e)) if !matches!(e.kind, ExprKind::Port { .. }) => {
+                        o + e.operations(port)
+                    }
+                    _ => o,
+                }
             }
         }
     }
@@ -237,6 +243,24 @@ pub struct Operations {
     pub block: u64,
     /// `linear` interpolations (one per output element).
     pub linear: u64,
+}
+
+impl Expr {
+    /// The first port the expression reads, left to right.
+    fn first_port(&self) -> Option<&str> {
+        match &self.kind {
+            ExprKind::Number(_) => None,
+            ExprKind::Port { port, .. } => Some(port.as_str()),
+            ExprKind::Neg(x) => x.first_port(),
+            ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) => {
+                a.first_port().or_else(|| b.first_port())
+            }
+            ExprKind::Call { args, .. } => args.iter().find_map(|a| match a {
+                Arg::Expr(e) => e.first_port(),
+                _ => None,
+            }),
+        }
+    }
 }
 
 impl std::ops::Add for Operations {

@@ -92,6 +92,13 @@ pub struct Emit<'a> {
     /// computing it again (gcc does not: on xray the archive's conversion
     /// of the contrast divided again).
     pub stored: &'a [(&'a Node, String)],
+    /// Whether the kernel's locals ([`crate::ir::kernel::Local`]) are
+    /// computed into rows first (a chunked kernel: `v0_m1[x]` reads one);
+    /// else a read of a local computes its expression at that element.
+    pub local_rows: bool,
+    /// The offset every read of a port is shifted by: a local's expression
+    /// computed at element (dx, dy) of a window.
+    pub shift: (i64, i64),
 }
 
 /// The x pass of a separable sum over input `port` with weights `wx`:
@@ -139,7 +146,9 @@ impl Emit<'_> {
         match &n.op {
             Op::Const(v) if *v < 0.0 => (literal(*v, t), 5),
             Op::Const(v) => (literal(*v, t), 6),
-            Op::Read { port, dx, dy } => (self.read(*port, *dx, *dy), 6),
+            Op::Read { port, dx, dy } => {
+                (self.read(*port, *dx + self.shift.0, *dy + self.shift.1), 6)
+            }
             Op::Convert {
                 saturate: false,
                 arg: a,
@@ -242,7 +251,16 @@ impl Emit<'_> {
 
     /// Element (dx, dy) of input `port` from the output element's own.
     fn read(&self, port: usize, dx: i64, dy: i64) -> String {
-        let p = &self.kernel.inputs[port];
+        let p = &self.kernel.source(port);
+        if let Some(l) = self.kernel.local(port).filter(|_| !self.local_rows) {
+            let at = Emit {
+                stored: &[],
+                shift: (dx, dy),
+                parity: None,
+                ..*self
+            };
+            return format!("({})", at.expr(&l.value));
+        }
         if p.mul == Pair::ONE {
             format!("{}[{}]", row_var(&p.name, dy), self.column(dx))
         } else {
@@ -267,7 +285,7 @@ impl Emit<'_> {
     /// A read converted to the computing type `t` of a weighted sum.
     fn tap(&self, port: usize, dx: i64, dy: i64, t: ElemType) -> String {
         let r = self.read(port, dx, dy);
-        if self.kernel.inputs[port].ty == t {
+        if self.kernel.source(port).ty == t {
             r
         } else {
             format!("({}){r}", c_name(t))
@@ -292,7 +310,7 @@ impl Emit<'_> {
     }
 
     fn stencil(&self, port: usize, weights: &[f64], t: ElemType) -> (String, Prec) {
-        let p = &self.kernel.inputs[port];
+        let p = &self.kernel.source(port);
         let ((bx, _), (by, _)) = p.margins();
         let w = p.window.x as usize;
         let terms = weights
@@ -311,7 +329,7 @@ impl Emit<'_> {
     }
 
     fn separable(&self, port: usize, wx: &[f64], wy: &[f64], t: ElemType) -> (String, Prec) {
-        let ((_, _), (by, _)) = self.kernel.inputs[port].margins();
+        let ((_, _), (by, _)) = self.kernel.source(port).margins();
         let pass = self
             .passes
             .iter()
@@ -324,7 +342,7 @@ impl Emit<'_> {
                 let dy = j as i64 - by;
                 let sum = match pass {
                     Some(k) => (format!("{}[x - c0]", XPass::row(k, dy)), 6),
-                    None => self.row_sum(port, wx, &row_var(&self.kernel.inputs[port].name, dy), t),
+                    None => self.row_sum(port, wx, &row_var(&self.kernel.source(port).name, dy), t),
                 };
                 Self::weighted(*vy, wrap(sum, 4), t)
             })
@@ -336,7 +354,7 @@ impl Emit<'_> {
     /// right (weights of 0 left out): the x pass of a separable sum over
     /// the row pointer `row`, its columns clamped on the border.
     pub fn row_sum(&self, port: usize, wx: &[f64], row: &str, t: ElemType) -> (String, Prec) {
-        let p = &self.kernel.inputs[port];
+        let p = &self.kernel.source(port);
         let ((bx, _), _) = p.margins();
         let cols = wx
             .iter()
@@ -366,7 +384,7 @@ impl Emit<'_> {
                 at("hi")
             );
         }
-        let ((bx, ax), (by, ay)) = self.kernel.inputs[port].margins();
+        let ((bx, ax), (by, ay)) = self.kernel.source(port).margins();
         let mut reads = Vec::new();
         for dy in -by..=ay {
             for dx in -bx..=ax {
@@ -386,7 +404,7 @@ impl Emit<'_> {
     }
 
     fn block_sum(&self, port: usize, t: ElemType) -> (String, Prec) {
-        let p = &self.kernel.inputs[port];
+        let p = &self.kernel.source(port);
         let mut terms = Vec::new();
         for j in 0..p.mul.y {
             for i in 0..p.mul.x {
@@ -466,7 +484,7 @@ fn bound_of(n: &Node) -> Option<(ElemType, f64)> {
 }
 
 /// Every floating constant that is an operand of a `min` or `max` of the
-/// kernel's values (`max(x, 0)`, the ends of a `clamp`), each once (by
+/// kernel's values and locals (`max(x, 0)`, the ends of a `clamp`), each once (by
 /// its bits: 0 and -0 are two), in the order met. gcc compiles `x > 0.0f ?
 /// x : 0.0f` to a compare and a blend, where `x > b ? x : b` with a `b` it
 /// cannot see is one `max` instruction with the same result (`maxps`
@@ -475,7 +493,7 @@ fn bound_of(n: &Node) -> Option<(ElemType, f64)> {
 /// 1024² with the contrast's bounds hidden (the same checksum).
 pub fn bounds(k: &Kernel) -> Vec<(ElemType, f64)> {
     let mut out: Vec<(ElemType, f64)> = Vec::new();
-    for n in &k.values {
+    for n in k.trees() {
         n.walk(&mut |n| {
             if let Op::Min(a, b) | Op::Max(a, b) = &n.op {
                 for (t, v) in [a, b].into_iter().filter_map(|x| bound_of(x)) {
@@ -495,7 +513,7 @@ pub fn bounds(k: &Kernel) -> Vec<(ElemType, f64)> {
 /// Every table of the kernel's values, each once, in the order met.
 pub fn tables(k: &Kernel) -> Vec<Vec<f64>> {
     let mut out: Vec<Vec<f64>> = Vec::new();
-    for n in &k.values {
+    for n in k.trees() {
         n.walk(&mut |n| {
             if let Op::Lut { table, .. } = &n.op {
                 if !out.contains(table) {

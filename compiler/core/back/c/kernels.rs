@@ -13,7 +13,7 @@
 
 use super::expr::{bounds, c_name, literal, row_var, sat_name, tables, Emit, XPass, MEDIAN9};
 use crate::ir::hsdfg::Hsdfg;
-use crate::ir::kernel::{table_type, Kernel, Node, Op, Ty};
+use crate::ir::kernel::{table_type, Kernel, KernelPort, Node, Op, Ty};
 use crate::ir::{ElemType, Pair};
 use std::collections::BTreeSet;
 
@@ -85,6 +85,9 @@ pub struct KernelView {
     /// The 3 × 3 medians whose column triples are sorted once per output
     /// row (a kernel with any is chunked too).
     pub medians: Vec<MedianView>,
+    /// The locals, computed into rows (a chunked kernel; the others
+    /// compute a local where a window operator reads it).
+    pub locals: Vec<LocalView>,
     /// Inside the border of a kernel that interpolates (`linear`, whose
     /// outputs have `mul [2, 2]`): for the even rows, then the odd ones,
     /// the statements of one point `x`, each output element of either
@@ -125,8 +128,9 @@ pub struct PassView {
     /// The type of the sums, and of the input's elements.
     pub ctype: &'static str,
     pub in_ctype: &'static str,
-    /// The input port's name (its `NAME_port`).
-    pub port: String,
+    /// The row of the input it sums, row `r` (`src`): a port's through
+    /// `SSC_ROW`, clamped; a local's from its rows.
+    pub src: String,
     /// Rows of the window, and of them before and after the centre.
     pub rows: i64,
     pub before: i64,
@@ -168,9 +172,32 @@ pub struct OutputView {
 pub struct RowView {
     pub name: String,
     pub ctype: &'static str,
-    /// The port's name (its `NAME_port` pointer).
-    pub port: String,
-    pub row: String,
+    /// The pointer: a port's row through `SSC_ROW`, or a local's row.
+    pub expr: String,
+}
+
+/// A local ([`crate::ir::kernel::Local`]) of a chunked kernel: its value
+/// computed once per row of its window into `rows` rows of
+/// `CHUNK + left + right` elements (columns c0 − left .. c1 + right − 1,
+/// those inside the grid), which slide down with the output rows like the
+/// sums of an x pass; the window operators read those rows as they read a
+/// port's.
+pub struct LocalView {
+    /// `v0`: the array of its rows.
+    pub name: String,
+    pub ctype: &'static str,
+    pub rows: i64,
+    pub before: i64,
+    pub after: i64,
+    pub left: i64,
+    pub right: i64,
+    /// Elements of a row: `CHUNK + left + right`.
+    pub columns: i64,
+    /// Row r of each input its expression reads (`raw_0`).
+    pub reads: Vec<RowView>,
+    /// Its value at column x of those rows.
+    pub value: String,
+    pub comment: String,
 }
 
 /// A bound of `min` or `max` held in a variable: `float lim0 = 0.0f;`.
@@ -218,7 +245,7 @@ pub fn view(h: &Hsdfg) -> KernelsView {
     );
     for k in &kernels {
         let rowwise = chunked(k);
-        for v in &k.values {
+        for v in k.trees() {
             v.walk(&mut |n| match &n.op {
                 Op::Convert {
                     saturate: true,
@@ -236,7 +263,7 @@ pub fn view(h: &Hsdfg) -> KernelsView {
                     abss.insert(n.elem());
                 }
                 Op::Median { port } => {
-                    let w = k.inputs[*port].window;
+                    let w = k.source(*port).window;
                     if w.x * w.y == MEDIAN9 {
                         medians9.insert(n.elem());
                         if !rowwise.medians.contains(port) {
@@ -305,7 +332,7 @@ fn chunked(k: &Kernel) -> Chunked {
                     c.passes.push(p);
                 }
             }
-            Op::Median { port } if k.inputs[*port].window == Pair::new(3, 3) => {
+            Op::Median { port } if k.source(*port).window == Pair::new(3, 3) => {
                 c.medians.push(*port)
             }
             Op::Read { dx, .. } => other_columns |= *dx != 0,
@@ -337,21 +364,32 @@ fn reads_row(k: &Kernel, p: &XPass, before: i64, dy: i64) -> bool {
     read
 }
 
-fn kernel_view(k: &Kernel) -> KernelView {
-    let tables = tables(k);
-    let bounds = bounds(k);
-    let rowwise = chunked(k);
-    let chunked_loop = rowwise.any();
-    let Chunked { passes, medians } = rowwise;
-    let slide = slide_view(k);
+/// The rows a kernel's element loop reads, whether it reads columns, and
+/// the columns of its windows before and after the element when some read
+/// has a column offset.
+struct Reads {
+    rows: BTreeSet<(usize, Row)>,
+    uses_x: bool,
+    border: Option<(i64, i64)>,
+}
+
+fn reads(k: &Kernel, passes: &[XPass], medians: &[usize], chunked_loop: bool) -> Reads {
     let (mut rows, mut uses_x, mut border) = (BTreeSet::new(), false, (0i64, 0i64));
     let mut offsets_x = false;
     for v in &k.values {
         v.walk(&mut |n| {
             let mut window = |port: usize, dxs: (i64, i64), dys: std::ops::RangeInclusive<i64>| {
                 uses_x = true;
+                // A local computed at each element of the window reads
+                // its ports there; one computed into rows is read by row.
+                let sources = match k.local(port).filter(|_| !chunked_loop) {
+                    Some(l) => local_ports(&l.value),
+                    None => vec![port],
+                };
                 for dy in dys {
-                    rows.insert((port, Row::Offset(dy)));
+                    for &s in &sources {
+                        rows.insert((s, Row::Offset(dy)));
+                    }
                 }
                 if dxs != (0, 0) {
                     offsets_x = true;
@@ -359,7 +397,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
                 }
             };
             match &n.op {
-                Op::Read { port, dx, dy } if k.inputs[*port].mul == Pair::ONE => {
+                Op::Read { port, dx, dy } if k.source(*port).mul == Pair::ONE => {
                     window(*port, ((-dx).max(0), (*dx).max(0)), *dy..=*dy)
                 }
                 Op::Read { port, .. } => {
@@ -376,7 +414,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
                 | Op::Separable { port, .. }
                 | Op::Median { port }
                 | Op::Linear { port } => {
-                    let ((bx, ax), (by, ay)) = k.inputs[*port].margins();
+                    let ((bx, ax), (by, ay)) = k.source(*port).margins();
                     let (bx, ax, by, ay) = if matches!(n.op, Op::Linear { .. }) {
                         (1, 1, 1, 1)
                     } else {
@@ -394,6 +432,25 @@ fn kernel_view(k: &Kernel) -> KernelView {
             }
         });
     }
+    Reads {
+        rows,
+        uses_x,
+        border: offsets_x.then_some(border),
+    }
+}
+
+fn kernel_view(k: &Kernel) -> KernelView {
+    let tables = tables(k);
+    let bounds = bounds(k);
+    let rowwise = chunked(k);
+    let chunked_loop = rowwise.any();
+    let Chunked { passes, medians } = rowwise;
+    let slide = slide_view(k);
+    let Reads {
+        rows,
+        uses_x,
+        border,
+    } = reads(k, &passes, &medians, chunked_loop);
     let emitter = |edge: bool, parity: Option<(u64, u64)>| Emit {
         kernel: k,
         border: edge,
@@ -403,6 +460,8 @@ fn kernel_view(k: &Kernel) -> KernelView {
         medians: &medians,
         bounds: &bounds,
         stored: &[],
+        local_rows: chunked_loop,
+        shift: (0, 0),
     };
     let emit_at = |edge: bool, parity: Option<(u64, u64)>, n| emitter(edge, parity).expr(n);
     let emit = |edge: bool, n| emit_at(edge, None, n);
@@ -438,6 +497,11 @@ fn kernel_view(k: &Kernel) -> KernelView {
     let uses_y = !passes.is_empty() || rows.iter().any(|(_, r)| !matches!(r, Row::Element));
     let median_views = median_views(k, &medians);
     let pass_views = pass_views(k, &passes, &emitter);
+    let local_views = if chunked_loop {
+        local_views(k, &emitter(false, None))
+    } else {
+        Vec::new()
+    };
     KernelView {
         fn_name: function_name(&k.name),
         comment: k.text.clone(),
@@ -479,10 +543,11 @@ fn kernel_view(k: &Kernel) -> KernelView {
             .collect(),
         uses_x,
         uses_y,
-        border: offsets_x.then_some(border),
+        border,
         by_parity,
         passes: pass_views,
         medians: median_views,
+        locals: local_views,
         slide,
         chunked: chunked_loop,
     }
@@ -497,6 +562,9 @@ fn slide_view(k: &Kernel) -> Option<SlideView> {
     let Op::Linear { port } = v.op else {
         return None;
     };
+    if k.local(port).is_some() {
+        return None;
+    }
     let t = o.ty;
     let floating = matches!(t, ElemType::Float | ElemType::Double);
     (floating && k.inputs[port].ty == t && v.ty == Ty::Elem(t)).then(|| SlideView {
@@ -532,7 +600,7 @@ fn median_views(k: &Kernel, medians: &[usize]) -> Vec<MedianView> {
         .iter()
         .enumerate()
         .map(|(i, port)| {
-            let p = &k.inputs[*port];
+            let p = k.source(*port);
             MedianView {
                 name: format!("m{i}"),
                 ctype: c_name(p.ty),
@@ -557,14 +625,21 @@ fn pass_views<'a>(
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let port = &k.inputs[p.port];
+            let port = k.source(p.port);
             let ((left, right), (before, after)) = port.margins();
             let name = format!("h{i}");
             let sum = |edge: bool| emitter(edge, None).row_sum(p.port, &p.wx, "src", p.ty).0;
             PassView {
                 ctype: c_name(p.ty),
                 in_ctype: c_name(port.ty),
-                port: port.name.clone(),
+                src: match k.local(p.port) {
+                    Some(_) => ring_row(&port.name, "r", 0, port),
+                    None => format!(
+                        "SSC_ROW(const {}, {1}_port, ssc_clamp_row(r, {1}_port->height))",
+                        c_name(port.ty),
+                        port.name
+                    ),
+                },
                 rows: before + after + 1,
                 before,
                 after,
@@ -600,9 +675,16 @@ fn pass_views<'a>(
 fn row_views(k: &Kernel, rows: BTreeSet<(usize, Row)>) -> Vec<RowView> {
     rows.into_iter()
         .map(|(port, r)| {
-            let p = &k.inputs[port];
+            let p = k.source(port);
             let n = &p.name;
             let (name, row) = match r {
+                Row::Offset(dy) if k.local(port).is_some() => {
+                    return RowView {
+                        name: row_var(n, dy),
+                        ctype: c_name(p.ty),
+                        expr: ring_row(n, "y", dy, p),
+                    }
+                }
                 Row::Offset(0) => (row_var(n, 0), "y".to_string()),
                 Row::Offset(dy) => (
                     row_var(n, dy),
@@ -625,8 +707,78 @@ fn row_views(k: &Kernel, rows: BTreeSet<(usize, Row)>) -> Vec<RowView> {
             RowView {
                 name,
                 ctype: c_name(p.ty),
-                port: p.name.clone(),
-                row,
+                expr: format!("SSC_ROW(const {}, {n}_port, {row})", c_name(p.ty)),
+            }
+        })
+        .collect()
+}
+
+/// Row `at + dy` of local `name` (geometry `p`) in its rows: a pointer
+/// that column x indexes (`v0[(y - y0 + 0) % 3] + 1 - c0`).
+fn ring_row(name: &str, at: &str, dy: i64, p: &KernelPort) -> String {
+    let ((left, _), (before, after)) = p.margins();
+    format!(
+        "{name}[({at} - y0 + {}) % {}] + {left} - c0",
+        before + dy,
+        before + after + 1
+    )
+}
+
+/// The inputs a local's expression reads (at its element), in order.
+fn local_ports(v: &Node) -> Vec<usize> {
+    let mut ports = BTreeSet::new();
+    v.walk(&mut |n| {
+        if let Op::Read { port, .. } = n.op {
+            ports.insert(port);
+        }
+    });
+    ports.into_iter().collect()
+}
+
+/// The locals of a chunked kernel, each computed once per row of its
+/// window into rows that slide down with the output rows.
+fn local_views(k: &Kernel, emit: &Emit<'_>) -> Vec<LocalView> {
+    k.locals
+        .iter()
+        .map(|l| {
+            let p = &l.port;
+            let ((left, right), (before, after)) = p.margins();
+            let value = emit.expr(&l.value);
+            LocalView {
+                name: p.name.clone(),
+                ctype: c_name(p.ty),
+                rows: before + after + 1,
+                before,
+                after,
+                left,
+                right,
+                columns: CHUNK as i64 + left + right,
+                reads: local_ports(&l.value)
+                    .into_iter()
+                    .map(|i| {
+                        let q = &k.inputs[i];
+                        RowView {
+                            name: row_var(&q.name, 0),
+                            ctype: c_name(q.ty),
+                            expr: format!(
+                                "SSC_ROW(const {}, {1}_port, ssc_clamp_row(r, {1}_port->height))",
+                                c_name(q.ty),
+                                q.name
+                            ),
+                        }
+                    })
+                    .collect(),
+                comment: format!(
+                    "{}: each row of `{}`, once, columns c0 - {left} .. {}",
+                    p.name,
+                    value,
+                    match right - 1 {
+                        0 => "c1".to_string(),
+                        r if r < 0 => format!("c1 - {}", -r),
+                        r => format!("c1 + {r}"),
+                    }
+                ),
+                value,
             }
         })
         .collect()

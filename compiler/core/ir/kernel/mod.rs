@@ -67,8 +67,49 @@ pub struct Kernel {
     pub values: Vec<Node>,
     /// The `mul` of every output port (they are equal).
     pub out_mul: Pair,
+    /// The computed values window operators read ([`Local`]): source
+    /// `inputs.len() + i` is local `i`.
+    pub locals: Vec<Local>,
     /// The definition as written, for comments.
     pub text: Vec<String>,
+}
+
+/// A value a window operator reads that is computed, not an input port:
+/// the argument of `median(max(float(raw) - offset, 0) * gain)`. Its
+/// expression reads inputs at the window's element only (no offset, no
+/// window operator of its own), and every input it reads has `mul [1, 1]`
+/// and one window, which is the local's: the operator reads the local's
+/// value at each element of that window, as it would read a port holding
+/// it (rows and columns clamped at the border).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Local {
+    /// Its name (not a port's), element type, `mul [1, 1]` and window.
+    pub port: KernelPort,
+    pub value: Node,
+}
+
+impl Kernel {
+    /// Source `i` of a read or a window operator: input `i`, or local `i -
+    /// inputs.len()`.
+    pub fn source(&self, i: usize) -> &KernelPort {
+        match i.checked_sub(self.inputs.len()) {
+            Some(l) => &self.locals[l].port,
+            None => &self.inputs[i],
+        }
+    }
+
+    /// The local that source `i` is, if it is one.
+    pub fn local(&self, i: usize) -> Option<&Local> {
+        i.checked_sub(self.inputs.len()).map(|l| &self.locals[l])
+    }
+
+    /// Every expression tree of the kernel: the outputs' values, then the
+    /// locals'.
+    pub fn trees(&self) -> impl Iterator<Item = &Node> {
+        self.values
+            .iter()
+            .chain(self.locals.iter().map(|l| &l.value))
+    }
 }
 
 /// What a node computes to: an element type, or a comparison's truth.
@@ -120,8 +161,9 @@ impl Node {
     }
 }
 
-/// The operations of a kernel. Reads name an input by its index in
-/// [`Kernel::inputs`]; weighted reads compute in the node's type (the
+/// The operations of a kernel. Reads and window operators name a source
+/// by its index ([`Kernel::source`]: an input, or a [`Local`] a window
+/// operator reads); weighted reads compute in the node's type (the
 /// port's floating type, `float` for an integer port).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {

@@ -470,36 +470,46 @@ impl Typer<'_> {
         })
     }
 
-    /// The input port a window operator reads: its index.
+    /// The source a window operator reads: an input port (its index), or
+    /// the expression of ports it is given (a [`Local`](super::Local)).
     pub(super) fn port_arg(&mut self, name: &str, args: &[Arg]) -> Option<usize> {
-        let found = match &args[0] {
-            Arg::Expr(e) => match &e.kind {
-                ExprKind::Port { port, offset: None } => self
-                    .inputs
-                    .iter()
-                    .position(|p| p.name == port.name)
-                    .ok_or((port.name.clone(), e.span)),
-                _ => Err((String::new(), e.span)),
-            },
-            a => Err((String::new(), a.span())),
-        };
-        match found {
-            Ok(k) => Some(k),
-            Err((port, s)) => {
-                let msg = if port.is_empty() {
-                    format!("{name} reads an input port, not a computed value")
-                } else {
-                    format!("no input port `{port}`")
-                };
-                let mut e = KernelError::new(if port.is_empty() { "E048" } else { "E040" }, msg, s, "not an input port")
-                    .hint(format!("write {name}(PORT, …) with an IN port of the function; compute values in a function before it"));
-                if !port.is_empty() {
-                    e.did_you_mean =
-                        Some((port, self.inputs.iter().map(|i| i.name.clone()).collect()));
-                }
-                self.err(e);
-                None
+        let e = match &args[0] {
+            Arg::Expr(e) => e,
+            a => {
+                self.err(
+                    KernelError::new(
+                        "E048",
+                        format!("{name} reads an input port or an expression of them"),
+                        a.span(),
+                        "not a value",
+                    )
+                    .hint(format!(
+                        "write {name}(PORT, …) with an IN port of the function"
+                    )),
+                );
+                return None;
             }
+        };
+        let ExprKind::Port { port, offset: None } = &e.kind else {
+            return self.local_arg(name, e);
+        };
+        if let Some(k) = self.inputs.iter().position(|p| p.name == port.name) {
+            return Some(k);
         }
+        let mut err = KernelError::new(
+            "E040",
+            format!("no input port `{}`", port.name),
+            e.span,
+            "not an input port",
+        )
+        .hint(format!(
+            "write {name}(PORT, …) with an IN port of the function"
+        ));
+        err.did_you_mean = Some((
+            port.name.clone(),
+            self.inputs.iter().map(|i| i.name.clone()).collect(),
+        ));
+        self.err(err);
+        None
     }
 }

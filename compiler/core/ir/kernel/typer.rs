@@ -12,7 +12,7 @@
 //! division by a possible zero (E052) are refused with a hint.
 
 use super::range::{bounds, Range};
-use super::{Kernel, KernelError, KernelPort, Node, Op, Ty};
+use super::{Kernel, KernelError, KernelPort, Local, Node, Op, Ty};
 use crate::ir::{BinOp, Definition, Direction, ElemType, Expr, ExprKind, Pair, Port, Span};
 use std::path::Path;
 
@@ -34,6 +34,8 @@ pub(super) struct Typer<'a> {
     /// The type of the output being typed: operations of numbers only
     /// (`select(c, 1, 0)`) compute in it.
     pub(super) context: ElemType,
+    /// The computed arguments of window operators met so far.
+    pub(super) locals: Vec<Local>,
 }
 
 /// Types `def` against `ports`; table files are read relative to `dir`
@@ -66,6 +68,7 @@ pub fn type_definition(
         dir,
         errors: Vec::new(),
         context: ElemType::Double,
+        locals: Vec::new(),
     };
     t.check_outputs(def, ports);
     let mut values: Vec<Option<Node>> = vec![None; t.outputs.len()];
@@ -103,6 +106,7 @@ pub fn type_definition(
         outputs: t.outputs,
         values: values.into_iter().map(|v| v.expect("typed")).collect(),
         out_mul: t.out_mul,
+        locals: t.locals,
         text: def
             .assignments
             .iter()

@@ -5,11 +5,18 @@
 //! the node, computing in the port's floating type (`float` for an integer
 //! port), or E048 when the port has not the window or block the operator
 //! reads, E044 when weights do not match the window.
+//!
+//! The argument may also be an expression of ports
+//! (`median(max(float(raw) - offset, 0) * gain)`): it becomes a [`Local`]
+//! of the kernel, whose window is its ports' (E048 when they differ, when
+//! one has a block, or when it reads at an offset or through a window
+//! operator itself).
 
 use super::range::{bounds, Range};
 use super::typer::{Typer, Val};
-use super::{KernelError, KernelPort, Node, Op, Ty};
-use crate::ir::{Arg, BinOp, ElemType, Pair, Span};
+use super::{KernelError, KernelPort, Local, Node, Op, Ty};
+use crate::ir::{Arg, BinOp, ElemType, Expr, Pair, Span};
+use std::collections::BTreeSet;
 
 /// What a window operator has to work with.
 struct Target {
@@ -51,18 +58,19 @@ impl Typer<'_> {
         let Some(port) = self.port_arg(name, args) else {
             return Val::Bad;
         };
-        let p = self.inputs[port].clone();
+        let (p, pr) = match port.checked_sub(self.inputs.len()) {
+            Some(l) => (self.locals[l].port.clone(), self.locals[l].value.range),
+            None => (
+                self.inputs[port].clone(),
+                Range::of_type(self.inputs[port].ty),
+            ),
+        };
         let tc = if bounds(p.ty).is_none() {
             p.ty
         } else {
             ElemType::Float
         };
-        let t = Target {
-            port,
-            pr: Range::of_type(p.ty),
-            tc,
-            p,
-        };
+        let t = Target { port, pr, tc, p };
         let windowed = t.p.mul == Pair::ONE && t.p.window != Pair::ONE;
         let ok = match name {
             "stencil" | "separable" => t.p.mul == Pair::ONE,
@@ -71,7 +79,7 @@ impl Typer<'_> {
             _ => windowed,
         };
         if !ok {
-            return self.wrong_geometry(name, &t.p, span);
+            return self.wrong_geometry(name, &t.p, port >= self.inputs.len(), span);
         }
         match name {
             "stencil" => self.stencil(&t, args),
@@ -104,7 +112,114 @@ impl Typer<'_> {
         }
     }
 
-    fn wrong_geometry(&mut self, name: &str, p: &KernelPort, span: Span) -> Val {
+    /// The argument of window operator `name` that is an expression of
+    /// ports: a [`Local`] (one per distinct value), its source index.
+    pub(super) fn local_arg(&mut self, name: &str, e: &Expr) -> Option<usize> {
+        let n = match self.value(e) {
+            Val::Bad => return None,
+            Val::Node(n) if n.ty == Ty::Bool => {
+                self.bool_as_value(e.span);
+                return None;
+            }
+            Val::Node(n) => n,
+            Val::Const(_) => {
+                return self.not_local(
+                    format!("{name} of a number: nothing varies over its window"),
+                    e.span,
+                    "a number",
+                    format!("write {name}(PORT, …), or an expression that reads ports"),
+                )
+            }
+        };
+        let (mut ports, mut inner) = (BTreeSet::new(), false);
+        n.walk(&mut |m| match &m.op {
+            Op::Read { port, dx, dy } => {
+                inner |= (*dx, *dy) != (0, 0);
+                ports.insert(*port);
+            }
+            Op::Stencil { .. }
+            | Op::Separable { .. }
+            | Op::Median { .. }
+            | Op::BlockSum { .. }
+            | Op::Linear { .. } => inner = true,
+            _ => {}
+        });
+        if inner {
+            return self.not_local(
+                format!("inside {name}(…) ports are read at the window's element"),
+                e.span,
+                "an offset or a window inside a window",
+                "drop the offset, or compute the inner value in a function before this one",
+            );
+        }
+        let geometry: BTreeSet<(Pair, Pair)> = ports
+            .iter()
+            .map(|&i| (self.inputs[i].mul, self.inputs[i].window))
+            .collect();
+        let window = match geometry.into_iter().collect::<Vec<_>>()[..] {
+            [(mul, window)] if mul == Pair::ONE => window,
+            [] => {
+                return self.not_local(
+                    format!("{name} of a constant: nothing varies over its window"),
+                    e.span,
+                    "reads no port",
+                    format!("write {name}(PORT, …), or an expression that reads ports"),
+                )
+            }
+            _ => {
+                let names: Vec<String> = ports
+                    .iter()
+                    .map(|&i| {
+                        let p = &self.inputs[i];
+                        format!("`{}` (mul {}, window {})", p.name, p.mul, p.window)
+                    })
+                    .collect();
+                return self.not_local(
+                    format!(
+                        "{name} reads {} at one element: they need mul [1, 1] and one window",
+                        names.join(", ")
+                    ),
+                    e.span,
+                    "ports of different geometry",
+                    "declare every port the expression reads with mul [1, 1] and the same window",
+                );
+            }
+        };
+        if let Some(l) = self.locals.iter().position(|l| l.value == n) {
+            return Some(self.inputs.len() + l);
+        }
+        let taken = |c: &str| {
+            self.inputs.iter().chain(&self.outputs).any(|p| p.name == c)
+                || self.locals.iter().any(|l| l.port.name == c)
+        };
+        let name = (0..)
+            .map(|k| format!("v{k}"))
+            .find(|c| !taken(c))
+            .expect("a free name");
+        self.locals.push(Local {
+            port: KernelPort {
+                name,
+                ty: n.elem(),
+                mul: Pair::ONE,
+                window,
+            },
+            value: n,
+        });
+        Some(self.inputs.len() + self.locals.len() - 1)
+    }
+
+    fn not_local(
+        &mut self,
+        message: String,
+        span: Span,
+        label: &str,
+        hint: impl Into<String>,
+    ) -> Option<usize> {
+        self.err(KernelError::new("E048", message, span, label).hint(hint));
+        None
+    }
+
+    fn wrong_geometry(&mut self, name: &str, p: &KernelPort, local: bool, span: Span) -> Val {
         let what = if name == "mean" {
             "a block (mul above [1, 1])"
         } else {
@@ -115,21 +230,32 @@ impl Typer<'_> {
         } else {
             "[1, 1] [3, 3]"
         };
+        let (has, hint) = if local {
+            (
+                "the expression's ports have".to_string(),
+                format!("declare the ports it reads with `mul {want}`"),
+            )
+        } else {
+            (
+                format!("`{}` has", p.name),
+                format!(
+                    "declare the port as `{} IN {} mul {want}`",
+                    p.name,
+                    p.ty.keyword()
+                ),
+            )
+        };
         self.err(
             KernelError::new(
                 "E048",
                 format!(
-                    "{name} needs {what}; `{}` has mul {} and window {}",
-                    p.name, p.mul, p.window
+                    "{name} needs {what}; {has} mul {} and window {}",
+                    p.mul, p.window
                 ),
                 span,
                 "wrong geometry",
             )
-            .hint(format!(
-                "declare the port as `{} IN {} mul {want}`",
-                p.name,
-                p.ty.keyword()
-            )),
+            .hint(hint),
         )
     }
 
