@@ -8,14 +8,9 @@
 //! * **inline** a pointwise producer `P` (a `function_definition` whose
 //!   ports all have one `mul`, no window, every read the element itself)
 //!   into every reader, when every reader is a defined function that reads
-//!   it element by element, or (`P`'s outputs of `mul [1, 1]`, one reader)
-//!   through `median` and `separable`: each reader computes `P`'s expression over
+//!   it element by element: each reader computes `P`'s expression over
 //!   `P`'s inputs itself, `P`'s instance and buffer are gone (Halide's
-//!   inlining of a pure function). A window operator then reads `P`'s
-//!   expression (`median(max(float(in_raw) - in_offset, 0) * in_gain)`),
-//!   over `P`'s inputs, which take the reader's window; the reader's loop
-//!   computes it once per element and row into rows in the level-1 cache
-//!   (Halide's `compute_at` of a producer in its consumer's strip);
+//!   inlining of a pure function);
 //! * **merge** a pointwise consumer `C` into its producer `P` (both
 //!   defined, one resolution and output `mul`): `C`'s outputs become more
 //!   outputs of `P`, computed in `P`'s loop, so `C`'s pass and the read of
@@ -136,27 +131,6 @@ fn reads_plainly(k: &Kernel, port: usize) -> bool {
     plain
 }
 
-/// Whether `k` reads input `port` (of `mul [1, 1]`, outputs of `mul [1,
-/// 1]`) at the element itself and through `median` and `separable` only
-/// (or their arguments' expressions): the operators whose rows a chunked
-/// kernel computes once (`back/c/kernels.rs`), so that a pointwise
-/// expression in their place is computed once per element and row too.
-fn reads_through_rows(k: &Kernel, port: usize) -> bool {
-    let mut ok = k.out_mul == Pair::ONE && k.inputs[port].mul == Pair::ONE;
-    for v in &k.values {
-        v.walk(&mut |node| match &node.op {
-            Op::Read { port: p, dx, dy } if *p == port => ok &= *dx == 0 && *dy == 0,
-            Op::Stencil { port: p, .. } | Op::BlockSum { port: p } | Op::Linear { port: p }
-                if *p == port =>
-            {
-                ok = false
-            }
-            _ => {}
-        });
-    }
-    ok
-}
-
 /// Whether every input of `k` is read element by element only (a port
 /// never read counts too).
 fn pointwise(k: &Kernel) -> bool {
@@ -219,14 +193,6 @@ fn can_inline(d: &Declaration, p: &str) -> bool {
     {
         return false;
     }
-    // Through rows only into a single reader: two readers would each
-    // compute `P` (on examples/fluoro.ssc, its flat-field correction
-    // inlined into both the Gaussian and the detail measured 1.1× slower).
-    let single = out_of(d, p)
-        .map(|c| c.to.owner_name())
-        .collect::<BTreeSet<_>>()
-        .len()
-        == 1;
     let mut readers = out_of(d, p).peekable();
     readers.peek().is_some()
         && readers.all(|c| {
@@ -234,8 +200,7 @@ fn can_inline(d: &Declaration, p: &str) -> bool {
             r != p
                 && defined(d, r).is_some_and(|rd| {
                     input_index(&rd.kernel, c.to.port.as_str()).is_some_and(|i| {
-                        (reads_plainly(&rd.kernel, i) && rd.kernel.inputs[i].window == Pair::ONE)
-                            || (single && mul == Pair::ONE && reads_through_rows(&rd.kernel, i))
+                        reads_plainly(&rd.kernel, i) && rd.kernel.inputs[i].window == Pair::ONE
                     })
                 })
         })
@@ -483,7 +448,7 @@ fn inline(d: &mut Declaration, p: &str) {
                     direction: Direction::In,
                     ty: pi.ty,
                     mul: q.mul,
-                    window: q.window,
+                    window: None,
                     span: q.span,
                 });
                 new_conns.push(Connection {
