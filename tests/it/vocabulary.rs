@@ -263,3 +263,115 @@ fn every_operator_agrees_with_numpy() {
         assert_eq!(report.matches(" ok").count(), 25, "{report}");
     }
 }
+
+/// A window operator over an expression of ports gives, to the bit, what
+/// it gives over a function that computes the expression first (a
+/// detector's offset-and-gain correction before a median, a Gaussian and
+/// a sharpening stencil): in rows computed once per strip (the median and
+/// the Gaussian, fused and box-at-a-time) and at every window element
+/// (the stencil).
+#[test]
+fn a_window_of_an_expression_is_the_window_of_a_function_computing_it() {
+    let flat = "max(float(u) - a, 0) * 0.5";
+    let ops = [
+        ("fm", "[3, 3]", "median(X)"),
+        (
+            "fs",
+            "[5, 5]",
+            "separable(X, [1, 4, 6, 4, 1], [1, 4, 6, 4, 1]) / 256",
+        ),
+        (
+            "ft",
+            "[3, 3]",
+            "stencil(X, [0, -1, 0, -1, 5, -1, 0, -1, 0])",
+        ),
+    ];
+    let head = "declaration {
+  function_declaration func_source_f NONE { out OUT float mul [1, 1]; };
+  function_declaration func_source_16 NONE { out OUT ushort mul [1, 1]; };
+  function_declaration func_sink_f NONE { in IN float mul [1, 1]; };
+";
+    let (mut inline, mut apart) = (head.to_string(), head.to_string());
+    apart += "  function_declaration flat FULL { u IN ushort mul [1, 1]; a IN float mul [1, 1]; out OUT float mul [1, 1]; };\n";
+    apart += &format!("  function_definition flat {{ out = {flat}; }};\n");
+    let (mut instances, mut inline_conns, mut apart_conns) =
+        (String::new(), String::new(), String::new());
+    for (f, w, e) in ops {
+        inline += &format!("  function_declaration d_{f} FULL {{ u IN ushort mul [1, 1] {w}; a IN float mul [1, 1] {w}; out OUT float mul [1, 1]; }};\n");
+        inline += &format!(
+            "  function_definition d_{f} {{ out = {}; }};\n",
+            e.replace('X', flat)
+        );
+        apart += &format!("  function_declaration d_{f} FULL {{ in IN float mul [1, 1] {w}; out OUT float mul [1, 1]; }};\n");
+        apart += &format!(
+            "  function_definition d_{f} {{ out = {}; }};\n",
+            e.replace('X', "in")
+        );
+        instances += &format!(", {f} d_{f} [96, 80], {f}_out func_sink_f [96, 80]");
+        inline_conns +=
+            &format!("  u.out -> {f}.u;\n  a.out -> {f}.a;\n  {f}.out -> {f}_out.in;\n");
+        apart_conns += &format!("  f.out -> {f}.in;\n  {f}.out -> {f}_out.in;\n");
+    }
+    inline += &format!("  function u func_source_16 [96, 80], a func_source_f [96, 80]{instances};\n{inline_conns}}}\n");
+    apart += &format!("  function u func_source_16 [96, 80], a func_source_f [96, 80], f flat [96, 80]{instances};\n  u.out -> f.u;\n  a.out -> f.a;\n{apart_conns}}}\n");
+    let dir = scratch("window-of-expression");
+    // A 16-bit frame of detector counts and a float offset map that is
+    // sometimes above it (the correction clamps those at 0).
+    let (w, h) = (96usize, 80usize);
+    let mut pgm = format!("P5\n{w} {h}\n65535\n").into_bytes();
+    let mut pfm = format!("Pf\n{w} {h}\n-1.0\n").into_bytes();
+    for i in 0..w * h {
+        let u = ((i % w) * 997 + (i / w) * 131) % 4001;
+        pgm.extend_from_slice(&(u as u16).to_be_bytes());
+    }
+    for y in (0..h).rev() {
+        for x in 0..w {
+            let a = 100.0 + ((x * 37 + y * 53) % 900) as f32 * 1.25;
+            pfm.extend_from_slice(&a.to_le_bytes());
+        }
+    }
+    let (u_file, a_file) = (dir.join("u.pgm"), dir.join("a.pfm"));
+    std::fs::write(&u_file, pgm).unwrap();
+    std::fs::write(&a_file, pfm).unwrap();
+    let inputs = [
+        format!("u={}", u_file.display()),
+        format!("a={}", a_file.display()),
+    ];
+    let outputs = |text: &str, tag: &str, flags: &str| {
+        let d = dir.join(format!("{tag}_{}", flags.replace(' ', "_")));
+        std::fs::create_dir_all(&d).unwrap();
+        let file = write_input(&d, &format!("{tag}.ssc"), text);
+        let exe = build(gcc(), &Case::new(&file, flags), &d).unwrap_or_else(|e| panic!("{e}"));
+        let out = d.join("out");
+        let out_s = out.display().to_string();
+        let args = [
+            "--input", &inputs[0], "--input", &inputs[1], "--output", &out_s,
+        ];
+        let ran = run_in(&[], &exe, &args, &[], &d, RUN_DEADLINE).unwrap_or_else(|e| panic!("{e}"));
+        assert!(ran.status.success(), "{tag} {flags}: {}", ran.stderr);
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                let name = p.file_name().unwrap().to_string_lossy().to_string();
+                (name, std::fs::read(&p).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    for flags in ["-ts fused 2 --strip-rows 8", "-ts simple -ms none"] {
+        let a = outputs(&inline, "inline", flags);
+        let b = outputs(&apart, "apart", flags);
+        assert_eq!(
+            a.len(),
+            3,
+            "{flags}: {:?}",
+            a.iter().map(|f| &f.0).collect::<Vec<_>>()
+        );
+        for ((na, da), (nb, db)) in a.iter().zip(&b) {
+            assert_eq!(na, nb, "{flags}");
+            assert!(da == db, "{flags}: {na} differs");
+        }
+    }
+}

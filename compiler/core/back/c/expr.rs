@@ -251,7 +251,7 @@ impl Emit<'_> {
 
     /// Element (dx, dy) of input `port` from the output element's own.
     fn read(&self, port: usize, dx: i64, dy: i64) -> String {
-        let p = &self.kernel.source(port);
+        let p = self.kernel.source(port);
         if let Some(l) = self.kernel.local(port).filter(|_| !self.local_rows) {
             let at = Emit {
                 stored: &[],
@@ -310,7 +310,7 @@ impl Emit<'_> {
     }
 
     fn stencil(&self, port: usize, weights: &[f64], t: ElemType) -> (String, Prec) {
-        let p = &self.kernel.source(port);
+        let p = self.kernel.source(port);
         let ((bx, _), (by, _)) = p.margins();
         let w = p.window.x as usize;
         let terms = weights
@@ -354,7 +354,7 @@ impl Emit<'_> {
     /// right (weights of 0 left out): the x pass of a separable sum over
     /// the row pointer `row`, its columns clamped on the border.
     pub fn row_sum(&self, port: usize, wx: &[f64], row: &str, t: ElemType) -> (String, Prec) {
-        let p = &self.kernel.source(port);
+        let p = self.kernel.source(port);
         let ((bx, _), _) = p.margins();
         let cols = wx
             .iter()
@@ -404,7 +404,7 @@ impl Emit<'_> {
     }
 
     fn block_sum(&self, port: usize, t: ElemType) -> (String, Prec) {
-        let p = &self.kernel.source(port);
+        let p = self.kernel.source(port);
         let mut terms = Vec::new();
         for j in 0..p.mul.y {
             for i in 0..p.mul.x {
@@ -484,10 +484,10 @@ fn bound_of(n: &Node) -> Option<(ElemType, f64)> {
 }
 
 /// Every floating constant that is an operand of a `min` or `max` of the
-/// kernel's values and locals (`max(x, 0)`, the ends of a `clamp`), each once (by
-/// its bits: 0 and -0 are two), in the order met. gcc compiles `x > 0.0f ?
-/// x : 0.0f` to a compare and a blend, where `x > b ? x : b` with a `b` it
-/// cannot see is one `max` instruction with the same result (`maxps`
+/// kernel's values and locals (`max(x, 0)`, the ends of a `clamp`), each
+/// once (by its bits: 0 and -0 are two), in the order met. gcc compiles
+/// `x > 0.0f ? x : 0.0f` to a compare and a blend, where `x > b ? x : b`
+/// with a `b` it cannot see is one `max` instruction with the same result (`maxps`
 /// returns its second operand when they are unordered or equal, as the
 /// ternary does); measured 0.91–0.95× the median latency of xray at
 /// 1024² with the contrast's bounds hidden (the same checksum).
