@@ -383,14 +383,29 @@ impl Typer<'_> {
             && t.p.mul == Pair::ONE
             && bx.min(ax).min(by).min(ay) >= 1;
         if !ok {
+            let (what, hint) = if t.port >= self.inputs.len() {
+                (
+                    "the expression's ports".to_string(),
+                    "declare the ports it reads with `mul [1, 1] [3, 3]` and the outputs with mul [2, 2]".to_string(),
+                )
+            } else {
+                (
+                    format!("`{}`", t.p.name),
+                    format!(
+                        "declare `{} IN {} mul [1, 1] [3, 3]` and the outputs with mul [2, 2]",
+                        t.p.name,
+                        t.p.ty.keyword()
+                    ),
+                )
+            };
             return self.err(
                 KernelError::new(
                     "E048",
-                    format!("linear needs outputs of mul [2, 2] and `{}` of mul [1, 1] with a window of at least [3, 3]", t.p.name),
+                    format!("linear needs outputs of mul [2, 2] and {what} of mul [1, 1] with a window of at least [3, 3]"),
                     span,
                     "wrong geometry",
                 )
-                .hint(format!("declare `{} IN {} mul [1, 1] [3, 3]` and the outputs with mul [2, 2]", t.p.name, t.p.ty.keyword())),
+                .hint(hint),
             );
         }
         node(Op::Linear { port: t.port }, t.tc, t.pr)
