@@ -124,11 +124,7 @@ fn reads_plainly(k: &Kernel, port: usize) -> bool {
     }
     // A port read inside a window operator's expression is read over a
     // window.
-    for l in &k.locals {
-        l.value
-            .walk(&mut |node| plain &= !matches!(node.op, Op::Read { port: p, .. } if p == port));
-    }
-    plain
+    plain && !k.locals.iter().any(|l| l.reads().contains(&port))
 }
 
 /// Whether every input of `k` is read element by element only (a port

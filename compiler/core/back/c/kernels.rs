@@ -383,7 +383,7 @@ fn reads(k: &Kernel, passes: &[XPass], medians: &[usize], chunked_loop: bool) ->
                 // A local computed at each element of the window reads
                 // its ports there; one computed into rows is read by row.
                 let sources = match k.local(port).filter(|_| !chunked_loop) {
-                    Some(l) => local_ports(&l.value),
+                    Some(l) => l.reads(),
                     None => vec![port],
                 };
                 for dy in dys {
@@ -634,11 +634,7 @@ fn pass_views<'a>(
                 in_ctype: c_name(port.ty),
                 src: match k.local(p.port) {
                     Some(_) => ring_row(&port.name, "r", 0, port),
-                    None => format!(
-                        "SSC_ROW(const {}, {1}_port, ssc_clamp_row(r, {1}_port->height))",
-                        c_name(port.ty),
-                        port.name
-                    ),
+                    None => clamped_row_r(port),
                 },
                 rows: before + after + 1,
                 before,
@@ -724,15 +720,14 @@ fn ring_row(name: &str, at: &str, dy: i64, p: &KernelPort) -> String {
     )
 }
 
-/// The inputs a local's expression reads (at its element), in order.
-fn local_ports(v: &Node) -> Vec<usize> {
-    let mut ports = BTreeSet::new();
-    v.walk(&mut |n| {
-        if let Op::Read { port, .. } = n.op {
-            ports.insert(port);
-        }
-    });
-    ports.into_iter().collect()
+/// Row `r` of input `q`, clamped to its grid: what an x pass sums and a
+/// local is computed from.
+fn clamped_row_r(q: &KernelPort) -> String {
+    format!(
+        "SSC_ROW(const {}, {1}_port, ssc_clamp_row(r, {1}_port->height))",
+        c_name(q.ty),
+        q.name
+    )
 }
 
 /// The locals of a chunked kernel, each computed once per row of its
@@ -753,18 +748,15 @@ fn local_views(k: &Kernel, emit: &Emit<'_>) -> Vec<LocalView> {
                 left,
                 right,
                 columns: CHUNK as i64 + left + right,
-                reads: local_ports(&l.value)
+                reads: l
+                    .reads()
                     .into_iter()
                     .map(|i| {
                         let q = &k.inputs[i];
                         RowView {
                             name: row_var(&q.name, 0),
                             ctype: c_name(q.ty),
-                            expr: format!(
-                                "SSC_ROW(const {}, {1}_port, ssc_clamp_row(r, {1}_port->height))",
-                                c_name(q.ty),
-                                q.name
-                            ),
+                            expr: clamped_row_r(q),
                         }
                     })
                     .collect(),

@@ -88,6 +88,19 @@ pub struct Local {
     pub value: Node,
 }
 
+impl Local {
+    /// The inputs its expression reads (each at its element), in order.
+    pub fn reads(&self) -> Vec<usize> {
+        let mut ports = std::collections::BTreeSet::new();
+        self.value.walk(&mut |n| {
+            if let Op::Read { port, .. } = n.op {
+                ports.insert(port);
+            }
+        });
+        ports.into_iter().collect()
+    }
+}
+
 impl Kernel {
     /// Source `i` of a read or a window operator: input `i`, or local `i -
     /// inputs.len()`.
