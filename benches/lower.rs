@@ -30,6 +30,7 @@ fn bench(c: &mut Criterion) {
     let desc = ssc::front::syntax::parse(&text).unwrap();
     let opts = LowerOptions {
         inline: false,
+        contract: false,
         resolution_override: None,
         cost: None,
         split: SplitOptions {

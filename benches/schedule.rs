@@ -15,6 +15,7 @@ fn bench(c: &mut Criterion) {
     let desc = generate(&GenerateOptions::default());
     let opts = LowerOptions {
         inline: false,
+        contract: false,
         resolution_override: None,
         cost: None,
         split: SplitOptions {

@@ -20,7 +20,9 @@ For each chain (examples/xray.ssc, examples/fluoro.ssc) at R x R (default
 all reading the same frames, preloaded, and folding ssc's checksum in the
 timed region. Everything runs interleaved (round robin over every program
 of both chains, --rounds rounds of --iterations frames); every program but
-the `nsf` ones must print the chain's one checksum (exit 1 if not).
+the `nsf` ones and ssc's `--contract` configurations must print the
+chain's one checksum, and the `--contract` ones one of their own (exit 1
+if not).
 
 Roofline (roofline.c, measured first on 2 threads): max(bytes that must
 cross DRAM per frame / STREAM bandwidth, float operations per frame /
@@ -205,7 +207,10 @@ def build_ssc(ssc, chain, desc, flags, resolution, build, index, cflags, frames,
     (d / "config").write_text(f"{label} {flags}\n")  # the name spikes.py shows
     cfiles = [c for c in d.glob("*.c") if not c.name.startswith("ssc_")]
     memory = sum(arena_bytes(c) for c in cfiles)
-    return {"name": f"{label} {flags}", "group": "ssc", "chain": chain, "exact": True,
+    # `--contract` rounds a * b + c once: another checksum, the same for
+    # every contracted configuration (checked below).
+    return {"name": f"{label} {flags}", "group": "ssc", "chain": chain,
+            "exact": "--contract" not in shlex.split(flags),
             "cmd": [str(exe)] + input_args(chain, frames), "memory": memory}
 
 
@@ -435,6 +440,11 @@ def main():
             failed.append(f"{chain}:\n" + "\n".join(f"  {c}  {n}" for n, c in sorted(exact)))
             continue
         checksum = next(iter(sums))
+        contracted = {(p["name"], r["checksum"]) for p in cp
+                      if p["group"] == "ssc" and not p["exact"] for r in runs[id(p)]}
+        if len({c for _, c in contracted}) > 1:
+            failed.append(f"{chain} (--contract):\n" + "\n".join(f"  {c}  {n}" for n, c in sorted(contracted)))
+            continue
         nbytes, ops = CHAINS[chain]["work"](R)
         t_mem, t_ops = nbytes / bandwidth * 1e6, ops / vector * 1e6
         roof = max(t_mem, t_ops)
@@ -460,6 +470,8 @@ def main():
             exact_cand = [r for r in cand if r["exact"]]
             if g == "Halide" and exact_cand:
                 best["Halide, strict_float"] = min(exact_cand, key=lambda r: r["mean"])["program"]
+            if g == "ssc" and exact_cand and len(exact_cand) < len(cand):
+                best["ssc, without --contract"] = min(exact_cand, key=lambda r: r["mean"])["program"]
         result["chains"][chain] = {
             "checksum": checksum, "bytes": nbytes, "ops": ops, "roofline_us": roof,
             "memory_bound_us": t_mem, "compute_bound_us": t_ops, "rows": rows, "best": best}

@@ -159,16 +159,16 @@ static void {{ k.fn_name }}(const ssc_call *call)
                 const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 1 ? c1 : width - 1;
                 int64_t x = c0;
                 for (; x < inner0; x++) {
-                    row[2 * (x - c0)] = {{ l.quarter }} * src[ssc_clamp_col(x - 1, width)] + {{ l.three_quarters }} * src[x];
-                    row[2 * (x - c0) + 1] = {{ l.three_quarters }} * src[x] + {{ l.quarter }} * src[ssc_clamp_col(x + 1, width)];
+                    row[2 * (x - c0)] = {{ l.even("src[ssc_clamp_col(x - 1, width)]", "src[x]") }};
+                    row[2 * (x - c0) + 1] = {{ l.odd("src[x]", "src[ssc_clamp_col(x + 1, width)]") }};
                 }
                 for (; x < inner1; x++) {
-                    row[2 * (x - c0)] = {{ l.quarter }} * src[x - 1] + {{ l.three_quarters }} * src[x];
-                    row[2 * (x - c0) + 1] = {{ l.three_quarters }} * src[x] + {{ l.quarter }} * src[x + 1];
+                    row[2 * (x - c0)] = {{ l.even("src[x - 1]", "src[x]") }};
+                    row[2 * (x - c0) + 1] = {{ l.odd("src[x]", "src[x + 1]") }};
                 }
                 for (; x < c1; x++) {
-                    row[2 * (x - c0)] = {{ l.quarter }} * src[ssc_clamp_col(x - 1, width)] + {{ l.three_quarters }} * src[x];
-                    row[2 * (x - c0) + 1] = {{ l.three_quarters }} * src[x] + {{ l.quarter }} * src[ssc_clamp_col(x + 1, width)];
+                    row[2 * (x - c0)] = {{ l.even("src[ssc_clamp_col(x - 1, width)]", "src[x]") }};
+                    row[2 * (x - c0) + 1] = {{ l.odd("src[x]", "src[ssc_clamp_col(x + 1, width)]") }};
                 }
             }
             const {{ l.ctype }} *restrict above = hx[(y - y0) % 3];
@@ -177,8 +177,8 @@ static void {{ k.fn_name }}(const ssc_call *call)
             {{ l.ctype }} *restrict even = SSC_ROW({{ l.ctype }}, {{ l.output }}_port, 2 * y) + 2 * c0;
             {{ l.ctype }} *restrict odd = SSC_ROW({{ l.ctype }}, {{ l.output }}_port, 2 * y + 1) + 2 * c0;
             for (int64_t e = 0; e < 2 * (c1 - c0); e++) {
-                even[e] = {{ l.quarter }} * above[e] + {{ l.three_quarters }} * centre[e];
-                odd[e] = {{ l.three_quarters }} * centre[e] + {{ l.quarter }} * below[e];
+                even[e] = {{ l.even("above[e]", "centre[e]") }};
+                odd[e] = {{ l.odd("centre[e]", "below[e]") }};
             }
         }
     }

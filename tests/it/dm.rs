@@ -38,6 +38,7 @@ fn options(k: SchedulerKind, sync: SyncOptions, dynamic_memory: bool) -> Options
             cost: None,
             split: SplitOptions::default(),
             inline: false,
+            contract: false,
         },
         scheduler: k,
         schedule: ScheduleOptions::default(),

@@ -58,6 +58,7 @@ fn options(
             cost: None,
             split,
             inline: false,
+            contract: false,
         },
         scheduler: k,
         schedule: ScheduleOptions::default(),

@@ -74,6 +74,7 @@ fn library_options(extra: &[&str]) -> ssc::pipeline::Options {
                 ..SplitOptions::default()
             },
             inline: false,
+            contract: false,
         },
         scheduler: if extra.contains(&"barrier") {
             SchedulerKind::Barrier

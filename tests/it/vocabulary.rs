@@ -233,7 +233,11 @@ fn every_operator_agrees_with_numpy() {
     let input = dir.join("frames");
     let run_py = |args: &[&str]| python_script(&python, "tests/fluoro/operators.py", args);
     run_py(&["make", &input.display().to_string()]);
-    for flags in ["-ts fused 2 --strip-rows 4", "-ts reduced 2 -ms reuse"] {
+    for flags in [
+        "-ts fused 2 --strip-rows 4",
+        "-ts reduced 2 -ms reuse",
+        "-ts fused 2 --strip-rows 4 --contract",
+    ] {
         let d = dir.join(flags.replace(' ', "_"));
         std::fs::create_dir_all(&d).unwrap();
         let exe = build(gcc(), &Case::new(root("tests/in/operators.ssc"), flags), &d)
@@ -374,4 +378,81 @@ fn a_window_of_an_expression_is_the_window_of_a_function_computing_it() {
             assert!(da == db, "{flags}: {na} differs");
         }
     }
+}
+
+/// `--contract` (docs/language.md, "Contraction"): the generated C writes
+/// each `a * b ± c` and weighted sum as `fmaf`, so every scheduler and
+/// memory schedule, the fused and inlined programs and one compiled for any
+/// machine (`--portable`: no FMA instruction, libm's `fmaf`) print one
+/// checksum, which is not the strict one; the operators stay within
+/// numpy's tolerance (`every_operator_agrees_with_numpy`).
+#[test]
+fn contraction_prints_one_checksum_in_every_schedule() {
+    let small = small_fluoro("contract");
+    let xray = small_xray("contract");
+    let mut cases = Vec::new();
+    for ts in schedulers() {
+        cases.push(Case::new(&small, &format!("-ts {ts} --contract")));
+    }
+    for ms in memory_schedules() {
+        cases.push(Case::new(
+            &small,
+            &format!("-ts fused 2 -ms {ms} --contract"),
+        ));
+    }
+    cases.push(Case::new(
+        &small,
+        "-ts fused 2 --strip-rows 4 --inline --contract",
+    ));
+    cases.push(Case::new(
+        &small,
+        "-ts reduced 2 -ms reuse --inline --contract",
+    ));
+    cases.push(Case::new(&small, "-ts fused 2 --contract --portable"));
+    same_checksums(gcc(), "fluoro contract", &cases, 3);
+    let xcases = [
+        Case::new(&xray, "-ts fused 2 --strip-rows 4 --contract"),
+        Case::new(&xray, "-ts fused 2 --strip-rows 4 --inline --contract"),
+        Case::new(
+            &xray,
+            "-ts predictable 2 -ms interference --inline --contract",
+        ),
+        Case::new(&xray, "-ts simple -ms none --contract --portable"),
+    ];
+    same_checksums(gcc(), "xray contract", &xcases, 3);
+    // Not the strict program's checksum: the flag is not ignored.
+    let dir = scratch("contract-strict");
+    let strict = build_and_run(
+        gcc(),
+        &Case::new(&xray, "-ts fused 2 --strip-rows 4"),
+        3,
+        &dir,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let contracted = build_and_run(gcc(), &xcases[0], 3, &dir).unwrap_or_else(|e| panic!("{e}"));
+    assert_ne!(
+        strict.0, contracted.0,
+        "--contract printed the strict checksum"
+    );
+    // The C says so: a fused multiply-add in the Gaussian's x pass and in
+    // the bilinear blend, none under the default.
+    let c_of = |flags: &[&str], tag: &str| {
+        let out = dir.join(tag);
+        let mut args = vec!["build", xray.to_str().unwrap(), "-ts", "fused", "2"];
+        args.extend_from_slice(flags);
+        let od = out.to_string_lossy().to_string();
+        args.extend(["-od", &od]);
+        ssc_ok(args);
+        std::fs::read_to_string(out.join("xray_small.c")).unwrap()
+    };
+    let c = c_of(&["--contract"], "c");
+    assert!(
+        c.contains("sum[x - c0] = fmaf(2.0f, src[x], src[x - 1]) + src[x + 1];"),
+        "{c}"
+    );
+    assert!(
+        c.contains("even[e] = fmaf(0.25f, above[e], 0.75f * centre[e]);"),
+        "{c}"
+    );
+    assert!(!c_of(&[], "strict").contains("fmaf("));
 }

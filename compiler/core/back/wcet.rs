@@ -56,6 +56,8 @@ pub struct WcetOptions {
     pub percentile: f64,
     /// Functions implemented by `--kernels` files.
     pub user_kernels: Vec<String>,
+    /// `--contract`: the kernels timed as the program runs them.
+    pub contract: bool,
 }
 
 impl Default for WcetOptions {
@@ -66,6 +68,7 @@ impl Default for WcetOptions {
             warmup: 10,
             percentile: 99.0,
             user_kernels: Vec::new(),
+            contract: false,
         }
     }
 }
@@ -222,7 +225,7 @@ pub fn emit(h: &Hsdfg, o: &WcetOptions) -> Result<Program, Vec<Diagnostic>> {
         table_order: table_order(h, &kinds, &kind_of),
         kinds: kinds.iter().map(|k| c_string(k)).collect(),
         order: topological(h),
-        defs: super::c::kernels::view(h),
+        defs: super::c::kernels::view(h, o.contract),
         buffers: layout
             .buffers
             .iter()

@@ -79,6 +79,11 @@ impl ElemType {
         ElemType::Double,
     ];
 
+    /// `float` or `double`.
+    pub fn is_float(self) -> bool {
+        matches!(self, ElemType::Float | ElemType::Double)
+    }
+
     /// The keyword of the description language.
     pub fn keyword(self) -> &'static str {
         match self {

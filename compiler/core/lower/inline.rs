@@ -38,14 +38,18 @@
 
 use crate::ir::kernel::{type_definition, Kernel, Op};
 use crate::ir::{
-    Arg, Assignment, Connection, Declaration, Definition, Direction, Expr, ExprKind, FunctionDecl,
-    Ident, Pair, Port, PortRef,
+    Arg, Assignment, Connection, Declaration, Definition, Direction, ElemType, Expr, ExprKind,
+    FunctionDecl, Ident, Pair, Port, PortRef,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Fuses `d` as far as the two rewrites go. Idempotent: a fused
-/// declaration fuses to itself.
-pub fn fuse(d: &mut Declaration) {
+/// declaration fuses to itself. With `contract` (`--contract`), every
+/// floating value substituted into another function's expression is
+/// wrapped in its type's conversion (`float(…)`), which the C back end
+/// never contracts through: `a * b + c` contracts into one rounding only
+/// where one definition wrote it, so fusing keeps the outputs.
+pub fn fuse(d: &mut Declaration, contract: bool) {
     let used_before: BTreeSet<String> = d
         .functions
         .iter()
@@ -58,8 +62,8 @@ pub fn fuse(d: &mut Declaration) {
         .collect();
     while let Some(rewrite) = next(d) {
         match rewrite {
-            Rewrite::Inline(p) => inline(d, &p),
-            Rewrite::Merge(p, c) => merge(d, &p, &c),
+            Rewrite::Inline(p) => inline(d, &p, contract),
+            Rewrite::Merge(p, c) => merge(d, &p, &c, contract),
         }
     }
     // Functions no instance runs any more (a fused instance has its own),
@@ -338,6 +342,35 @@ fn value_of<'a>(def: &'a Definition, port: &str) -> &'a Expr {
         .value
 }
 
+/// `value`, an output of type `ty` substituted into another function's
+/// expression: under `contract` a floating one in its conversion to its
+/// own type (an identity the back end does not contract through).
+fn kept(value: Expr, ty: ElemType, contract: bool) -> Expr {
+    if !contract || !ty.is_float() {
+        return value;
+    }
+    let span = value.span;
+    Expr::new(
+        ExprKind::Call {
+            callee: Ident {
+                name: ty.keyword().to_string(),
+                span,
+            },
+            args: vec![Arg::Expr(value)],
+        },
+        span,
+    )
+}
+
+/// The type of output `port` of a function declared with `ports`.
+fn output_type(ports: &[Port], port: &str) -> ElemType {
+    ports
+        .iter()
+        .find(|q| q.name.as_str() == port)
+        .expect("a connection's port is declared")
+        .ty
+}
+
 /// A name not in `taken`: `base`, else `base_2`, `base_3`, …
 fn fresh(base: String, taken: &BTreeSet<String>) -> String {
     if !taken.contains(&base) {
@@ -399,9 +432,10 @@ fn install(d: &mut Declaration, inst: &str, ports: Vec<Port>, assignments: Vec<A
 }
 
 /// Inlines producer `p` into each of its readers.
-fn inline(d: &mut Declaration, p: &str) {
+fn inline(d: &mut Declaration, p: &str, contract: bool) {
     let pd = defined(d, p).expect("checked by can_inline");
     let p_def = pd.def.clone();
+    let p_decl_ports = pd.decl.ports.clone();
     let p_inputs: Vec<Port> = pd
         .decl
         .ports
@@ -464,11 +498,13 @@ fn inline(d: &mut Declaration, p: &str) {
                 port: a.port.clone(),
                 value: substitute(&a.value, &|port| match replaced.get(port) {
                     None => Sub::Rename(port.to_string()),
-                    Some((output, names)) => {
-                        Sub::Expr(substitute(value_of(&p_def, output), &|pp| {
+                    Some((output, names)) => Sub::Expr(kept(
+                        substitute(value_of(&p_def, output), &|pp| {
                             Sub::Rename(names[pp].clone())
-                        }))
-                    }
+                        }),
+                        output_type(&p_decl_ports, output),
+                        contract,
+                    )),
                 }),
                 span: a.span,
             })
@@ -483,7 +519,7 @@ fn inline(d: &mut Declaration, p: &str) {
 }
 
 /// Merges consumer `c` into producer `p`.
-fn merge(d: &mut Declaration, p: &str, c: &str) {
+fn merge(d: &mut Declaration, p: &str, c: &str, contract: bool) {
     let pd = defined(d, p).expect("checked by merge_target");
     let cd = defined(d, c).expect("checked by merge_target");
     let (p_decl, p_def, c_decl, c_def) = (
@@ -507,7 +543,12 @@ fn merge(d: &mut Declaration, p: &str, c: &str) {
     let mut extra = Vec::new();
     for i in &c_inputs {
         let value = if i.from.owner_name() == p {
-            Sub::Expr(value_of(&p_def, i.from.port.as_str()).clone())
+            let output = i.from.port.as_str();
+            Sub::Expr(kept(
+                value_of(&p_def, output).clone(),
+                output_type(&p_decl.ports, output),
+                contract,
+            ))
         } else if let Some(shared) = shared_input(d, &pd, p, i) {
             Sub::Rename(shared)
         } else {

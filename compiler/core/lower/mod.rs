@@ -38,6 +38,10 @@ pub struct LowerOptions {
     /// `--inline`: fuse pointwise defined functions into their neighbours
     /// ([`inline`]) in a composed declaration.
     pub inline: bool,
+    /// `--contract`: the C back end contracts `a * b + c` into one
+    /// rounding ([`crate::back::c::COptions::contract`]); fusing then
+    /// keeps each substituted value apart ([`inline::fuse`]).
+    pub contract: bool,
 }
 
 /// A lowered description and the warnings found on the way.
@@ -60,7 +64,7 @@ fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, V
             // (the checksum's keys, `ir::StableId`).
             if let Err(errors) = validate::validate_declaration(&composed, d) {
                 let mut fused = composed.clone();
-                inline::fuse(&mut fused);
+                inline::fuse(&mut fused, opts.contract);
                 return match validate::validate_declaration(&fused, d) {
                     Ok(names) if fused != composed => {
                         let mut d = d.clone();
@@ -83,7 +87,7 @@ fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, V
                 check_overridden(&d)?;
             }
             if opts.inline {
-                inline::fuse(&mut d);
+                inline::fuse(&mut d, opts.contract);
             }
             Ok(d)
         }

@@ -262,6 +262,11 @@ pub(crate) struct BuildArgs {
     /// no intermediate buffer, the same outputs (docs/fused.md, "Stage fusion").
     #[arg(long = "inline", help_heading = "Instantiation")]
     pub inline: bool,
+    /// Contract a * b + c in defined functions into one rounding (C's fma),
+    /// the same in every schedule: faster, outputs within rounding of the
+    /// default's, another checksum (docs/language.md, "Contraction").
+    #[arg(long = "contract", help_heading = "Instantiation")]
+    pub contract: bool,
     /// The most sub-boxes the strips of -ts fused may make (the split's limit).
     #[arg(long = "max-subboxes", value_name = "N", value_parser = parse_positive, help = max_subboxes_help(), help_heading = "Instantiation")]
     pub max_subboxes: Option<u64>,

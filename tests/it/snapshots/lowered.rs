@@ -31,6 +31,7 @@ pub(super) fn outputs(input: &Path) -> Vec<String> {
 fn opts() -> LowerOptions {
     LowerOptions {
         inline: false,
+        contract: false,
         resolution_override: None,
         cost: None,
         split: SplitOptions {

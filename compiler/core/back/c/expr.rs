@@ -99,6 +99,15 @@ pub struct Emit<'a> {
     /// The offset every read of a port is shifted by: a local's expression
     /// computed at element (dx, dy) of a window.
     pub shift: (i64, i64),
+    /// `--contract`: in a floating type, `a * b + c`, `c + a * b`,
+    /// `a * b - c` and `c - a * b` as one `fma` (the product's own, not
+    /// stored), each weighted sum left to right as a chain of them
+    /// (`fmaf(w, t, sum so far)`, a weight of 1 added), `linear`'s
+    /// blends as `fmaf(w1, a, w2 * b)` and `round(a * b)` as
+    /// `floor(fma(a, b, 0.5))`. The same text in every loop that computes
+    /// a value (border, chunks, rows of a pass), so the same bits in every
+    /// schedule.
+    pub contract: bool,
 }
 
 /// The x pass of a separable sum over input `port` with weights `wx`:
@@ -158,22 +167,11 @@ impl Emit<'_> {
                 arg: a,
             } => (format!("{}({})", sat_name(t, a.elem()), arg(a)), 6),
             Op::Neg(a) => (format!("-{}", wrap(self.prec(a), 6)), 5),
-            Op::Binary(op, a, b) => {
-                let p: Prec = if matches!(op, BinOp::Add | BinOp::Sub) {
-                    3
-                } else {
-                    4
-                };
-                (
-                    format!(
-                        "{} {} {}",
-                        wrap(self.prec(a), p),
-                        op.symbol(),
-                        wrap(self.prec(b), p + 1)
-                    ),
-                    p,
-                )
-            }
+            Op::Binary(op, a, b) if self.contracts(t) => match self.fused(*op, a, b, t) {
+                Some(f) => (f, 6),
+                None => self.binary(*op, a, b),
+            },
+            Op::Binary(op, a, b) => self.binary(*op, a, b),
             Op::Compare(op, a, b) => (
                 format!(
                     "{} {} {}",
@@ -216,10 +214,23 @@ impl Emit<'_> {
                 _ => (format!("ssc_abs_{}({})", t.keyword(), arg(a)), 6),
             },
             Op::Floor(a) => (format!("{}({})", floor_of(t), arg(a)), 6),
-            Op::Round(a) => (
-                format!("{}({} + {})", floor_of(t), arg(a), literal(0.5, t)),
-                6,
-            ),
+            Op::Round(a) => match self.product(a).filter(|_| self.contracts(t)) {
+                Some((x, y)) => (
+                    format!(
+                        "{}({}({}, {}, {}))",
+                        floor_of(t),
+                        fma_of(t),
+                        self.expr(x),
+                        self.expr(y),
+                        literal(0.5, t)
+                    ),
+                    6,
+                ),
+                None => (
+                    format!("{}({} + {})", floor_of(t), arg(a), literal(0.5, t)),
+                    6,
+                ),
+            },
             Op::Stencil { port, weights } => self.stencil(*port, weights, t),
             Op::Separable { port, wx, wy } => self.separable(*port, wx, wy, t),
             Op::Median { port } => (self.median(*port, t), 6),
@@ -237,6 +248,108 @@ impl Emit<'_> {
                 (format!("table{i}[{}]", arg(a)), 6)
             }
         }
+    }
+
+    /// `a op b` as written.
+    fn binary(&self, op: BinOp, a: &Node, b: &Node) -> (String, Prec) {
+        let p: Prec = if matches!(op, BinOp::Add | BinOp::Sub) {
+            3
+        } else {
+            4
+        };
+        (
+            format!(
+                "{} {} {}",
+                wrap(self.prec(a), p),
+                op.symbol(),
+                wrap(self.prec(b), p + 1)
+            ),
+            p,
+        )
+    }
+
+    /// Whether values of type `t` are contracted ([`Emit::contract`]).
+    fn contracts(&self, t: ElemType) -> bool {
+        self.contract && t.is_float()
+    }
+
+    /// The factors of `n` when it is a product this expression computes
+    /// (not one stored already, nor a local read from its rows).
+    fn product<'n>(&self, n: &'n Node) -> Option<(&'n Node, &'n Node)> {
+        match &n.op {
+            Op::Binary(BinOp::Mul, x, y) if !self.stored.iter().any(|(v, _)| *v == n) => {
+                Some((x, y))
+            }
+            _ => None,
+        }
+    }
+
+    /// `a ± b` with a product among them as one `fma`: the first operand's
+    /// product if it has one, else the second's.
+    fn fused(&self, op: BinOp, a: &Node, b: &Node, t: ElemType) -> Option<String> {
+        let fma = fma_of(t);
+        let neg = |n: &Node| format!("-{}", wrap(self.prec(n), 6));
+        match (op, self.product(a), self.product(b)) {
+            (BinOp::Add, Some((x, y)), _) => Some(format!(
+                "{fma}({}, {}, {})",
+                self.expr(x),
+                self.expr(y),
+                self.expr(b)
+            )),
+            (BinOp::Add, None, Some((x, y))) => Some(format!(
+                "{fma}({}, {}, {})",
+                self.expr(x),
+                self.expr(y),
+                self.expr(a)
+            )),
+            (BinOp::Sub, Some((x, y)), _) => Some(format!(
+                "{fma}({}, {}, {})",
+                self.expr(x),
+                self.expr(y),
+                neg(b)
+            )),
+            (BinOp::Sub, None, Some((x, y))) => Some(format!(
+                "{fma}({}, {}, {})",
+                neg(x),
+                self.expr(y),
+                self.expr(a)
+            )),
+            _ => None,
+        }
+    }
+
+    /// Σ wᵢ · tᵢ left to right in type `t` (terms of weight 0 left out by
+    /// the caller): `w0 * t0 + w1 * t1 + …`, or contracted
+    /// `fmaf(w1, t1, w0 * t0) + …` (a weight of 1 is added).
+    fn weighted_sum(&self, terms: Vec<(f64, String)>, t: ElemType) -> (String, Prec) {
+        if !self.contracts(t) {
+            let terms = terms
+                .into_iter()
+                .map(|(w, tap)| Self::weighted(w, tap, t))
+                .collect();
+            return Self::sum(terms, t);
+        }
+        let mut it = terms.into_iter();
+        let Some((w0, t0)) = it.next() else {
+            return (literal(0.0, t), 6);
+        };
+        let mut acc = (Self::weighted(w0, t0, t), 4);
+        for (w, tap) in it {
+            acc = if w == 1.0 {
+                (format!("{} + {tap}", acc.0), 3)
+            } else {
+                (
+                    format!("{}({}, {tap}, {})", fma_of(t), literal(w, t), acc.0),
+                    6,
+                )
+            };
+        }
+        acc
+    }
+
+    /// `linear`'s blend `w1 * a + w2 * b` ([`blend`]).
+    fn blend(&self, w1: &str, a: &str, w2: &str, b: &str, t: ElemType) -> String {
+        blend(self.contracts(t), t, (w1, a), (w2, b))
     }
 
     /// An operand of `min` or `max`: a floating constant by its variable
@@ -318,14 +431,13 @@ impl Emit<'_> {
             .enumerate()
             .filter(|(_, v)| **v != 0.0)
             .map(|(k, v)| {
-                Self::weighted(
+                (
                     *v,
                     self.tap(port, (k % w) as i64 - bx, (k / w) as i64 - by, t),
-                    t,
                 )
             })
             .collect();
-        Self::sum(terms, t)
+        self.weighted_sum(terms, t)
     }
 
     fn separable(&self, port: usize, wx: &[f64], wy: &[f64], t: ElemType) -> (String, Prec) {
@@ -344,10 +456,10 @@ impl Emit<'_> {
                     Some(k) => (format!("{}[x - c0]", XPass::row(k, dy)), 6),
                     None => self.row_sum(port, wx, &row_var(&self.kernel.source(port).name, dy), t),
                 };
-                Self::weighted(*vy, wrap(sum, 4), t)
+                (*vy, wrap(sum, 4))
             })
             .collect();
-        Self::sum(rows, t)
+        self.weighted_sum(rows, t)
     }
 
     /// Σ_i wx_i · `row`[x + i − bx] of input `port` in type `t`, left to
@@ -367,10 +479,10 @@ impl Emit<'_> {
                 } else {
                     format!("({}){r}", c_name(t))
                 };
-                Self::weighted(*vx, tap, t)
+                (*vx, tap)
             })
             .collect();
-        Self::sum(cols, t)
+        self.weighted_sum(cols, t)
     }
 
     fn median(&self, port: usize, t: ElemType) -> String {
@@ -435,15 +547,19 @@ impl Emit<'_> {
             None => format!("{var} & 1 ? {odd} : {even}"),
         };
         let row = |dy: i64| {
-            let odd = format!(
-                "{h} * {} + {q} * {}",
-                self.tap(port, 0, dy, t),
-                self.tap(port, 1, dy, t)
+            let odd = self.blend(
+                &h,
+                &self.tap(port, 0, dy, t),
+                &q,
+                &self.tap(port, 1, dy, t),
+                t,
             );
-            let even = format!(
-                "{q} * {} + {h} * {}",
-                self.tap(port, -1, dy, t),
-                self.tap(port, 0, dy, t)
+            let even = self.blend(
+                &q,
+                &self.tap(port, -1, dy, t),
+                &h,
+                &self.tap(port, 0, dy, t),
+                t,
             );
             match self.parity {
                 Some(_) => pick(self.parity.map(|p| p.0), "ex", odd, even),
@@ -461,9 +577,27 @@ impl Emit<'_> {
         pick(
             self.parity.map(|p| p.1),
             "ey",
-            format!("{h} * {} + {q} * {}", wrapped(0), wrapped(1)),
-            format!("{q} * {} + {h} * {}", wrapped(-1), wrapped(0)),
+            self.blend(&h, &wrapped(0), &q, &wrapped(1), t),
+            self.blend(&q, &wrapped(-1), &h, &wrapped(0), t),
         )
+    }
+}
+
+/// `w1 * a + w2 * b` in type `t` (`linear`'s blends, and the sliding
+/// interpolation's), contracted `fmaf(w1, a, w2 * b)`.
+pub fn blend(contract: bool, t: ElemType, (w1, a): (&str, &str), (w2, b): (&str, &str)) -> String {
+    if contract {
+        format!("{}({w1}, {a}, {w2} * {b})", fma_of(t))
+    } else {
+        format!("{w1} * {a} + {w2} * {b}")
+    }
+}
+
+/// The fused multiply-add of floating type `t`.
+fn fma_of(t: ElemType) -> &'static str {
+    match t {
+        ElemType::Double => "fma",
+        _ => "fmaf",
     }
 }
 

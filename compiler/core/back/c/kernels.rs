@@ -11,7 +11,9 @@
 //! kernel's value for every output element of the sub-box's region, in
 //! any split, so every schedule gives the same bits.
 
-use super::expr::{bounds, c_name, literal, row_var, sat_name, tables, Emit, XPass, MEDIAN9};
+use super::expr::{
+    blend, bounds, c_name, literal, row_var, sat_name, tables, Emit, XPass, MEDIAN9,
+};
 use crate::ir::hsdfg::Hsdfg;
 use crate::ir::kernel::{table_type, Kernel, KernelPort, Node, Op, Ty};
 use crate::ir::{ElemType, Pair};
@@ -110,11 +112,36 @@ pub struct KernelView {
 pub struct SlideView {
     /// The element type, and its weights 1/4 and 3/4 as C literals.
     pub ctype: &'static str,
+    pub ty: ElemType,
     pub quarter: String,
     pub three_quarters: String,
+    /// `--contract`: each blend one `fma` ([`crate::back::c::expr::blend`]).
+    pub contract: bool,
     /// The input's and the output's names (their `NAME_port`).
     pub input: String,
     pub output: String,
+}
+
+impl SlideView {
+    /// A point of even column or row: 1/4 of the one before, 3/4 of its own.
+    pub fn even(&self, before: &str, own: &str) -> String {
+        blend(
+            self.contract,
+            self.ty,
+            (&self.quarter, before),
+            (&self.three_quarters, own),
+        )
+    }
+
+    /// A point of odd column or row: 3/4 of its own, 1/4 of the one after.
+    pub fn odd(&self, own: &str, after: &str) -> String {
+        blend(
+            self.contract,
+            self.ty,
+            (&self.three_quarters, own),
+            (&self.quarter, after),
+        )
+    }
 }
 
 /// Columns of a chunk of the sliding x passes: its rows of sums stay in
@@ -227,7 +254,7 @@ pub struct SatView {
 }
 
 /// The views of the kernels `h` runs, by function name.
-pub fn view(h: &Hsdfg) -> KernelsView {
+pub fn view(h: &Hsdfg, contract: bool) -> KernelsView {
     let used: BTreeSet<&str> = h.functions.iter().map(|f| f.function.as_str()).collect();
     let kernels: Vec<&Kernel> = h
         .kernels
@@ -283,7 +310,10 @@ pub fn view(h: &Hsdfg) -> KernelsView {
             .collect()
     };
     KernelsView {
-        kernels: kernels.into_iter().map(kernel_view).collect(),
+        kernels: kernels
+            .into_iter()
+            .map(|k| kernel_view(k, contract))
+            .collect(),
         sats: sats
             .into_iter()
             .map(|(to, from)| sat_view(to, from))
@@ -439,13 +469,13 @@ fn reads(k: &Kernel, passes: &[XPass], medians: &[usize], chunked_loop: bool) ->
     }
 }
 
-fn kernel_view(k: &Kernel) -> KernelView {
+fn kernel_view(k: &Kernel, contract: bool) -> KernelView {
     let tables = tables(k);
     let bounds = bounds(k);
     let rowwise = chunked(k);
     let chunked_loop = rowwise.any();
     let Chunked { passes, medians } = rowwise;
-    let slide = slide_view(k);
+    let slide = slide_view(k, contract);
     let Reads {
         rows,
         uses_x,
@@ -462,6 +492,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
         stored: &[],
         local_rows: chunked_loop,
         shift: (0, 0),
+        contract,
     };
     let emit_at = |edge: bool, parity: Option<(u64, u64)>, n| emitter(edge, parity).expr(n);
     let emit = |edge: bool, n| emit_at(edge, None, n);
@@ -555,7 +586,7 @@ fn kernel_view(k: &Kernel) -> KernelView {
 
 /// The sliding x interpolation of a kernel that is one `linear` of a
 /// floating input into an output of its type, and nothing else.
-fn slide_view(k: &Kernel) -> Option<SlideView> {
+fn slide_view(k: &Kernel, contract: bool) -> Option<SlideView> {
     let ([v], [o]) = (&k.values[..], &k.outputs[..]) else {
         return None;
     };
@@ -569,8 +600,10 @@ fn slide_view(k: &Kernel) -> Option<SlideView> {
     let floating = matches!(t, ElemType::Float | ElemType::Double);
     (floating && k.inputs[port].ty == t && v.ty == Ty::Elem(t)).then(|| SlideView {
         ctype: c_name(t),
+        ty: t,
         quarter: literal(0.25, t),
         three_quarters: literal(0.75, t),
+        contract,
         input: k.inputs[port].name.clone(),
         output: o.name.clone(),
     })

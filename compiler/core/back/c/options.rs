@@ -48,6 +48,11 @@ pub struct COptions {
     /// (`ssc_guard_init`), so a kernel that addresses a row without
     /// `SSC_ROW` faults and is named.
     pub check_kernels: bool,
+    /// `--contract`: every `a * b ± c` a defined function writes, the
+    /// weighted sums of its window operators and `round`'s `+ 0.5` in one
+    /// rounding (`fmaf`, `fma`), the same in every loop of every schedule
+    /// ([`super::expr::Emit::contract`]).
+    pub contract: bool,
 }
 
 /// `-dm dynamic` (malloc / free) or `-dm reduced` (a pool of blocks per

@@ -87,6 +87,7 @@ pub(super) fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
             split,
             cost: Some(cost_model().coefficients),
             inline: a.inline,
+            contract: a.contract,
         },
         scheduler,
         schedule: ScheduleOptions {
