@@ -409,6 +409,36 @@ fn contraction_prints_one_checksum_in_every_schedule() {
         "-ts reduced 2 -ms reuse --inline --contract",
     ));
     cases.push(Case::new(&small, "-ts fused 2 --contract --portable"));
+    // What `-t interpreter` prints under `--inline --contract` (each
+    // substituted value kept apart in its conversion) builds to the same.
+    let path = small.to_string_lossy().to_string();
+    let printed = ssc_ok([
+        "build",
+        &path,
+        "-ts",
+        "fused",
+        "2",
+        "--inline",
+        "--contract",
+        "-t",
+        "interpreter",
+    ]);
+    let plain = ssc_ok([
+        "build",
+        &path,
+        "-ts",
+        "fused",
+        "2",
+        "--inline",
+        "-t",
+        "interpreter",
+    ]);
+    assert!(
+        printed.matches("float(").count() > plain.matches("float(").count(),
+        "no value kept apart:\n{printed}"
+    );
+    let written = write_input(&scratch("contract-printed"), "fluoro_fused.ssc", &printed);
+    cases.push(Case::new(&written, "--contract"));
     same_checksums(gcc(), "fluoro contract", &cases, 3);
     let xcases = [
         Case::new(&xray, "-ts fused 2 --strip-rows 4 --contract"),

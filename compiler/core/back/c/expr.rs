@@ -100,8 +100,8 @@ pub struct Emit<'a> {
     /// computed at element (dx, dy) of a window.
     pub shift: (i64, i64),
     /// `--contract`: in a floating type, `a * b + c`, `c + a * b`,
-    /// `a * b - c` and `c - a * b` as one `fma` (the product's own, not
-    /// stored), each weighted sum left to right as a chain of them
+    /// `a * b - c` and `c - a * b` as one `fma` (a product an earlier
+    /// output stored is multiplied again inside it), each weighted sum left to right as a chain of them
     /// (`fmaf(w, t, sum so far)`, a weight of 1 added), `linear`'s
     /// blends as `fmaf(w1, a, w2 * b)` and `round(a * b)` as
     /// `floor(fma(a, b, 0.5))`. The same text in every loop that computes
@@ -273,13 +273,13 @@ impl Emit<'_> {
         self.contract && t.is_float()
     }
 
-    /// The factors of `n` when it is a product this expression computes
-    /// (not one stored already, nor a local read from its rows).
+    /// The factors of `n` when it is a product. One an earlier output
+    /// stored is multiplied again inside the `fma` (the border's loop,
+    /// which reads nothing back, contracts it too), so contraction is a
+    /// matter of the expression alone.
     fn product<'n>(&self, n: &'n Node) -> Option<(&'n Node, &'n Node)> {
         match &n.op {
-            Op::Binary(BinOp::Mul, x, y) if !self.stored.iter().any(|(v, _)| *v == n) => {
-                Some((x, y))
-            }
+            Op::Binary(BinOp::Mul, x, y) => Some((x, y)),
             _ => None,
         }
     }
