@@ -101,12 +101,12 @@ pub struct Emit<'a> {
     pub shift: (i64, i64),
     /// `--contract`: in a floating type, `a * b + c`, `c + a * b`,
     /// `a * b - c` and `c - a * b` as one `fma` (a product an earlier
-    /// output stored is multiplied again inside it), each weighted sum left to right as a chain of them
-    /// (`fmaf(w, t, sum so far)`, a weight of 1 added), `linear`'s
-    /// blends as `fmaf(w1, a, w2 * b)` and `round(a * b)` as
-    /// `floor(fma(a, b, 0.5))`. The same text in every loop that computes
-    /// a value (border, chunks, rows of a pass), so the same bits in every
-    /// schedule.
+    /// output stored is multiplied again inside it), each weighted sum
+    /// left to right as a chain of them (`fmaf(w, t, sum so far)`, a
+    /// weight of 1 added), `linear`'s blends as `fmaf(w1, a, w2 * b)` and
+    /// `round(a * b)` as `floor(fma(a, b, 0.5))`. The same text in every
+    /// loop that computes a value (border, chunks, rows of a pass), so the
+    /// same bits in every schedule.
     pub contract: bool,
 }
 

@@ -51,7 +51,7 @@ pub struct COptions {
     /// `--contract`: every `a * b ± c` a defined function writes, the
     /// weighted sums of its window operators and `round`'s `+ 0.5` in one
     /// rounding (`fmaf`, `fma`), the same in every loop of every schedule
-    /// ([`super::expr::Emit::contract`]).
+    /// (the C back end's `Emit::contract`; docs/language.md, "Contraction").
     pub contract: bool,
 }
 
