@@ -485,4 +485,34 @@ fn contraction_prints_one_checksum_in_every_schedule() {
         "{c}"
     );
     assert!(!c_of(&[], "strict").contains("fmaf("));
+    // A product another output stored is multiplied again inside the
+    // fma, as the border's loop (which reads nothing back) computes it.
+    let two = write_input(
+        &dir,
+        "two.ssc",
+        "declaration {
+  function_declaration func_source_f NONE { out OUT float mul [1, 1]; };
+  function_declaration func_sink_f NONE { in IN float mul [1, 1]; };
+  function_declaration two FULL { a IN float mul [1, 1]; b IN float mul [1, 1]; p OUT float mul [1, 1]; q OUT float mul [1, 1]; };
+  function_definition two { p = a * b; q = a * b + 1.5; };
+  function a func_source_f [64, 48], b func_source_f [64, 48], t two [64, 48], p func_sink_f [64, 48], q func_sink_f [64, 48];
+  a.out -> t.a;
+  b.out -> t.b;
+  t.p -> p.in;
+  t.q -> q.in;
+}
+",
+    );
+    let od = dir.join("two").to_string_lossy().to_string();
+    ssc_ok([
+        "build",
+        two.to_str().unwrap(),
+        "-ts",
+        "simple",
+        "--contract",
+        "-od",
+        &od,
+    ]);
+    let c = std::fs::read_to_string(dir.join("two").join("two.c")).unwrap();
+    assert!(c.contains("q_row[ex] = fmaf(a_0[x], b_0[x], 1.5f);"), "{c}");
 }
