@@ -450,6 +450,17 @@ fn contraction_prints_one_checksum_in_every_schedule() {
         Case::new(&xray, "-ts simple -ms none --contract --portable"),
     ];
     same_checksums(gcc(), "xray contract", &xcases, 3);
+    // Every operator, windows of expressions included, in chunked rows and
+    // element by element.
+    let ops = root("tests/in/operators.ssc");
+    let ocases = [
+        Case::new(&ops, "-ts fused 2 --strip-rows 4 --contract"),
+        Case::new(&ops, "-ts reduced 2 -ms reuse --contract"),
+        Case::new(&ops, "-ts simple -ms none --contract"),
+        Case::new(&ops, "-ts fused 2 --strip-rows 4 --inline --contract"),
+        Case::new(&ops, "-ts predictable 2 --contract --portable"),
+    ];
+    same_checksums(gcc(), "operators contract", &ocases, 3);
     // Not the strict program's checksum: the flag is not ignored.
     let dir = scratch("contract-strict");
     let strict = build_and_run(
