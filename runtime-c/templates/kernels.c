@@ -149,12 +149,12 @@ static void {{ k.fn_name }}(const ssc_call *call)
      * cache); output rows 2y and 2y + 1 blend two of them in y. */
     for (int64_t c0 = x0; c0 < x1; c0 += {{ defs.chunk() }}) {
         const int64_t c1 = c0 + {{ defs.chunk() }} < x1 ? c0 + {{ defs.chunk() }} : x1;
-        {{ l.ctype }} hx[3][2 * {{ defs.chunk() }}];
+        {{ l.ctype() }} hx[3][2 * {{ defs.chunk() }}];
         for (int64_t y = y0; y < y1; y++) {
             /* The rows not interpolated yet: all at the first row. */
             for (int64_t r = y == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
-                const {{ l.ctype }} *restrict src = SSC_ROW(const {{ l.ctype }}, {{ l.input }}_port, ssc_clamp_row(r, {{ l.input }}_port->height));
-                {{ l.ctype }} *restrict row = hx[(r - y0 + 1) % 3];   /* point x at 2 (x - c0) */
+                const {{ l.ctype() }} *restrict src = SSC_ROW(const {{ l.ctype() }}, {{ l.input }}_port, ssc_clamp_row(r, {{ l.input }}_port->height));
+                {{ l.ctype() }} *restrict row = hx[(r - y0 + 1) % 3];   /* point x at 2 (x - c0) */
                 /* Columns [c0, inner0) and [inner1, c1) clamp their neighbours. */
                 const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 1 ? c1 : width - 1;
                 int64_t x = c0;
@@ -171,11 +171,11 @@ static void {{ k.fn_name }}(const ssc_call *call)
                     row[2 * (x - c0) + 1] = {{ l.odd("src[x]", "src[ssc_clamp_col(x + 1, width)]") }};
                 }
             }
-            const {{ l.ctype }} *restrict above = hx[(y - y0) % 3];
-            const {{ l.ctype }} *restrict centre = hx[(y - y0 + 1) % 3];
-            const {{ l.ctype }} *restrict below = hx[(y - y0 + 2) % 3];
-            {{ l.ctype }} *restrict even = SSC_ROW({{ l.ctype }}, {{ l.output }}_port, 2 * y) + 2 * c0;
-            {{ l.ctype }} *restrict odd = SSC_ROW({{ l.ctype }}, {{ l.output }}_port, 2 * y + 1) + 2 * c0;
+            const {{ l.ctype() }} *restrict above = hx[(y - y0) % 3];
+            const {{ l.ctype() }} *restrict centre = hx[(y - y0 + 1) % 3];
+            const {{ l.ctype() }} *restrict below = hx[(y - y0 + 2) % 3];
+            {{ l.ctype() }} *restrict even = SSC_ROW({{ l.ctype() }}, {{ l.output }}_port, 2 * y) + 2 * c0;
+            {{ l.ctype() }} *restrict odd = SSC_ROW({{ l.ctype() }}, {{ l.output }}_port, 2 * y + 1) + 2 * c0;
             for (int64_t e = 0; e < 2 * (c1 - c0); e++) {
                 even[e] = {{ l.even("above[e]", "centre[e]") }};
                 odd[e] = {{ l.odd("centre[e]", "below[e]") }};

@@ -214,7 +214,7 @@ impl Emit<'_> {
                 _ => (format!("ssc_abs_{}({})", t.keyword(), arg(a)), 6),
             },
             Op::Floor(a) => (format!("{}({})", floor_of(t), arg(a)), 6),
-            Op::Round(a) => match self.product(a).filter(|_| self.contracts(t)) {
+            Op::Round(a) => match product(a).filter(|_| self.contracts(t)) {
                 Some((x, y)) => (
                     format!(
                         "{}({}({}, {}, {}))",
@@ -273,49 +273,21 @@ impl Emit<'_> {
         self.contract && t.is_float()
     }
 
-    /// The factors of `n` when it is a product. One an earlier output
-    /// stored is multiplied again inside the `fma` (the border's loop,
-    /// which reads nothing back, contracts it too), so contraction is a
-    /// matter of the expression alone.
-    fn product<'n>(&self, n: &'n Node) -> Option<(&'n Node, &'n Node)> {
-        match &n.op {
-            Op::Binary(BinOp::Mul, x, y) => Some((x, y)),
-            _ => None,
-        }
-    }
-
     /// `a ± b` with a product among them as one `fma`: the first operand's
-    /// product if it has one, else the second's.
+    /// product if it has one, else the second's (a product an earlier
+    /// output stored is multiplied again inside it, as the border's loop,
+    /// which reads nothing back, computes it: contraction is a matter of
+    /// the expression alone).
     fn fused(&self, op: BinOp, a: &Node, b: &Node, t: ElemType) -> Option<String> {
-        let fma = fma_of(t);
         let neg = |n: &Node| format!("-{}", wrap(self.prec(n), 6));
-        match (op, self.product(a), self.product(b)) {
-            (BinOp::Add, Some((x, y)), _) => Some(format!(
-                "{fma}({}, {}, {})",
-                self.expr(x),
-                self.expr(y),
-                self.expr(b)
-            )),
-            (BinOp::Add, None, Some((x, y))) => Some(format!(
-                "{fma}({}, {}, {})",
-                self.expr(x),
-                self.expr(y),
-                self.expr(a)
-            )),
-            (BinOp::Sub, Some((x, y)), _) => Some(format!(
-                "{fma}({}, {}, {})",
-                self.expr(x),
-                self.expr(y),
-                neg(b)
-            )),
-            (BinOp::Sub, None, Some((x, y))) => Some(format!(
-                "{fma}({}, {}, {})",
-                neg(x),
-                self.expr(y),
-                self.expr(a)
-            )),
-            _ => None,
-        }
+        let (x, y, c) = match (op, product(a), product(b)) {
+            (BinOp::Add, Some((x, y)), _) => (self.expr(x), self.expr(y), self.expr(b)),
+            (BinOp::Add, None, Some((x, y))) => (self.expr(x), self.expr(y), self.expr(a)),
+            (BinOp::Sub, Some((x, y)), _) => (self.expr(x), self.expr(y), neg(b)),
+            (BinOp::Sub, None, Some((x, y))) => (neg(x), self.expr(y), self.expr(a)),
+            _ => return None,
+        };
+        Some(format!("{}({x}, {y}, {c})", fma_of(t)))
     }
 
     /// Σ wᵢ · tᵢ left to right in type `t` (terms of weight 0 left out by
@@ -590,6 +562,14 @@ pub fn blend(contract: bool, t: ElemType, (w1, a): (&str, &str), (w2, b): (&str,
         format!("{}({w1}, {a}, {w2} * {b})", fma_of(t))
     } else {
         format!("{w1} * {a} + {w2} * {b}")
+    }
+}
+
+/// The factors of `n` when it is a product.
+fn product(n: &Node) -> Option<(&Node, &Node)> {
+    match &n.op {
+        Op::Binary(BinOp::Mul, x, y) => Some((x, y)),
+        _ => None,
     }
 }
 

@@ -111,7 +111,6 @@ pub struct KernelView {
 /// then y), so the same bits, with a third of the multiplications.
 pub struct SlideView {
     /// The element type, and its weights 1/4 and 3/4 as C literals.
-    pub ctype: &'static str,
     pub ty: ElemType,
     pub quarter: String,
     pub three_quarters: String,
@@ -123,6 +122,11 @@ pub struct SlideView {
 }
 
 impl SlideView {
+    /// The C name of the element type.
+    pub fn ctype(&self) -> &'static str {
+        c_name(self.ty)
+    }
+
     /// A point of even column or row: 1/4 of the one before, 3/4 of its own.
     pub fn even(&self, before: &str, own: &str) -> String {
         blend(
@@ -599,7 +603,6 @@ fn slide_view(k: &Kernel, contract: bool) -> Option<SlideView> {
     let t = o.ty;
     let floating = matches!(t, ElemType::Float | ElemType::Double);
     (floating && k.inputs[port].ty == t && v.ty == Ty::Elem(t)).then(|| SlideView {
-        ctype: c_name(t),
         ty: t,
         quarter: literal(0.25, t),
         three_quarters: literal(0.75, t),
