@@ -97,6 +97,118 @@ static inline {{ m.1 }} ssc_median9_sorted_{{ m.0 }}(const {{ m.1 }} *lo, const 
 }
 
 {%- endfor %}
+{%- if defs.simd() %}
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+{%- endif %}
+{%- for m in defs.medians9_rows %}
+{%- for v in m.paths %}
+
+#if {{ v.guard }}
+/* ssc_sort3_{{ m.keyword }} on {{ v.lanes }} triples at once, operand for operand
+ * (a > b ? b : a is min(b, a): the same value for NaN and -0). */
+static inline void ssc_sort3_{{ v.tag }}_{{ m.keyword }}({{ v.vector }} *a, {{ v.vector }} *b, {{ v.vector }} *c)
+{
+    {{ v.vector }} lo = {{ v.prefix }}_min_{{ v.suffix }}(*b, *a), hi = {{ v.prefix }}_max_{{ v.suffix }}(*a, *b);
+    {{ v.vector }} lo2 = {{ v.prefix }}_min_{{ v.suffix }}(*c, hi);
+    *c = {{ v.prefix }}_max_{{ v.suffix }}(hi, *c);
+    *a = {{ v.prefix }}_min_{{ v.suffix }}(lo2, lo);
+    *b = {{ v.prefix }}_max_{{ v.suffix }}(lo, lo2);
+}
+
+/* The vector one column left of `at` (its first element the last of
+ * `before`), and one column right (its last element the first of `after`). */
+static inline {{ v.vector }} ssc_left_{{ v.tag }}_{{ m.keyword }}({{ v.vector }} before, {{ v.vector }} at)
+{
+    return {{ v.left }};
+}
+static inline {{ v.vector }} ssc_right_{{ v.tag }}_{{ m.keyword }}({{ v.vector }} at, {{ v.vector }} after)
+{
+    return {{ v.right }};
+}
+#endif
+{%- endfor %}
+
+/* The 3 x 3 medians of columns c0 .. c1 - 1 (c1 - c0 <= {{ defs.chunk() }}) of one row:
+ * med[x - c0] is the median of columns x - 1, x, x + 1 (a column past the
+ * border is the border's) of rows r0, r1, r2 (the row above, the row, the
+ * row below). Each column's triple is sorted once and read by the three
+ * medians that contain it.
+{%- if !m.paths.is_empty() %} With vectors, the triples of a vector of
+ * columns stay in registers, shifted by a column for the neighbours, where
+ * through arrays each neighbour would be an unaligned load, which limits
+ * the loop; the same operations, so the same values.
+{%- endif %} */
+static void ssc_median9_row_{{ m.keyword }}(const {{ m.ctype }} *restrict r0, const {{ m.ctype }} *restrict r1, const {{ m.ctype }} *restrict r2,
+                                 int64_t c0, int64_t c1, int64_t width, {{ m.ctype }} *restrict med)
+{
+    int64_t x = c0;
+{%- for v in m.paths %}
+#{% if loop.first %}if{% else %}elif{% endif %} {{ v.guard }}
+    if (c0 + {{ v.lanes }} <= c1) {
+        /* The sorted triples of the vectors of columns before x (only the
+         * last, x - 1, is read), at x, and after. */
+        {{ m.ctype }} a = r0[x > 0 ? x - 1 : 0], b = r1[x > 0 ? x - 1 : 0], c = r2[x > 0 ? x - 1 : 0];
+        ssc_sort3_{{ m.keyword }}(&a, &b, &c);
+        {{ v.vector }} lo_b = {{ v.prefix }}_set1_{{ v.suffix }}(a), mid_b = {{ v.prefix }}_set1_{{ v.suffix }}(b), hi_b = {{ v.prefix }}_set1_{{ v.suffix }}(c);
+        {{ v.vector }} lo = {{ v.prefix }}_loadu_{{ v.suffix }}(r0 + x), mid = {{ v.prefix }}_loadu_{{ v.suffix }}(r1 + x), hi = {{ v.prefix }}_loadu_{{ v.suffix }}(r2 + x);
+        ssc_sort3_{{ v.tag }}_{{ m.keyword }}(&lo, &mid, &hi);
+        for (; x + {{ v.lanes }} <= c1; x += {{ v.lanes }}) {
+            {{ v.vector }} lo_a, mid_a, hi_a;
+            if (x + {{ 2 * v.lanes }} <= width) {
+                lo_a = {{ v.prefix }}_loadu_{{ v.suffix }}(r0 + x + {{ v.lanes }});
+                mid_a = {{ v.prefix }}_loadu_{{ v.suffix }}(r1 + x + {{ v.lanes }});
+                hi_a = {{ v.prefix }}_loadu_{{ v.suffix }}(r2 + x + {{ v.lanes }});
+                ssc_sort3_{{ v.tag }}_{{ m.keyword }}(&lo_a, &mid_a, &hi_a);
+            } else {   /* only column x + {{ v.lanes }} is read: the border's past it */
+                const int64_t after = x + {{ v.lanes }} < width ? x + {{ v.lanes }} : width - 1;
+                a = r0[after], b = r1[after], c = r2[after];
+                ssc_sort3_{{ m.keyword }}(&a, &b, &c);
+                lo_a = {{ v.prefix }}_set1_{{ v.suffix }}(a), mid_a = {{ v.prefix }}_set1_{{ v.suffix }}(b), hi_a = {{ v.prefix }}_set1_{{ v.suffix }}(c);
+            }
+            /* ssc_median9_sorted_{{ m.keyword }}, operand for operand */
+            {{ v.vector }} l = {{ v.prefix }}_max_{{ v.suffix }}({{ v.prefix }}_max_{{ v.suffix }}(ssc_left_{{ v.tag }}_{{ m.keyword }}(lo_b, lo), lo), ssc_right_{{ v.tag }}_{{ m.keyword }}(lo, lo_a));
+            {{ v.vector }} h = {{ v.prefix }}_min_{{ v.suffix }}({{ v.prefix }}_min_{{ v.suffix }}(ssc_left_{{ v.tag }}_{{ m.keyword }}(hi_b, hi), hi), ssc_right_{{ v.tag }}_{{ m.keyword }}(hi, hi_a));
+            {{ v.vector }} ma = ssc_left_{{ v.tag }}_{{ m.keyword }}(mid_b, mid), mb = mid, mc = ssc_right_{{ v.tag }}_{{ m.keyword }}(mid, mid_a);
+            ssc_sort3_{{ v.tag }}_{{ m.keyword }}(&ma, &mb, &mc);
+            ssc_sort3_{{ v.tag }}_{{ m.keyword }}(&l, &mb, &h);
+            {{ v.prefix }}_storeu_{{ v.suffix }}(med + (x - c0), mb);
+            lo_b = lo, mid_b = mid, hi_b = hi;
+            lo = lo_a, mid = mid_a, hi = hi_a;
+        }
+    }
+{%- if loop.last %}
+#endif
+{%- endif %}
+{%- endfor %}
+    if (x == c1)
+        return;
+    /* Columns x .. c1 - 1: the triples of columns x - 1 .. c1 into arrays
+     * (column c at c - x + 1), then the medians. */
+    {{ m.ctype }} lo[{{ defs.chunk() + 2 }}], mid[{{ defs.chunk() + 2 }}], hi[{{ defs.chunk() + 2 }}];
+    for (int64_t c = x > 0 ? x - 1 : 0; c < (c1 < width ? c1 + 1 : width); c++) {
+        {{ m.ctype }} a = r0[c], b = r1[c], d = r2[c];
+        ssc_sort3_{{ m.keyword }}(&a, &b, &d);
+        lo[c - x + 1] = a;
+        mid[c - x + 1] = b;
+        hi[c - x + 1] = d;
+    }
+    if (x == 0) {
+        lo[0] = lo[1];
+        mid[0] = mid[1];
+        hi[0] = hi[1];
+    }
+    if (c1 == width) {
+        lo[c1 - x + 1] = lo[c1 - x];
+        mid[c1 - x + 1] = mid[c1 - x];
+        hi[c1 - x + 1] = hi[c1 - x];
+    }
+    for (int64_t e = x; e < c1; e++)
+        med[e - c0] = ssc_median9_sorted_{{ m.keyword }}(lo + (e - x), mid + (e - x), hi + (e - x));
+}
+{%- endfor %}
 {%- for m in defs.medians9_direct %}
 
 /* The median of 9 values (a 3 x 3 window, row by row) with 30 min/max
@@ -197,7 +309,7 @@ static void {{ k.fn_name }}(const ssc_call *call)
      * - the values its window operators read, once per row of theirs;
 {%- endif %}
 {%- if !k.medians.is_empty() %}
-     * - the sorted column triples of each 3 x 3 median, once per output row;
+     * - each 3 x 3 median, a row at a time;
 {%- endif %}
      * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += {{ defs.chunk() }}) {
@@ -209,7 +321,7 @@ static void {{ k.fn_name }}(const ssc_call *call)
         {{ p.ctype }} {{ p.name }}[{{ p.rows }}][{{ defs.chunk() }}];   /* {{ p.comment }} */
 {%- endfor %}
 {%- for m in k.medians %}
-        {{ m.ctype }} {{ m.name }}_lo[{{ defs.chunk() + 2 }}], {{ m.name }}_mid[{{ defs.chunk() + 2 }}], {{ m.name }}_hi[{{ defs.chunk() + 2 }}];   /* {{ m.comment }} */
+        {{ m.ctype }} {{ m.name }}_med[{{ defs.chunk() }}];   /* {{ m.comment }} */
 {%- endfor %}
         for (int64_t ey = y0; ey < y1; ey++) {
             const int64_t y = ey;
@@ -251,24 +363,7 @@ static void {{ k.fn_name }}(const ssc_call *call)
             {{ o.ctype }} *restrict {{ o.name }}_row = SSC_ROW({{ o.ctype }}, {{ o.name }}_port, ey);
 {%- endfor %}
 {%- for m in k.medians %}
-            /* Column c of {{ m.name }} at c - c0 + 1; a column past the border is the border's. */
-            for (int64_t x = c0 > 0 ? c0 - 1 : 0; x < (c1 < width ? c1 + 1 : width); x++) {
-                {{ m.ctype }} a = {{ m.rows[0] }}[x], b = {{ m.rows[1] }}[x], c = {{ m.rows[2] }}[x];
-                ssc_sort3_{{ m.keyword }}(&a, &b, &c);
-                {{ m.name }}_lo[x - c0 + 1] = a;
-                {{ m.name }}_mid[x - c0 + 1] = b;
-                {{ m.name }}_hi[x - c0 + 1] = c;
-            }
-            if (c0 == 0) {
-                {{ m.name }}_lo[0] = {{ m.name }}_lo[1];
-                {{ m.name }}_mid[0] = {{ m.name }}_mid[1];
-                {{ m.name }}_hi[0] = {{ m.name }}_hi[1];
-            }
-            if (c1 == width) {
-                {{ m.name }}_lo[c1 - c0 + 1] = {{ m.name }}_lo[c1 - c0];
-                {{ m.name }}_mid[c1 - c0 + 1] = {{ m.name }}_mid[c1 - c0];
-                {{ m.name }}_hi[c1 - c0 + 1] = {{ m.name }}_hi[c1 - c0];
-            }
+            ssc_median9_row_{{ m.keyword }}({{ m.rows[0] }}, {{ m.rows[1] }}, {{ m.rows[2] }}, c0, c1, width, {{ m.name }}_med);
 {%- endfor %}
             for (int64_t x = c0; x < c1; x++) {
 {%- for o in k.outputs %}

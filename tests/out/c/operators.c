@@ -96,6 +96,198 @@ static inline float ssc_median9_sorted_float(const float *lo, const float *mid, 
     return b;
 }
 
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+/* The 3 x 3 medians of columns c0 .. c1 - 1 (c1 - c0 <= 512) of one row:
+ * med[x - c0] is the median of columns x - 1, x, x + 1 (a column past the
+ * border is the border's) of rows r0, r1, r2 (the row above, the row, the
+ * row below). Each column's triple is sorted once and read by the three
+ * medians that contain it. */
+static void ssc_median9_row_ushort(const unsigned short *restrict r0, const unsigned short *restrict r1, const unsigned short *restrict r2,
+                                 int64_t c0, int64_t c1, int64_t width, unsigned short *restrict med)
+{
+    int64_t x = c0;
+    if (x == c1)
+        return;
+    /* Columns x .. c1 - 1: the triples of columns x - 1 .. c1 into arrays
+     * (column c at c - x + 1), then the medians. */
+    unsigned short lo[514], mid[514], hi[514];
+    for (int64_t c = x > 0 ? x - 1 : 0; c < (c1 < width ? c1 + 1 : width); c++) {
+        unsigned short a = r0[c], b = r1[c], d = r2[c];
+        ssc_sort3_ushort(&a, &b, &d);
+        lo[c - x + 1] = a;
+        mid[c - x + 1] = b;
+        hi[c - x + 1] = d;
+    }
+    if (x == 0) {
+        lo[0] = lo[1];
+        mid[0] = mid[1];
+        hi[0] = hi[1];
+    }
+    if (c1 == width) {
+        lo[c1 - x + 1] = lo[c1 - x];
+        mid[c1 - x + 1] = mid[c1 - x];
+        hi[c1 - x + 1] = hi[c1 - x];
+    }
+    for (int64_t e = x; e < c1; e++)
+        med[e - c0] = ssc_median9_sorted_ushort(lo + (e - x), mid + (e - x), hi + (e - x));
+}
+
+#if defined(__AVX512F__)
+/* ssc_sort3_float on 16 triples at once, operand for operand
+ * (a > b ? b : a is min(b, a): the same value for NaN and -0). */
+static inline void ssc_sort3_v16_float(__m512 *a, __m512 *b, __m512 *c)
+{
+    __m512 lo = _mm512_min_ps(*b, *a), hi = _mm512_max_ps(*a, *b);
+    __m512 lo2 = _mm512_min_ps(*c, hi);
+    *c = _mm512_max_ps(hi, *c);
+    *a = _mm512_min_ps(lo2, lo);
+    *b = _mm512_max_ps(lo, lo2);
+}
+
+/* The vector one column left of `at` (its first element the last of
+ * `before`), and one column right (its last element the first of `after`). */
+static inline __m512 ssc_left_v16_float(__m512 before, __m512 at)
+{
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(at), _mm512_castps_si512(before), 15));
+}
+static inline __m512 ssc_right_v16_float(__m512 at, __m512 after)
+{
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(after), _mm512_castps_si512(at), 1));
+}
+#endif
+
+#if defined(__AVX2__) && !defined(__AVX512F__)
+/* ssc_sort3_float on 8 triples at once, operand for operand
+ * (a > b ? b : a is min(b, a): the same value for NaN and -0). */
+static inline void ssc_sort3_v8_float(__m256 *a, __m256 *b, __m256 *c)
+{
+    __m256 lo = _mm256_min_ps(*b, *a), hi = _mm256_max_ps(*a, *b);
+    __m256 lo2 = _mm256_min_ps(*c, hi);
+    *c = _mm256_max_ps(hi, *c);
+    *a = _mm256_min_ps(lo2, lo);
+    *b = _mm256_max_ps(lo, lo2);
+}
+
+/* The vector one column left of `at` (its first element the last of
+ * `before`), and one column right (its last element the first of `after`). */
+static inline __m256 ssc_left_v8_float(__m256 before, __m256 at)
+{
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(at), _mm256_permute2x128_si256(_mm256_castps_si256(before), _mm256_castps_si256(at), 0x21), 12));
+}
+static inline __m256 ssc_right_v8_float(__m256 at, __m256 after)
+{
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_permute2x128_si256(_mm256_castps_si256(at), _mm256_castps_si256(after), 0x21), _mm256_castps_si256(at), 4));
+}
+#endif
+
+/* The 3 x 3 medians of columns c0 .. c1 - 1 (c1 - c0 <= 512) of one row:
+ * med[x - c0] is the median of columns x - 1, x, x + 1 (a column past the
+ * border is the border's) of rows r0, r1, r2 (the row above, the row, the
+ * row below). Each column's triple is sorted once and read by the three
+ * medians that contain it. With vectors, the triples of a vector of
+ * columns stay in registers, shifted by a column for the neighbours, where
+ * through arrays each neighbour would be an unaligned load, which limits
+ * the loop; the same operations, so the same values. */
+static void ssc_median9_row_float(const float *restrict r0, const float *restrict r1, const float *restrict r2,
+                                 int64_t c0, int64_t c1, int64_t width, float *restrict med)
+{
+    int64_t x = c0;
+#if defined(__AVX512F__)
+    if (c0 + 16 <= c1) {
+        /* The sorted triples of the vectors of columns before x (only the
+         * last, x - 1, is read), at x, and after. */
+        float a = r0[x > 0 ? x - 1 : 0], b = r1[x > 0 ? x - 1 : 0], c = r2[x > 0 ? x - 1 : 0];
+        ssc_sort3_float(&a, &b, &c);
+        __m512 lo_b = _mm512_set1_ps(a), mid_b = _mm512_set1_ps(b), hi_b = _mm512_set1_ps(c);
+        __m512 lo = _mm512_loadu_ps(r0 + x), mid = _mm512_loadu_ps(r1 + x), hi = _mm512_loadu_ps(r2 + x);
+        ssc_sort3_v16_float(&lo, &mid, &hi);
+        for (; x + 16 <= c1; x += 16) {
+            __m512 lo_a, mid_a, hi_a;
+            if (x + 32 <= width) {
+                lo_a = _mm512_loadu_ps(r0 + x + 16);
+                mid_a = _mm512_loadu_ps(r1 + x + 16);
+                hi_a = _mm512_loadu_ps(r2 + x + 16);
+                ssc_sort3_v16_float(&lo_a, &mid_a, &hi_a);
+            } else {   /* only column x + 16 is read: the border's past it */
+                const int64_t after = x + 16 < width ? x + 16 : width - 1;
+                a = r0[after], b = r1[after], c = r2[after];
+                ssc_sort3_float(&a, &b, &c);
+                lo_a = _mm512_set1_ps(a), mid_a = _mm512_set1_ps(b), hi_a = _mm512_set1_ps(c);
+            }
+            /* ssc_median9_sorted_float, operand for operand */
+            __m512 l = _mm512_max_ps(_mm512_max_ps(ssc_left_v16_float(lo_b, lo), lo), ssc_right_v16_float(lo, lo_a));
+            __m512 h = _mm512_min_ps(_mm512_min_ps(ssc_left_v16_float(hi_b, hi), hi), ssc_right_v16_float(hi, hi_a));
+            __m512 ma = ssc_left_v16_float(mid_b, mid), mb = mid, mc = ssc_right_v16_float(mid, mid_a);
+            ssc_sort3_v16_float(&ma, &mb, &mc);
+            ssc_sort3_v16_float(&l, &mb, &h);
+            _mm512_storeu_ps(med + (x - c0), mb);
+            lo_b = lo, mid_b = mid, hi_b = hi;
+            lo = lo_a, mid = mid_a, hi = hi_a;
+        }
+    }
+#elif defined(__AVX2__) && !defined(__AVX512F__)
+    if (c0 + 8 <= c1) {
+        /* The sorted triples of the vectors of columns before x (only the
+         * last, x - 1, is read), at x, and after. */
+        float a = r0[x > 0 ? x - 1 : 0], b = r1[x > 0 ? x - 1 : 0], c = r2[x > 0 ? x - 1 : 0];
+        ssc_sort3_float(&a, &b, &c);
+        __m256 lo_b = _mm256_set1_ps(a), mid_b = _mm256_set1_ps(b), hi_b = _mm256_set1_ps(c);
+        __m256 lo = _mm256_loadu_ps(r0 + x), mid = _mm256_loadu_ps(r1 + x), hi = _mm256_loadu_ps(r2 + x);
+        ssc_sort3_v8_float(&lo, &mid, &hi);
+        for (; x + 8 <= c1; x += 8) {
+            __m256 lo_a, mid_a, hi_a;
+            if (x + 16 <= width) {
+                lo_a = _mm256_loadu_ps(r0 + x + 8);
+                mid_a = _mm256_loadu_ps(r1 + x + 8);
+                hi_a = _mm256_loadu_ps(r2 + x + 8);
+                ssc_sort3_v8_float(&lo_a, &mid_a, &hi_a);
+            } else {   /* only column x + 8 is read: the border's past it */
+                const int64_t after = x + 8 < width ? x + 8 : width - 1;
+                a = r0[after], b = r1[after], c = r2[after];
+                ssc_sort3_float(&a, &b, &c);
+                lo_a = _mm256_set1_ps(a), mid_a = _mm256_set1_ps(b), hi_a = _mm256_set1_ps(c);
+            }
+            /* ssc_median9_sorted_float, operand for operand */
+            __m256 l = _mm256_max_ps(_mm256_max_ps(ssc_left_v8_float(lo_b, lo), lo), ssc_right_v8_float(lo, lo_a));
+            __m256 h = _mm256_min_ps(_mm256_min_ps(ssc_left_v8_float(hi_b, hi), hi), ssc_right_v8_float(hi, hi_a));
+            __m256 ma = ssc_left_v8_float(mid_b, mid), mb = mid, mc = ssc_right_v8_float(mid, mid_a);
+            ssc_sort3_v8_float(&ma, &mb, &mc);
+            ssc_sort3_v8_float(&l, &mb, &h);
+            _mm256_storeu_ps(med + (x - c0), mb);
+            lo_b = lo, mid_b = mid, hi_b = hi;
+            lo = lo_a, mid = mid_a, hi = hi_a;
+        }
+    }
+#endif
+    if (x == c1)
+        return;
+    /* Columns x .. c1 - 1: the triples of columns x - 1 .. c1 into arrays
+     * (column c at c - x + 1), then the medians. */
+    float lo[514], mid[514], hi[514];
+    for (int64_t c = x > 0 ? x - 1 : 0; c < (c1 < width ? c1 + 1 : width); c++) {
+        float a = r0[c], b = r1[c], d = r2[c];
+        ssc_sort3_float(&a, &b, &d);
+        lo[c - x + 1] = a;
+        mid[c - x + 1] = b;
+        hi[c - x + 1] = d;
+    }
+    if (x == 0) {
+        lo[0] = lo[1];
+        mid[0] = mid[1];
+        hi[0] = hi[1];
+    }
+    if (c1 == width) {
+        lo[c1 - x + 1] = lo[c1 - x];
+        mid[c1 - x + 1] = mid[c1 - x];
+        hi[c1 - x + 1] = hi[c1 - x];
+    }
+    for (int64_t e = x; e < c1; e++)
+        med[e - c0] = ssc_median9_sorted_float(lo + (e - x), mid + (e - x), hi + (e - x));
+}
+
 /* def_arith:
  *   out = (a + b) * 2 - a / 4 - -b */
 static void def_arith(const ssc_call *call)
@@ -378,37 +570,20 @@ static void def_median16(const ssc_call *call)
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
     /* In chunks of 512 columns, so that what is computed once per row
      * stays in the level-1 cache:
-     * - the sorted column triples of each 3 x 3 median, once per output row;
+     * - each 3 x 3 median, a row at a time;
      * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
-        unsigned short m0_lo[514], m0_mid[514], m0_hi[514];   /* m0: the sorted triples of `u`'s columns c0 - 1 .. c1, rows y - 1 .. y + 1 */
+        unsigned short m0_med[512];   /* m0: the 3 x 3 medians of `u` at columns c0 .. c1 - 1 of row y */
         for (int64_t ey = y0; ey < y1; ey++) {
             const int64_t y = ey;
             const unsigned short *restrict u_m1 = SSC_ROW(const unsigned short, u_port, ssc_clamp_row(y - 1, u_port->height));
             const unsigned short *restrict u_0 = SSC_ROW(const unsigned short, u_port, y);
             const unsigned short *restrict u_p1 = SSC_ROW(const unsigned short, u_port, ssc_clamp_row(y + 1, u_port->height));
             unsigned short *restrict out_row = SSC_ROW(unsigned short, out_port, ey);
-            /* Column c of m0 at c - c0 + 1; a column past the border is the border's. */
-            for (int64_t x = c0 > 0 ? c0 - 1 : 0; x < (c1 < width ? c1 + 1 : width); x++) {
-                unsigned short a = u_m1[x], b = u_0[x], c = u_p1[x];
-                ssc_sort3_ushort(&a, &b, &c);
-                m0_lo[x - c0 + 1] = a;
-                m0_mid[x - c0 + 1] = b;
-                m0_hi[x - c0 + 1] = c;
-            }
-            if (c0 == 0) {
-                m0_lo[0] = m0_lo[1];
-                m0_mid[0] = m0_mid[1];
-                m0_hi[0] = m0_hi[1];
-            }
-            if (c1 == width) {
-                m0_lo[c1 - c0 + 1] = m0_lo[c1 - c0];
-                m0_mid[c1 - c0 + 1] = m0_mid[c1 - c0];
-                m0_hi[c1 - c0 + 1] = m0_hi[c1 - c0];
-            }
+            ssc_median9_row_ushort(u_m1, u_0, u_p1, c0, c1, width, m0_med);
             for (int64_t x = c0; x < c1; x++) {
-                out_row[x] = ssc_median9_sorted_ushort(m0_lo + (x - c0), m0_mid + (x - c0), m0_hi + (x - c0));
+                out_row[x] = m0_med[x - c0];
             }
         }
     }
@@ -425,37 +600,20 @@ static void def_median33(const ssc_call *call)
     const int64_t y0 = call->region.y0, y1 = call->region.y1;
     /* In chunks of 512 columns, so that what is computed once per row
      * stays in the level-1 cache:
-     * - the sorted column triples of each 3 x 3 median, once per output row;
+     * - each 3 x 3 median, a row at a time;
      * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
-        float m0_lo[514], m0_mid[514], m0_hi[514];   /* m0: the sorted triples of `a`'s columns c0 - 1 .. c1, rows y - 1 .. y + 1 */
+        float m0_med[512];   /* m0: the 3 x 3 medians of `a` at columns c0 .. c1 - 1 of row y */
         for (int64_t ey = y0; ey < y1; ey++) {
             const int64_t y = ey;
             const float *restrict a_m1 = SSC_ROW(const float, a_port, ssc_clamp_row(y - 1, a_port->height));
             const float *restrict a_0 = SSC_ROW(const float, a_port, y);
             const float *restrict a_p1 = SSC_ROW(const float, a_port, ssc_clamp_row(y + 1, a_port->height));
             float *restrict out_row = SSC_ROW(float, out_port, ey);
-            /* Column c of m0 at c - c0 + 1; a column past the border is the border's. */
-            for (int64_t x = c0 > 0 ? c0 - 1 : 0; x < (c1 < width ? c1 + 1 : width); x++) {
-                float a = a_m1[x], b = a_0[x], c = a_p1[x];
-                ssc_sort3_float(&a, &b, &c);
-                m0_lo[x - c0 + 1] = a;
-                m0_mid[x - c0 + 1] = b;
-                m0_hi[x - c0 + 1] = c;
-            }
-            if (c0 == 0) {
-                m0_lo[0] = m0_lo[1];
-                m0_mid[0] = m0_mid[1];
-                m0_hi[0] = m0_hi[1];
-            }
-            if (c1 == width) {
-                m0_lo[c1 - c0 + 1] = m0_lo[c1 - c0];
-                m0_mid[c1 - c0 + 1] = m0_mid[c1 - c0];
-                m0_hi[c1 - c0 + 1] = m0_hi[c1 - c0];
-            }
+            ssc_median9_row_float(a_m1, a_0, a_p1, c0, c1, width, m0_med);
             for (int64_t x = c0; x < c1; x++) {
-                out_row[x] = ssc_median9_sorted_float(m0_lo + (x - c0), m0_mid + (x - c0), m0_hi + (x - c0));
+                out_row[x] = m0_med[x - c0];
             }
         }
     }
@@ -479,13 +637,13 @@ static void def_medianx(const ssc_call *call)
      * - the x pass of each separable sum, once per input row (its rows of
      *   sums slide down with the output rows);
      * - the values its window operators read, once per row of theirs;
-     * - the sorted column triples of each 3 x 3 median, once per output row;
+     * - each 3 x 3 median, a row at a time;
      * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
         float v0[3][514];   /* v0: each row of `ssc_max_float(a_0[x] - b_0[x], lim0) * 2.0f`, once, columns c0 - 1 .. c1 */
         float h0[3][512];   /* h0: each row of `v0` summed in x with [1, 2, 1], once */
-        float m0_lo[514], m0_mid[514], m0_hi[514];   /* m0: the sorted triples of `v0`'s columns c0 - 1 .. c1, rows y - 1 .. y + 1 */
+        float m0_med[512];   /* m0: the 3 x 3 medians of `v0` at columns c0 .. c1 - 1 of row y */
         for (int64_t ey = y0; ey < y1; ey++) {
             const int64_t y = ey;
             /* The rows of v0 not computed yet: all at the first row. */
@@ -518,26 +676,9 @@ static void def_medianx(const ssc_call *call)
             const float *restrict v0_0 = v0[(y - y0 + 1) % 3] + 1 - c0;
             const float *restrict v0_p1 = v0[(y - y0 + 2) % 3] + 1 - c0;
             float *restrict out_row = SSC_ROW(float, out_port, ey);
-            /* Column c of m0 at c - c0 + 1; a column past the border is the border's. */
-            for (int64_t x = c0 > 0 ? c0 - 1 : 0; x < (c1 < width ? c1 + 1 : width); x++) {
-                float a = v0_m1[x], b = v0_0[x], c = v0_p1[x];
-                ssc_sort3_float(&a, &b, &c);
-                m0_lo[x - c0 + 1] = a;
-                m0_mid[x - c0 + 1] = b;
-                m0_hi[x - c0 + 1] = c;
-            }
-            if (c0 == 0) {
-                m0_lo[0] = m0_lo[1];
-                m0_mid[0] = m0_mid[1];
-                m0_hi[0] = m0_hi[1];
-            }
-            if (c1 == width) {
-                m0_lo[c1 - c0 + 1] = m0_lo[c1 - c0];
-                m0_mid[c1 - c0 + 1] = m0_mid[c1 - c0];
-                m0_hi[c1 - c0 + 1] = m0_hi[c1 - c0];
-            }
+            ssc_median9_row_float(v0_m1, v0_0, v0_p1, c0, c1, width, m0_med);
             for (int64_t x = c0; x < c1; x++) {
-                out_row[x] = ssc_median9_sorted_float(m0_lo + (x - c0), m0_mid + (x - c0), m0_hi + (x - c0)) - (h0_m1[x - c0] + 2.0f * h0_0[x - c0] + h0_p1[x - c0]) / 32.0f;
+                out_row[x] = m0_med[x - c0] - (h0_m1[x - c0] + 2.0f * h0_0[x - c0] + h0_p1[x - c0]) / 32.0f;
             }
         }
     }

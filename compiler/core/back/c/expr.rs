@@ -79,8 +79,8 @@ pub struct Emit<'a> {
     /// [`XPass`]): a `separable` over one of them reads its rows' sums
     /// (`h0_m1[x - c0]`) instead of summing the window's columns again.
     pub passes: &'a [XPass],
-    /// The inputs whose 3 × 3 median reads column triples sorted once per
-    /// output row (`m0_lo`, … of the template), by index here.
+    /// The inputs whose 3 × 3 median is computed once per output row
+    /// (`m0_med`, … of the template), by index here.
     pub medians: &'a [usize],
     /// The floating constants that bound a `min` or `max`, in the order of
     /// [`bounds`]: read from variables `lim0`, … that the kernel hides from
@@ -459,14 +459,7 @@ impl Emit<'_> {
 
     fn median(&self, port: usize, t: ElemType) -> String {
         if let Some(m) = self.medians.iter().position(|p| *p == port) {
-            let at = |part: &str| format!("m{m}_{part} + (x - c0)");
-            return format!(
-                "ssc_median9_sorted_{}({}, {}, {})",
-                t.keyword(),
-                at("lo"),
-                at("mid"),
-                at("hi")
-            );
+            return format!("m{m}_med[x - c0]");
         }
         let ((bx, ax), (by, ay)) = self.kernel.source(port).margins();
         let mut reads = Vec::new();

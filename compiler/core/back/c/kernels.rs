@@ -14,6 +14,7 @@
 use super::expr::{
     blend, bounds, c_name, literal, row_var, sat_name, tables, Emit, XPass, MEDIAN9,
 };
+use super::median::RowMedianView;
 use crate::ir::hsdfg::Hsdfg;
 use crate::ir::kernel::{table_type, Kernel, KernelPort, Node, Op, Ty};
 use crate::ir::{ElemType, Pair};
@@ -37,9 +38,12 @@ pub struct KernelsView {
     /// Those of the 9-value median ([`MEDIAN9`]): its sorted triples
     /// (`ssc_sort3_T`, `ssc_median9_sorted_T`), and, for the types some
     /// median reads element by element, `ssc_median9_T` (`medians9_direct`;
-    /// a chunked median reads the triples its row sorted once).
+    /// a chunked median reads a row of medians, `medians9_rows`).
     pub medians9: Vec<(String, &'static str)>,
     pub medians9_direct: Vec<(String, &'static str)>,
+    /// The types of the 3 × 3 medians computed a row at a time
+    /// (`ssc_median9_row_T`).
+    pub medians9_rows: Vec<RowMedianView>,
 }
 
 impl KernelsView {
@@ -49,6 +53,12 @@ impl KernelsView {
         self.kernels
             .iter()
             .any(|k| k.border.is_some() || k.passes.iter().any(|p| p.left > 0 || p.right > 0))
+    }
+
+    /// Whether a row median has a vector path (the template then
+    /// includes the intrinsics' header).
+    pub fn simd(&self) -> bool {
+        self.medians9_rows.iter().any(|m| !m.paths.is_empty())
     }
 
     /// Whether a kernel loops over chunks of columns (x passes, medians).
@@ -179,10 +189,11 @@ pub struct PassView {
     pub comment: String,
 }
 
-/// The column triples of a 3 × 3 median, sorted once per output row: the
-/// median at x reads columns x − 1, x, x + 1 of them (`ssc_median9_sorted`).
+/// A 3 × 3 median computed a row at a time (`ssc_median9_row_T`, each
+/// column's triple sorted once): the output element at x reads the
+/// median of columns x − 1, x, x + 1 from the row.
 pub struct MedianView {
-    /// `m0`: its arrays `m0_lo`, `m0_mid`, `m0_hi`, column c at c − c0 + 1.
+    /// `m0`: its row `m0_med`, column x at x − c0.
     pub name: String,
     pub ctype: &'static str,
     /// The type's keyword, of the helpers' names.
@@ -267,6 +278,7 @@ pub fn view(h: &Hsdfg, contract: bool) -> KernelsView {
         .collect();
     let mut sats = BTreeSet::new();
     let mut medians9_direct = BTreeSet::new();
+    let mut medians9_rows = BTreeSet::new();
     let (mut mins, mut maxs, mut abss, mut medians, mut medians9) = (
         BTreeSet::new(),
         BTreeSet::new(),
@@ -297,7 +309,9 @@ pub fn view(h: &Hsdfg, contract: bool) -> KernelsView {
                     let w = k.source(*port).window;
                     if w.x * w.y == MEDIAN9 {
                         medians9.insert(n.elem());
-                        if !rowwise.medians.contains(port) {
+                        if rowwise.medians.contains(port) {
+                            medians9_rows.insert(n.elem());
+                        } else {
                             medians9_direct.insert(n.elem());
                         }
                     } else {
@@ -328,6 +342,7 @@ pub fn view(h: &Hsdfg, contract: bool) -> KernelsView {
         medians: named(medians),
         medians9: named(medians9),
         medians9_direct: named(medians9_direct),
+        medians9_rows: medians9_rows.into_iter().map(RowMedianView::of).collect(),
     }
 }
 
@@ -643,7 +658,7 @@ fn median_views(k: &Kernel, medians: &[usize]) -> Vec<MedianView> {
                 keyword: p.ty.keyword().to_string(),
                 rows: [-1, 0, 1].map(|dy| row_var(&p.name, dy)),
                 comment: format!(
-                    "m{i}: the sorted triples of `{}`'s columns c0 - 1 .. c1, rows y - 1 .. y + 1",
+                    "m{i}: the 3 x 3 medians of `{}` at columns c0 .. c1 - 1 of row y",
                     p.name
                 ),
             }

@@ -18,6 +18,7 @@ mod error;
 mod expr;
 pub(crate) mod kernels;
 mod library;
+mod median;
 mod options;
 mod parts;
 mod plan;
