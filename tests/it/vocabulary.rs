@@ -527,3 +527,151 @@ fn contraction_prints_one_checksum_in_every_schedule() {
     let c = std::fs::read_to_string(dir.join("two").join("two.c")).unwrap();
     assert!(c.contains("q_row[ex] = fmaf(a_0[x], b_0[x], 1.5f);"), "{c}");
 }
+
+/// A float frame of `w` × `h` as PFM (little endian, bottom row first).
+fn pfm_frame(w: usize, h: usize, v: &[f32]) -> Vec<u8> {
+    let mut b = format!("Pf\n{w} {h}\n-1.0\n").into_bytes();
+    for y in (0..h).rev() {
+        for x in &v[y * w..(y + 1) * w] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    b
+}
+
+/// The 3 × 3 median's vector paths (`ssc_median9_row_float`, docs/fused.md,
+/// "The median in registers"): AVX-512, AVX2 and plain C write the same
+/// bits. A 1100-wide frame (chunks of 512 columns and a tail that is not
+/// a whole vector) full of what a min/max network can get wrong: NaN, −0
+/// beside +0, ±∞, ties; split into strips of 2 rows on 2 threads; the
+/// median alone, and inside an expression with the value it filters.
+/// Each toolchain with `-Werror` (the paths compile without a warning
+/// under `-Wall -Wextra`); a path the machine lacks is plain C again.
+#[test]
+fn the_median_writes_the_same_bits_on_every_vector_path() {
+    let dir = scratch("median-paths");
+    let (w, h) = (1100usize, 8usize);
+    let desc = write_input(
+        &dir,
+        "median.ssc",
+        &format!(
+            "composition {{
+  container_declaration source {{ out OUT float mul [1, 1]; }};
+  container_declaration sink {{ in IN float mul [1, 1]; }};
+  container_declaration med {{ in IN float mul [1, 1] [3, 3]; out OUT float mul [1, 1]; }};
+  container_declaration top {{ }};
+  container_bind source func_source FULL, sink func_sink FULL, med median3x3 FULL;
+  function_definition median3x3 {{
+    out = median(in);
+  }};
+  function_definition brighter {{
+    out = max(median(in), in) * 2;
+  }};
+  container_composition top {{
+    container frame source index, filtered med index, lifted med index,
+      plain sink index, bright sink index;
+    frame.out -> filtered.in;
+    frame.out -> lifted.in;
+    filtered.out -> plain.in;
+    lifted.out -> bright.in;
+  }};
+  compose top [{w}, {h}];
+}}
+"
+        )
+        .replace("lifted med index", "lifted brighter_med index")
+        .replace(
+            "container_declaration top",
+            "container_declaration brighter_med { in IN float mul [1, 1] [3, 3]; out OUT float mul [1, 1]; };\n  container_declaration top",
+        )
+        .replace("med median3x3 FULL", "med median3x3 FULL, brighter_med brighter FULL"),
+    );
+    let special = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY];
+    let frame: Vec<f32> = (0..w * h)
+        .map(|i| {
+            let k = (i * 7919 + i / w * 31) % 11;
+            if k < special.len() {
+                special[k]
+            } else {
+                (k % 5) as f32 - 2.0
+            }
+        })
+        .collect();
+    let input = dir.join("frame.pfm");
+    std::fs::write(&input, pfm_frame(w, h, &frame)).unwrap();
+    let toolchains = [
+        ("avx512", "-O3 -march=native -Werror"),
+        ("avx2", "-O3 -march=native -mno-avx512f -Werror"),
+        ("plain", "-O2 -Werror"),
+    ];
+    let mut outputs: Vec<(String, Vec<Vec<u8>>)> = Vec::new();
+    for (tag, cflags) in toolchains {
+        let tc = Toolchain::new(&format!("median-{tag}"), "cc", cflags)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let sub = dir.join(tag);
+        std::fs::create_dir_all(&sub).unwrap();
+        let exe = build(&tc, &Case::new(&desc, "-ts fused 2 --strip-rows 2"), &sub)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let c = sub.join("out");
+        let text = std::fs::read_to_string(sub.join("median.c")).unwrap();
+        assert!(
+            text.contains("#if defined(__AVX512F__)") && text.contains("ssc_median9_row_float("),
+            "no vector path in the generated C"
+        );
+        let args = [
+            "--iterations",
+            "1",
+            "--input",
+            &format!("frame={}", input.display()),
+            "--output",
+            &c.display().to_string(),
+        ];
+        let ran = run_in(
+            &[],
+            &exe,
+            &args,
+            &[],
+            &sub,
+            std::time::Duration::from_secs(60),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(ran.status.success(), "{tag}: {}{}", ran.stdout, ran.stderr);
+        let files = ["plain", "bright"].map(|o| {
+            std::fs::read(c.join(format!("{o}_0000.pfm")))
+                .unwrap_or_else(|e| panic!("{tag} {o}: {e}"))
+        });
+        outputs.push((
+            format!("{tag} {}", ran.checksum().unwrap_or("?")),
+            files.to_vec(),
+        ));
+    }
+    for (label, files) in &outputs[1..] {
+        assert!(
+            files == &outputs[0].1,
+            "{label} wrote other bits than {}",
+            outputs[0].0
+        );
+    }
+    // The medians themselves: NaN and both zeros reach the output, so
+    // the comparison covers them.
+    let body = &outputs[0].1[0][outputs[0].1[0].len() - 4 * w * h..];
+    let values: Vec<f32> = body
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let zeros = |negative: bool| {
+        values
+            .iter()
+            .any(|v| *v == 0.0 && v.is_sign_negative() == negative)
+    };
+    assert!(values.iter().any(|v| v.is_nan()) && zeros(true) && zeros(false));
+    eprintln!(
+        "median paths: {} bytes alike in {}",
+        outputs[0].1.iter().map(Vec::len).sum::<usize>(),
+        outputs
+            .iter()
+            .map(|o| o.0.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
