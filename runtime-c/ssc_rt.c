@@ -312,6 +312,7 @@ int ssc_iteration_begin(ssc_thread *t)
             break;
     }
     t->busy = t->wait = 0;
+    t->sink_end = NOT_RECORDED;
     atomic_store_explicit(&t->at_iter, k, memory_order_relaxed);
     if (rt.lead && k > rt.lead)
         wait_for_slowest(t, k - rt.lead);
@@ -325,6 +326,23 @@ static uint64_t frame_index(uint64_t i)
     if (lib_mode || rt.opt.overload == SSC_OVERLOAD_QUEUE || !rt.frame_of)
         return i;
     return atomic_load_explicit(&rt.frame_of[i % rt.lat_slots], memory_order_acquire);
+}
+
+static void atomic_min_u64(atomic_uint_fast64_t *a, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
+    while (v < cur && !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
+static void atomic_max_u64(atomic_uint_fast64_t *a, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
+    while ((cur == NOT_RECORDED || v > cur) &&
+           !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
 }
 
 /* A program: the last thread to finish iteration i (the slot's count,
@@ -362,6 +380,12 @@ void ssc_iteration_end(ssc_thread *t)
         rec[0] = t->busy;
         rec[1] = t->wait;
     }
+    /* This thread's last sink end, into the iteration's latency once (a
+     * sink's end into the shared slot every time made both threads write
+     * one cache line for every sink sub-box); before `done` and the
+     * pending count, which publish it. */
+    if (t->sink_end != NOT_RECORDED)
+        atomic_max_u64(&rt.lat_end[t->iter % rt.lat_slots], t->sink_end);
     if (!lib_mode)
         finish_latency(t, t->iter);
     t->iter++;
@@ -536,23 +560,6 @@ static int is_void(uint64_t i)
     return !lib_mode && atomic_load_explicit(&rt.void_from, memory_order_relaxed) <= i;
 }
 
-static void atomic_min_u64(atomic_uint_fast64_t *a, uint64_t v)
-{
-    uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
-    while (v < cur && !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
-                                                             memory_order_relaxed))
-        ;
-}
-
-static void atomic_max_u64(atomic_uint_fast64_t *a, uint64_t v)
-{
-    uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
-    while ((cur == NOT_RECORDED || v > cur) &&
-           !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_relaxed,
-                                                  memory_order_relaxed))
-        ;
-}
-
 static void lib_begin_frame(uint64_t k);   /* the library's overload (below) */
 
 /* With a deadline: how late sub-box b of iteration i started against its
@@ -616,8 +623,12 @@ void ssc_E(ssc_thread *t, ssc_box *b)
         wait_release(t, frame);
     if (source && lib_mode)
         lib_begin_frame(i);
-    int timed = b->flags || rt.box_times || rt.thread_times || rt.opt.deadline_ns;
-    uint64_t start = timed ? ssc_now_ns() : 0;
+    /* The clock is read where something uses it: a source's start (the
+     * frame's latency begins at the first), a sink's end (it ends at the
+     * last), both for -ta/-tt, the start for a deadline. */
+    int traced = rt.box_times || rt.thread_times;
+    int sink = (b->flags & SSC_BOX_SINK) != 0;
+    uint64_t start = source || traced || rt.opt.deadline_ns ? ssc_now_ns() : 0;
     if (source)   /* with a period, a frame's latency counts from its release */
         atomic_min_u64(&rt.lat_begin[i % rt.lat_slots],
                        (rt.opt.period_ns ? release_of(frame) : start) - rt.t0);
@@ -638,11 +649,11 @@ void ssc_E(ssc_thread *t, ssc_box *b)
     unsigned done_boxes = atomic_load_explicit(&t->progress, memory_order_relaxed);
     atomic_store_explicit(&t->progress, done_boxes + 1, memory_order_relaxed);
 
-    if (!timed)
+    if (!sink && !traced)
         return;
     uint64_t end = ssc_now_ns();
-    if (b->flags & SSC_BOX_SINK)
-        atomic_max_u64(&rt.lat_end[i % rt.lat_slots], end - rt.t0);
+    if (sink && (t->sink_end == NOT_RECORDED || end - rt.t0 > t->sink_end))
+        t->sink_end = end - rt.t0;
     if (rt.box_times && b->index >= 0 && i < rt.trace_n) {   /* a box outside the table: untimed */
         uint64_t *rec = rt.box_times + 2 * ((uint64_t)b->index * rt.trace_n + i);
         rec[0] = start - rt.t0;

@@ -162,6 +162,9 @@ typedef struct {
     _Alignas(64) int index;
     uint64_t iter;          /* the iteration being run */
     uint64_t busy, wait;    /* ns in this iteration (-tt) */
+    uint64_t sink_end;      /* the latest end of this thread's sinks in this
+                               iteration (ns from t0), merged into the
+                               iteration's latency once, at its end */
     uint64_t wake_early;    /* --period-us: how much before the spin bound it
                                asks to be woken for a release (wait_release) */
     atomic_uint done;       /* iterations finished, mod 2^32 (for the lead) */
