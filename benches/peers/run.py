@@ -20,9 +20,9 @@ For each chain (examples/xray.ssc, examples/fluoro.ssc) at R x R (default
 all reading the same frames, preloaded, and folding ssc's checksum in the
 timed region. Everything runs interleaved (round robin over every program
 of both chains, --rounds rounds of --iterations frames); every program but
-the `nsf` ones and ssc's `--contract` configurations must print the
-chain's one checksum, and the `--contract` ones one of their own (exit 1
-if not).
+the `nsf` ones and ssc's `--contract`/`--reciprocal` configurations must
+print the chain's one checksum, and those with the same of these flags one
+of their own (exit 1 if not).
 
 Roofline (roofline.c, measured first on 2 threads): max(bytes that must
 cross DRAM per frame / STREAM bandwidth, float operations per frame /
@@ -67,6 +67,10 @@ OMP_FUSED_FLAGS = OMP_FLAGS + ["-fno-trapping-math"]
 THREADS = "2"
 RT_PERIOD_S = 1.0  # /proc/sys/kernel/sched_rt_period_us, Linux's default
 RT_RUNTIME_S = 0.95  # sched_rt_runtime_us: what SCHED_FIFO may use of it
+# ssc's flags that give up a rounding (docs/language.md, "Contraction",
+# "Reciprocals"): a configuration with any is held to the checksum of the
+# configurations with the same ones, not to the strict one.
+RELAXING = ("--contract", "--reciprocal")
 HALIDE_SCHEDULES = [("mullapudi", "Mullapudi2016"), ("adams", "Adams2019"),
                     ("li", "Li2018"), ("manual", "manual strips")]
 
@@ -207,10 +211,12 @@ def build_ssc(ssc, chain, desc, flags, resolution, build, index, cflags, frames,
     (d / "config").write_text(f"{label} {flags}\n")  # the name spikes.py shows
     cfiles = [c for c in d.glob("*.c") if not c.name.startswith("ssc_")]
     memory = sum(arena_bytes(c) for c in cfiles)
-    # `--contract` rounds a * b + c once: another checksum, the same for
-    # every contracted configuration (checked below).
+    # `--contract` rounds a * b + c once, `--reciprocal` multiplies by a
+    # constant's reciprocal: other checksums, one for every configuration
+    # with the same of these flags (checked below).
+    relax = tuple(f for f in RELAXING if f in shlex.split(flags))
     return {"name": f"{label} {flags}", "group": "ssc", "chain": chain,
-            "exact": "--contract" not in shlex.split(flags),
+            "exact": not relax, "relax": relax,
             "cmd": [str(exe)] + input_args(chain, frames), "memory": memory}
 
 
@@ -440,10 +446,15 @@ def main():
             failed.append(f"{chain}:\n" + "\n".join(f"  {c}  {n}" for n, c in sorted(exact)))
             continue
         checksum = next(iter(sums))
-        contracted = {(p["name"], r["checksum"]) for p in cp
-                      if p["group"] == "ssc" and not p["exact"] for r in runs[id(p)]}
-        if len({c for _, c in contracted}) > 1:
-            failed.append(f"{chain} (--contract):\n" + "\n".join(f"  {c}  {n}" for n, c in sorted(contracted)))
+        relaxed = {p["relax"] for p in cp if p["group"] == "ssc" and not p["exact"]}
+        bad = False
+        for relax in sorted(relaxed):
+            same = {(p["name"], r["checksum"]) for p in cp
+                    if p["group"] == "ssc" and p.get("relax") == relax for r in runs[id(p)]}
+            if len({c for _, c in same}) > 1:
+                failed.append(f"{chain} ({' '.join(relax)}):\n" + "\n".join(f"  {c}  {n}" for n, c in sorted(same)))
+                bad = True
+        if bad:
             continue
         nbytes, ops = CHAINS[chain]["work"](R)
         t_mem, t_ops = nbytes / bandwidth * 1e6, ops / vector * 1e6
@@ -471,7 +482,7 @@ def main():
             if g == "Halide" and exact_cand:
                 best["Halide, strict_float"] = min(exact_cand, key=lambda r: r["mean"])["program"]
             if g == "ssc" and exact_cand and len(exact_cand) < len(cand):
-                best["ssc, without --contract"] = min(exact_cand, key=lambda r: r["mean"])["program"]
+                best["ssc, without --contract or --reciprocal"] = min(exact_cand, key=lambda r: r["mean"])["program"]
         result["chains"][chain] = {
             "checksum": checksum, "bytes": nbytes, "ops": ops, "roofline_us": roof,
             "memory_bound_us": t_mem, "compute_bound_us": t_ops, "rows": rows, "best": best}

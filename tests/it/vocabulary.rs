@@ -237,6 +237,8 @@ fn every_operator_agrees_with_numpy() {
         "-ts fused 2 --strip-rows 4",
         "-ts reduced 2 -ms reuse",
         "-ts fused 2 --strip-rows 4 --contract",
+        "-ts reduced 2 -ms reuse --reciprocal",
+        "-ts fused 2 --strip-rows 4 --contract --reciprocal",
     ] {
         let d = dir.join(flags.replace(' ', "_"));
         std::fs::create_dir_all(&d).unwrap();
@@ -526,6 +528,85 @@ fn contraction_prints_one_checksum_in_every_schedule() {
     ]);
     let c = std::fs::read_to_string(dir.join("two").join("two.c")).unwrap();
     assert!(c.contains("q_row[ex] = fmaf(a_0[x], b_0[x], 1.5f);"), "{c}");
+}
+
+/// `--reciprocal` (docs/language.md, "Reciprocals"): a floating division
+/// by a constant multiplies by the constant's rounded reciprocal, as
+/// Halide without `strict_float` does, so every scheduler, the fused, the
+/// inlined and the `--portable` program print one checksum of their own,
+/// and so does each with `--contract` as well; a division by a power of
+/// two stays (it multiplies exactly already); the operators stay within
+/// numpy's tolerance (`every_operator_agrees_with_numpy`).
+#[test]
+fn reciprocals_print_one_checksum_in_every_schedule() {
+    let xray = small_xray("reciprocal");
+    let ops = root("tests/in/operators.ssc");
+    let dir = scratch("reciprocal");
+    let mut sums = Vec::new();
+    for extra in ["--reciprocal", "--contract --reciprocal"] {
+        let cases: Vec<Case> = [
+            "-ts fused 2 --strip-rows 4",
+            "-ts fused 2 --strip-rows 4 --inline",
+            "-ts predictable 2 -ms interference --inline",
+            "-ts simple -ms none --portable",
+        ]
+        .iter()
+        .map(|f| Case::new(&xray, &format!("{f} {extra}")))
+        .collect();
+        same_checksums(gcc(), &format!("xray {extra}"), &cases, 3);
+        let ocases: Vec<Case> = [
+            "-ts fused 2 --strip-rows 4",
+            "-ts reduced 2 -ms reuse",
+            "-ts predictable 2 --portable",
+        ]
+        .iter()
+        .map(|f| Case::new(&ops, &format!("{f} {extra}")))
+        .collect();
+        same_checksums(gcc(), &format!("operators {extra}"), &ocases, 3);
+        let (sum, _) = build_and_run(gcc(), &cases[0], 3, &dir).unwrap_or_else(|e| panic!("{e}"));
+        sums.push(sum);
+    }
+    let (strict, _) = build_and_run(
+        gcc(),
+        &Case::new(&xray, "-ts fused 2 --strip-rows 4"),
+        3,
+        &dir,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (contracted, _) = build_and_run(
+        gcc(),
+        &Case::new(&xray, "-ts fused 2 --strip-rows 4 --contract"),
+        3,
+        &dir,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_ne!(sums[0], strict, "--reciprocal printed the strict checksum");
+    assert_ne!(
+        sums[1], contracted,
+        "--reciprocal changed nothing under --contract"
+    );
+    assert_ne!(sums[0], sums[1]);
+    // The C: window_level's division by 16 000 multiplies by 1/16 000
+    // rounded to float (6.25e-5 is exact in decimal, not in binary); the
+    // Gaussian's / 16 stays.
+    let c_of = |flags: &[&str], tag: &str| {
+        let out = dir.join(tag);
+        let mut args = vec!["build", xray.to_str().unwrap(), "-ts", "fused", "2"];
+        args.extend_from_slice(flags);
+        let od = out.to_string_lossy().to_string();
+        args.extend(["-od", &od]);
+        ssc_ok(args);
+        std::fs::read_to_string(out.join("xray_small.c")).unwrap()
+    };
+    let c = c_of(&["--reciprocal"], "c");
+    assert!(
+        c.contains(" * 6.25e-5f") && !c.contains("/ 16000.0f"),
+        "{c}"
+    );
+    assert!(c.contains("/ 16.0f"), "{c}");
+    let strict_c = c_of(&[], "strict");
+    assert!(strict_c.contains("/ 16000.0f") && !strict_c.contains("6.25e-5f"));
+    assert_eq!(6.25e-5f32, (1.0f64 / 16000.0) as f32);
 }
 
 /// A float frame of `w` × `h` as PFM (little endian, bottom row first).

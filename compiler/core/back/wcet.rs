@@ -56,8 +56,10 @@ pub struct WcetOptions {
     pub percentile: f64,
     /// Functions implemented by `--kernels` files.
     pub user_kernels: Vec<String>,
-    /// `--contract`: the kernels timed as the program runs them.
+    /// `--contract` and `--reciprocal`: the kernels timed as the program
+    /// runs them.
     pub contract: bool,
+    pub reciprocal: bool,
 }
 
 impl Default for WcetOptions {
@@ -69,6 +71,7 @@ impl Default for WcetOptions {
             percentile: 99.0,
             user_kernels: Vec::new(),
             contract: false,
+            reciprocal: false,
         }
     }
 }
@@ -225,7 +228,13 @@ pub fn emit(h: &Hsdfg, o: &WcetOptions) -> Result<Program, Vec<Diagnostic>> {
         table_order: table_order(h, &kinds, &kind_of),
         kinds: kinds.iter().map(|k| c_string(k)).collect(),
         order: topological(h),
-        defs: super::c::kernels::view(h, o.contract),
+        defs: super::c::kernels::view(
+            h,
+            super::c::kernels::FloatRules {
+                contract: o.contract,
+                reciprocal: o.reciprocal,
+            },
+        ),
         buffers: layout
             .buffers
             .iter()

@@ -311,6 +311,7 @@ pub fn measure(dir: &Path) -> Result<Coefficients, Error> {
         percentile: 50.0,
         user_kernels: Vec::new(),
         contract: false,
+        reciprocal: false,
     };
     let program = back::wcet::emit(&h, &wopts).map_err(Error::Harness)?;
     let sync = sync_program();

@@ -267,6 +267,12 @@ pub(crate) struct BuildArgs {
     /// default's, another checksum (docs/language.md, "Contraction").
     #[arg(long = "contract", help_heading = "Instantiation")]
     pub contract: bool,
+    /// Divide a floating value by a constant as a multiply by the constant's
+    /// rounded reciprocal (what Halide does without strict_float), the same
+    /// in every schedule: faster, outputs within an ulp of the default's,
+    /// another checksum (docs/language.md, "Reciprocals").
+    #[arg(long = "reciprocal", help_heading = "Instantiation")]
+    pub reciprocal: bool,
     /// The most sub-boxes the strips of -ts fused may make (the split's limit).
     #[arg(long = "max-subboxes", value_name = "N", value_parser = parse_positive, help = max_subboxes_help(), help_heading = "Instantiation")]
     pub max_subboxes: Option<u64>,

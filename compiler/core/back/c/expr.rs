@@ -108,6 +108,12 @@ pub struct Emit<'a> {
     /// loop that computes a value (border, chunks, rows of a pass), so the
     /// same bits in every schedule.
     pub contract: bool,
+    /// `--reciprocal`: in a floating type, `a / c` by a constant `c` (finite,
+    /// not zero, not a power of two, whose division multiplies exactly
+    /// anyway) as `a * r`, r the reciprocal rounded once to the type; a
+    /// product of its own, never contracted (the node stays a division).
+    /// What Halide does to such a division without `strict_float`.
+    pub reciprocal: bool,
 }
 
 /// The x pass of a separable sum over input `port` with weights `wx`:
@@ -167,6 +173,10 @@ impl Emit<'_> {
                 arg: a,
             } => (format!("{}({})", sat_name(t, a.elem()), arg(a)), 6),
             Op::Neg(a) => (format!("-{}", wrap(self.prec(a), 6)), 5),
+            Op::Binary(BinOp::Div, a, b) if self.reciprocal_of(b, t).is_some() => {
+                let r = self.reciprocal_of(b, t).expect("checked");
+                (format!("{} * {}", wrap(self.prec(a), 4), literal(r, t)), 4)
+            }
             Op::Binary(op, a, b) if self.contracts(t) => match self.fused(*op, a, b, t) {
                 Some(f) => (f, 6),
                 None => self.binary(*op, a, b),
@@ -266,6 +276,26 @@ impl Emit<'_> {
             ),
             p,
         )
+    }
+
+    /// Under [`Emit::reciprocal`], the reciprocal that `/ b` multiplies by
+    /// instead in type `t`: `b` a floating constant, finite, not zero, not
+    /// a power of two. In `float`, 1/c rounded to double and then to float
+    /// is 1/c rounded once (1/c is never within 2⁻⁴⁹ of a float's
+    /// midpoint for a float c, and the double is within 2⁻⁵³).
+    fn reciprocal_of(&self, b: &Node, t: ElemType) -> Option<f64> {
+        let Op::Const(c) = b.op else { return None };
+        if !self.reciprocal || !t.is_float() || !c.is_finite() || c == 0.0 {
+            return None;
+        }
+        let (mantissa, _) = frexp(c.abs());
+        if mantissa == 0.5 {
+            return None; // a power of two: the division multiplies exactly already
+        }
+        Some(match t {
+            ElemType::Float => (1.0 / c) as f32 as f64,
+            _ => 1.0 / c,
+        })
     }
 
     /// Whether values of type `t` are contracted ([`Emit::contract`]).
@@ -630,4 +660,17 @@ pub fn tables(k: &Kernel) -> Vec<Vec<f64>> {
         });
     }
     out
+}
+
+/// `v` = m · 2^e with m in [0.5, 1) (v finite, positive): m and e.
+fn frexp(v: f64) -> (f64, i32) {
+    let bits = v.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    if exp == 0 {
+        // subnormal: scale into the normal range first
+        let (m, e) = frexp(v * 2f64.powi(64));
+        return (m, e - 64);
+    }
+    let m = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
+    (m, exp - 1022)
 }

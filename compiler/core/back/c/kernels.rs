@@ -20,6 +20,17 @@ use crate::ir::kernel::{table_type, Kernel, KernelPort, Node, Op, Ty};
 use crate::ir::{ElemType, Pair};
 use std::collections::BTreeSet;
 
+/// The rounding the defined functions' floating arithmetic may give up,
+/// each the same in every loop of every schedule (docs/language.md,
+/// "Contraction" and "Reciprocals"): none by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FloatRules {
+    /// `--contract`: `a * b ± c` and weighted sums as `fma` ([`Emit::contract`]).
+    pub contract: bool,
+    /// `--reciprocal`: `a / c` by a constant as `a * (1/c)` ([`Emit::reciprocal`]).
+    pub reciprocal: bool,
+}
+
 /// The C function a defined function runs as.
 pub fn function_name(kernel: &str) -> String {
     format!("def_{kernel}")
@@ -269,7 +280,7 @@ pub struct SatView {
 }
 
 /// The views of the kernels `h` runs, by function name.
-pub fn view(h: &Hsdfg, contract: bool) -> KernelsView {
+pub fn view(h: &Hsdfg, rules: FloatRules) -> KernelsView {
     let used: BTreeSet<&str> = h.functions.iter().map(|f| f.function.as_str()).collect();
     let kernels: Vec<&Kernel> = h
         .kernels
@@ -328,10 +339,7 @@ pub fn view(h: &Hsdfg, contract: bool) -> KernelsView {
             .collect()
     };
     KernelsView {
-        kernels: kernels
-            .into_iter()
-            .map(|k| kernel_view(k, contract))
-            .collect(),
+        kernels: kernels.into_iter().map(|k| kernel_view(k, rules)).collect(),
         sats: sats
             .into_iter()
             .map(|(to, from)| sat_view(to, from))
@@ -488,13 +496,13 @@ fn reads(k: &Kernel, passes: &[XPass], medians: &[usize], chunked_loop: bool) ->
     }
 }
 
-fn kernel_view(k: &Kernel, contract: bool) -> KernelView {
+fn kernel_view(k: &Kernel, rules: FloatRules) -> KernelView {
     let tables = tables(k);
     let bounds = bounds(k);
     let rowwise = chunked(k);
     let chunked_loop = rowwise.any();
     let Chunked { passes, medians } = rowwise;
-    let slide = slide_view(k, contract);
+    let slide = slide_view(k, rules.contract);
     let Reads {
         rows,
         uses_x,
@@ -511,7 +519,8 @@ fn kernel_view(k: &Kernel, contract: bool) -> KernelView {
         stored: &[],
         local_rows: chunked_loop,
         shift: (0, 0),
-        contract,
+        contract: rules.contract,
+        reciprocal: rules.reciprocal,
     };
     let emit_at = |edge: bool, parity: Option<(u64, u64)>, n| emitter(edge, parity).expr(n);
     let emit = |edge: bool, n| emit_at(edge, None, n);

@@ -53,6 +53,10 @@ pub struct COptions {
     /// rounding (`fmaf`, `fma`), the same in every loop of every schedule
     /// (the C back end's `Emit::contract`; docs/language.md, "Contraction").
     pub contract: bool,
+    /// `--reciprocal`: a floating `a / c` by a constant `c` that is not a
+    /// power of two as `a * (1/c)`, the reciprocal rounded once to the
+    /// type (`Emit::reciprocal`; docs/language.md, "Reciprocals").
+    pub reciprocal: bool,
 }
 
 /// `-dm dynamic` (malloc / free) or `-dm reduced` (a pool of blocks per

@@ -82,6 +82,7 @@ pub(super) fn linux(
         library: config.target == Target::Library,
         check_kernels: a.check_kernels,
         contract: a.contract,
+        reciprocal: a.reciprocal,
     };
     kernels_or_report(&c.hsdfg, &c.description, &opts.user_kernels, file)?;
     let program = back::c::emit(&c.hsdfg, &c.runtime, &opts).map_err(|d| {

@@ -21,6 +21,7 @@ fn wcet_options(a: &BuildArgs, name: &str) -> Result<back::wcet::WcetOptions, i3
         percentile: a.wcet_percentile.unwrap_or(99.0),
         user_kernels: user_kernel_names(&a.kernels)?,
         contract: a.contract,
+        reciprocal: a.reciprocal,
     })
 }
 
