@@ -479,15 +479,7 @@ fn contraction_prints_one_checksum_in_every_schedule() {
     );
     // The C says so: a fused multiply-add in the Gaussian's x pass and in
     // the bilinear blend, none under the default.
-    let c_of = |flags: &[&str], tag: &str| {
-        let out = dir.join(tag);
-        let mut args = vec!["build", xray.to_str().unwrap(), "-ts", "fused", "2"];
-        args.extend_from_slice(flags);
-        let od = out.to_string_lossy().to_string();
-        args.extend(["-od", &od]);
-        ssc_ok(args);
-        std::fs::read_to_string(out.join("xray_small.c")).unwrap()
-    };
+    let c_of = |flags: &[&str], tag: &str| small_xray_c(&xray, &dir.join(tag), flags);
     let c = c_of(&["--contract"], "c");
     assert!(
         c.contains("sum[x - c0] = fmaf(2.0f, src[x], src[x - 1]) + src[x + 1];"),
@@ -589,15 +581,7 @@ fn reciprocals_print_one_checksum_in_every_schedule() {
     // The C: window_level's division by 16 000 multiplies by 1/16 000
     // rounded to float (6.25e-5 is exact in decimal, not in binary); the
     // Gaussian's / 16 stays.
-    let c_of = |flags: &[&str], tag: &str| {
-        let out = dir.join(tag);
-        let mut args = vec!["build", xray.to_str().unwrap(), "-ts", "fused", "2"];
-        args.extend_from_slice(flags);
-        let od = out.to_string_lossy().to_string();
-        args.extend(["-od", &od]);
-        ssc_ok(args);
-        std::fs::read_to_string(out.join("xray_small.c")).unwrap()
-    };
+    let c_of = |flags: &[&str], tag: &str| small_xray_c(&xray, &dir.join(tag), flags);
     let c = c_of(&["--reciprocal"], "c");
     assert!(
         c.contains(" * 6.25e-5f") && !c.contains("/ 16000.0f"),
@@ -607,6 +591,17 @@ fn reciprocals_print_one_checksum_in_every_schedule() {
     let strict_c = c_of(&[], "strict");
     assert!(strict_c.contains("/ 16000.0f") && !strict_c.contains("6.25e-5f"));
     assert_eq!(6.25e-5f32, (1.0f64 / 16000.0) as f32);
+}
+
+/// The C of the small xray (`small_xray`) built `-ts fused 2` with
+/// `flags` into `out`.
+fn small_xray_c(xray: &Path, out: &Path, flags: &[&str]) -> String {
+    let mut args = vec!["build", xray.to_str().unwrap(), "-ts", "fused", "2"];
+    args.extend_from_slice(flags);
+    let od = out.to_string_lossy().to_string();
+    args.extend(["-od", &od]);
+    ssc_ok(args);
+    std::fs::read_to_string(out.join("xray_small.c")).unwrap()
 }
 
 /// A float frame of `w` × `h` as PFM (little endian, bottom row first).

@@ -280,17 +280,19 @@ impl Emit<'_> {
 
     /// Under [`Emit::reciprocal`], the reciprocal that `/ b` multiplies by
     /// instead in type `t`: `b` a floating constant, finite, not zero, not
-    /// a power of two. In `float`, 1/c rounded to double and then to float
-    /// is 1/c rounded once (1/c is never within 2⁻⁴⁹ of a float's
+    /// a power of two, taken as its C literal has it (a `float` literal is
+    /// rounded to float). In `float`, 1/c rounded to double and then to
+    /// float is 1/c rounded once (1/c is never within 2⁻⁴⁹ of a float's
     /// midpoint for a float c, and the double is within 2⁻⁵³).
     fn reciprocal_of(&self, b: &Node, t: ElemType) -> Option<f64> {
         let Op::Const(c) = b.op else { return None };
-        if !self.reciprocal || !t.is_float() || !c.is_finite() || c == 0.0 {
+        // The constant as the C literal has it: a float literal is rounded.
+        let c = match t {
+            ElemType::Float => c as f32 as f64,
+            _ => c,
+        };
+        if !self.reciprocal || !t.is_float() || !c.is_finite() || c == 0.0 || power_of_two(c) {
             return None;
-        }
-        let (mantissa, _) = frexp(c.abs());
-        if mantissa == 0.5 {
-            return None; // a power of two: the division multiplies exactly already
         }
         Some(match t {
             ElemType::Float => (1.0 / c) as f32 as f64,
@@ -662,15 +664,14 @@ pub fn tables(k: &Kernel) -> Vec<Vec<f64>> {
     out
 }
 
-/// `v` = m · 2^e with m in [0.5, 1) (v finite, positive): m and e.
-fn frexp(v: f64) -> (f64, i32) {
-    let bits = v.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    if exp == 0 {
-        // subnormal: scale into the normal range first
-        let (m, e) = frexp(v * 2f64.powi(64));
-        return (m, e - 64);
+/// Whether the finite, non-zero `v` is ± a power of two (a division by it
+/// multiplies exactly).
+fn power_of_two(v: f64) -> bool {
+    let bits = v.abs().to_bits();
+    let (exponent, fraction) = (bits >> 52, bits & ((1u64 << 52) - 1));
+    if exponent == 0 {
+        fraction.is_power_of_two()
+    } else {
+        fraction == 0
     }
-    let m = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
-    (m, exp - 1022)
 }
