@@ -450,7 +450,7 @@ def main():
         bad = False
         for relax in sorted(relaxed):
             same = {(p["name"], r["checksum"]) for p in cp
-                    if p["group"] == "ssc" and p.get("relax") == relax for r in runs[id(p)]}
+                    if p["group"] == "ssc" and p["relax"] == relax for r in runs[id(p)]}
             if len({c for _, c in same}) > 1:
                 failed.append(f"{chain} ({' '.join(relax)}):\n" + "\n".join(f"  {c}  {n}" for n, c in sorted(same)))
                 bad = True

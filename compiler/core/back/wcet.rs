@@ -34,7 +34,7 @@
 //! `--percentile P` (0 < P ≤ 100), `--json`, `--etp-dir DIR`, `--help`.
 //! [`parse_report`] reads its JSON back ([`WcetReport`]).
 
-use super::c::{KernelTypes, Program, RUNTIME_FILES};
+use super::c::{FloatRules, KernelTypes, Program, RUNTIME_FILES};
 use crate::back::layout::{c_string, comment, FunctionLayout, Layout, Memory, PortMake};
 use crate::diagnostics::Diagnostic;
 use crate::ir::hsdfg::Hsdfg;
@@ -58,8 +58,7 @@ pub struct WcetOptions {
     pub user_kernels: Vec<String>,
     /// `--contract` and `--reciprocal`: the kernels timed as the program
     /// runs them.
-    pub contract: bool,
-    pub reciprocal: bool,
+    pub float: FloatRules,
 }
 
 impl Default for WcetOptions {
@@ -70,8 +69,7 @@ impl Default for WcetOptions {
             warmup: 10,
             percentile: 99.0,
             user_kernels: Vec::new(),
-            contract: false,
-            reciprocal: false,
+            float: FloatRules::default(),
         }
     }
 }
@@ -228,13 +226,7 @@ pub fn emit(h: &Hsdfg, o: &WcetOptions) -> Result<Program, Vec<Diagnostic>> {
         table_order: table_order(h, &kinds, &kind_of),
         kinds: kinds.iter().map(|k| c_string(k)).collect(),
         order: topological(h),
-        defs: super::c::kernels::view(
-            h,
-            super::c::kernels::FloatRules {
-                contract: o.contract,
-                reciprocal: o.reciprocal,
-            },
-        ),
+        defs: super::c::kernels::view(h, o.float),
         buffers: layout
             .buffers
             .iter()

@@ -310,8 +310,7 @@ pub fn measure(dir: &Path) -> Result<Coefficients, Error> {
         warmup: WARMUP,
         percentile: 50.0,
         user_kernels: Vec::new(),
-        contract: false,
-        reciprocal: false,
+        float: back::c::FloatRules::default(),
     };
     let program = back::wcet::emit(&h, &wopts).map_err(Error::Harness)?;
     let sync = sync_program();

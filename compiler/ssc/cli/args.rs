@@ -606,6 +606,17 @@ fn parse_positive(s: &str) -> Result<u64, String> {
     }
 }
 
+impl BuildArgs {
+    /// The roundings `--contract` and `--reciprocal` give up, for the C back
+    /// end and the WCET harness alike.
+    pub(crate) fn float_rules(&self) -> ssc::back::c::FloatRules {
+        ssc::back::c::FloatRules {
+            contract: self.contract,
+            reciprocal: self.reciprocal,
+        }
+    }
+}
+
 /// `-cm 0,1`: the cores to use, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct CoreMask(pub Vec<usize>);

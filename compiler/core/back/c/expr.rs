@@ -173,15 +173,23 @@ impl Emit<'_> {
                 arg: a,
             } => (format!("{}({})", sat_name(t, a.elem()), arg(a)), 6),
             Op::Neg(a) => (format!("-{}", wrap(self.prec(a), 6)), 5),
-            Op::Binary(BinOp::Div, a, b) if self.reciprocal_of(b, t).is_some() => {
-                let r = self.reciprocal_of(b, t).expect("checked");
-                (format!("{} * {}", wrap(self.prec(a), 4), literal(r, t)), 4)
+            Op::Binary(op, a, b) => {
+                let reciprocal = match op {
+                    BinOp::Div => self.reciprocal_of(b, t),
+                    _ => None,
+                };
+                if let Some(r) = reciprocal {
+                    (format!("{} * {}", wrap(self.prec(a), 4), literal(r, t)), 4)
+                } else if let Some(f) = self
+                    .contracts(t)
+                    .then(|| self.fused(*op, a, b, t))
+                    .flatten()
+                {
+                    (f, 6)
+                } else {
+                    self.binary(*op, a, b)
+                }
             }
-            Op::Binary(op, a, b) if self.contracts(t) => match self.fused(*op, a, b, t) {
-                Some(f) => (f, 6),
-                None => self.binary(*op, a, b),
-            },
-            Op::Binary(op, a, b) => self.binary(*op, a, b),
             Op::Compare(op, a, b) => (
                 format!(
                     "{} {} {}",

@@ -28,6 +28,7 @@ mod view;
 
 pub use compile::{compile, compile_library, write_files};
 pub use error::CompileError;
+pub use kernels::FloatRules;
 pub use library::pkg_config;
 pub use options::{COptions, DynamicMemory};
 pub use view::{emit, unimplemented, Program};

@@ -2,6 +2,7 @@
 //! (`COptions`), which the command line fills from its flags and every
 //! part of the emitter reads.
 
+use super::kernels::FloatRules;
 use std::collections::BTreeMap;
 
 /// What the generated program is built with.
@@ -48,15 +49,12 @@ pub struct COptions {
     /// (`ssc_guard_init`), so a kernel that addresses a row without
     /// `SSC_ROW` faults and is named.
     pub check_kernels: bool,
-    /// `--contract`: every `a * b ± c` a defined function writes, the
+    /// `--contract` (every `a * b ± c` a defined function writes, the
     /// weighted sums of its window operators and `round`'s `+ 0.5` in one
-    /// rounding (`fmaf`, `fma`), the same in every loop of every schedule
-    /// (the C back end's `Emit::contract`; docs/language.md, "Contraction").
-    pub contract: bool,
-    /// `--reciprocal`: a floating `a / c` by a constant `c` that is not a
-    /// power of two as `a * (1/c)`, the reciprocal rounded once to the
-    /// type (`Emit::reciprocal`; docs/language.md, "Reciprocals").
-    pub reciprocal: bool,
+    /// rounding) and `--reciprocal` (a floating `a / c` by a constant as
+    /// `a * (1/c)`), each the same in every loop of every schedule
+    /// (docs/language.md, "Contraction" and "Reciprocals").
+    pub float: FloatRules,
 }
 
 /// `-dm dynamic` (malloc / free) or `-dm reduced` (a pool of blocks per

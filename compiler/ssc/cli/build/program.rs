@@ -81,8 +81,7 @@ pub(super) fn linux(
         }),
         library: config.target == Target::Library,
         check_kernels: a.check_kernels,
-        contract: a.contract,
-        reciprocal: a.reciprocal,
+        float: a.float_rules(),
     };
     kernels_or_report(&c.hsdfg, &c.description, &opts.user_kernels, file)?;
     let program = back::c::emit(&c.hsdfg, &c.runtime, &opts).map_err(|d| {

@@ -20,8 +20,7 @@ fn wcet_options(a: &BuildArgs, name: &str) -> Result<back::wcet::WcetOptions, i3
         warmup: 10,
         percentile: a.wcet_percentile.unwrap_or(99.0),
         user_kernels: user_kernel_names(&a.kernels)?,
-        contract: a.contract,
-        reciprocal: a.reciprocal,
+        float: a.float_rules(),
     })
 }
 
