@@ -39,7 +39,7 @@ pub struct LowerOptions {
     /// ([`inline`]) in a composed declaration.
     pub inline: bool,
     /// `--contract`: the C back end contracts `a * b + c` into one
-    /// rounding ([`crate::back::c::COptions::contract`]); fusing then
+    /// rounding ([`crate::back::c::FloatRules::contract`]); fusing then
     /// keeps each substituted value apart ([`inline::fuse`]).
     pub contract: bool,
 }

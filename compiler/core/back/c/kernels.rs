@@ -25,9 +25,9 @@ use std::collections::BTreeSet;
 /// "Contraction" and "Reciprocals"): none by default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FloatRules {
-    /// `--contract`: `a * b ± c` and weighted sums as `fma` ([`Emit::contract`]).
+    /// `--contract`: `a * b ± c` and weighted sums as `fma` (`Emit::contract`).
     pub contract: bool,
-    /// `--reciprocal`: `a / c` by a constant as `a * (1/c)` ([`Emit::reciprocal`]).
+    /// `--reciprocal`: `a / c` by a constant as `a * (1/c)` (`Emit::reciprocal`).
     pub reciprocal: bool,
 }
 
