@@ -294,6 +294,52 @@ static void test_conv(ssc_type t, int win, int64_t w, int64_t h)
     free(in.data); free(out.data);
 }
 
+/* Integer conv at the type's extremes against the exact quotient: the sum
+ * in 64 bits, truncated toward zero by C's integer division. Windows that
+ * are not a power of two divide in double (exact below 2^53), a window of
+ * more than 2^20 elements as integers; both must give C's quotient. */
+static void test_conv_extremes(ssc_type t)
+{
+    static const int64_t lo[] = { -128, 0, -32768, 0, -2147483648LL, 0 };
+    static const int64_t hi[] = { 127, 255, 32767, 65535, 2147483647LL, 4294967295LL };
+    static const int wins[] = { 3, 5, 7, 9, 6, 1025 };
+    if (t == SSC_FLOAT || t == SSC_DOUBLE)
+        return;
+    for (size_t wi = 0; wi < sizeof wins / sizeof wins[0]; wi++) {
+        int win = wins[wi];
+        int64_t w = win > 64 ? 3 : 40, h = win > 64 ? 2 : 9;
+        ssc_port in = grid(t, w, h, 1, win), out = grid(t, w, h, 1, 1);
+        /* extremes, their neighbours and values near zero, mixed so that
+         * sums land on, just above and just below multiples of the count */
+        int64_t vals[] = { hi[t], lo[t], hi[t] - 1, lo[t] + 1, 0, 1, -1 };
+        int nv = lo[t] < 0 ? 7 : 6;
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                int64_t k = (x * 7 + y * 13 + (x * y) % 5) % (nv + 3);
+                set(&in, x, y, (double)(k < nv ? vals[k] : k == nv ? hi[t] : lo[t]));
+            }
+        ssc_region all = { 0, 0, w, h };
+        run(func_conv, all, w, h, 3, 0, &in, 1, &out, 1);
+        int64_t b = (win - 1) / 2;
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                int64_t sum = 0;
+                for (int64_t dy = -b; dy <= win - 1 - b; dy++)
+                    for (int64_t dx = -b; dx <= win - 1 - b; dx++) {
+                        int64_t cx = x + dx < 0 ? 0 : x + dx >= w ? w - 1 : x + dx;
+                        int64_t cy = y + dy < 0 ? 0 : y + dy >= h ? h - 1 : y + dy;
+                        sum += (int64_t)get(&in, cx, cy);
+                    }
+                int64_t want = sum / ((int64_t)win * win);
+                CHECK((int64_t)get(&out, x, y) == want,
+                      "conv[%d] %s extremes at (%lld,%lld): %.0f, want %lld", win,
+                      type_names[t], (long long)x, (long long)y, get(&out, x, y),
+                      (long long)want);
+            }
+        free(in.data); free(out.data);
+    }
+}
+
 static void test_scaling(ssc_type t)
 {
     ssc_port big = grid(t, 2 * GW, 2 * GH, 2, 1), small = grid(t, GW, GH, 1, 1);
@@ -550,6 +596,7 @@ int main(void)
         test_conv(t, 3, 1, 3);        /* one column: every read clamped */
         test_conv(t, 3, 2, 2);
         test_conv(t, 7, 3, 5);        /* a window wider than the grid */
+        test_conv_extremes(t);
         test_scaling(t);
         test_region_only(t);
         test_sink_split(t);
