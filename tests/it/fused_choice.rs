@@ -60,19 +60,22 @@ fn a_chain_whose_frames_fit_the_cache_runs_box_at_a_time_and_says_so() {
     assert!(err.contains("compose chain [64, 64]"), "{err}");
     let kind = scheduled_as(&info);
     assert_eq!(kind, "predictable(2)");
-    // The warning names what ran: the same scheduler and interference.
+    // The warning names what ran: the same scheduler, and naive or
+    // interference memory (which one follows this machine's cache: the
+    // library test below pins both).
     let named = kind.replace('(', " ").replace(')', "");
-    assert!(
-        err.contains(&format!("as `-ts {named} -ms interference`")),
-        "{err}"
-    );
+    let ms = ["naive", "interference"]
+        .into_iter()
+        .find(|m| err.contains(&format!("as `-ts {named} -ms {m}`")))
+        .unwrap_or_else(|| panic!("no memory schedule named: {err}"));
     // The same program as asking for that schedule directly.
-    let (direct, _) = build(&file, &format!("-ts {named} -ms interference"));
+    let (direct, _) = build(&file, &format!("-ts {named} -ms {ms}"));
     let memory = |t: &str| {
         t.lines()
-            .find(|l| l.trim_start().starts_with("interference"))
+            .find(|l| l.trim_start().starts_with(ms))
             .map(str::to_string)
     };
+    assert!(memory(&info).is_some(), "{info}");
     assert_eq!(memory(&info), memory(&direct));
     // The summary line of a real build says what ran.
     let dir = scratch("fused-choice-summary");
@@ -142,8 +145,65 @@ fn the_decision_follows_the_largest_frame_against_the_budget() {
         SchedulerKind::Fused(2)
     );
     assert!(boxed.warnings.iter().any(|w| w.code == "E140"));
+    // Its buffers, each in bytes of its own, do not fit two such budgets:
+    // they share memory.
     assert_eq!(
         boxed.memory.as_ref().unwrap().kind,
         Some(MemoryKind::Interference)
     );
+}
+
+/// Box-at-a-time, the buffers get bytes of their own (`naive`) exactly when
+/// all of them fit the cores' caches together (threads × the budget), and
+/// share memory (`interference`) otherwise; an `-ms` given wins.
+#[test]
+fn box_at_a_time_gives_each_buffer_its_own_bytes_when_all_fit_the_caches() {
+    let file = small_chain("own-bytes");
+    let desc = ssc::front::syntax::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let compile = |budget: u64, memory: Option<MemoryKind>| {
+        let mut opts = pipeline::Options {
+            lower: Default::default(),
+            scheduler: SchedulerKind::Fused(2),
+            schedule: ScheduleOptions {
+                cores: Some(vec![0, 1]),
+                ..ScheduleOptions::default()
+            },
+            memory: memory.unwrap_or(MemoryKind::Fold),
+            sync: Default::default(),
+            thread_execution: true,
+            dynamic_memory: false,
+            asked: Default::default(),
+        };
+        opts.asked.memory = memory.is_some();
+        opts.lower.split.strips = Some(Strips::new(budget));
+        pipeline::compile(&desc, &opts).unwrap()
+    };
+    // What the naive layout needs: every buffer's bytes.
+    let all: u64 = compile(1 << 30, None)
+        .hsdfg
+        .buffers
+        .iter()
+        .map(|b| b.bytes)
+        .sum();
+    // Half of it, less a byte, still exceeds the largest frame (16 KiB), so
+    // both budgets below run box-at-a-time.
+    assert!(all / 2 - 1 > (16 << 10), "buffers of 16 KiB frames: {all}");
+    let kind = |c: &pipeline::Compiled| c.memory.as_ref().unwrap().kind;
+    // Two threads: the budget is half of it, or a byte less.
+    let fits = compile(all.div_ceil(2), None);
+    assert!(fits.warnings.iter().any(|w| w.code == "E140"));
+    assert_eq!(kind(&fits), Some(MemoryKind::Naive));
+    let w = fits.warnings.iter().find(|w| w.code == "E140").unwrap();
+    assert!(w.message.contains("-ms naive`"), "{}", w.message);
+    assert_eq!(
+        fits.memory.as_ref().unwrap().shared_bytes,
+        all,
+        "naive: nothing shared"
+    );
+    let over = compile(all / 2 - 1, None);
+    assert!(over.warnings.iter().any(|w| w.code == "E140"));
+    assert_eq!(kind(&over), Some(MemoryKind::Interference));
+    // An -ms given is what runs, whatever fits.
+    let asked = compile(all, Some(MemoryKind::Mesif));
+    assert_eq!(kind(&asked), Some(MemoryKind::Mesif));
 }

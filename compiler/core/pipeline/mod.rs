@@ -402,7 +402,7 @@ fn schedule(
     let mut memory_kind = opts.memory;
     let schedule = if let Some(fb) = fallback {
         let s = streaming::schedule(&l.hsdfg, fb, &opts.schedule);
-        memory_kind = streaming::memory(opts);
+        memory_kind = streaming::memory(opts, &l.hsdfg, fb);
         l.warnings
             .push(streaming::warning(desc, fb, &s, memory_kind));
         s

@@ -14,9 +14,19 @@
 //! slower on the ten generated 256² chains of `BENCHMARKS.md`. Unless the
 //! user forced strips (`--strip-rows`, `--cache-bytes`), such a chain is
 //! scheduled with `predictable N` — the list schedule by critical path
-//! that keeps a consumer on its producer's thread — and placed with
-//! `-ms interference` unless `-ms` was given (`fold` folds little without
-//! strips and uses more bytes). `reduced N`, whose order keeps the least
+//! that keeps a consumer on its producer's thread — and, unless `-ms` was
+//! given, placed with `-ms naive` when every buffer, each in bytes of its
+//! own, fits the caches of the threads' cores together (threads × the
+//! budget), else with `-ms interference` (`fold` folds little without
+//! strips and uses more bytes). Naive then keeps each buffer in the caches
+//! from one iteration to the next, written by the same core every time,
+//! where interference packs the buffers into fewer bytes that one
+//! iteration hands from buffer to buffer and so from core to core:
+//! predictable's program on gen10 (3.7 MB naive, 0.7 MB interference, 2 ×
+//! 2 MiB of level-2 cache) measured 0.94–0.95× with naive and 1.03–1.05×
+//! with interference against `reduced 2 -ms interference`. Where the naive
+//! layout overflows the caches it is slower (gen2, 14.7 MB: 1.03×), so
+//! the rule stops at their size (`BENCHMARKS.md`). `reduced N`, whose order keeps the least
 //! data live, was the choice before: when every frame fits the cache that
 //! buys nothing, and its order lets iterations overlap more, so its mean
 //! latency was up to 1.06× predictable's (gen5, gen6, gen8) where
@@ -89,14 +99,25 @@ pub(super) fn decide(
     ))
 }
 
-/// The memory schedule under the fallback: interference unless `-ms` was
-/// given.
-pub(super) fn memory(opts: &Options) -> MemoryKind {
+/// The memory schedule under the fallback: the one `-ms` gave; else
+/// `naive` when every buffer, each in bytes of its own, fits the caches of
+/// the fallback's cores together (threads × the budget); else
+/// `interference`.
+pub(super) fn memory(opts: &Options, h: &Hsdfg, fallback: &Fallback) -> MemoryKind {
     if opts.asked.memory {
         opts.memory
+    } else if naive_fits(h, fallback) {
+        MemoryKind::Naive
     } else {
         MemoryKind::Interference
     }
+}
+
+/// Whether `-ms naive`'s layout (every buffer in bytes of its own, the sum
+/// of their sizes) fits `threads × budget`.
+fn naive_fits(h: &Hsdfg, fallback: &Fallback) -> bool {
+    let all: u128 = h.buffers.iter().map(|b| u128::from(b.bytes)).sum();
+    all <= fallback.threads as u128 * u128::from(fallback.budget)
 }
 
 /// The box-at-a-time schedule: `predictable N` on the fallback's threads.

@@ -666,7 +666,7 @@ fn max_subboxes_help() -> String {
 /// `-ms`'s help: the memory stage's kinds, and the defaults.
 fn memory_schedule_help() -> String {
     format!(
-        "[-ms] Memory schedule: {} (fold: each buffer a ring of the rows live at once) [default: {}; {} with -ts {}]",
+        "[-ms] Memory schedule: {} (fold: each buffer a ring of the rows live at once) [default: {}; {} with -ts {}, or naive or interference when it runs box-at-a-time (E140)]",
         MemoryKind::keywords().join(" | "),
         super::defaults::DEFAULT_MEMORY.keyword(),
         super::defaults::FUSED_MEMORY.keyword(),
