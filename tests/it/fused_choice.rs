@@ -105,29 +105,39 @@ fn forced_strips_and_an_explicit_memory_schedule_are_honoured() {
     assert!(err.contains("-ms fold`"), "{err}");
 }
 
+/// `desc` compiled by the library with `-ts fused 2` on cores 0 and 1, a
+/// cache budget of `budget` bytes, and `-ms memory` when given (fused's
+/// default, fold, otherwise).
+fn compile_fused(
+    desc: &ssc::ir::Description,
+    budget: u64,
+    memory: Option<MemoryKind>,
+) -> pipeline::Compiled {
+    let mut opts = pipeline::Options {
+        lower: Default::default(),
+        scheduler: SchedulerKind::Fused(2),
+        schedule: ScheduleOptions {
+            cores: Some(vec![0, 1]),
+            ..ScheduleOptions::default()
+        },
+        memory: memory.unwrap_or(MemoryKind::Fold),
+        sync: Default::default(),
+        thread_execution: true,
+        dynamic_memory: false,
+        asked: Default::default(),
+    };
+    opts.asked.memory = memory.is_some();
+    opts.lower.split.strips = Some(Strips::new(budget));
+    pipeline::compile(desc, &opts).unwrap()
+}
+
 /// Through the library: the same decision from the frames and the budget,
 /// whatever this machine's cache.
 #[test]
 fn the_decision_follows_the_largest_frame_against_the_budget() {
     let file = small_chain("library");
     let desc = ssc::front::syntax::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let compile = |budget: u64| {
-        let mut opts = pipeline::Options {
-            lower: Default::default(),
-            scheduler: SchedulerKind::Fused(2),
-            schedule: ScheduleOptions {
-                cores: Some(vec![0, 1]),
-                ..ScheduleOptions::default()
-            },
-            memory: MemoryKind::Fold,
-            sync: Default::default(),
-            thread_execution: true,
-            dynamic_memory: false,
-            asked: Default::default(),
-        };
-        opts.lower.split.strips = Some(Strips::new(budget));
-        pipeline::compile(&desc, &opts).unwrap()
-    };
+    let compile = |budget: u64| compile_fused(&desc, budget, None);
     // 16 KiB frames: a budget of 16 KiB streams, one of 16 KiB + 1 does not.
     let streamed = compile(16 << 10);
     assert_eq!(
@@ -160,24 +170,7 @@ fn the_decision_follows_the_largest_frame_against_the_budget() {
 fn box_at_a_time_gives_each_buffer_its_own_bytes_when_all_fit_the_caches() {
     let file = small_chain("own-bytes");
     let desc = ssc::front::syntax::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    let compile = |budget: u64, memory: Option<MemoryKind>| {
-        let mut opts = pipeline::Options {
-            lower: Default::default(),
-            scheduler: SchedulerKind::Fused(2),
-            schedule: ScheduleOptions {
-                cores: Some(vec![0, 1]),
-                ..ScheduleOptions::default()
-            },
-            memory: memory.unwrap_or(MemoryKind::Fold),
-            sync: Default::default(),
-            thread_execution: true,
-            dynamic_memory: false,
-            asked: Default::default(),
-        };
-        opts.asked.memory = memory.is_some();
-        opts.lower.split.strips = Some(Strips::new(budget));
-        pipeline::compile(&desc, &opts).unwrap()
-    };
+    let compile = |budget: u64, memory| compile_fused(&desc, budget, memory);
     // What the naive layout needs: every buffer's bytes.
     let all: u64 = compile(1 << 30, None)
         .hsdfg
