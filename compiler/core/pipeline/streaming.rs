@@ -26,10 +26,11 @@
 //! 2 MiB of level-2 cache) measured 0.94–0.95× with naive and 1.03–1.05×
 //! with interference against `reduced 2 -ms interference`. Where the naive
 //! layout overflows the caches it is slower (gen2, 14.7 MB: 1.03×), so
-//! the rule stops at their size (`BENCHMARKS.md`). `reduced N`, whose order keeps the least
-//! data live, was the choice before: when every frame fits the cache that
-//! buys nothing, and its order lets iterations overlap more, so its mean
-//! latency was up to 1.06× predictable's (gen5, gen6, gen8) where
+//! the rule stops at their size (`BENCHMARKS.md`). `reduced N`, whose
+//! order keeps the least data live, was the choice before: when every
+//! frame fits the cache that buys nothing, and its order lets iterations
+//! overlap more, so its mean latency was up to 1.06× predictable's (gen5,
+//! gen6, gen8) where
 //! predictable stayed within 1.014× of reduced, measured interleaved on
 //! the ten chains (`BENCHMARKS.md`). Choosing by `-pr`'s predicted
 //! makespan was tried and measured worse: the predictions of reduced,
