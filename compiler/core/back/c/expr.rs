@@ -293,13 +293,16 @@ impl Emit<'_> {
     /// float is 1/c rounded once (1/c is never within 2⁻⁴⁹ of a float's
     /// midpoint for a float c, and the double is within 2⁻⁵³).
     fn reciprocal_of(&self, b: &Node, t: ElemType) -> Option<f64> {
+        if !self.reciprocal || !t.is_float() {
+            return None;
+        }
         let Op::Const(c) = b.op else { return None };
         // The constant as the C literal has it: a float literal is rounded.
         let c = match t {
             ElemType::Float => c as f32 as f64,
             _ => c,
         };
-        if !self.reciprocal || !t.is_float() || !c.is_finite() || c == 0.0 || power_of_two(c) {
+        if !c.is_finite() || c == 0.0 || power_of_two(c) {
             return None;
         }
         Some(match t {
