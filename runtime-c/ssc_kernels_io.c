@@ -81,10 +81,14 @@ DISPATCH(func_source, source, c->out[0].type)
         uint64_t sum = 0;                                                    \
         for (int64_t y = e.y0; y < e.y1; y++) {                              \
             const T *restrict in = ROW(const T, ip, y);                      \
-            uint64_t scaled = ((uint64_t)y * (uint64_t)ip->width + (uint64_t)e.x0) \
-                              * SSC_MIX_POSITION;                            \
-            for (int64_t x = e.x0; x < e.x1; x++, scaled += SSC_MIX_POSITION) \
-                sum += ssc_mix_scaled(scaled, BITS_##K(T, in[x]));           \
+            uint32_t scaled = (uint32_t)((uint64_t)y * (uint64_t)ip->width   \
+                                         + (uint64_t)e.x0) * SSC_MIX_POSITION; \
+            if (sizeof(T) <= 4) /* its own word: 32-bit lanes */             \
+                for (int64_t x = e.x0; x < e.x1; x++, scaled += SSC_MIX_POSITION) \
+                    sum += ssc_mix_word(scaled, (uint32_t)BITS_##K(T, in[x])); \
+            else                                                             \
+                for (int64_t x = e.x0; x < e.x1; x++, scaled += SSC_MIX_POSITION) \
+                    sum += ssc_mix_scaled(scaled, BITS_##K(T, in[x]));       \
         }                                                                    \
         ssc_checksum_add(sum * ssc_checksum_key(c->id, c->iteration));       \
         ssc_frame ext;                                                       \

@@ -45,63 +45,52 @@ static inline uint64_t peer_key(uint32_t id, uint64_t iteration)
     return peer_splitmix64(((uint64_t)id << 32) ^ peer_splitmix64(iteration)) | 1u;
 }
 
-/* mix(p, b) from p · 0x9E3779B97F4A7C15 (ssc_mix_scaled): the row loops
- * step that product instead of multiplying per element, as ssc's sinks do. */
-static inline uint64_t peer_mix(uint64_t scaled_position, uint64_t bits)
+/* mix(p, w) of a value of at most 32 bits, w its word (ssc_mix_word), from
+ * the scaled position p · 0x9E3779B9 mod 2^32: the row loops step it
+ * instead of multiplying per element, as ssc's sinks do. */
+#define PEER_MIX_POSITION 0x9E3779B9u
+static inline uint64_t peer_mix(uint32_t scaled_position, uint32_t word)
 {
-    uint64_t z = bits ^ scaled_position;
-    z ^= z >> 31;
-    z *= 0xBF58476D1CE4E5B9ull;
-    z ^= z >> 29;
-    return z;
+    uint32_t t = (word ^ scaled_position) * 0x85EBCA6Bu;
+    return t ^ (t >> 16);
 }
 
-static inline uint64_t peer_float_bits(float v)
+static inline uint32_t peer_float_bits(float v)
 {
     uint32_t u;
     memcpy(&u, &v, sizeof u);
     return u;
 }
 
-/* Σ over rows [y0, y1) of a dense w-wide float grid of mix(y·w + x, bits):
- * a sink's inner sum; the caller multiplies by peer_key(id, i). */
+/* Σ over rows [y0, y1) of a dense w-wide grid of mix(y·w + x, bits): a
+ * sink's inner sum; the caller multiplies by peer_key(id, i). WORD turns
+ * an element into its 32-bit word. */
+#define PEER_SINK_ROWS(T, WORD)                                               \
+    uint64_t sum = 0;                                                         \
+    for (int64_t y = y0; y < y1; y++) {                                       \
+        const T *row = grid + y * w;                                          \
+        uint32_t scaled = (uint32_t)((uint64_t)y * (uint64_t)w) * PEER_MIX_POSITION; \
+        for (int64_t x = 0; x < w; x++, scaled += PEER_MIX_POSITION)          \
+            sum += peer_mix(scaled, WORD(row[x]));                            \
+    }                                                                         \
+    return sum
+
 static inline uint64_t peer_sink_rows(const float *grid, int64_t w, int64_t y0, int64_t y1)
 {
-    uint64_t sum = 0;
-    for (int64_t y = y0; y < y1; y++) {
-        const float *row = grid + y * w;
-        uint64_t scaled = (uint64_t)y * (uint64_t)w * 0x9E3779B97F4A7C15ull;
-        for (int64_t x = 0; x < w; x++, scaled += 0x9E3779B97F4A7C15ull)
-            sum += peer_mix(scaled, peer_float_bits(row[x]));
-    }
-    return sum;
+    PEER_SINK_ROWS(float, peer_float_bits);
 }
 
 /* The same for a w-wide 16-bit grid (a ushort sink: the value's bits are
  * the value). */
 static inline uint64_t peer_sink_rows16(const uint16_t *grid, int64_t w, int64_t y0, int64_t y1)
 {
-    uint64_t sum = 0;
-    for (int64_t y = y0; y < y1; y++) {
-        const uint16_t *row = grid + y * w;
-        uint64_t scaled = (uint64_t)y * (uint64_t)w * 0x9E3779B97F4A7C15ull;
-        for (int64_t x = 0; x < w; x++, scaled += 0x9E3779B97F4A7C15ull)
-            sum += peer_mix(scaled, row[x]);
-    }
-    return sum;
+    PEER_SINK_ROWS(uint16_t, (uint32_t));
 }
 
 /* The same for a w-wide 8-bit grid (a uchar sink). */
 static inline uint64_t peer_sink_rows8(const uint8_t *grid, int64_t w, int64_t y0, int64_t y1)
 {
-    uint64_t sum = 0;
-    for (int64_t y = y0; y < y1; y++) {
-        const uint8_t *row = grid + y * w;
-        uint64_t scaled = (uint64_t)y * (uint64_t)w * 0x9E3779B97F4A7C15ull;
-        for (int64_t x = 0; x < w; x++, scaled += 0x9E3779B97F4A7C15ull)
-            sum += peer_mix(scaled, row[x]);
-    }
-    return sum;
+    PEER_SINK_ROWS(uint8_t, (uint32_t));
 }
 
 /* ---- the source pattern: exactly ssc_kernels_io.c's func_source ---------

@@ -417,6 +417,97 @@ static void test_sink_split(ssc_type t)
     free(in.data);
 }
 
+/* The sink against the formula of runtime-c/README.md, "Checksum", written
+ * out again here: splitmix64, key, the word of a value, its mix, bits of
+ * every type. */
+static uint64_t ref_splitmix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t ref_word_mix(uint32_t s, uint32_t w)
+{
+    uint32_t t = (w ^ s) * 0x85EBCA6Bu;
+    return t ^ (t >> 16);
+}
+
+/* bits(v): signed integers sign-extended to 64 bits, unsigned ones
+ * zero-extended, float and double their IEEE bits. */
+static uint64_t ref_bits(const ssc_port *p, int64_t x, int64_t y)
+{
+    int64_t i = y * p->stride + x;
+    switch (p->type) {
+    case SSC_CHAR:   return (uint64_t)(int64_t)((signed char *)p->data)[i];
+    case SSC_UCHAR:  return ((unsigned char *)p->data)[i];
+    case SSC_SHORT:  return (uint64_t)(int64_t)((short *)p->data)[i];
+    case SSC_USHORT: return ((unsigned short *)p->data)[i];
+    case SSC_INT:    return (uint64_t)(int64_t)((int *)p->data)[i];
+    case SSC_UINT:   return ((unsigned *)p->data)[i];
+    case SSC_FLOAT:  { uint32_t u; memcpy(&u, (float *)p->data + i, 4); return u; }
+    case SSC_DOUBLE: { uint64_t u; memcpy(&u, (double *)p->data + i, 8); return u; }
+    }
+    return 0;
+}
+
+static uint64_t ref_sink(const ssc_port *p, ssc_region r, uint32_t id, uint64_t it)
+{
+    uint64_t inner = 0;
+    for (int64_t y = r.y0; y < r.y1; y++)
+        for (int64_t x = r.x0; x < r.x1; x++) {
+            uint64_t b = ref_bits(p, x, y);
+            uint32_t s = (uint32_t)((uint64_t)(y * p->width + x) * 0x9E3779B9ull);
+            /* the word: b's low half when b extends it, else both halves
+             * xored with the low half's sign */
+            uint32_t word = (uint32_t)b;
+            int extension = (b >> 32) == 0 || (int64_t)b == (int64_t)(int32_t)(uint32_t)b;
+            if (!extension)
+                word ^= (uint32_t)(b >> 32) ^ ((uint32_t)b >> 31 ? 0xFFFFFFFFu : 0);
+            inner += ref_word_mix(s, word);
+        }
+    uint64_t key = ref_splitmix64(((uint64_t)id << 32) ^ ref_splitmix64(it)) | 1;
+    return key * inner;
+}
+
+static void test_sink_formula(ssc_type t)
+{
+    const int64_t w = 45, h = 3;   /* a row longer than a vector block, and a tail */
+    ssc_port in = grid(t, w, h, 1, 1);
+    fill_source(&in, 5);
+    /* extremes and signs; for double also bit patterns whose high word is
+     * zero or all ones (one word) and a NaN's */
+    static const double extremes[][4] = {
+        { -128, 127, -1, 0 }, { 0, 255, 1, 128 }, { -32768, 32767, -1, 0 },
+        { 0, 65535, 1, 32768 }, { -2147483648.0, 2147483647.0, -1, 0 },
+        { 0, 4294967295.0, 1, 2147483648.0 }, { -0.0, 3.4e38, -1.5, 1e-40 },
+        { -0.0, 1e300, -1.5, 5e-324 },
+    };
+    for (int k = 0; k < 4; k++)
+        set(&in, 7 + k, 1, extremes[t][k]);
+    if (t == SSC_DOUBLE) {
+        static const uint64_t patterns[] = { 0x0000000012345678ull, 0xFFFFFFFF80000001ull,
+                                             0xFFFFFFFF00000001ull, 0x7FF8000000000000ull };
+        for (int k = 0; k < 4; k++)
+            memcpy((double *)in.data + 2 * w + 20 + k, &patterns[k], 8);
+    }
+    ssc_region r = { 3, 0, w - 1, h };
+    uint64_t want = ref_sink(&in, r, 11, 4);
+    ssc_checksum_reset();
+    run(func_sink, r, w, h, 11, 4, &in, 1, NULL, 0);
+    uint64_t got = ssc_checksum();
+    CHECK(got == want, "sink %s: 0x%016llx, the formula gives 0x%016llx", type_names[t],
+          (unsigned long long)got, (unsigned long long)want);
+    /* one element one step away changes the checksum */
+    double v = get(&in, 9, 2);
+    set(&in, 9, 2, v == 0 ? 1 : v - 1);
+    ssc_checksum_reset();
+    run(func_sink, r, w, h, 11, 4, &in, 1, NULL, 0);
+    CHECK(ssc_checksum() != got, "sink %s: a changed element leaves the checksum", type_names[t]);
+    free(in.data);
+}
+
 /* ---- known values --------------------------------------------------- */
 
 static void test_known_values(void)
@@ -600,6 +691,7 @@ int main(void)
         test_scaling(t);
         test_region_only(t);
         test_sink_split(t);
+        test_sink_formula(t);
         test_fold(t, 40, 20, 6);
         test_fold(t, 37, 22, 5);   /* a ring that does not divide the rows */
         test_fold_bands(t, 40, 24, 6);
