@@ -19,7 +19,10 @@ For each chain (examples/xray.ssc, examples/fluoro.ssc) at R x R (default
 
 all reading the same frames, preloaded, and folding ssc's checksum in the
 timed region. Everything runs interleaved (round robin over every program
-of both chains, --rounds rounds of --iterations frames); every program but
+of both chains, --rounds rounds of --iterations frames, every other round
+in the reverse order, so that no program always runs first or after the
+same neighbour, and a slow period of the host falls on both ends of the
+list alike); every program but
 the `nsf` ones and ssc's `--contract`/`--reciprocal` configurations must
 print the chain's one checksum, and those with the same of these flags one
 of their own (exit 1 if not).
@@ -411,7 +414,7 @@ def main():
           f"load average before: {fmt_load(load)}", file=log)
     runs = {id(p): [] for p in progs}
     for k in range(a.rounds):
-        for p in progs:
+        for p in progs if k % 2 == 0 else reversed(progs):
             runs[id(p)].append(run_once(p, R, a.iterations, env, a.chrt))
         print(f"  round {k + 1}/{a.rounds} done", file=log)
     machine_after = measure_roofline(build)
