@@ -26,15 +26,22 @@ def check(what, cond, detail=""):
         sys.exit(f"{what}: {detail}")
 
 
-# Deadline: 20 frames, 100 ms; the five naps are the misses, slowest first.
+# Deadline: 20 frames, 100 ms; the five naps are the misses, listed
+# slowest first. The naps are 30 ms apart, and a loaded host can delay a
+# frame by as much (a CI run saw frame 11 take 222 ms for its 190 ms nap),
+# so the frames are checked as a set, the list's order by its own
+# latencies, and each latency against its own nap with room for the host.
 with sleepy.open(deadline_ns=100_000_000) as chain:
     for i in range(20):
         chain.run(frame(i))
     s = chain.stats()
     check("misses", s["misses"] == 5, s)
-    check("slowest frames", [f for f, _ in s["worst"]] == [f for f, _ in NAPS], s)
-    for (f, us), (_, ms) in zip(s["worst"], NAPS):
-        check("slowest latency", ms * 1000 <= us < (ms + 25) * 1000, s)
+    worst = dict(s["worst"])
+    check("slowest frames", sorted(worst) == sorted(f for f, _ in NAPS), s)
+    latencies = [us for _, us in s["worst"]]
+    check("slowest first", latencies == sorted(latencies, reverse=True), s)
+    for f, ms in NAPS:
+        check("slowest latency", ms * 1000 <= worst[f] < (ms + 100) * 1000, s)
     check("late", any(l["frame"] == 3 and l["late_us"] >= 250_000 for l in s["late"]), s)
     check("dropped", s["dropped"] == 0, s)
 print("deadline: 5 misses, slowest", s["worst"])
