@@ -141,7 +141,7 @@ static inline uint64_t ssc_mix_word(uint32_t scaled_position, uint32_t word)
 static inline uint32_t ssc_mix_fold(uint64_t bits)
 {
     uint32_t low = (uint32_t)bits, high = (uint32_t)(bits >> 32);
-    uint32_t sign = (uint32_t)((int32_t)low >> 31);
+    uint32_t sign = 0u - (low >> 31);   /* all ones when low's top bit is set */
     return low ^ (high == 0 ? 0 : high ^ sign);
 }
 /* mix(p, b) from the scaled position p · SSC_MIX_POSITION mod 2^32: a
