@@ -44,9 +44,6 @@
     : (W)((uint64_t)(acc) >> (shift)))   /* |acc| >> shift: no signed shift */
 #define DIV_U(W, acc, count, shift) ((shift) >= 0 ? (acc) >> (shift)       \
     : (uint64_t)((double)(acc) / (double)(count)))
-#define IDIV_S(W, acc, count, shift) ((acc) / (count))
-#define IDIV_U(W, acc, count, shift) ((acc) / (count))
-#define IDIV_F(W, acc, count, shift) ((acc) / (count))
 #define DIV_F(W, acc, count, shift) ((acc) / (count))
 
 SSC_HELPER int log2_exact(int64_t v)   /* log2(v) when v is a power of two, else -1 */
@@ -161,7 +158,7 @@ SSC_HELPER inline void conv_runs(int64_t u0, int64_t N, int64_t width, int64_t *
                         out[cx + k] = sat_##S((W)DIV_##K(acc_t, acc[k], count, shift)); \
                 else                                                         \
                     for (int64_t k = 0; k < n; k++)                          \
-                        out[cx + k] = sat_##S((W)IDIV_##K(acc_t, acc[k], count, shift)); \
+                        out[cx + k] = sat_##S((W)(acc[k] / count));          \
             }                                                                \
         }                                                                    \
     }

@@ -83,7 +83,8 @@ DISPATCH(func_source, source, c->out[0].type)
             const T *restrict in = ROW(const T, ip, y);                      \
             uint32_t scaled = (uint32_t)((uint64_t)y * (uint64_t)ip->width   \
                                          + (uint64_t)e.x0) * SSC_MIX_POSITION; \
-            if (sizeof(T) <= 4) /* its own word: 32-bit lanes */             \
+            if (sizeof(T) <= 4) /* 32-bit lanes (gcc does not see that a \
+                                 * signed value's high word is its sign) */ \
                 for (int64_t x = e.x0; x < e.x1; x++, scaled += SSC_MIX_POSITION) \
                     sum += ssc_mix_word(scaled, (uint32_t)BITS_##K(T, in[x])); \
             else                                                             \
