@@ -47,6 +47,7 @@ mod runtime_c;
 mod schedule_props;
 mod sdf3;
 mod sections;
+mod semantics;
 mod setup;
 mod snapshots;
 mod stages;

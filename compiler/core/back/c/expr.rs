@@ -159,7 +159,8 @@ impl Emit<'_> {
         let c = c_name(t);
         let arg = |x: &Node| self.expr(x);
         match &n.op {
-            Op::Const(v) if *v < 0.0 => (literal(*v, t), 5),
+            // A negative literal (-0.0 too) is a negation: `-(-0.0f)`.
+            Op::Const(v) if v.is_sign_negative() => (literal(*v, t), 5),
             Op::Const(v) => (literal(*v, t), 6),
             Op::Read { port, dx, dy } => {
                 (self.read(*port, *dx + self.shift.0, *dy + self.shift.1), 6)
@@ -244,8 +245,15 @@ impl Emit<'_> {
                     ),
                     6,
                 ),
+                // The whole argument, then + 0.5: a select or linear's
+                // choice prints below `+` and is parenthesised.
                 None => (
-                    format!("{}({} + {})", floor_of(t), arg(a), literal(0.5, t)),
+                    format!(
+                        "{}({} + {})",
+                        floor_of(t),
+                        wrap(self.prec(a), 3),
+                        literal(0.5, t)
+                    ),
                     6,
                 ),
             },
@@ -469,12 +477,27 @@ impl Emit<'_> {
                 let dy = j as i64 - by;
                 let sum = match pass {
                     Some(k) => (format!("{}[x - c0]", XPass::row(k, dy)), 6),
-                    None => self.row_sum(port, wx, &row_var(&self.kernel.source(port).name, dy), t),
+                    None => self.taps_sum(port, wx, dy, t),
                 };
                 (*vy, wrap(sum, 4))
             })
             .collect();
         self.weighted_sum(rows, t)
+    }
+
+    /// Σ_i wx_i · element (i − bx, dy) of source `port` in type `t`, left
+    /// to right: a separable sum's x sum read element by element (a local
+    /// that is not kept in rows is computed at each of them, as
+    /// [`Emit::read`] does).
+    fn taps_sum(&self, port: usize, wx: &[f64], dy: i64, t: ElemType) -> (String, Prec) {
+        let ((bx, _), _) = self.kernel.source(port).margins();
+        let cols = wx
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(i, vx)| (*vx, self.tap(port, i as i64 - bx, dy, t)))
+            .collect();
+        self.weighted_sum(cols, t)
     }
 
     /// Σ_i wx_i · `row`[x + i − bx] of input `port` in type `t`, left to

@@ -13,6 +13,7 @@
 //! range. The back ends turn a kernel into loops (`back/c/kernels.rs`); the
 //! meaning lives here, not in a C file.
 
+mod number;
 mod ops;
 mod range;
 mod typer;

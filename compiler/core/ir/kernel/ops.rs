@@ -9,6 +9,7 @@
 //! saying it saturates (E046), a window operator on a port that has no
 //! window or block (E048).
 
+use super::number::Num;
 use super::range::{bounds, Range};
 use super::typer::{Typer, Val};
 use super::{KernelError, Node, Op, Ty};
@@ -70,7 +71,7 @@ impl Typer<'_> {
         match name {
             "min" | "max" | "clamp" => self.min_max(name, args, span),
             "abs" => match self.expr_arg(args, 0, "the argument") {
-                Val::Const(c) => Val::Const(c.abs()),
+                Val::Const(c) => Val::Const(Num::Abs(Box::new(c))),
                 Val::Node(n) => self.unary_int(n, span, "abs", |r| r.abs(), Op::Abs),
                 Val::Bad => Val::Bad,
             },
@@ -95,10 +96,17 @@ impl Typer<'_> {
         }
     }
 
-    /// A number the compiler needs to know (a σ, a window, a level).
+    /// A number the compiler needs to know (a σ, a window, a level),
+    /// computed in double.
     pub(super) fn constant_arg(&mut self, args: &[Arg], i: usize, what: &str) -> Option<f64> {
         match self.expr_arg(args, i, what) {
-            Val::Const(c) => Some(c),
+            Val::Const(c) => match c.double() {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    self.fold_error(e, ElemType::Double, args[i].span());
+                    None
+                }
+            },
             Val::Bad => None,
             Val::Node(_) => {
                 self.err(
@@ -131,24 +139,20 @@ impl Typer<'_> {
         }
         let n = match self.expr_arg(args, 0, "what is converted") {
             Val::Bad => return Val::Bad,
-            Val::Const(c) if !saturate => {
-                return self.constant(c, t, span).map_or(Val::Bad, Val::Node)
-            }
-            Val::Const(c) => {
-                let r = Range::point(c).trunc().clamp_to(Range::of_type(t));
-                return self
-                    .constant(if bounds(t).is_some() { r.lo } else { c }, t, span)
-                    .map_or(Val::Bad, Val::Node);
-            }
+            // Numbers converted: computed in double, then converted as a
+            // value is (truncated toward zero, saturated or checked).
+            Val::Const(c) => return self.convert_number(c, t, saturate, &name, span),
             Val::Node(n) if n.ty == Ty::Bool => return self.bool_as_value(span),
             Val::Node(n) => n,
         };
         let integer_target = bounds(t).is_some();
         let from_float = bounds(n.elem()).is_none();
+        // The value as the target holds it: a float rounds (2147483647
+        // is 2147483648 as float), an integer target truncates.
         let r = if integer_target && from_float {
             n.range.trunc()
         } else {
-            n.range
+            n.range.rounded(t)
         };
         let range = if saturate {
             r.clamp_to(Range::of_type(t))
@@ -177,20 +181,82 @@ impl Typer<'_> {
         })
     }
 
+    /// `T(numbers)`, `T_sat(numbers)`: the numbers computed in double,
+    /// then converted as a value of double is.
+    fn convert_number(
+        &mut self,
+        c: Num,
+        t: ElemType,
+        saturate: bool,
+        name: &str,
+        span: Span,
+    ) -> Val {
+        let v = match c.double() {
+            Ok(v) => v,
+            Err(e) => {
+                self.fold_error(e, ElemType::Double, span);
+                return Val::Bad;
+            }
+        };
+        let v = match bounds(t) {
+            Some((lo, hi)) => {
+                let v = v.trunc();
+                if saturate {
+                    v.clamp(lo, hi)
+                } else if v < lo || v > hi {
+                    return self.err(
+                        KernelError::new(
+                            "E046",
+                            format!(
+                                "{name}(…) of {} overflows: {} holds {lo} to {hi}",
+                                crate::ir::number_text(v),
+                                t.keyword()
+                            ),
+                            span,
+                            "does not fit",
+                        )
+                        .hint(format!("{}_sat(x) saturates", t.keyword())),
+                    );
+                } else {
+                    v
+                }
+            }
+            None if t == ElemType::Float && v.abs() > f32::MAX as f64 => {
+                if saturate {
+                    v.clamp(f32::MIN as f64, f32::MAX as f64)
+                } else {
+                    return self.err(
+                        KernelError::new(
+                            "E046",
+                            format!("{name}(…) of {} overflows float", crate::ir::number_text(v)),
+                            span,
+                            "does not fit",
+                        )
+                        .hint("float_sat(x) saturates"),
+                    );
+                }
+            }
+            None => v,
+        };
+        self.constant(Num::Lit(v), t, span)
+            .map_or(Val::Bad, Val::Node)
+    }
+
     /// `min(a, b)`, `max(a, b)`, `clamp(x, lo, hi)`.
     fn min_max(&mut self, name: &str, args: &[Arg], span: Span) -> Val {
         let vals: Vec<(Val, Span)> = (0..args.len())
             .map(|i| (self.expr_arg(args, i, "an operand"), args[i].span()))
             .collect();
         if vals.iter().all(|(v, _)| matches!(v, Val::Const(_))) {
-            let c: Vec<f64> = vals
-                .iter()
-                .map(|(v, _)| if let Val::Const(c) = v { *c } else { 0.0 })
-                .collect();
+            let mut c = vals.into_iter().map(|(v, _)| match v {
+                Val::Const(c) => Box::new(c),
+                _ => unreachable!("numbers"),
+            });
+            let (a, b) = (c.next().unwrap(), c.next().unwrap());
             return Val::Const(match name {
-                "min" => c[0].min(c[1]),
-                "max" => c[0].max(c[1]),
-                _ => c[0].max(c[1]).min(c[2]),
+                "min" => Num::Min(a, b),
+                "max" => Num::Max(a, b),
+                _ => Num::Min(Box::new(Num::Max(a, b)), c.next().unwrap()),
             });
         }
         let Some(nodes) = self.unify(vals, span) else {
@@ -219,9 +285,9 @@ impl Typer<'_> {
     fn rounding(&mut self, name: &str, args: &[Arg], span: Span) -> Val {
         match self.expr_arg(args, 0, "the argument") {
             Val::Const(c) => Val::Const(if name == "floor" {
-                c.floor()
+                Num::Floor(Box::new(c))
             } else {
-                (c + 0.5).floor()
+                Num::Round(Box::new(c))
             }),
             Val::Bad => Val::Bad,
             Val::Node(n) if n.ty == Ty::Bool => self.bool_as_value(span),
@@ -243,7 +309,7 @@ impl Typer<'_> {
                 let range = if name == "floor" {
                     n.range.floor()
                 } else {
-                    (n.range + Range::point(0.5)).floor()
+                    (n.range + Range::point(0.5)).rounded(n.elem()).floor()
                 };
                 let op = if name == "floor" {
                     Op::Floor(Box::new(n.clone()))
@@ -349,7 +415,7 @@ impl Typer<'_> {
         };
         let shifted = Node {
             ty: n.ty,
-            range: n.range - Range::point(l - w / 2.0),
+            range: (n.range - Range::point(l - w / 2.0)).rounded(t),
             op: Op::Binary(
                 crate::ir::BinOp::Sub,
                 Box::new(n.clone()),
@@ -358,7 +424,7 @@ impl Typer<'_> {
         };
         let scaled = Node {
             ty: n.ty,
-            range: shifted.range.div(Range::point(w), false),
+            range: shifted.range.div(Range::point(w), false).rounded(t),
             op: Op::Binary(crate::ir::BinOp::Div, Box::new(shifted), Box::new(c(w))),
         };
         let low = Node {

@@ -67,13 +67,33 @@ impl Range {
         if o.contains(0.0) {
             return ALL;
         }
-        let inv = Range::new(1.0 / o.lo, 1.0 / o.hi);
-        let r = self * inv;
-        if integer {
-            Range::new(r.lo.trunc(), r.hi.trunc())
-        } else {
-            r
+        // The corners' quotients, each rounded once: a product with the
+        // rounded reciprocal can fall below a whole quotient (49 · (1/49)
+        // is 0.999…), which truncation would make one less.
+        let q = |a: f64, b: f64| {
+            if a.is_infinite() && b.is_infinite() {
+                return f64::NAN;
+            }
+            let v = a / b;
+            if integer {
+                v.trunc()
+            } else {
+                v
+            }
+        };
+        let c = [
+            q(self.lo, o.lo),
+            q(self.lo, o.hi),
+            q(self.hi, o.lo),
+            q(self.hi, o.hi),
+        ];
+        if c.iter().any(|v| v.is_nan()) {
+            return ALL;
         }
+        Range::new(
+            c.iter().copied().fold(f64::INFINITY, f64::min),
+            c.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
     }
 
     pub fn min(self, o: Range) -> Range {
@@ -108,6 +128,46 @@ impl Range {
     pub fn clamp_to(self, to: Range) -> Range {
         Range::new(self.lo.clamp(to.lo, to.hi), self.hi.clamp(to.lo, to.hi))
     }
+}
+
+impl Range {
+    /// The range of the values of type `t` that an operation whose exact
+    /// (real) results lie in `self` gives: for float, each bound float
+    /// does not hold, outward to the next float (a float result is the
+    /// real one rounded to nearest, which is monotone, and the bound
+    /// computed in double is within half a double's step of the real
+    /// one); unchanged for double (the bounds are computed in double, as
+    /// the values are) and the integer types (exact).
+    pub fn rounded(self, t: ElemType) -> Range {
+        if t != ElemType::Float {
+            return self;
+        }
+        let out = |v: f64, up: bool| {
+            let f = v as f32;
+            if !v.is_finite() || f as f64 == v {
+                return f as f64;
+            }
+            // `as` rounds to nearest: step to the float on the outer side.
+            let f = if up && (f as f64) < v || !up && (f as f64) > v {
+                next_float(f, up)
+            } else {
+                f
+            };
+            f as f64
+        };
+        Range::new(out(self.lo, false), out(self.hi, true))
+    }
+}
+
+/// The float after (`up`) or before `f` (f finite).
+fn next_float(f: f32, up: bool) -> f32 {
+    if f == 0.0 {
+        let tiny = f32::from_bits(1);
+        return if up { tiny } else { -tiny };
+    }
+    let bits = f.to_bits();
+    let away = (f > 0.0) == up;
+    f32::from_bits(if away { bits + 1 } else { bits - 1 })
 }
 
 impl std::ops::Neg for Range {
@@ -167,6 +227,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn float_bounds_are_the_floats_outside_them() {
+        let f = ElemType::Float;
+        // 2147483647 is 2147483648 as float.
+        assert_eq!(
+            Range::new(-2147483648.0, 2147483647.0).rounded(f),
+            Range::new(-2147483648.0, 2147483648.0)
+        );
+        // A bound float holds stays; one between two floats goes outward.
+        assert_eq!(Range::new(0.0, 255.5).rounded(f), Range::new(0.0, 255.5));
+        let r = Range::new(-0.1, 0.1).rounded(f);
+        assert!(r.lo <= -0.1 && (r.lo as f32) as f64 == r.lo);
+        assert!(r.hi >= 0.1 && (r.hi as f32) as f64 == r.hi);
+        assert_eq!(r.hi, 0.1_f32 as f64); // 0.1f is above 0.1
+        assert_eq!(r.lo, -(0.1_f32 as f64));
+        assert_eq!(
+            Range::new(16777217.0, 16777217.0).rounded(f),
+            Range::new(16777216.0, 16777218.0)
+        );
+        assert_eq!(ALL.rounded(f), ALL);
+        assert_eq!(
+            Range::new(0.0, 2147483647.0).rounded(ElemType::Double),
+            Range::new(0.0, 2147483647.0)
+        );
+    }
+
+    #[test]
     fn arithmetic_bounds_hold() {
         let a = Range::new(0.0, 255.0);
         assert_eq!(a - Range::point(100.0), Range::new(-100.0, 155.0));
@@ -178,6 +264,11 @@ mod tests {
         assert_eq!(a.div(Range::new(-1.0, 1.0), false), ALL);
         assert_eq!(Range::new(-3.0, 2.0).abs(), Range::new(0.0, 3.0));
         assert_eq!(ALL * Range::point(0.0), Range::point(0.0));
+        // 49 / 49 is 1, though 49 · (1/49) is below 1 in double.
+        assert_eq!(
+            Range::point(49.0).div(Range::point(49.0), true),
+            Range::point(1.0)
+        );
         assert_eq!(
             ALL.clamp_to(Range::of_type(ElemType::Uchar)),
             Range::new(0.0, 255.0)

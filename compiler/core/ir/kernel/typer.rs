@@ -11,16 +11,18 @@
 //! its type (E047), a conversion that can (E046, unless `T_sat`), a
 //! division by a possible zero (E052) are refused with a hint.
 
+use super::number::{FoldError, Num};
 use super::range::{bounds, Range};
 use super::{Kernel, KernelError, KernelPort, Local, Node, Op, Ty};
 use crate::ir::{BinOp, Definition, Direction, ElemType, Expr, ExprKind, Pair, Port, Span};
 use std::path::Path;
 
-/// An operand while typing: an untyped number, a typed node, or nothing
-/// (an error was reported; what uses it reports nothing more).
+/// An operand while typing: an expression of numbers (untyped until it
+/// meets a type), a typed node, or nothing (an error was reported; what
+/// uses it reports nothing more).
 #[derive(Clone, Debug)]
 pub(super) enum Val {
-    Const(f64),
+    Const(Num),
     Node(Node),
     Bad,
 }
@@ -210,10 +212,10 @@ impl Typer<'_> {
     /// The value of an expression.
     pub(super) fn value(&mut self, e: &Expr) -> Val {
         match &e.kind {
-            ExprKind::Number(v) => Val::Const(*v),
+            ExprKind::Number(v) => Val::Const(Num::Lit(*v)),
             ExprKind::Port { port, offset } => self.read(port.name.as_str(), *offset, e.span),
             ExprKind::Neg(x) => match self.value(x) {
-                Val::Const(v) => Val::Const(-v),
+                Val::Const(v) => Val::Const(Num::Neg(Box::new(v))),
                 Val::Node(n) => self.unary_int(n, e.span, "-", |r| -r, Op::Neg),
                 Val::Bad => Val::Bad,
             },
@@ -369,15 +371,12 @@ impl Typer<'_> {
     /// `a op b`.
     fn binary(&mut self, op: BinOp, a: Val, b: Val, span: Span, rspan: Span) -> Val {
         if let (Val::Const(x), Val::Const(y)) = (&a, &b) {
-            return match op {
-                BinOp::Add => Val::Const(x + y),
-                BinOp::Sub => Val::Const(x - y),
-                BinOp::Mul => Val::Const(x * y),
-                BinOp::Div if *y == 0.0 => self.div_zero(rspan),
-                BinOp::Div => Val::Const(x / y),
-            };
+            if op == BinOp::Div && y.double() == Ok(0.0) {
+                return self.div_zero(rspan);
+            }
+            return Val::Const(Num::Bin(op, Box::new(x.clone()), Box::new(y.clone())));
         }
-        if op == BinOp::Div && matches!(b, Val::Const(y) if y == 0.0) {
+        if op == BinOp::Div && matches!(&b, Val::Const(y) if y.double() == Ok(0.0)) {
             return self.div_zero(rspan);
         }
         let Some(v) = self.unify(vec![(a, span), (b, rspan)], span) else {
@@ -387,6 +386,10 @@ impl Typer<'_> {
         let (l, r) = (it.next().unwrap(), it.next().unwrap());
         let t = l.elem();
         let integer = bounds(t).is_some();
+        // Numbers that compute to 0 in the type (`1 / 2` in int).
+        if op == BinOp::Div && matches!(r.op, Op::Const(v) if v == 0.0) {
+            return self.div_zero(rspan);
+        }
         if op == BinOp::Div && integer && r.range.contains(0.0) {
             return self.err(
                 KernelError::new(
@@ -403,7 +406,8 @@ impl Typer<'_> {
             BinOp::Sub => l.range - r.range,
             BinOp::Mul => l.range * r.range,
             BinOp::Div => l.range.div(r.range, integer),
-        };
+        }
+        .rounded(t);
         if !self.fits(t, range, span, op.symbol()) {
             return Val::Bad;
         }
@@ -470,40 +474,71 @@ impl Typer<'_> {
         Some(out)
     }
 
-    /// A number as a constant of type `t` (E042 when it is not one).
-    pub(super) fn constant(&mut self, c: f64, t: ElemType, span: Span) -> Option<Node> {
-        let ok = match bounds(t) {
-            Some((lo, hi)) => c.fract() == 0.0 && lo <= c && c <= hi,
-            None => t == ElemType::Double || c.abs() <= f32::MAX as f64,
-        };
-        if !ok {
-            let why = match bounds(t) {
-                Some((lo, hi)) if c.fract() == 0.0 => {
-                    format!("{t} holds {lo} to {hi}", t = t.keyword())
-                }
-                Some(_) => format!("{} holds whole numbers", t.keyword()),
-                None => "too large for float".to_string(),
-            };
-            self.errors.push(
+    /// An expression of numbers as a constant of type `t`, computed in
+    /// `t` (E042 when `t` does not hold a number or the result, E047 when
+    /// an integer step leaves `t`, E043 for a division by zero).
+    pub(super) fn constant(&mut self, c: Num, t: ElemType, span: Span) -> Option<Node> {
+        match c.fold(t) {
+            Ok(v) => Some(Node {
+                ty: Ty::Elem(t),
+                range: Range::point(v),
+                op: Op::Const(v),
+            }),
+            Err(e) => {
+                self.fold_error(e, t, span);
+                None
+            }
+        }
+    }
+
+    /// The diagnostic of an expression of numbers that type `t` cannot
+    /// compute.
+    pub(super) fn fold_error(&mut self, e: FoldError, t: ElemType, span: Span) {
+        let ty = t.keyword();
+        let e = match e {
+            FoldError::NotHeld(c) => {
+                let why = match bounds(t) {
+                    Some((lo, hi)) if c.fract() == 0.0 => format!("{ty} holds {lo} to {hi}"),
+                    Some(_) => format!("{ty} holds whole numbers"),
+                    None => "too large for float".to_string(),
+                };
                 KernelError::new(
                     "E042",
-                    format!(
-                        "{} is not a {}: {why}",
-                        crate::ir::number_text(c),
-                        t.keyword()
-                    ),
+                    format!("{} is not a {ty}: {why}", crate::ir::number_text(c)),
                     span,
-                    format!("used as {}", t.keyword()),
+                    format!("used as {ty}"),
                 )
-                .hint("convert the other operand to a type that holds the number, e.g. float(x)"),
-            );
-            return None;
-        }
-        Some(Node {
-            ty: Ty::Elem(t),
-            range: Range::point(c),
-            op: Op::Const(c),
-        })
+                .hint("convert the other operand to a type that holds the number, e.g. float(x)")
+            }
+            FoldError::NotFinite(v) => KernelError::new(
+                "E042",
+                format!("these numbers compute to {v} in {ty}"),
+                span,
+                format!("{v} in {ty}"),
+            )
+            .hint(format!(
+                "numbers compute in the type they meet, in the order written: keep every step inside {ty}'s range, or compute in double"
+            )),
+            FoldError::Overflow(what, v) => KernelError::new(
+                "E047",
+                format!("`{what}` of these numbers gives {}, outside {ty}", crate::ir::number_text(v)),
+                span,
+                format!("{} in {ty}", crate::ir::number_text(v)),
+            )
+            .hint(format!(
+                "numbers compute in the type they meet ({ty} here): write the result, or compute in a wider type"
+            )),
+            FoldError::DivZero => KernelError::new(
+                "E043",
+                format!("these numbers divide by zero in {ty}"),
+                span,
+                "a divisor of 0",
+            )
+            .hint(format!(
+                "numbers compute in the type they meet, in the order written: a divisor here is 0 in {ty}"
+            )),
+        };
+        self.errors.push(e);
     }
 
     /// A value as type `t` (an output, or a conversion's result): numbers

@@ -36,20 +36,29 @@ fn node(op: Op, ty: ElemType, range: Range) -> Val {
     })
 }
 
-/// Σ w · values of the port: the range of a weighted sum.
-fn weighted(pr: Range, ws: &[f64]) -> Range {
-    ws.iter()
-        .fold(Range::point(0.0), |acc, w| acc + pr * Range::point(*w))
+/// Σ w · values of the port in type `tc`, left to right: the range of a
+/// weighted sum, every product and partial sum rounded as `tc` rounds it
+/// (zero weights are left out of the sum).
+fn weighted(pr: Range, ws: &[f64], tc: ElemType) -> Range {
+    let ws: Vec<f64> = ws.iter().copied().filter(|w| *w != 0.0).collect();
+    let Some((w0, rest)) = ws.split_first() else {
+        return Range::point(0.0);
+    };
+    // The weight as the type holds it (the C literal is rounded to it).
+    let term = |w: f64| (pr * Range::point(w).rounded(tc)).rounded(tc);
+    rest.iter()
+        .fold(term(*w0), |acc, w| (acc + term(*w)).rounded(tc))
 }
 
 /// `sum / n` in type `tc`.
-fn mean_of(sum: Node, n: f64, tc: ElemType, pr: Range) -> Val {
+fn mean_of(sum: Node, n: f64, tc: ElemType) -> Val {
     let d = Node {
         ty: Ty::Elem(tc),
         range: Range::point(n),
         op: Op::Const(n),
     };
-    node(Op::Binary(BinOp::Div, Box::new(sum), Box::new(d)), tc, pr)
+    let r = sum.range.div(Range::point(n), false).rounded(tc);
+    node(Op::Binary(BinOp::Div, Box::new(sum), Box::new(d)), tc, r)
 }
 
 impl Typer<'_> {
@@ -71,12 +80,13 @@ impl Typer<'_> {
             ElemType::Float
         };
         let t = Target { port, pr, tc, p };
-        let windowed = t.p.mul == Pair::ONE && t.p.window != Pair::ONE;
+        // A window of [1, 1] (a port declared without one has it) is the
+        // element alone: its median, box and gauss are the element, in the
+        // operator's computing type.
         let ok = match name {
-            "stencil" | "separable" => t.p.mul == Pair::ONE,
             "mean" => t.p.mul != Pair::ONE && t.p.window == Pair::ONE,
             "linear" => true,
-            _ => windowed,
+            _ => t.p.mul == Pair::ONE,
         };
         if !ok {
             return self.wrong_geometry(name, &t.p, port >= self.inputs.len(), span);
@@ -90,23 +100,23 @@ impl Typer<'_> {
                 let ones = vec![1.0; n as usize];
                 let sum = Node {
                     ty: Ty::Elem(t.tc),
-                    range: weighted(t.pr, &ones),
+                    range: weighted(t.pr, &ones, t.tc),
                     op: Op::Stencil {
                         port: t.port,
                         weights: ones,
                     },
                 };
-                mean_of(sum, n, t.tc, t.pr)
+                mean_of(sum, n, t.tc)
             }
             "median" => self.median(&t, span),
             "mean" => {
                 let n = (t.p.mul.x * t.p.mul.y) as f64;
                 let sum = Node {
                     ty: Ty::Elem(t.tc),
-                    range: t.pr * Range::point(n),
+                    range: weighted(t.pr, &vec![1.0; n as usize], t.tc),
                     op: Op::BlockSum { port: t.port },
                 };
-                mean_of(sum, n, t.tc, t.pr)
+                mean_of(sum, n, t.tc)
             }
             _ => self.linear(&t, span),
         }
@@ -300,7 +310,7 @@ impl Typer<'_> {
         ) else {
             return Val::Bad;
         };
-        let r = weighted(t.pr, &ws);
+        let r = weighted(t.pr, &ws, t.tc);
         node(
             Op::Stencil {
                 port: t.port,
@@ -317,7 +327,7 @@ impl Typer<'_> {
         let (Some(wx), Some(wy)) = (wx, wy) else {
             return Val::Bad;
         };
-        let r = weighted(weighted(t.pr, &wx), &wy);
+        let r = weighted(weighted(t.pr, &wx, t.tc), &wy, t.tc);
         node(
             Op::Separable {
                 port: t.port,
@@ -348,14 +358,16 @@ impl Typer<'_> {
             let s: f64 = v.iter().sum();
             v.into_iter().map(|x| x / s).collect::<Vec<f64>>()
         };
+        let (wx, wy) = (g(t.p.window.x, bx), g(t.p.window.y, by));
+        let r = weighted(weighted(t.pr, &wx, t.tc), &wy, t.tc);
         node(
             Op::Separable {
                 port: t.port,
-                wx: g(t.p.window.x, bx),
-                wy: g(t.p.window.y, by),
+                wx,
+                wy,
             },
             t.tc,
-            t.pr,
+            r,
         )
     }
 
@@ -408,6 +420,8 @@ impl Typer<'_> {
                 .hint(hint),
             );
         }
-        node(Op::Linear { port: t.port }, t.tc, t.pr)
+        // 3/4 · a + 1/4 · b, in x and then in y.
+        let blend = |r: Range| weighted(r, &[0.75, 0.25], t.tc);
+        node(Op::Linear { port: t.port }, t.tc, blend(blend(t.pr)))
     }
 }

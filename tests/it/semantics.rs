@@ -1,0 +1,418 @@
+//! What a defined function computes, value by value, where a compiler
+//! easily computes a wrong value or refuses a legal description: `round`
+//! of a `select` and of `linear`, conversions at the edge of what a float
+//! holds, numbers computed in the type they meet, integer division of
+//! numbers, ranges of integer quotients, 1 × 1 windows, and `separable` of
+//! an expression beside reads at offsets or 2:1 outputs.
+//!
+//! Each case builds a one-function chain (`src` → `f` → `snk`, declared),
+//! feeds one raw frame, reads the raw output back and compares it with
+//! values worked out by hand from docs/language.md, under a one-thread
+//! schedule (`-ts simple`) and under fused strips of 2 rows; the refusals are `ssc check`
+//! runs that must exit 1 with their code.
+
+use crate::support::*;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A port's element type, as the raw files hold it.
+#[derive(Clone, Copy)]
+enum Ty {
+    Ushort,
+    Int,
+    Float,
+}
+
+impl Ty {
+    fn keyword(self) -> &'static str {
+        match self {
+            Ty::Ushort => "ushort",
+            Ty::Int => "int",
+            Ty::Float => "float",
+        }
+    }
+
+    fn encode(self, v: &[f64]) -> Vec<u8> {
+        v.iter()
+            .flat_map(|x| match self {
+                Ty::Ushort => (*x as u16).to_ne_bytes().to_vec(),
+                Ty::Int => (*x as i32).to_ne_bytes().to_vec(),
+                Ty::Float => (*x as f32).to_ne_bytes().to_vec(),
+            })
+            .collect()
+    }
+
+    fn decode(self, b: &[u8]) -> Vec<f64> {
+        match self {
+            Ty::Ushort => b
+                .chunks(2)
+                .map(|c| u16::from_ne_bytes(c.try_into().unwrap()) as f64)
+                .collect(),
+            Ty::Int => b
+                .chunks(4)
+                .map(|c| i32::from_ne_bytes(c.try_into().unwrap()) as f64)
+                .collect(),
+            Ty::Float => b
+                .chunks(4)
+                .map(|c| f32::from_ne_bytes(c.try_into().unwrap()) as f64)
+                .collect(),
+        }
+    }
+}
+
+/// One function `f` from an input `p0` (type `input`, window `window`) to
+/// outputs `o0`, … (type `output`, `mul`), defined by `body`, at `w` × `h`.
+struct Chain {
+    input: Ty,
+    window: String,
+    output: Ty,
+    mul: (usize, usize),
+    outputs: usize,
+    body: String,
+    w: usize,
+    h: usize,
+}
+
+impl Chain {
+    fn text(&self) -> String {
+        let (i, o) = (self.input.keyword(), self.output.keyword());
+        let (mx, my) = self.mul;
+        let outs: String = (0..self.outputs)
+            .map(|k| format!(" o{k} OUT {o} mul [{mx}, {my}];"))
+            .collect();
+        let (w, h) = (self.w, self.h);
+        let sinks: String = (0..self.outputs)
+            .map(|k| format!(", snk{k} func_sink_out [{}, {}]", w * mx, h * my))
+            .collect();
+        let edges: String = (0..self.outputs)
+            .map(|k| format!("  f.o{k} -> snk{k}.in;\n"))
+            .collect();
+        format!(
+            "declaration {{
+  function_declaration func_source_in NONE {{ out OUT {i} mul [1, 1]; }};
+  function_declaration func_sink_out NONE {{ in IN {o} mul [1, 1]; }};
+  function_declaration def FULL {{ p0 IN {i} mul [1, 1] {window};{outs} }};
+  function_definition def {{
+    {body}
+  }};
+  function src func_source_in [{w}, {h}], f def [{w}, {h}]{sinks};
+  src.out -> f.p0;
+{edges}}}
+",
+            window = self.window,
+            body = self.body,
+        )
+    }
+
+    /// Builds the chain under each schedule, runs one frame of `frame`
+    /// and returns each output (the same under every schedule, asserted).
+    fn run(&self, tag: &str, frame: &[f64]) -> Vec<Vec<f64>> {
+        assert_eq!(frame.len(), self.w * self.h, "{tag}: frame size");
+        let dir = scratch(&format!("semantics-{tag}"));
+        let desc = write_input(&dir, &format!("{tag}.ssc"), &self.text());
+        let input = dir.join("frame.raw");
+        std::fs::write(&input, self.input.encode(frame)).unwrap();
+        let mut seen: Option<Vec<Vec<f64>>> = None;
+        for flags in ["-ts simple", "-ts fused 2 --strip-rows 2"] {
+            let sub = dir.join(flags.replace([' ', '-'], "_"));
+            std::fs::create_dir_all(&sub).unwrap();
+            let exe = build(gcc(), &Case::new(&desc, flags), &sub)
+                .unwrap_or_else(|e| panic!("{tag}: {e}"));
+            let out = sub.join("out");
+            let ran = run_in(
+                &[],
+                &exe,
+                &[
+                    "--iterations",
+                    "1",
+                    "--input",
+                    &format!("src={}", input.display()),
+                    "--output",
+                    &out.display().to_string(),
+                ],
+                &[],
+                &sub,
+                std::time::Duration::from_secs(60),
+            )
+            .unwrap_or_else(|e| panic!("{tag}: {e}"));
+            assert!(
+                ran.status.success(),
+                "{tag} {flags}: {}{}",
+                ran.stdout,
+                ran.stderr
+            );
+            let values: Vec<Vec<f64>> = (0..self.outputs)
+                .map(|k| read_output(&out, &format!("snk{k}"), self.output))
+                .collect();
+            match &seen {
+                Some(s) => assert!(
+                    same_bits(s, &values),
+                    "{tag}: {flags} computed {values:?}, the first schedule {s:?}"
+                ),
+                None => seen = Some(values),
+            }
+        }
+        seen.unwrap()
+    }
+}
+
+/// The one frame `--output` wrote for sink `name`: raw (integers) or
+/// PFM (float: little-endian here, bottom row first), top row first.
+fn read_output(dir: &Path, name: &str, ty: Ty) -> Vec<f64> {
+    let path: PathBuf = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|f| f.to_string_lossy().starts_with(&format!("{name}_0000")))
+        })
+        .unwrap_or_else(|| panic!("no output of {name} in {}", dir.display()));
+    let bytes = std::fs::read(&path).unwrap();
+    if path.extension().is_some_and(|e| e == "raw") {
+        return ty.decode(&bytes);
+    }
+    assert!(
+        path.extension().is_some_and(|e| e == "pfm"),
+        "{}",
+        path.display()
+    );
+    // Three header lines: `Pf`, `W H`, the scale (negative: little endian).
+    let mut at = 0;
+    let mut lines = Vec::new();
+    while lines.len() < 3 {
+        let end = at + bytes[at..].iter().position(|b| *b == b'\n').unwrap();
+        lines.push(String::from_utf8_lossy(&bytes[at..end]).to_string());
+        at = end + 1;
+    }
+    assert!(lines[0] == "Pf" && lines[2].starts_with('-'), "{lines:?}");
+    let w: usize = lines[1].split_whitespace().next().unwrap().parse().unwrap();
+    let rows: Vec<Vec<f64>> = bytes[at..]
+        .chunks(4 * w)
+        .map(|r| {
+            r.chunks(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()) as f64)
+                .collect()
+        })
+        .collect();
+    rows.into_iter().rev().flatten().collect()
+}
+
+fn same_bits(a: &[Vec<f64>], b: &[Vec<f64>]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.len() == y.len() && x.iter().zip(y).all(|(u, v)| u.to_bits() == v.to_bits())
+        })
+}
+
+fn floats(body: &str, window: &str, w: usize, h: usize) -> Chain {
+    Chain {
+        input: Ty::Float,
+        window: window.to_string(),
+        output: Ty::Float,
+        mul: (1, 1),
+        outputs: 1,
+        body: body.to_string(),
+        w,
+        h,
+    }
+}
+
+/// `ssc check` of the chain exits 1 with `code` in its report.
+fn refused(tag: &str, chain: &Chain, code: &str) -> String {
+    let dir = scratch(&format!("semantics-{tag}"));
+    let desc = write_input(&dir, &format!("{tag}.ssc"), &chain.text());
+    let out = Command::new(SSC).arg("check").arg(&desc).output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{tag}: {text}");
+    assert!(text.contains(code), "{tag}: no {code} in\n{text}");
+    text
+}
+
+/// `round` takes its whole argument: `round(select(c, a, b))` is
+/// ⌊(c ? a : b) + 0.5⌋, not ⌊c ? a : (b + 0.5)⌋.
+#[test]
+fn round_of_a_select_rounds_the_selected_value() {
+    let c = floats("o0 = round(select(p0 > 0, p0, 2.7));", "", 4, 1);
+    let got = c.run("round-select", &[2.7, -1.0, 0.6, 1.5]);
+    assert_eq!(got[0], vec![3.0, 3.0, 1.0, 2.0]);
+}
+
+/// `round(linear(p))` is ⌊linear(p) + 0.5⌋ at every element, the border
+/// and odd rows included (where linear's choice of neighbour is a
+/// select per element): one function computes linear, another its round.
+#[test]
+fn round_of_linear_is_the_rounded_interpolation_everywhere() {
+    let (w, h) = (5usize, 3usize);
+    let frame: Vec<f64> = (0..w * h).map(|i| ((i * 37) % 11) as f64 * 0.3).collect();
+    let mut lin = floats("o0 = linear(p0);", "[3, 3]", w, h);
+    lin.mul = (2, 2);
+    let mut rounded = floats("o0 = round(linear(p0));", "[3, 3]", w, h);
+    rounded.mul = (2, 2);
+    let l = &lin.run("linear", &frame)[0];
+    let r = &rounded.run("round-linear", &frame)[0];
+    let want: Vec<f64> = l
+        .iter()
+        .map(|v| ((*v as f32 + 0.5f32).floor()) as f64)
+        .collect();
+    assert_eq!(r, &want, "linear {l:?}");
+    // The values are not all whole already: the round changed some.
+    assert!(l.iter().zip(r).any(|(a, b)| a != b));
+}
+
+/// A conversion's proof uses each bound as the computing type holds it:
+/// 2147483647 is 2³¹ as float, so `int(clamp(x, …, 2147483647))` of a
+/// float can overflow and is refused (E046); the largest float below 2³¹
+/// converts, and 5e9 clamps to it.
+#[test]
+fn a_float_bound_is_the_float_it_rounds_to() {
+    let t = refused(
+        "int-bound",
+        &floats("o0 = int(clamp(p0, -2147483648, 2147483647));", "", 4, 1),
+        "E046",
+    );
+    assert!(t.contains("2147483648"), "{t}");
+    refused(
+        "uint-bound",
+        &floats("o0 = uint(clamp(p0, 0, 4294967295));", "", 4, 1),
+        "E046",
+    );
+    // An int converted to float rounds too: the full int range does not
+    // come back.
+    let mut back = floats("o0 = int(float(p0));", "", 4, 1);
+    back.input = Ty::Int;
+    back.output = Ty::Int;
+    refused("int-float-int", &back, "E046");
+    let mut edge = floats("o0 = int(clamp(p0, -2147483648, 2147483520));", "", 4, 1);
+    edge.output = Ty::Int;
+    let got = edge.run("int-edge", &[5e9, -5e9, 2147483520.0, -7.9]);
+    assert_eq!(
+        got[0],
+        vec![2147483520.0, -2147483648.0, 2147483520.0, -7.0]
+    );
+}
+
+/// Numbers compute in the type they meet, in the order written: in float
+/// `0.1 + 0.2 - 0.3` is 0 and `16777216 + 1 + 1` is 16777216; in double
+/// they are not; `1e30 * 1e30` is no float (E042).
+#[test]
+fn numbers_compute_in_the_type_they_meet() {
+    let got = floats("o0 = p0 + (0.1 + 0.2 - 0.3);", "", 2, 1).run("float-order", &[0.0, 1.0]);
+    assert_eq!(got[0], vec![0.0, 1.0]);
+    let got = floats("o0 = p0 + (16777216 + 1 + 1);", "", 2, 1).run("float-big", &[0.0, 2.0]);
+    assert_eq!(got[0], vec![16777216.0, 16777218.0]);
+    // In double the same numbers keep what float loses (converted back to
+    // float at the end, each once).
+    let got = floats("o0 = float(double(p0) + (16777216 + 1 + 1));", "", 2, 1)
+        .run("double-big", &[0.0, 2.0]);
+    assert_eq!(got[0], vec![16777218.0, 16777220.0]);
+    refused(
+        "float-inf",
+        &floats("o0 = p0 + 1e30 * 1e30 / 1e30;", "", 2, 1),
+        "E042",
+    );
+}
+
+/// Integer division of numbers truncates toward zero, as integer division
+/// does (`7 / 2` is 3 in int); a divisor that truncates to 0 is E043.
+#[test]
+fn integer_division_of_numbers_truncates() {
+    let mut c = floats("o0 = clamp(p0, 0, 100) + 7 / 2 - -7 / 2;", "", 3, 1);
+    c.input = Ty::Int;
+    c.output = Ty::Int;
+    let got = c.run("int-div", &[5.0, -4.0, 1000.0]);
+    assert_eq!(got[0], vec![11.0, 6.0, 106.0]);
+    let mut z = floats("o0 = p0 / (1 / 2);", "", 3, 1);
+    z.input = Ty::Int;
+    z.output = Ty::Int;
+    refused("int-div-zero", &z, "E043");
+}
+
+/// The range of an integer quotient is the quotients' (49 / 49 is 1,
+/// though 49 · (1/49) is below 1): a table indexed by it needs 2 entries.
+#[test]
+fn an_integer_quotient_has_the_range_of_its_corners() {
+    let mut short = floats("o0 = lut(clamp(p0, 49, 49) / 49, [5]);", "", 2, 1);
+    short.input = Ty::Int;
+    short.output = Ty::Int;
+    refused("quotient-short-table", &short, "E045");
+    let mut ok = floats("o0 = lut(clamp(p0, 49, 49) / 49, [5, 7]);", "", 2, 1);
+    ok.input = Ty::Int;
+    ok.output = Ty::Int;
+    assert_eq!(ok.run("quotient", &[0.0, 100.0])[0], vec![7.0, 7.0]);
+}
+
+/// A window of [1, 1] is the element alone: its median, box and gauss
+/// give the element back.
+#[test]
+fn a_one_by_one_window_is_the_element() {
+    let frame = [1.5, -2.25, 0.125, 7.0, -0.0, 3.0];
+    for (tag, body) in [
+        ("median-1x1", "o0 = median(p0);"),
+        ("box-1x1", "o0 = box(p0);"),
+        ("gauss-1x1", "o0 = gauss(p0, 1.0);"),
+    ] {
+        let got = floats(body, "[1, 1]", 3, 2).run(tag, &frame);
+        assert!(same_bits(&got, &[frame.to_vec()]), "{tag}: {got:?}");
+    }
+}
+
+/// `separable` of an expression in a function that also reads its port at
+/// an x offset, and in one whose outputs are 2:1 (`mul [2, 2]`): built,
+/// and equal to the sums worked out here (small whole values: exact in
+/// float in any order).
+#[test]
+fn separable_of_an_expression_beside_offsets_and_blocks() {
+    let (w, h) = (5usize, 4usize);
+    let frame: Vec<f64> = (0..w * h).map(|i| ((i * 7) % 13) as f64).collect();
+    let at = |x: i64, y: i64| {
+        let x = x.clamp(0, w as i64 - 1) as usize;
+        let y = y.clamp(0, h as i64 - 1) as usize;
+        frame[y * w + x]
+    };
+    let sep = |x: i64, y: i64, scale: f64| {
+        let k = [1.0, 2.0, 1.0];
+        (0..3)
+            .map(|j| {
+                k[j] * (0..3)
+                    .map(|i| k[i] * scale * at(x + i as i64 - 1, y + j as i64 - 1))
+                    .sum::<f64>()
+            })
+            .sum::<f64>()
+    };
+    let mut offset = floats(
+        "o0 = float(p0[1, 0]) + separable(float(p0), [1, 2, 1], [1, 2, 1]);",
+        "[3, 3]",
+        w,
+        h,
+    );
+    offset.input = Ty::Ushort;
+    let got = offset.run("separable-offset", &frame);
+    let want: Vec<f64> = (0..w * h)
+        .map(|i| {
+            let (x, y) = ((i % w) as i64, (i / w) as i64);
+            at(x + 1, y) + sep(x, y, 1.0)
+        })
+        .collect();
+    assert_eq!(got[0], want);
+
+    let mut blocks = floats(
+        "o0 = separable(p0 * 2, [1, 2, 1], [1, 2, 1]);",
+        "[3, 3]",
+        w,
+        h,
+    );
+    blocks.mul = (2, 2);
+    let got = blocks.run("separable-blocks", &frame);
+    let want: Vec<f64> = (0..4 * w * h)
+        .map(|i| {
+            let (ex, ey) = (i % (2 * w), i / (2 * w));
+            sep((ex / 2) as i64, (ey / 2) as i64, 2.0)
+        })
+        .collect();
+    assert_eq!(got[0], want);
+}
