@@ -290,6 +290,27 @@ impl Typer<'_> {
         }
     }
 
+    /// E042 when a weight is past what the computing type `tc` holds (a
+    /// float weight of 1e39 would be written as infinity).
+    fn weights_fit(&mut self, t: &Target, args: &[Arg], i: usize, ws: &[f64]) -> bool {
+        let big = ws
+            .iter()
+            .find(|w| t.tc == ElemType::Float && w.abs() > f32::MAX as f64);
+        if let Some(w) = big {
+            self.err(
+                KernelError::new(
+                    "E042",
+                    format!("the weight {w:e} is not a float: too large for float"),
+                    args[i].span(),
+                    "used as float",
+                )
+                .hint("scale the weights into float's range, or compute in double (a double port)"),
+            );
+            return false;
+        }
+        true
+    }
+
     fn stencil(&mut self, t: &Target, args: &[Arg]) -> Val {
         let w = t.p.window;
         let Some(ws) = self.weights(
@@ -300,6 +321,9 @@ impl Typer<'_> {
         ) else {
             return Val::Bad;
         };
+        if !self.weights_fit(t, args, 1, &ws) {
+            return Val::Bad;
+        }
         let r = weighted(t.pr, &ws);
         node(
             Op::Stencil {
@@ -317,6 +341,9 @@ impl Typer<'_> {
         let (Some(wx), Some(wy)) = (wx, wy) else {
             return Val::Bad;
         };
+        if !self.weights_fit(t, args, 1, &wx) || !self.weights_fit(t, args, 2, &wy) {
+            return Val::Bad;
+        }
         let r = weighted(weighted(t.pr, &wx), &wy);
         node(
             Op::Separable {
@@ -348,11 +375,23 @@ impl Typer<'_> {
             let s: f64 = v.iter().sum();
             v.into_iter().map(|x| x / s).collect::<Vec<f64>>()
         };
+        let (wx, wy) = (g(t.p.window.x, bx), g(t.p.window.y, by));
+        if wx.iter().chain(&wy).any(|w| !w.is_finite()) {
+            return self.err(
+                KernelError::new(
+                    "E043",
+                    format!("σ = {sigma:e} is too small: its weights are not finite numbers"),
+                    args[1].span(),
+                    "too small",
+                )
+                .hint("σ in elements, e.g. 0.5; below about 0.2 gauss is the element itself"),
+            );
+        }
         node(
             Op::Separable {
                 port: t.port,
-                wx: g(t.p.window.x, bx),
-                wy: g(t.p.window.y, by),
+                wx,
+                wy,
             },
             t.tc,
             t.pr,
@@ -410,4 +449,41 @@ impl Typer<'_> {
         }
         node(Op::Linear { port: t.port }, t.tc, t.pr)
     }
+
+    /// E059 for an input whose window or block is wider or taller than
+    /// [`MAX_WINDOW`]: refused before any operator sizes its weights or
+    /// reads by it.
+    pub(super) fn check_geometry(&mut self, ports: &[crate::ir::Port]) {
+        for p in ports {
+            for (what, g, s) in [
+                (
+                    "window",
+                    p.window_or_one(),
+                    p.window.map_or(p.span, |w| w.span),
+                ),
+                ("block (mul)", p.mul.value, p.mul.span),
+            ] {
+                if g.x > MAX_WINDOW || g.y > MAX_WINDOW {
+                    self.err(
+                        KernelError::new(
+                            "E059",
+                            format!(
+                                "`{}` has a {what} of {g}; a defined function reads at most {MAX_WINDOW} × {MAX_WINDOW}",
+                                p.name.name
+                            ),
+                            s,
+                            "too large",
+                        )
+                        .hint(format!(
+                            "at most [{MAX_WINDOW}, {MAX_WINDOW}]; a wider blur is several passes (4 passes of gauss σ are one of 2σ), a larger block several 2:1 steps"
+                        )),
+                    );
+                }
+            }
+        }
+    }
 }
+
+/// The widest and tallest window or block a defined function reads
+/// (docs/language.md, "Limits").
+pub const MAX_WINDOW: u64 = 63;
