@@ -60,6 +60,12 @@ pub fn sat_name(to: ElemType, from: ElemType) -> String {
     format!("ssc_sat_{}_{}", to.keyword(), from.keyword())
 }
 
+/// The most values whose median the generated C sorts unrolled
+/// (`ssc_median_T`); a larger window calls `ssc_median_loop_T`, the same
+/// compare-exchanges as loops, which the C compiler compiles in a second
+/// instead of a minute (7 × 7 over double).
+const MEDIAN_UNROLLED: usize = 25;
+
 /// Precedence of what an expression prints as (C's, coarsened): `?:` 1,
 /// comparison 2, `+ -` 3, `* /` 4, a cast or negation 5, anything else 6.
 type Prec = u8;
@@ -514,8 +520,14 @@ impl Emit<'_> {
         if reads.len() as u64 == MEDIAN9 {
             return format!("ssc_median9_{}({})", t.keyword(), reads.join(", "));
         }
+        // Above 5 × 5 the sort's loops stay loops (MEDIAN_UNROLLED).
+        let form = if reads.len() > MEDIAN_UNROLLED {
+            "loop_"
+        } else {
+            ""
+        };
         format!(
-            "ssc_median_{}(({}[]){{ {} }}, {})",
+            "ssc_median_{form}{}(({}[]){{ {} }}, {})",
             t.keyword(),
             c_name(t),
             reads.join(", "),
