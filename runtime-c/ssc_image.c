@@ -70,10 +70,14 @@ static void put(ssc_type t, void *out, size_t i, double v)
  * with a message. */
 static int slurp(const char *path, unsigned char **buf, size_t *len, char *err, size_t n)
 {
+    /* Refused before it is opened: opening a FIFO blocks until a writer
+     * comes, and a device reads forever. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return say(err, n, 1, "%s: not a regular file", path);
     FILE *f = fopen(path, "rb");
     if (!f)
         return say(err, n, 1, "%s: cannot read: %s", path, strerror(errno));
-    struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
         return say(err, n, 1, "%s: not a regular file", path);

@@ -22,7 +22,7 @@
 #endif
 
 static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
-{%- if defs.clamps_columns() %}
+{%- if defs.clamps_columns() || !defs.wsums.is_empty() %}
 static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c >= n ? n - 1 : c; }
 {%- endif %}
 {%- for s in defs.sats %}
@@ -66,6 +66,61 @@ static inline {{ m.1 }} ssc_median_{{ m.0 }}({{ m.1 }} *v, int n)
             v[j] = swap ? a : b;
         }
     return v[n / 2];
+}
+
+/* The same compare-exchanges in the same order, as loops: for a window of
+ * more than 25 values, whose unrolled sort (1176 compare-exchanges at 7 x 7)
+ * took the C compiler a minute; the same median, NaN included. */
+static inline {{ m.1 }} ssc_median_loop_{{ m.0 }}({{ m.1 }} *v, int n)
+{
+#pragma GCC unroll 1
+    for (int i = 1; i < n; i++)
+#pragma GCC unroll 1
+        for (int j = i; j > 0; j--) {
+            {{ m.1 }} a = v[j - 1], b = v[j];
+            int swap = a > b;
+            v[j - 1] = swap ? b : a;
+            v[j] = swap ? a : b;
+        }
+    return v[n / 2];
+}
+{%- endfor %}
+{%- for w in defs.wsums %}
+
+/* The sum of a large window: w[k] * rows[r[k]][x + dx[k]] (the column
+ * clamped to the grid) over its n terms, left to right in {{ w.ctype }}: the
+ * operations of a small window's unrolled sum in its order (a term of
+ * weight 1, one[k], adds the element itself; `fused`, under --contract,
+ * makes every term after the first an fma), as a loop, which compiles in
+ * a moment at any size. */
+static inline {{ w.ctype }} {{ w.name }}(const {{ w.src }} *const *rows, const short *r, const short *dx,
+                                const {{ w.ctype }} *w, const unsigned char *one, int n, int64_t x, int64_t width,
+                                int fused)
+{
+    {{ w.ctype }} acc = 0;
+    for (int k = 0; k < n; k++) {
+        const {{ w.ctype }} t = ({{ w.ctype }})rows[r[k]][ssc_clamp_col(x + dx[k], width)];
+        if (k == 0)
+            acc = one[k] ? t : w[k] * t;
+        else if (one[k])
+            acc = acc + t;
+        else
+            acc = fused ? {{ w.fma }}(w[k], t, acc) : acc + w[k] * t;
+    }
+    return acc;
+}
+{%- endfor %}
+{%- for b in defs.bsums %}
+
+/* The sum of a large block: rows[j][mx * x + i] for j < my, i < mx, left to
+ * right in {{ b.ctype }} (a small block's unrolled sum in its order), as a loop. */
+static inline {{ b.ctype }} {{ b.name }}(const {{ b.src }} *const *rows, int64_t mx, int64_t my, int64_t x)
+{
+    {{ b.ctype }} acc = ({{ b.ctype }})rows[0][mx * x];
+    for (int64_t j = 0; j < my; j++)
+        for (int64_t i = j == 0 ? 1 : 0; i < mx; i++)
+            acc = acc + ({{ b.ctype }})rows[j][mx * x + i];
+    return acc;
 }
 {%- endfor %}
 {%- for m in defs.medians9 %}

@@ -505,7 +505,21 @@ fn wrong_paths_and_options_get_clear_errors_and_their_exit_codes() {
     let one_frame = dir.join("one");
     std::fs::create_dir_all(&one_frame).unwrap();
     std::fs::copy(f[1].join("f00.pfm"), one_frame.join("f00.pfm")).unwrap();
+    // A FIFO is refused before it is opened (opening it would wait for a
+    // writer forever), as a character device is.
+    let fifo = dir.join("fifo.pgm");
+    run_ok(Command::new("mkfifo").arg(&fifo));
     let cases: Vec<(Vec<String>, i32, String)> = vec![
+        (
+            vec!["--input".into(), format!("image={}", fifo.display())],
+            1,
+            format!("images: {}: not a regular file", fifo.display()),
+        ),
+        (
+            vec!["--input".into(), "image=/dev/zero".into()],
+            1,
+            "images: /dev/zero: not a regular file".into(),
+        ),
         (
             vec!["--input".into(), "image=/no/such/file.pgm".into()],
             1,

@@ -29,6 +29,7 @@ mod generate;
 mod images;
 mod incremental;
 mod library;
+mod limits;
 mod lower_appendix;
 mod lower_props;
 mod lower_units;

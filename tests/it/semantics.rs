@@ -61,10 +61,12 @@ impl Ty {
     }
 }
 
-/// One function `f` from an input `p0` (type `input`, window `window`) to
-/// outputs `o0`, … (type `output`, `mul`), defined by `body`, at `w` × `h`.
+/// One function `f` from an input `p0` (type `input`, `in_mul`, window
+/// `window`) to outputs `o0`, … (type `output`, `mul`), defined by `body`,
+/// at `w` × `h`.
 struct Chain {
     input: Ty,
+    in_mul: (usize, usize),
     window: String,
     output: Ty,
     mul: (usize, usize),
@@ -78,6 +80,7 @@ impl Chain {
     fn text(&self) -> String {
         let (i, o) = (self.input.keyword(), self.output.keyword());
         let (mx, my) = self.mul;
+        let (ix, iy) = self.in_mul;
         let outs: String = (0..self.outputs)
             .map(|k| format!(" o{k} OUT {o} mul [{mx}, {my}];"))
             .collect();
@@ -92,33 +95,59 @@ impl Chain {
             "declaration {{
   function_declaration func_source_in NONE {{ out OUT {i} mul [1, 1]; }};
   function_declaration func_sink_out NONE {{ in IN {o} mul [1, 1]; }};
-  function_declaration def FULL {{ p0 IN {i} mul [1, 1] {window};{outs} }};
+  function_declaration def FULL {{ p0 IN {i} mul [{ix}, {iy}] {window};{outs} }};
   function_definition def {{
     {body}
   }};
-  function src func_source_in [{w}, {h}], f def [{w}, {h}]{sinks};
+  function src func_source_in [{sw}, {sh}], f def [{w}, {h}]{sinks};
   src.out -> f.p0;
 {edges}}}
 ",
             window = self.window,
             body = self.body,
+            sw = w * ix,
+            sh = h * iy,
         )
     }
 
     /// Builds the chain under each schedule, runs one frame of `frame`
     /// and returns each output (the same under every schedule, asserted).
     fn run(&self, tag: &str, frame: &[f64]) -> Vec<Vec<f64>> {
-        assert_eq!(frame.len(), self.w * self.h, "{tag}: frame size");
+        self.run_with(tag, frame, "")
+    }
+
+    /// [`Chain::run`] with `extra` flags on every build (`--contract`).
+    fn run_with(&self, tag: &str, frame: &[f64], extra: &str) -> Vec<Vec<f64>> {
+        self.run_c(tag, frame, extra).0
+    }
+
+    /// [`Chain::run_with`], and the C the first build generated.
+    fn run_c(&self, tag: &str, frame: &[f64], extra: &str) -> (Vec<Vec<f64>>, String) {
+        let (ix, iy) = self.in_mul;
+        assert_eq!(frame.len(), self.w * ix * self.h * iy, "{tag}: frame size");
         let dir = scratch(&format!("semantics-{tag}"));
         let desc = write_input(&dir, &format!("{tag}.ssc"), &self.text());
         let input = dir.join("frame.raw");
         std::fs::write(&input, self.input.encode(frame)).unwrap();
         let mut seen: Option<Vec<Vec<f64>>> = None;
+        let mut c = String::new();
         for flags in ["-ts simple", "-ts fused 2 --strip-rows 2"] {
             let sub = dir.join(flags.replace([' ', '-'], "_"));
             std::fs::create_dir_all(&sub).unwrap();
-            let exe = build(gcc(), &Case::new(&desc, flags), &sub)
+            let exe = build(gcc(), &Case::new(&desc, &format!("{flags} {extra}")), &sub)
                 .unwrap_or_else(|e| panic!("{tag}: {e}"));
+            if c.is_empty() {
+                // The program's own C: the one not of the runtime.
+                let own = std::fs::read_dir(&sub)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .find(|p| {
+                        p.extension().is_some_and(|e| e == "c")
+                            && !p.file_name().unwrap().to_string_lossy().starts_with("ssc_")
+                    })
+                    .unwrap();
+                c = std::fs::read_to_string(own).unwrap();
+            }
             let out = sub.join("out");
             let ran = run_in(
                 &[],
@@ -153,7 +182,7 @@ impl Chain {
                 None => seen = Some(values),
             }
         }
-        seen.unwrap()
+        (seen.unwrap(), c)
     }
 }
 
@@ -208,6 +237,7 @@ fn same_bits(a: &[Vec<f64>], b: &[Vec<f64>]) -> bool {
 fn floats(body: &str, window: &str, w: usize, h: usize) -> Chain {
     Chain {
         input: Ty::Float,
+        in_mul: (1, 1),
         window: window.to_string(),
         output: Ty::Float,
         mul: (1, 1),
@@ -415,4 +445,101 @@ fn separable_of_an_expression_beside_offsets_and_blocks() {
         })
         .collect();
     assert_eq!(got[0], want);
+}
+
+/// Deterministic values in [-4, 4) with a fraction (a 32-bit LCG).
+fn noise(n: usize, seed: u32) -> Vec<f64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+            ((s >> 8) as f64 / (1u32 << 24) as f64 * 8.0 - 4.0) as f32 as f64
+        })
+        .collect()
+}
+
+/// A window's sum of more than 49 terms is a loop in the C: the same
+/// operations in the same order as the written-out sum (products rounded
+/// to float, added left to right, a weight of 1 adding the element, a
+/// weight of 0 left out; under `--contract` every later term an fma), so
+/// a 9 × 9 stencil of float weights gives the bits of that order computed
+/// here, and a mean of 8 × 8 blocks the left-to-right block sum / 64.
+#[test]
+fn a_large_window_sums_in_the_order_of_a_small_one() {
+    let (w, h) = (13usize, 11usize);
+    let frame = noise(w * h, 7);
+    let weights: Vec<f64> = noise(81, 11)
+        .into_iter()
+        .enumerate()
+        .map(|(k, v)| match k % 9 {
+            0 => 1.0,
+            4 => 0.0,
+            _ => v,
+        })
+        .collect();
+    let list: Vec<String> = weights.iter().map(|v| format!("{v:?}")).collect();
+    let c = floats(
+        &format!("o0 = stencil(p0, [{}]);", list.join(", ")),
+        "[9, 9]",
+        w,
+        h,
+    );
+    let at = |x: i64, y: i64| {
+        frame[y.clamp(0, h as i64 - 1) as usize * w + x.clamp(0, w as i64 - 1) as usize] as f32
+    };
+    let model = |fused: bool| -> Vec<f64> {
+        (0..w * h)
+            .map(|i| {
+                let (x, y) = ((i % w) as i64, (i / w) as i64);
+                let mut acc: Option<f32> = None;
+                for (k, wk) in weights.iter().enumerate() {
+                    if *wk == 0.0 {
+                        continue;
+                    }
+                    let t = at(x + (k % 9) as i64 - 4, y + (k / 9) as i64 - 4);
+                    let wf = *wk as f32;
+                    acc = Some(match acc {
+                        None if *wk == 1.0 => t,
+                        None => wf * t,
+                        Some(a) if *wk == 1.0 => a + t,
+                        Some(a) if fused => wf.mul_add(t, a),
+                        Some(a) => a + wf * t,
+                    });
+                }
+                acc.unwrap() as f64
+            })
+            .collect()
+    };
+    let (got, text) = c.run_c("stencil-9x9", &frame, "");
+    assert!(text.contains("ssc_wsum_float_float("), "no loop in the C");
+    assert!(same_bits(&got, &[model(false)]), "stencil 9 x 9");
+    let got = c.run_with("stencil-9x9-contract", &frame, "--contract");
+    assert!(same_bits(&got, &[model(true)]), "stencil 9 x 9 --contract");
+    // Contraction changed some element: the two models differ.
+    assert!(!same_bits(&[model(false)], &[model(true)]));
+
+    let (bw, bh) = (3usize, 2usize);
+    let big = noise(64 * bw * bh, 5);
+    let mut mean = floats("o0 = mean(p0);", "", bw, bh);
+    mean.in_mul = (8, 8);
+    let (got, text) = mean.run_c("mean-8x8", &big, "");
+    assert!(text.contains("ssc_bsum_float_float("), "no loop in the C");
+    let got = got[0].clone();
+    let want: Vec<f64> = (0..bw * bh)
+        .map(|i| {
+            let (px, py) = (i % bw, i / bw);
+            let mut acc = 0f32;
+            for j in 0..8 {
+                for k in 0..8 {
+                    let v = big[(8 * py + j) * 8 * bw + 8 * px + k] as f32;
+                    acc = if j == 0 && k == 0 { v } else { acc + v };
+                }
+            }
+            (acc / 64.0) as f64
+        })
+        .collect();
+    assert!(
+        same_bits(&[got.clone()], &[want.clone()]),
+        "mean 8 x 8: {got:?} {want:?}"
+    );
 }

@@ -60,6 +60,26 @@ pub fn sat_name(to: ElemType, from: ElemType) -> String {
     format!("ssc_sat_{}_{}", to.keyword(), from.keyword())
 }
 
+/// The most values whose median the generated C sorts unrolled
+/// (`ssc_median_T`); a larger window calls `ssc_median_loop_T`, the same
+/// compare-exchanges as loops, which the C compiler compiles in a second
+/// instead of a minute (7 × 7 over double).
+const MEDIAN_UNROLLED: usize = 25;
+
+/// The most terms of a window's or a block's sum written out as C
+/// (`w0 * t0 + w1 * t1 + …`); a larger one calls a loop that performs the
+/// same operations in the same order (`ssc_wsum_U_T`, `ssc_bsum_U_T`),
+/// which the C compiler compiles in a moment where thousands of unrolled
+/// terms took it minutes (`box` over 63 × 63). Small sums stay unrolled, so
+/// their loops vectorise over x.
+pub const UNROLLED_TERMS: usize = 49;
+
+/// The loop helper of a window's weighted sum (`kind` "wsum") or a block's
+/// sum ("bsum") computing in `u` over elements of type `t`.
+pub fn sum_helper(kind: &str, u: ElemType, t: ElemType) -> String {
+    format!("ssc_{kind}_{}_{}", u.keyword(), t.keyword())
+}
+
 /// Precedence of what an expression prints as (C's, coarsened): `?:` 1,
 /// comparison 2, `+ -` 3, `* /` 4, a cast or negation 5, anything else 6.
 type Prec = u8;
@@ -445,10 +465,61 @@ impl Emit<'_> {
         }
     }
 
+    /// Whether source `port`'s elements are read from rows (a port, or a
+    /// local kept in rows), so a loop can index them.
+    fn in_rows(&self, port: usize) -> bool {
+        self.kernel.local(port).is_none() || self.local_rows
+    }
+
+    /// Σ w · element over `taps` (row offset, column offset, weight: the
+    /// terms of weight 0 left out by the caller) of source `port` in type
+    /// `t`, as one call of its loop helper ([`UNROLLED_TERMS`]).
+    fn sum_loop(&self, port: usize, taps: &[(i64, i64, f64)], t: ElemType) -> (String, Prec) {
+        let p = self.kernel.source(port);
+        let mut dys: Vec<i64> = taps.iter().map(|(dy, _, _)| *dy).collect();
+        dys.sort_unstable();
+        dys.dedup();
+        let rows: Vec<String> = dys.iter().map(|dy| row_var(&p.name, *dy)).collect();
+        let list = |v: Vec<String>| v.join(", ");
+        let r = list(
+            taps.iter()
+                .map(|(dy, _, _)| dys.binary_search(dy).unwrap().to_string())
+                .collect(),
+        );
+        let dx = list(taps.iter().map(|(_, dx, _)| dx.to_string()).collect());
+        let w = list(taps.iter().map(|(_, _, w)| literal(*w, t)).collect());
+        let one = list(
+            taps.iter()
+                .map(|(_, _, w)| u8::from(*w == 1.0).to_string())
+                .collect(),
+        );
+        (
+            format!(
+                "{}((const {src} *const[]){{ {} }}, (const short[]){{ {r} }}, (const short[]){{ {dx} }}, (const {u}[]){{ {w} }}, (const unsigned char[]){{ {one} }}, {}, x, call->width, {})",
+                sum_helper("wsum", t, p.ty),
+                rows.join(", "),
+                taps.len(),
+                u8::from(self.contracts(t)),
+                src = c_name(p.ty),
+                u = c_name(t),
+            ),
+            6,
+        )
+    }
+
     fn stencil(&self, port: usize, weights: &[f64], t: ElemType) -> (String, Prec) {
         let p = self.kernel.source(port);
         let ((bx, _), (by, _)) = p.margins();
         let w = p.window.x as usize;
+        let taps: Vec<(i64, i64, f64)> = weights
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(k, v)| ((k / w) as i64 - by, (k % w) as i64 - bx, *v))
+            .collect();
+        if taps.len() > UNROLLED_TERMS && self.in_rows(port) {
+            return self.sum_loop(port, &taps, t);
+        }
         let terms = weights
             .iter()
             .enumerate()
@@ -464,7 +535,10 @@ impl Emit<'_> {
     }
 
     fn separable(&self, port: usize, wx: &[f64], wy: &[f64], t: ElemType) -> (String, Prec) {
-        let ((_, _), (by, _)) = self.kernel.source(port).margins();
+        let ((bx, _), (by, _)) = self.kernel.source(port).margins();
+        let nonzero = |v: &[f64]| v.iter().filter(|w| **w != 0.0).count();
+        // Each row's x sum a loop when the sum has many terms.
+        let looped = nonzero(wx) * nonzero(wy) > UNROLLED_TERMS && self.in_rows(port);
         let pass = self
             .passes
             .iter()
@@ -477,6 +551,15 @@ impl Emit<'_> {
                 let dy = j as i64 - by;
                 let sum = match pass {
                     Some(k) => (format!("{}[x - c0]", XPass::row(k, dy)), 6),
+                    None if looped => {
+                        let taps: Vec<(i64, i64, f64)> = wx
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, v)| **v != 0.0)
+                            .map(|(i, v)| (dy, i as i64 - bx, *v))
+                            .collect();
+                        self.sum_loop(port, &taps, t)
+                    }
                     None => self.taps_sum(port, wx, dy, t),
                 };
                 (*vy, wrap(sum, 4))
@@ -537,8 +620,14 @@ impl Emit<'_> {
         if reads.len() as u64 == MEDIAN9 {
             return format!("ssc_median9_{}({})", t.keyword(), reads.join(", "));
         }
+        // Above 5 × 5 the sort's loops stay loops (MEDIAN_UNROLLED).
+        let form = if reads.len() > MEDIAN_UNROLLED {
+            "loop_"
+        } else {
+            ""
+        };
         format!(
-            "ssc_median_{}(({}[]){{ {} }}, {})",
+            "ssc_median_{form}{}(({}[]){{ {} }}, {})",
             t.keyword(),
             c_name(t),
             reads.join(", "),
@@ -548,6 +637,20 @@ impl Emit<'_> {
 
     fn block_sum(&self, port: usize, t: ElemType) -> (String, Prec) {
         let p = self.kernel.source(port);
+        if (p.mul.x * p.mul.y) as usize > UNROLLED_TERMS {
+            let rows: Vec<String> = (0..p.mul.y).map(|j| format!("{}_b{j}", p.name)).collect();
+            return (
+                format!(
+                    "{}((const {} *const[]){{ {} }}, {}, {}, x)",
+                    sum_helper("bsum", t, p.ty),
+                    c_name(p.ty),
+                    rows.join(", "),
+                    p.mul.x,
+                    p.mul.y
+                ),
+                6,
+            );
+        }
         let mut terms = Vec::new();
         for j in 0..p.mul.y {
             for i in 0..p.mul.x {

@@ -12,7 +12,8 @@
 //! any split, so every schedule gives the same bits.
 
 use super::expr::{
-    blend, bounds, c_name, literal, row_var, sat_name, tables, Emit, XPass, MEDIAN9,
+    blend, bounds, c_name, literal, row_var, sat_name, sum_helper, tables, Emit, XPass, MEDIAN9,
+    UNROLLED_TERMS,
 };
 use super::median::RowMedianView;
 use crate::ir::hsdfg::Hsdfg;
@@ -55,6 +56,30 @@ pub struct KernelsView {
     /// The types of the 3 × 3 medians computed a row at a time
     /// (`ssc_median9_row_T`).
     pub medians9_rows: Vec<RowMedianView>,
+    /// The loops of the window sums (`ssc_wsum_U_T`) and block sums
+    /// (`ssc_bsum_U_T`) of more than [`UNROLLED_TERMS`] terms.
+    pub wsums: Vec<SumView>,
+    pub bsums: Vec<SumView>,
+}
+
+/// A sum's loop helper: its name, the C types it computes in and reads,
+/// and the fused multiply-add of its computing type.
+pub struct SumView {
+    pub name: String,
+    pub ctype: &'static str,
+    pub src: &'static str,
+    pub fma: &'static str,
+}
+
+impl SumView {
+    fn of(kind: &str, (u, t): (ElemType, ElemType)) -> SumView {
+        SumView {
+            name: sum_helper(kind, u, t),
+            ctype: c_name(u),
+            src: c_name(t),
+            fma: if u == ElemType::Double { "fma" } else { "fmaf" },
+        }
+    }
 }
 
 impl KernelsView {
@@ -288,6 +313,8 @@ pub fn view(h: &Hsdfg, rules: FloatRules) -> KernelsView {
         .filter(|k| used.contains(k.name.as_str()))
         .collect();
     let mut sats = BTreeSet::new();
+    let (mut wsums, mut bsums) = (BTreeSet::new(), BTreeSet::new());
+    let nonzero = |v: &[f64]| v.iter().filter(|w| **w != 0.0).count();
     let mut medians9_direct = BTreeSet::new();
     let mut medians9_rows = BTreeSet::new();
     let (mut mins, mut maxs, mut abss, mut medians, mut medians9) = (
@@ -315,6 +342,20 @@ pub fn view(h: &Hsdfg, rules: FloatRules) -> KernelsView {
                 }
                 Op::Abs(..) if !matches!(n.elem(), ElemType::Float | ElemType::Double) => {
                     abss.insert(n.elem());
+                }
+                // (A separable sum kept in rows of x passes calls no
+                // loop; its helper is defined all the same.)
+                Op::Stencil { port, weights } if nonzero(weights) > UNROLLED_TERMS => {
+                    wsums.insert((n.elem(), k.source(*port).ty));
+                }
+                Op::Separable { port, wx, wy } if nonzero(wx) * nonzero(wy) > UNROLLED_TERMS => {
+                    wsums.insert((n.elem(), k.source(*port).ty));
+                }
+                Op::BlockSum { port } => {
+                    let m = k.source(*port).mul;
+                    if (m.x * m.y) as usize > UNROLLED_TERMS {
+                        bsums.insert((n.elem(), k.source(*port).ty));
+                    }
                 }
                 Op::Median { port } => {
                     let w = k.source(*port).window;
@@ -351,6 +392,8 @@ pub fn view(h: &Hsdfg, rules: FloatRules) -> KernelsView {
         medians9: named(medians9),
         medians9_direct: named(medians9_direct),
         medians9_rows: medians9_rows.into_iter().map(RowMedianView::of).collect(),
+        wsums: wsums.into_iter().map(|p| SumView::of("wsum", p)).collect(),
+        bsums: bsums.into_iter().map(|p| SumView::of("bsum", p)).collect(),
     }
 }
 

@@ -17,11 +17,18 @@ pub fn parse(text: &str) -> Result<Description, Vec<Diagnostic>> {
     // Record the literal tokens tried at the furthest position (`;`, `}`),
     // so messages can say "expected `;`".
     pest::set_error_detail(true);
+    if let Some(d) = nesting_error(text) {
+        return Err(vec![d]);
+    }
     let mut file = match SscParser::parse(Rule::file, text) {
         Ok(pairs) => pairs,
         Err(e) => return Err(recover(text, e)),
     };
-    let mut b = Builder { errors: Vec::new() };
+    let mut b = Builder {
+        errors: Vec::new(),
+        nodes: 0,
+        limited: false,
+    };
     let root = file.next().expect("the file rule matched");
     let desc = b.file(root);
     if b.errors.is_empty() {
@@ -33,6 +40,75 @@ pub fn parse(text: &str) -> Result<Description, Vec<Diagnostic>> {
 
 struct Builder {
     errors: Vec<Diagnostic>,
+    /// The nodes of the expression being built (one assignment's).
+    nodes: usize,
+    /// Whether that expression already passed a limit (reported once).
+    limited: bool,
+}
+
+/// The deepest an expression may nest: parentheses and calls inside one
+/// another, and the depth of its tree (each operator of a chain `a + b +
+/// c`, each unary minus, each call counts one level). docs/language.md,
+/// "Limits".
+pub const MAX_EXPR_DEPTH: usize = 256;
+
+/// The most nodes (numbers, port reads, operators, calls) one expression
+/// may have. docs/language.md, "Limits".
+pub const MAX_EXPR_NODES: usize = 10_000;
+
+/// E057 at the first `(` nested deeper than [`MAX_EXPR_DEPTH`], found
+/// without recursion before the parser sees the text (whose descent would
+/// otherwise go as deep as the text). Comments and quoted file names are
+/// skipped; `(` appears nowhere else but in expressions.
+fn nesting_error(text: &str) -> Option<Diagnostic> {
+    let bytes = text.as_bytes();
+    let (mut i, mut depth) = (0, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < bytes.len() && !bytes[i..].starts_with(b"*/") {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'(' => {
+                depth += 1;
+                if depth > MAX_EXPR_DEPTH {
+                    return Some(too_deep(Span::new(i, i + 1)));
+                }
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// E057: an expression nested deeper than [`MAX_EXPR_DEPTH`].
+fn too_deep(at: Span) -> Diagnostic {
+    Diagnostic::error(
+        "E057",
+        format!("expression nested deeper than {MAX_EXPR_DEPTH} levels"),
+    )
+    .label(at, format!("level {} starts here", MAX_EXPR_DEPTH + 1))
+    .hint(
+        "split the expression: a long sum is a `stencil` or `separable`, \
+         parentheses around halves of a chain `a + b + …` halve its depth, \
+         and a function before this one can compute a part",
+    )
 }
 
 /// Keyword tokens carry no information; the builder skips them.
@@ -371,6 +447,8 @@ impl Builder {
                 let as_ = span(&a);
                 let mut parts = kids(a);
                 let port = ident(parts.next().unwrap());
+                self.nodes = 0;
+                self.limited = false;
                 let value = self.expr(parts.next().unwrap());
                 Assignment {
                     port,
@@ -388,11 +466,23 @@ impl Builder {
 
     /// `expr`, `sum`, `product`: a left-to-right chain of operators.
     fn expr(&mut self, n: Node) -> Expr {
+        self.chain(n).0
+    }
+
+    /// An expression and the depth of its tree. Past a limit (E057, E058,
+    /// reported once an expression) the rest is built as `0`, so that no
+    /// walk of the tree, its drop included, goes deeper than the limit.
+    fn chain(&mut self, n: Node) -> (Expr, usize) {
         let mut it = kids(n);
-        let mut acc = self.operand(it.next().unwrap());
+        let (mut acc, mut depth) = self.operand(it.next().unwrap());
         while let Some(op) = it.next() {
-            let rhs = self.operand(it.next().unwrap());
+            let (rhs, rd) = self.operand(it.next().unwrap());
             let s = acc.span.join(rhs.span);
+            depth = depth.max(rd) + 1;
+            if self.limit(depth, span(&op)) {
+                (acc, depth) = (Expr::new(ExprKind::Number(0.0), s), 1);
+                continue;
+            }
             let (l, r) = (Box::new(acc), Box::new(rhs));
             acc = match op.as_str() {
                 "+" => Expr::new(ExprKind::Binary(BinOp::Add, l, r), s),
@@ -405,24 +495,56 @@ impl Builder {
                 ),
             };
         }
-        acc
+        (acc, depth)
     }
 
-    fn operand(&mut self, n: Node) -> Expr {
+    /// Counts a node of depth `depth` at `s`; whether it is past a limit
+    /// (then the diagnostic, the first time, and the caller builds `0`
+    /// instead of the node).
+    fn limit(&mut self, depth: usize, s: Span) -> bool {
+        self.nodes += 1;
+        let err = if depth > MAX_EXPR_DEPTH {
+            too_deep(s)
+        } else if self.nodes > MAX_EXPR_NODES {
+            Diagnostic::error(
+                "E058",
+                format!("expression of more than {MAX_EXPR_NODES} nodes"),
+            )
+            .label(s, format!("node {} is here", MAX_EXPR_NODES + 1))
+            .hint(
+                "split the expression: a function before this one can compute \
+                 a part, and a long sum is a `stencil` or `separable`",
+            )
+        } else {
+            return false;
+        };
+        if !self.limited {
+            self.limited = true;
+            self.errors.push(err);
+        }
+        true
+    }
+
+    fn operand(&mut self, n: Node) -> (Expr, usize) {
         let s = span(&n);
-        match n.as_rule() {
-            Rule::expr | Rule::sum | Rule::product => self.expr(n),
+        let (e, depth) = match n.as_rule() {
+            Rule::expr | Rule::sum | Rule::product => return self.chain(n),
             Rule::unary => {
                 let mut parts: Vec<Node> = kids(n).collect();
                 let primary = parts.pop().expect("a primary");
-                let mut e = self.operand(primary);
+                let (mut e, mut depth) = self.operand(primary);
                 for neg in parts.into_iter().rev() {
                     let ns = span(&neg).join(e.span);
+                    depth += 1;
+                    if self.limit(depth, span(&neg)) {
+                        (e, depth) = (Expr::new(ExprKind::Number(0.0), ns), 1);
+                        continue;
+                    }
                     e = Expr::new(ExprKind::Neg(Box::new(e)), ns);
                 }
-                Expr { span: s, ..e }
+                return (Expr { span: s, ..e }, depth);
             }
-            Rule::literal => Expr::new(ExprKind::Number(self.number(&n)), s),
+            Rule::literal => (Expr::new(ExprKind::Number(self.number(&n)), s), 1),
             Rule::access => {
                 let mut it = kids(n);
                 let port = ident(it.next().unwrap());
@@ -430,29 +552,47 @@ impl Builder {
                     let dy = it.next().unwrap();
                     (self.offset(&dx), self.offset(&dy))
                 });
-                Expr::new(ExprKind::Port { port, offset }, s)
+                (Expr::new(ExprKind::Port { port, offset }, s), 1)
             }
             Rule::call => {
                 let mut it = kids(n);
                 let callee = it.next().unwrap();
                 let callee = ident(kids(callee).next().unwrap());
-                let args = it.map(|a| self.argument(a)).collect();
-                Expr::new(ExprKind::Call { callee, args }, s)
+                let mut depth = 0;
+                let args = it
+                    .map(|a| {
+                        let (arg, d) = self.argument(a);
+                        depth = depth.max(d);
+                        arg
+                    })
+                    .collect();
+                (Expr::new(ExprKind::Call { callee, args }, s), depth + 1)
             }
             _ => unreachable!("the grammar's primaries: {:?}", n.as_rule()),
+        };
+        if self.limit(depth, s) {
+            (Expr::new(ExprKind::Number(0.0), s), 1)
+        } else {
+            (e, depth)
         }
     }
 
-    fn argument(&mut self, n: Node) -> Arg {
+    fn argument(&mut self, n: Node) -> (Arg, usize) {
         let inner = kids(n).next().unwrap();
         let s = span(&inner);
         match inner.as_rule() {
-            Rule::list => Arg::List(kids(inner).map(|v| self.number(&v)).collect(), s),
+            Rule::list => (
+                Arg::List(kids(inner).map(|v| self.number(&v)).collect(), s),
+                0,
+            ),
             Rule::text => {
                 let t = inner.as_str();
-                Arg::Text(t[1..t.len() - 1].to_string(), s)
+                (Arg::Text(t[1..t.len() - 1].to_string(), s), 0)
             }
-            _ => Arg::Expr(self.expr(inner)),
+            _ => {
+                let (e, d) = self.chain(inner);
+                (Arg::Expr(e), d)
+            }
         }
     }
 

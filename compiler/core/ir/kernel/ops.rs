@@ -471,7 +471,7 @@ impl Typer<'_> {
                                 *s,
                                 "this file",
                             )
-                            .hint("a path relative to the description's folder"),
+                            .hint("a regular file of at most 1 MiB, its path relative to the description's folder"),
                         )
                     }
                 }
@@ -523,12 +523,16 @@ impl Typer<'_> {
                 .hint(format!("give an entry for every value of the index ({} entries), or clamp the index: lut(min(x, {last}), …)", n.range.hi.max(0.0) + 1.0)),
             );
         }
+        if let Some(e) = table_error(&table, args[1].span()) {
+            return self.err(e);
+        }
         let ty = super::table_type(&table);
         let lo = table.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = table.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Val::Node(Node {
             ty: Ty::Elem(ty),
-            range: Range::new(lo, hi),
+            // A float table's entries are the floats they round to.
+            range: Range::new(lo, hi).rounded(ty),
             op: Op::Lut {
                 table,
                 arg: Box::new(n),
@@ -578,4 +582,59 @@ impl Typer<'_> {
         self.err(err);
         None
     }
+}
+
+/// A table `lut` cannot take: longer than [`super::MAX_TABLE_ENTRIES`]
+/// (E045), or an entry its type cannot hold (E042): a table of whole
+/// numbers is int, so a whole entry past int's range is refused (it would
+/// otherwise turn the whole table to float), and an entry of a float table
+/// must be a finite float.
+fn table_error(table: &[f64], s: Span) -> Option<KernelError> {
+    if table.len() > super::MAX_TABLE_ENTRIES {
+        return Some(
+            KernelError::new(
+                "E045",
+                format!(
+                    "a table of {} entries; lut takes at most {}",
+                    table.len(),
+                    super::MAX_TABLE_ENTRIES
+                ),
+                s,
+                "too long",
+            )
+            .hint("index a shorter table (an index of ushort needs 65536 entries)"),
+        );
+    }
+    let int = Range::of_type(ElemType::Int);
+    let (bad, kind, why) = if table.iter().all(|v| v.fract() == 0.0) {
+        (
+            table.iter().find(|v| !int.contains(**v)),
+            "int",
+            format!(
+                "a table of whole numbers is int, which holds {} to {}",
+                int.lo, int.hi
+            ),
+        )
+    } else {
+        (
+            table.iter().find(|v| v.abs() > f32::MAX as f64),
+            "float",
+            "a table with a fraction is float: too large for float".to_string(),
+        )
+    };
+    let v = bad?;
+    Some(
+        KernelError::new(
+            "E042",
+            format!(
+                "the table entry {} is no {kind}",
+                crate::ir::number_text(*v)
+            ),
+            s,
+            "an entry its type cannot hold",
+        )
+        .hint(format!(
+            "{why}; scale the table's entries into that range and the value where it is used"
+        )),
+    )
 }

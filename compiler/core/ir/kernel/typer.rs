@@ -72,6 +72,10 @@ pub fn type_definition(
         context: ElemType::Double,
         locals: Vec::new(),
     };
+    t.check_geometry(ports);
+    if !t.errors.is_empty() {
+        return Err(t.errors);
+    }
     t.check_outputs(def, ports);
     let mut values: Vec<Option<Node>> = vec![None; t.outputs.len()];
     let mut seen = std::collections::HashSet::new();
@@ -577,11 +581,41 @@ impl Typer<'_> {
 
 /// Reads a table file: numbers separated by white space or commas, `#`
 /// to the end of a line a comment.
+/// A regular file of at most [`MAX_TABLE_BYTES`] (a device, a FIFO or a
+/// folder is refused before it is opened, so nothing blocks or reads
+/// forever).
 pub fn read_table(path: &Path) -> Result<Vec<f64>, TableError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TableError::Read {
+    let read = |source| TableError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let meta = std::fs::metadata(path).map_err(read)?;
+    if !meta.is_file() {
+        return Err(TableError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    if meta.len() > MAX_TABLE_BYTES {
+        return Err(TableError::TooLarge {
+            path: path.to_path_buf(),
+            bytes: meta.len(),
+        });
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(
+            std::fs::File::open(path).map_err(read)?,
+            MAX_TABLE_BYTES + 1,
+        ),
+        &mut text,
+    )
+    .map_err(read)?;
+    if text.len() as u64 > MAX_TABLE_BYTES {
+        return Err(TableError::TooLarge {
+            path: path.to_path_buf(),
+            bytes: text.len() as u64,
+        });
+    }
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("");
@@ -604,6 +638,14 @@ pub fn read_table(path: &Path) -> Result<Vec<f64>, TableError> {
     Ok(out)
 }
 
+/// The largest table file `lut(x, "file")` reads (docs/language.md,
+/// "Limits").
+pub const MAX_TABLE_BYTES: u64 = 1 << 20;
+
+/// The most entries a table of `lut` may have (docs/language.md,
+/// "Limits"): an index of `ushort` or `short` needs 65536.
+pub const MAX_TABLE_ENTRIES: usize = 65_536;
+
 /// Why a table file of `lut(x, "file")` cannot be read ([`read_table`]).
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
@@ -611,6 +653,13 @@ pub enum TableError {
     Read {
         path: std::path::PathBuf,
         source: std::io::Error,
+    },
+    #[error("{} is not a regular file", .path.display())]
+    NotAFile { path: std::path::PathBuf },
+    #[error("{} has {bytes} bytes, more than {MAX_TABLE_BYTES}", .path.display())]
+    TooLarge {
+        path: std::path::PathBuf,
+        bytes: u64,
     },
     #[error("{}:{line}: `{word}` is not a number", .path.display())]
     NotANumber {

@@ -195,6 +195,17 @@ impl Typer<'_> {
                 );
             }
         };
+        if window.x * window.y > MAX_LOCAL_WINDOW {
+            return self.not_local_code(
+                "E059",
+                format!(
+                    "{name} of an expression over a window of {window}: a window of an expression holds at most {MAX_LOCAL_WINDOW} elements (7 × 7)"
+                ),
+                e.span,
+                "too large a window for an expression",
+                "compute the expression in a function before this one, whose output the operator reads as a port",
+            );
+        }
         if let Some(l) = self.locals.iter().position(|l| l.value == n) {
             return Some(self.inputs.len() + l);
         }
@@ -225,7 +236,18 @@ impl Typer<'_> {
         label: &str,
         hint: impl Into<String>,
     ) -> Option<usize> {
-        self.err(KernelError::new("E048", message, span, label).hint(hint));
+        self.not_local_code("E048", message, span, label, hint)
+    }
+
+    fn not_local_code(
+        &mut self,
+        code: &'static str,
+        message: String,
+        span: Span,
+        label: &str,
+        hint: impl Into<String>,
+    ) -> Option<usize> {
+        self.err(KernelError::new(code, message, span, label).hint(hint));
         None
     }
 
@@ -300,6 +322,27 @@ impl Typer<'_> {
         }
     }
 
+    /// E042 when a weight is past what the computing type `tc` holds (a
+    /// float weight of 1e39 would be written as infinity).
+    fn weights_fit(&mut self, t: &Target, args: &[Arg], i: usize, ws: &[f64]) -> bool {
+        let big = ws
+            .iter()
+            .find(|w| t.tc == ElemType::Float && w.abs() > f32::MAX as f64);
+        if let Some(w) = big {
+            self.err(
+                KernelError::new(
+                    "E042",
+                    format!("the weight {w:e} is not a float: too large for float"),
+                    args[i].span(),
+                    "used as float",
+                )
+                .hint("scale the weights into float's range, or compute in double (a double port)"),
+            );
+            return false;
+        }
+        true
+    }
+
     fn stencil(&mut self, t: &Target, args: &[Arg]) -> Val {
         let w = t.p.window;
         let Some(ws) = self.weights(
@@ -310,6 +353,9 @@ impl Typer<'_> {
         ) else {
             return Val::Bad;
         };
+        if !self.weights_fit(t, args, 1, &ws) {
+            return Val::Bad;
+        }
         let r = weighted(t.pr, &ws, t.tc);
         node(
             Op::Stencil {
@@ -327,6 +373,9 @@ impl Typer<'_> {
         let (Some(wx), Some(wy)) = (wx, wy) else {
             return Val::Bad;
         };
+        if !self.weights_fit(t, args, 1, &wx) || !self.weights_fit(t, args, 2, &wy) {
+            return Val::Bad;
+        }
         let r = weighted(weighted(t.pr, &wx, t.tc), &wy, t.tc);
         node(
             Op::Separable {
@@ -359,6 +408,17 @@ impl Typer<'_> {
             v.into_iter().map(|x| x / s).collect::<Vec<f64>>()
         };
         let (wx, wy) = (g(t.p.window.x, bx), g(t.p.window.y, by));
+        if wx.iter().chain(&wy).any(|w| !w.is_finite()) {
+            return self.err(
+                KernelError::new(
+                    "E043",
+                    format!("σ = {sigma:e} is too small: its weights are not finite numbers"),
+                    args[1].span(),
+                    "too small",
+                )
+                .hint("σ in elements, e.g. 0.5; below about 0.2 gauss is the element itself"),
+            );
+        }
         let r = weighted(weighted(t.pr, &wx, t.tc), &wy, t.tc);
         node(
             Op::Separable {
@@ -424,4 +484,45 @@ impl Typer<'_> {
         let blend = |r: Range| weighted(r, &[0.75, 0.25], t.tc);
         node(Op::Linear { port: t.port }, t.tc, blend(blend(t.pr)))
     }
+
+    /// E059 for an input whose window or block is wider or taller than
+    /// [`MAX_WINDOW`]: refused before any operator sizes its weights or
+    /// reads by it.
+    pub(super) fn check_geometry(&mut self, ports: &[crate::ir::Port]) {
+        for p in ports {
+            for (what, g, s) in [
+                (
+                    "window",
+                    p.window_or_one(),
+                    p.window.map_or(p.span, |w| w.span),
+                ),
+                ("block (mul)", p.mul.value, p.mul.span),
+            ] {
+                if g.x > MAX_WINDOW || g.y > MAX_WINDOW {
+                    self.err(
+                        KernelError::new(
+                            "E059",
+                            format!(
+                                "`{}` has a {what} of {g}; a defined function reads at most {MAX_WINDOW} × {MAX_WINDOW}",
+                                p.name.name
+                            ),
+                            s,
+                            "too large",
+                        )
+                        .hint(format!(
+                            "at most [{MAX_WINDOW}, {MAX_WINDOW}]; a wider blur is several passes (4 passes of gauss σ are one of 2σ), a larger block several 2:1 steps"
+                        )),
+                    );
+                }
+            }
+        }
+    }
 }
+
+/// The widest and tallest window or block a defined function reads
+/// (docs/language.md, "Limits").
+pub const MAX_WINDOW: u64 = 63;
+
+/// The most elements of the window of an expression (a local): the loop
+/// around it computes the expression at each of them, written out.
+pub const MAX_LOCAL_WINDOW: u64 = 49;
