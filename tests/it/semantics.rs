@@ -539,7 +539,7 @@ fn a_large_window_sums_in_the_order_of_a_small_one() {
         })
         .collect();
     assert!(
-        same_bits(&[got.clone()], &[want.clone()]),
+        same_bits(std::slice::from_ref(&got), std::slice::from_ref(&want)),
         "mean 8 x 8: {got:?} {want:?}"
     );
 }
