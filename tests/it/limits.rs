@@ -322,3 +322,67 @@ fn the_largest_windows_build_as_loops() {
         assert!(stdout.contains("checksum: 0x"), "{name}: {stdout}");
     }
 }
+
+/// Stage fusion makes no expression past the limits of a written one: a
+/// chain of pointwise functions, each a sum of 150 terms (depth 150),
+/// builds under `--inline` as written (two fused would be 300 deep),
+/// with the checksum of the chain without `--inline`.
+#[test]
+fn stage_fusion_stays_within_the_expression_limits() {
+    let sum = (0..150)
+        .map(|k| format!("in * {}", 1 + k % 3))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let stage = |name: &str| {
+        format!(
+            "  function_declaration {name} FULL {{ in IN float mul [1, 1]; out OUT float mul [1, 1]; }};
+  function_definition {name} {{ out = {sum}; }};
+"
+        )
+    };
+    let text = format!(
+        "declaration {{
+  function_declaration func_source_f NONE {{ out OUT float mul [1, 1]; }};
+  function_declaration func_sink_f NONE {{ in IN float mul [1, 1]; }};
+{}{}{}  function src func_source_f [32, 16], a s1 [32, 16], b s2 [32, 16], c s3 [32, 16], snk func_sink_f [32, 16];
+  src.out -> a.in;
+  a.out -> b.in;
+  b.out -> c.in;
+  c.out -> snk.in;
+}}
+",
+        stage("s1"),
+        stage("s2"),
+        stage("s3")
+    );
+    let dir = scratch("limits-inline");
+    let file = write_input(&dir, "deep_chain.ssc", &text);
+    let mut sums = Vec::new();
+    for flags in [
+        &["-ts", "fused", "2"][..],
+        &["-ts", "fused", "2", "--inline"],
+    ] {
+        let sub = dir.join(flags.len().to_string());
+        let exe = sub.join("p");
+        crate::support::run_ok(
+            Command::new(SSC)
+                .arg("build")
+                .arg(&file)
+                .args(flags)
+                .arg("-od")
+                .arg(&sub)
+                .arg("-o")
+                .arg(&exe),
+        );
+        let out = crate::support::run_ok(Command::new(&exe).args(["--iterations", "2"]));
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        sums.push(
+            stdout
+                .lines()
+                .find(|l| l.starts_with("checksum: "))
+                .unwrap_or_else(|| panic!("{stdout}"))
+                .to_string(),
+        );
+    }
+    assert_eq!(sums[0], sums[1]);
+}

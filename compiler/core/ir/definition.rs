@@ -32,6 +32,17 @@ pub struct Expr {
     pub span: Span,
 }
 
+/// The deepest an expression may nest: parentheses and calls inside one
+/// another, and the depth of its tree (each operator of a chain `a + b +
+/// c`, each unary minus, each call counts one level). docs/language.md,
+/// "Limits"; the parser refuses a deeper one (E057), and stage fusion
+/// makes none.
+pub const MAX_EXPR_DEPTH: usize = 256;
+
+/// The most nodes (numbers, port reads, operators, calls) one expression
+/// may have (E058; docs/language.md, "Limits").
+pub const MAX_EXPR_NODES: usize = 10_000;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     /// A number as written: its type comes from where it is used.

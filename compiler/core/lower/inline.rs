@@ -195,6 +195,10 @@ fn can_inline(d: &Declaration, p: &str) -> bool {
     }
     let mut readers = out_of(d, p).peekable();
     readers.peek().is_some()
+        && out_of(d, p).all(|c| {
+            defined(d, c.to.owner_name())
+                .is_some_and(|rd| within_limits(rd.def, pd.def, &[c.to.port.as_str()]))
+        })
         && readers.all(|c| {
             let r = c.to.owner_name();
             r != p
@@ -246,15 +250,67 @@ fn merge_target(d: &Declaration, c: &str) -> Option<String> {
         {
             return None;
         }
-        inputs
+        let from_p: Vec<&str> = inputs
             .iter()
-            .all(|i| {
+            .filter(|i| i.from.owner_name() == p)
+            .map(|i| i.to.port.as_str())
+            .collect();
+        (within_limits(cd.def, pd.def, &from_p)
+            && inputs.iter().all(|i| {
                 i.from.owner_name() == p
                     || shared_input(d, &pd, p, i).is_some()
                     || !reaches(d, p, i.from.owner_name())
-            })
-            .then(|| p.to_string())
+            }))
+        .then(|| p.to_string())
     })
+}
+
+/// Whether `reader`'s expressions stay within the limits of a written
+/// expression (`ir::MAX_EXPR_DEPTH` and `MAX_EXPR_NODES`,
+/// docs/language.md, "Limits") when every read of its input ports `ports`
+/// becomes one of `producer`'s values (and a conversion around it): a
+/// bound, each read counted as the largest value, so a fusion that could
+/// pass a limit is not made and the chain runs as written.
+fn within_limits(reader: &Definition, producer: &Definition, ports: &[&str]) -> bool {
+    use crate::ir::{MAX_EXPR_DEPTH, MAX_EXPR_NODES};
+    let (mut depth, mut nodes) = (0, 0);
+    for a in &producer.assignments {
+        let (d, n, _) = measure(&a.value, &[]);
+        depth = depth.max(d);
+        nodes = nodes.max(n);
+    }
+    reader.assignments.iter().all(|a| {
+        let (d, n, reads) = measure(&a.value, ports);
+        d + depth + 1 <= MAX_EXPR_DEPTH && n + reads * (nodes + 1) <= MAX_EXPR_NODES
+    })
+}
+
+/// The depth and nodes of `e`, and how many of them read one of `ports`;
+/// without recursion (an explicit stack).
+fn measure(e: &Expr, ports: &[&str]) -> (usize, usize, usize) {
+    let (mut depth, mut nodes, mut reads) = (0, 0, 0);
+    let mut stack = vec![(e, 1usize)];
+    while let Some((e, d)) = stack.pop() {
+        depth = depth.max(d);
+        nodes += 1;
+        match &e.kind {
+            ExprKind::Number(_) => {}
+            ExprKind::Port { port, .. } => reads += usize::from(ports.contains(&port.as_str())),
+            ExprKind::Neg(x) => stack.push((x, d + 1)),
+            ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) => {
+                stack.push((a, d + 1));
+                stack.push((b, d + 1));
+            }
+            ExprKind::Call { args, .. } => {
+                for a in args {
+                    if let Arg::Expr(x) = a {
+                        stack.push((x, d + 1));
+                    }
+                }
+            }
+        }
+    }
+    (depth, nodes, reads)
 }
 
 /// Whether instance `to` depends on instance `from` (a path of

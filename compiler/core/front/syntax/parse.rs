@@ -46,15 +46,7 @@ struct Builder {
     limited: bool,
 }
 
-/// The deepest an expression may nest: parentheses and calls inside one
-/// another, and the depth of its tree (each operator of a chain `a + b +
-/// c`, each unary minus, each call counts one level). docs/language.md,
-/// "Limits".
-pub const MAX_EXPR_DEPTH: usize = 256;
-
-/// The most nodes (numbers, port reads, operators, calls) one expression
-/// may have. docs/language.md, "Limits".
-pub const MAX_EXPR_NODES: usize = 10_000;
+use crate::ir::{MAX_EXPR_DEPTH, MAX_EXPR_NODES};
 
 /// E057 at the first `(` nested deeper than [`MAX_EXPR_DEPTH`], found
 /// without recursion before the parser sees the text (whose descent would

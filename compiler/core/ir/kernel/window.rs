@@ -206,6 +206,21 @@ impl Typer<'_> {
                 "compute the expression in a function before this one, whose output the operator reads as a port",
             );
         }
+        let mut nodes = 0u64;
+        n.walk(&mut |_| nodes += 1);
+        let limit = crate::ir::MAX_EXPR_NODES as u64;
+        if nodes * window.x * window.y > limit {
+            return self.not_local_code(
+                "E058",
+                format!(
+                    "{name} computes this expression of {nodes} nodes at each of its window's {} elements: more than {limit} nodes in all",
+                    window.x * window.y
+                ),
+                e.span,
+                "too large an expression for its window",
+                "compute the expression in a function before this one, whose output the operator reads as a port",
+            );
+        }
         if let Some(l) = self.locals.iter().position(|l| l.value == n) {
             return Some(self.inputs.len() + l);
         }
