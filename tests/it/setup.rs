@@ -137,3 +137,67 @@ fn a_skipped_test_fails_under_ci_and_the_test_command() {
         );
     }
 }
+
+/// Every file under `dir`, leaving out the root's `target/`, `build/`
+/// (what cargo and ssc write) and `.git/`.
+fn repository_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = e.path();
+        let top = dir == std::path::Path::new(".");
+        if top
+            && ["target", "build", ".git"]
+                .iter()
+                .any(|n| e.file_name() == *n)
+        {
+            continue;
+        }
+        if e.file_type().unwrap().is_dir() {
+            repository_files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_suite_needs_nothing_beside_the_clone() {
+    // SDF3 is vendored: its source archive, licence, build script and README.
+    let sdf3 = std::path::Path::new("third_party/sdf3");
+    let archive = sdf3.join("sdf3-2009-03-07.tar.gz");
+    for f in ["build.sh", "COPYING", "README.md"] {
+        assert!(sdf3.join(f).is_file(), "no third_party/sdf3/{f}");
+    }
+    assert!(archive.is_file(), "no {}", archive.display());
+    let mode = std::fs::metadata(sdf3.join("build.sh")).unwrap();
+    assert!(
+        std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o111 != 0,
+        "third_party/sdf3/build.sh is not executable"
+    );
+    // COPYING is the archive's own licence, unchanged: the GPL version 3.
+    let licence = Command::new("tar")
+        .args(["xzf", &archive.to_string_lossy(), "-O", "sdf3/LICENSE"])
+        .output()
+        .unwrap();
+    assert!(licence.status.success(), "tar: {licence:?}");
+    let copying = std::fs::read(sdf3.join("COPYING")).unwrap();
+    assert_eq!(copying, licence.stdout, "COPYING is not sdf3/LICENSE");
+    assert!(String::from_utf8_lossy(&copying)
+        .contains("GNU GENERAL PUBLIC LICENSE\n                       Version 3"));
+    // ./test builds it from there.
+    assert!(read("test").contains("sdf3_tools=third_party/sdf3\n"));
+    // No file names a folder beside the clone (the string is split so
+    // that this file does not name it either).
+    let beside = concat!("../", "shared");
+    let mut files = Vec::new();
+    repository_files(std::path::Path::new("."), &mut files);
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue; // not text: the archive, figures
+        };
+        assert!(
+            !text.contains(beside),
+            "{} names {beside}, outside the repository",
+            f.display()
+        );
+    }
+}
