@@ -201,3 +201,73 @@ fn the_suite_needs_nothing_beside_the_clone() {
         );
     }
 }
+
+/// A calibration for this CPU that doubles every point cost, in the
+/// `.cache` of a home folder of its own.
+fn calibrated_home(name: &str) -> std::path::PathBuf {
+    let home = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("setup-{name}"));
+    let _ = std::fs::remove_dir_all(&home);
+    let file = ssc_cli::calibrate::cache_file_under(
+        &home.join(".cache"),
+        &ssc_cli::calibrate::cpu_model(),
+    );
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mut doubled = ssc::lower::cost::Coefficients::shipped();
+    doubled.point.iter_mut().for_each(|p| *p *= 2.0);
+    let text = serde_json::to_string(&ssc_cli::calibrate::CacheFile {
+        format: "ssc-calibration".into(),
+        version: ssc_cli::calibrate::VERSION,
+        cpu: ssc_cli::calibrate::cpu_model(),
+        seconds: 1.0,
+        coefficients: doubled.to_named(),
+    })
+    .unwrap();
+    std::fs::write(file, text).unwrap();
+    home
+}
+
+#[test]
+fn the_suite_has_a_cache_of_its_own_that_a_calibrated_home_does_not_reach() {
+    let dir = support::cache::dir();
+    assert!(dir.is_absolute() && dir.starts_with(env!("CARGO_TARGET_TMPDIR")));
+    assert_eq!(std::env::var_os("XDG_CACHE_HOME"), Some(dir.clone().into()));
+    assert!(
+        !dir.join("ssc/calibration").exists(),
+        "the suite's cache {} holds a calibration: no test may run `ssc calibrate` against it",
+        dir.display()
+    );
+    let home = calibrated_home("calibrated-home");
+    let model = |cmd: &mut Command| {
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{err}");
+        err.lines()
+            .find(|l| l.contains("cost model: "))
+            .unwrap_or_else(|| panic!("no cost model line: {err}"))
+            .to_string()
+    };
+    let build = ["build", "tests/in/chain.ssc", "-t", "info", "-v"];
+    // ssc started by a test, directly or through a shell, with a home
+    // whose cache holds a calibration: the suite's cache, no calibration.
+    let direct = model(Command::new(support::SSC).args(build).env("HOME", &home));
+    assert!(
+        direct.contains("shipped defaults (no calibration for"),
+        "{direct}"
+    );
+    let shell = model(
+        Command::new("sh")
+            .args(["-c", "exec \"$0\" calibrate --show", support::SSC])
+            .env("HOME", &home),
+    );
+    assert!(
+        shell.contains("shipped defaults (no calibration for"),
+        "{shell}"
+    );
+    // The same home named as the cache: its calibration is read.
+    let named = model(
+        Command::new(support::SSC)
+            .args(build)
+            .env("XDG_CACHE_HOME", home.join(".cache")),
+    );
+    assert!(named.contains("calibrated coefficients for"), "{named}");
+}
