@@ -529,6 +529,85 @@ fn build_ends_with_a_summary_line() {
     );
 }
 
+/// `-o` into a folder that does not exist yet makes it, and each `-o`
+/// (without `-od`) has a C folder of its own, `build/NAME/FILE-HASH/`:
+/// two builds of one description keep both programs' C, and both run.
+#[test]
+fn each_dash_o_makes_its_folder_and_keeps_a_c_folder_of_its_own() {
+    let dir = scratch("dash-o");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let chain = support::root("tests/in/chain.ssc");
+    let build = |exe: &str, more: &[&str]| {
+        let out = ssc()
+            .arg("build")
+            .arg(&chain)
+            .args(["-o", exe])
+            .args(more)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "-o {exe}: {}", text(&out));
+    };
+    assert!(!dir.join("bin").exists());
+    build("bin/a", &[]);
+    build("bin/b", &["-ts", "fixed", "1"]);
+    // Two folders under build/chain/, named after the executables.
+    let folders: Vec<String> = std::fs::read_dir(dir.join("build/chain"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(folders.len(), 2, "{folders:?}");
+    let c_of = |exe: &str| {
+        let folder = folders
+            .iter()
+            .find(|f| f.starts_with(&format!("{exe}-")))
+            .unwrap_or_else(|| panic!("no C folder for {exe}: {folders:?}"));
+        assert_eq!(folder.len(), exe.len() + 9, "{folder}: not FILE-HASH");
+        std::fs::read_to_string(dir.join("build/chain").join(folder).join("chain.c")).unwrap()
+    };
+    assert!(c_of("a").contains("Options: build"), "{}", c_of("a"));
+    assert!(c_of("a").contains("-o bin/a\n"), "{}", c_of("a"));
+    assert!(
+        c_of("b").contains("-o bin/b -ts fixed 1\n"),
+        "{}",
+        c_of("b")
+    );
+    // Both executables run, with the same checksum.
+    let checksum = |exe: &str| {
+        let out = Command::new(dir.join(exe))
+            .args(["--iterations", "3"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{exe}: {}", text(&out));
+        let t = text(&out);
+        t.lines()
+            .find(|l| l.starts_with("checksum: "))
+            .unwrap_or_else(|| panic!("{exe}: no checksum: {t}"))
+            .to_string()
+    };
+    assert_eq!(checksum("bin/a"), checksum("bin/b"));
+    // The same file name elsewhere: a third folder.
+    build("other/a", &[]);
+    assert_eq!(
+        std::fs::read_dir(dir.join("build/chain")).unwrap().count(),
+        3
+    );
+    // A folder that cannot be made (a file in its way): exit 3, said.
+    std::fs::write(dir.join("file"), "").unwrap();
+    let out = ssc()
+        .arg("build")
+        .arg(&chain)
+        .args(["-o", "file/prog"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{t}");
+    assert!(t.contains("cannot write") && t.contains("file`"), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
+}
+
 #[test]
 fn build_shows_its_stages_on_a_terminal_only() {
     if Command::new("script").arg("--version").output().is_err() {
