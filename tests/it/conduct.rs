@@ -409,6 +409,8 @@ fn explain_renders_for_a_terminal_without_markdown_or_relative_paths() {
         let out = ssc().args(["explain", code]).output().unwrap();
         let t = String::from_utf8_lossy(&out.stdout).into_owned();
         assert_eq!(out.status.code(), Some(0), "{t}");
+        // The prose; a whole description after it is shown as it is.
+        let t = t.split("\nA whole ").next().unwrap().to_string();
         assert!(!t.contains('`') && !t.contains("*warning*"), "{code}:\n{t}");
         assert!(!t.contains("](") && !t.contains("**"), "{code}:\n{t}");
         for (i, _) in t.match_indices("docs/").chain(t.match_indices("tests/")) {
@@ -444,6 +446,75 @@ fn explain_renders_for_a_terminal_without_markdown_or_relative_paths() {
     );
     let none = ssc().args(["explain"]).output().unwrap();
     assert_eq!(none.status.code(), Some(2));
+}
+
+/// Every example that cites a bad input of the tests shows that input
+/// whole instead of its name, and the input shown gives the code:
+/// `ssc check` (or `ssc ptts`) on exactly the text printed reports it.
+#[test]
+fn explain_shows_whole_inputs_not_the_names_of_tests() {
+    let list = ssc().args(["explain", "--list"]).output().unwrap();
+    let codes: Vec<String> = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    let stems: Vec<String> = std::fs::read_dir("tests/bad")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ssc"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .filter(|s| s.contains('_'))
+        .collect();
+    let dir = scratch("explain-inputs");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut shown = Vec::new();
+    for code in &codes {
+        let out = ssc().args(["explain", code]).output().unwrap();
+        let t = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{code}: {t}");
+        let (prose, input) = match t.split_once("\nA whole ") {
+            Some((prose, rest)) => (prose, Some(rest)),
+            None => (t.as_str(), None),
+        };
+        for stem in &stems {
+            assert!(!prose.contains(stem.as_str()), "{code} names {stem}:\n{t}");
+        }
+        assert!(!prose.contains("tests/it/"), "{code} names a test:\n{t}");
+        let Some(input) = input else { continue };
+        let (header, body) = input.split_once("\n\n").unwrap();
+        let body = body
+            .strip_suffix("\n\nEvery code, one line each: ssc explain --list\n")
+            .unwrap_or_else(|| panic!("{code}: {t}"));
+        let text: String = body
+            .lines()
+            .map(|l| format!("{}\n", l.strip_prefix("    ").unwrap_or(l)))
+            .collect();
+        let ptts = header.starts_with(".ptts");
+        let file = dir.join(format!("{code}.{}", if ptts { "ptts" } else { "ssc" }));
+        std::fs::write(&file, &text).unwrap();
+        let out = ssc()
+            .args([if ptts { "ptts" } else { "check" }])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("[{code}]")),
+            "{code}: {}:\n{err}",
+            file.display()
+        );
+        assert!(!err.contains("panicked"), "{code}: {err}");
+        shown.push(code.clone());
+    }
+    // The codes with a bad input of their own, at least.
+    for code in ["E001", "E005", "E037", "E047", "E056", "E211", "E414"] {
+        assert!(
+            shown.iter().any(|c| c == code),
+            "{code} shows no input: {shown:?}"
+        );
+    }
+    assert!(shown.len() >= 50, "{shown:?}");
 }
 
 #[test]
@@ -527,6 +598,85 @@ fn build_ends_with_a_summary_line() {
         ),
         "{err}"
     );
+}
+
+/// `-o` into a folder that does not exist yet makes it, and each `-o`
+/// (without `-od`) has a C folder of its own, `build/NAME/FILE-HASH/`:
+/// two builds of one description keep both programs' C, and both run.
+#[test]
+fn each_dash_o_makes_its_folder_and_keeps_a_c_folder_of_its_own() {
+    let dir = scratch("dash-o");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let chain = support::root("tests/in/chain.ssc");
+    let build = |exe: &str, more: &[&str]| {
+        let out = ssc()
+            .arg("build")
+            .arg(&chain)
+            .args(["-o", exe])
+            .args(more)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "-o {exe}: {}", text(&out));
+    };
+    assert!(!dir.join("bin").exists());
+    build("bin/a", &[]);
+    build("bin/b", &["-ts", "fixed", "1"]);
+    // Two folders under build/chain/, named after the executables.
+    let folders: Vec<String> = std::fs::read_dir(dir.join("build/chain"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(folders.len(), 2, "{folders:?}");
+    let c_of = |exe: &str| {
+        let folder = folders
+            .iter()
+            .find(|f| f.starts_with(&format!("{exe}-")))
+            .unwrap_or_else(|| panic!("no C folder for {exe}: {folders:?}"));
+        assert_eq!(folder.len(), exe.len() + 9, "{folder}: not FILE-HASH");
+        std::fs::read_to_string(dir.join("build/chain").join(folder).join("chain.c")).unwrap()
+    };
+    assert!(c_of("a").contains("Options: build"), "{}", c_of("a"));
+    assert!(c_of("a").contains("-o bin/a\n"), "{}", c_of("a"));
+    assert!(
+        c_of("b").contains("-o bin/b -ts fixed 1\n"),
+        "{}",
+        c_of("b")
+    );
+    // Both executables run, with the same checksum.
+    let checksum = |exe: &str| {
+        let out = Command::new(dir.join(exe))
+            .args(["--iterations", "3"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{exe}: {}", text(&out));
+        let t = text(&out);
+        t.lines()
+            .find(|l| l.starts_with("checksum: "))
+            .unwrap_or_else(|| panic!("{exe}: no checksum: {t}"))
+            .to_string()
+    };
+    assert_eq!(checksum("bin/a"), checksum("bin/b"));
+    // The same file name elsewhere: a third folder.
+    build("other/a", &[]);
+    assert_eq!(
+        std::fs::read_dir(dir.join("build/chain")).unwrap().count(),
+        3
+    );
+    // A folder that cannot be made (a file in its way): exit 3, said.
+    std::fs::write(dir.join("file"), "").unwrap();
+    let out = ssc()
+        .arg("build")
+        .arg(&chain)
+        .args(["-o", "file/prog"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{t}");
+    assert!(t.contains("cannot write") && t.contains("file`"), "{t}");
+    assert!(!t.contains("panicked"), "{t}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! exported with `-xr` — the runtime HSDFG (`-ts reduced 2` and `-ts fixed
 //! 2`) and the instantiation HSDFG (`--xr-graph instantiation`) — and each
 //! file is given to SDF3's `sdf3analysis-sdf` (release of 7 March 2009,
-//! `../shared/tools/sdf3/`) with `--algo consistency`, `deadlock`,
+//! vendored in `third_party/sdf3/`) with `--algo consistency`, `deadlock`,
 //! `throughput` and `mcm`. [`check`] wants: SDF3 exits 0 every time, the
 //! graph is consistent and deadlock-free, SDF3's maximum cycle mean equals the
 //! expected one exactly (for a runtime export, the period `-pr` prints, in
@@ -21,7 +21,7 @@
 //!
 //! SDF3 is found through `SSC_SDF3` (the path of `sdf3analysis-sdf`), which
 //! `./test` (README's test command, which `.ci/run` runs) sets after
-//! building SDF3 once per machine. Without it the tests that need SDF3
+//! building SDF3 from `third_party/sdf3/` once per machine. Without it the tests that need SDF3
 //! print that they are skipped and why (`SSC_SDF3_SKIP`, set by `./test`
 //! when it could not build SDF3) straight to the terminal, past the test
 //! harness' capture — and under CI or `./test` they fail instead: never a
@@ -63,7 +63,7 @@ fn sdf3(test: &str) -> Option<PathBuf> {
                 test,
                 &format!(
                     "no SDF3 ({why}). `./test` builds it; by hand: \
-                     ../shared/tools/sdf3/build.sh DIR, then SSC_SDF3=DIR/sdf3analysis-sdf cargo test --test it sdf3::"
+                     third_party/sdf3/build.sh DIR, then SSC_SDF3=DIR/sdf3analysis-sdf cargo test --test it sdf3::"
                 ),
             );
             None

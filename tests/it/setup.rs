@@ -137,3 +137,137 @@ fn a_skipped_test_fails_under_ci_and_the_test_command() {
         );
     }
 }
+
+/// Every file under `dir`, leaving out the root's `target/`, `build/`
+/// (what cargo and ssc write) and `.git/`.
+fn repository_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = e.path();
+        let top = dir == std::path::Path::new(".");
+        if top
+            && ["target", "build", ".git"]
+                .iter()
+                .any(|n| e.file_name() == *n)
+        {
+            continue;
+        }
+        if e.file_type().unwrap().is_dir() {
+            repository_files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_suite_needs_nothing_beside_the_clone() {
+    // SDF3 is vendored: its source archive, licence, build script and README.
+    let sdf3 = std::path::Path::new("third_party/sdf3");
+    let archive = sdf3.join("sdf3-2009-03-07.tar.gz");
+    for f in ["build.sh", "COPYING", "README.md"] {
+        assert!(sdf3.join(f).is_file(), "no third_party/sdf3/{f}");
+    }
+    assert!(archive.is_file(), "no {}", archive.display());
+    let mode = std::fs::metadata(sdf3.join("build.sh")).unwrap();
+    assert!(
+        std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o111 != 0,
+        "third_party/sdf3/build.sh is not executable"
+    );
+    // COPYING is the archive's own licence, unchanged: the GPL version 3.
+    let licence = Command::new("tar")
+        .args(["xzf", &archive.to_string_lossy(), "-O", "sdf3/LICENSE"])
+        .output()
+        .unwrap();
+    assert!(licence.status.success(), "tar: {licence:?}");
+    let copying = std::fs::read(sdf3.join("COPYING")).unwrap();
+    assert_eq!(copying, licence.stdout, "COPYING is not sdf3/LICENSE");
+    assert!(String::from_utf8_lossy(&copying)
+        .contains("GNU GENERAL PUBLIC LICENSE\n                       Version 3"));
+    // ./test builds it from there.
+    assert!(read("test").contains("sdf3_tools=third_party/sdf3\n"));
+    // No file names a folder beside the clone (the string is split so
+    // that this file does not name it either).
+    let beside = concat!("../", "shared");
+    let mut files = Vec::new();
+    repository_files(std::path::Path::new("."), &mut files);
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue; // not text: the archive, figures
+        };
+        assert!(
+            !text.contains(beside),
+            "{} names {beside}, outside the repository",
+            f.display()
+        );
+    }
+}
+
+/// A calibration for this CPU that doubles every point cost, in the
+/// `.cache` of a home folder of its own.
+fn calibrated_home(name: &str) -> std::path::PathBuf {
+    let home = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("setup-{name}"));
+    let _ = std::fs::remove_dir_all(&home);
+    let file = ssc_cli::calibrate::cache_file_under(
+        &home.join(".cache"),
+        &ssc_cli::calibrate::cpu_model(),
+    );
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mut doubled = ssc::lower::cost::Coefficients::shipped();
+    doubled.point.iter_mut().for_each(|p| *p *= 2.0);
+    let text = serde_json::to_string(&ssc_cli::calibrate::CacheFile {
+        format: "ssc-calibration".into(),
+        version: ssc_cli::calibrate::VERSION,
+        cpu: ssc_cli::calibrate::cpu_model(),
+        seconds: 1.0,
+        coefficients: doubled.to_named(),
+    })
+    .unwrap();
+    std::fs::write(file, text).unwrap();
+    home
+}
+
+#[test]
+fn the_suite_has_a_cache_of_its_own_that_a_calibrated_home_does_not_reach() {
+    let dir = support::cache::dir();
+    assert!(dir.is_absolute() && dir.starts_with(env!("CARGO_TARGET_TMPDIR")));
+    assert_eq!(std::env::var_os("XDG_CACHE_HOME"), Some(dir.clone().into()));
+    assert!(
+        !dir.join("ssc/calibration").exists(),
+        "the suite's cache {} holds a calibration: no test may run `ssc calibrate` against it",
+        dir.display()
+    );
+    let home = calibrated_home("calibrated-home");
+    let model = |cmd: &mut Command| {
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{err}");
+        err.lines()
+            .find(|l| l.contains("cost model: "))
+            .unwrap_or_else(|| panic!("no cost model line: {err}"))
+            .to_string()
+    };
+    let build = ["build", "tests/in/chain.ssc", "-t", "info", "-v"];
+    // ssc started by a test, directly or through a shell, with a home
+    // whose cache holds a calibration: the suite's cache, no calibration.
+    let direct = model(Command::new(support::SSC).args(build).env("HOME", &home));
+    assert!(
+        direct.contains("shipped defaults (no calibration for"),
+        "{direct}"
+    );
+    let shell = model(
+        Command::new("sh")
+            .args(["-c", "exec \"$0\" calibrate --show", support::SSC])
+            .env("HOME", &home),
+    );
+    assert!(
+        shell.contains("shipped defaults (no calibration for"),
+        "{shell}"
+    );
+    // The same home named as the cache: its calibration is read.
+    let named = model(
+        Command::new(support::SSC)
+            .args(build)
+            .env("XDG_CACHE_HOME", home.join(".cache")),
+    );
+    assert!(named.contains("calibrated coefficients for"), "{named}");
+}

@@ -391,7 +391,7 @@ pub(crate) struct BuildArgs {
     /// [-vo] Comments in the generated code that tie every line to the description.
     #[arg(long = "verboseoutput", help_heading = "Code generation")]
     pub verbose_output: bool,
-    /// [-o] The executable.
+    /// [-o] The executable (its folder is made when missing).
     #[arg(
         short = 'o',
         long = "output",
@@ -399,7 +399,7 @@ pub(crate) struct BuildArgs {
         help_heading = "Code generation"
     )]
     pub output: Option<PathBuf>,
-    /// [-od] Output directory [default: build/<name>/].
+    /// [-od] Output directory [default: build/<name>/; with -o FILE, build/<name>/FILE-HASH/].
     #[arg(
         long = "outputdir",
         value_name = "DIR",

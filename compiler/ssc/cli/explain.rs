@@ -15,6 +15,12 @@ use std::path::Path;
 /// The reference of every diagnostic code, compiled in.
 const DIAGNOSTICS_MD: &str = include_str!("../../../docs/diagnostics.md");
 
+/// The bad inputs the reference's examples name, compiled in
+/// (`compiler/ssc/build.rs`): `(NAME, TEXT)`, NAME the stem of a
+/// `tests/bad/NAME.ssc` or the path of a `tests/bad_runtime/` or
+/// `tests/bad_ptts/` file.
+const BAD_INPUTS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/bad_inputs.rs"));
+
 /// The width the text is wrapped at.
 const WIDTH: usize = 80;
 
@@ -69,11 +75,61 @@ pub(crate) fn explanation(code: &str) -> Option<String> {
         kind = rest.to_string();
     }
     let mut out = format!("{title}\n\n{}\n", wrap(&capitalised(&kind), ""));
-    if !e.example.is_empty() && e.example != "—" {
-        out += &format!("\nExample:\n{}\n", wrap(&plain(e.example), "    "));
+    let (example, inputs) = example_and_inputs(e.example);
+    if !example.is_empty() && example != "—" {
+        out += &format!("\nExample:\n{}\n", wrap(&plain(&example), "    "));
+    }
+    if let Some((name, text)) = inputs.first() {
+        let what = if name.ends_with(".ptts") {
+            "A whole .ptts file that gives it (ssc ptts FILE):"
+        } else {
+            "A whole description that gives it (ssc check FILE):"
+        };
+        out += &format!("\n{what}\n\n");
+        for line in text.lines() {
+            match line.trim_end() {
+                "" => out.push('\n'),
+                l => out += &format!("    {l}\n"),
+            }
+        }
     }
     out += "\nEvery code, one line each: ssc explain --list\n";
     Some(out)
+}
+
+/// The example of a reference row without the names of the bad inputs it
+/// cites (a parenthesis of nothing but such names is dropped), and those
+/// inputs' texts, in the row's order: names of the test suite mean nothing
+/// to a user, the whole description does.
+fn example_and_inputs(md: &str) -> (String, Vec<(&'static str, &'static str)>) {
+    let input = |word: &str| BAD_INPUTS.iter().copied().find(|(n, _)| *n == word);
+    let mut inputs = Vec::new();
+    let mut out = String::new();
+    let mut rest = md;
+    while let Some(open) = rest.find('(') {
+        let Some(len) = rest[open..].find(')') else {
+            break;
+        };
+        let inner = &rest[open + 1..open + len];
+        let names: Vec<Option<(&str, &str)>> = inner
+            .split(',')
+            .map(|w| {
+                let w = w.trim();
+                w.strip_prefix('`')
+                    .and_then(|w| w.strip_suffix('`'))
+                    .and_then(input)
+            })
+            .collect();
+        if names.iter().all(Option::is_some) {
+            out += rest[..open].trim_end();
+            inputs.extend(names.into_iter().flatten());
+        } else {
+            out += &rest[..open + len + 1];
+        }
+        rest = &rest[open + len + 1..];
+    }
+    out += rest;
+    (out.trim().to_string(), inputs)
 }
 
 /// `ssc explain --list`: every code and the first clause of its kind.

@@ -2,15 +2,16 @@
 //! program with a deadline, comparing checksums, two jobs at a time.
 //!
 //! Speed: compiling the built-in kernels takes ~5 s and is the same for every
-//! program; ssc keeps the runtime's objects in its cache
-//! (`${XDG_CACHE_HOME:-~/.cache}/ssc/objects`, keyed by compiler, flags
-//! and runtime source), so a [`Toolchain`] builds one real program first
+//! program; ssc keeps the runtime's objects in its cache (the suite's own,
+//! [`cache::dir`]`/ssc/objects`, keyed by compiler, flags and runtime
+//! source), so a [`Toolchain`] builds one real program first
 //! (all files compiled by ssc, warnings are errors), which fills the cache
 //! for every later build with the same compiler and flags. The generated
 //! `NAME.c` is compiled by the command ssc runs, with the same flags.
 
 #![allow(dead_code)]
 
+pub mod cache;
 pub mod golden;
 pub mod hsdf_xml;
 

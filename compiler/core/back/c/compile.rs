@@ -215,9 +215,9 @@ fn compile_source(
     run(cmd, t.cc, command)
 }
 
-/// Compiles the program in `dir` into `output` with `$CC` (default `cc`) and
-/// `$CFLAGS` (default `default_cflags`), `LANGUAGE_FLAGS` and `-pthread -Wall -Wextra`
-/// always: the runtime's objects from the cache (`cache::runtime_objects`,
+/// Compiles the program in `dir` into `output` (its folder made when
+/// missing) with `$CC` (default `cc`) and `$CFLAGS` (default
+/// `default_cflags`), `LANGUAGE_FLAGS` and `-pthread -Wall -Wextra` always: the runtime's objects from the cache (`cache::runtime_objects`,
 /// compiled the first time), the program's own files compiled and linked
 /// with them — or nothing at all when the output was built from the same
 /// sources, compiler and flags (`cache::Stamp`).
@@ -237,6 +237,14 @@ pub fn compile(
         mode: &[],
     };
     let output = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
+    // The executable's folder (`-o bin/prog`) is made, as `dir` is, before
+    // anything compiles: the linker would not make it.
+    if let Some(parent) = output.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| CompileError::Write {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
     let stamp = cache::Stamp::new(&t, dir, &sources(program, kernels), &output);
     if stamp.current() {
         return Ok(());

@@ -110,10 +110,49 @@ fn program_name(path: &Path) -> String {
     name
 }
 
+/// The program directory (the C, the runtime, the Makefile, the exports):
+/// `-od DIR`; else `build/NAME/`, or with `-o FILE` a folder of that
+/// executable's own inside it, [`output_folder`], so that two `-o` builds
+/// of one description keep their C apart.
 fn output_dir(a: &BuildArgs, name: &str) -> PathBuf {
-    a.output_dir
-        .clone()
-        .unwrap_or_else(|| Path::new("build").join(name))
+    if let Some(dir) = &a.output_dir {
+        return dir.clone();
+    }
+    let default = Path::new("build").join(name);
+    match &a.output {
+        Some(exe) => default.join(output_folder(exe)),
+        None => default,
+    }
+}
+
+/// `FILE-HASH` for `-o PATH`: FILE its last component (`out` when it has
+/// none), characters other than letters, digits, `_`, `-` and `.` made
+/// `_`; HASH 8 hex digits of the 64-bit FNV-1a hash of PATH made absolute
+/// (its two halves xored), so another path with the same file name gets
+/// another folder.
+fn output_folder(exe: &Path) -> String {
+    let file: String = exe
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let path = std::path::absolute(exe).unwrap_or_else(|_| exe.to_path_buf());
+    let hash = path
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+    format!("{file}-{:08x}", (hash ^ (hash >> 32)) as u32)
 }
 
 fn lower_or_report<T>(
