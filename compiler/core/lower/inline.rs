@@ -281,7 +281,7 @@ fn within_limits(reader: &Definition, producer: &Definition, ports: &[&str]) -> 
     }
     reader.assignments.iter().all(|a| {
         let (d, n, reads) = measure(&a.value, ports);
-        d + depth + 1 <= MAX_EXPR_DEPTH && n + reads * (nodes + 1) <= MAX_EXPR_NODES
+        d + depth < MAX_EXPR_DEPTH && n + reads * (nodes + 1) <= MAX_EXPR_NODES
     })
 }
 
