@@ -379,3 +379,48 @@ fn exports_carry_the_delay() {
         "{delayed:?}"
     );
 }
+
+/// Two functions reading each other's previous output through delays:
+/// each must read the other's old value before the other overwrites it,
+/// which no order does with one buffer each, so composition inserts a
+/// copy for the second connection (and `-t interpreter`'s output lowers
+/// to itself), every scheduler prints one checksum, and the declaration
+/// written by hand without the copy is refused with E135, not a panic.
+#[test]
+fn two_functions_reading_each_others_previous_output_get_a_copy() {
+    let exchange = root("tests/in/delay_exchange.ssc");
+    let (code, once, err) = ssc(&[
+        "build",
+        &exchange.display().to_string(),
+        "-t",
+        "interpreter",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // One of the two connections keeps its previous value in a copy.
+    let copies = [
+        ("x_out_state.out -> y.q delay 0;", "x.out -> y.q delay 0;"),
+        ("y_out_state.out -> x.q delay 0;", "y.out -> x.q delay 0;"),
+    ];
+    let copied: Vec<_> = copies.iter().filter(|(c, _)| once.contains(c)).collect();
+    assert_eq!(copied.len(), 1, "{once}");
+    let (copy, plain) = copied[0];
+    let dir = scratch("delays-exchange");
+    let again = write_input(&dir, "again.ssc", &once);
+    let (code, twice, err) = ssc(&["build", &again.display().to_string(), "-t", "interpreter"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(once, twice, "-t interpreter's output lowers to itself");
+    let cases: Vec<Case> = schedulers()
+        .iter()
+        .map(|ts| Case::new(&exchange, &format!("-ts {ts}")))
+        .collect();
+    same_checksums(gcc(), "delay exchange", &cases, 3);
+
+    // The declaration without the copy.
+    let decl = sections_before(&once, "instantiation");
+    let decl = decl[decl.find("\ndeclaration").expect("a declaration") + 1..].replace(copy, plain);
+    let decl = write_input(&dir, "declared.ssc", &decl);
+    let (code, _, err) = ssc(&["check", &decl.display().to_string()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error[E135]"), "{err}");
+    assert!(err.contains("other delayed reads"), "{err}");
+}

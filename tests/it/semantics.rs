@@ -543,3 +543,27 @@ fn a_large_window_sums_in_the_order_of_a_small_one() {
         "mean 8 x 8: {got:?} {want:?}"
     );
 }
+
+/// A definition that leaves one of its inputs unread compiles without a
+/// warning (`-Werror`): the unread port gets no variable.
+#[test]
+fn an_unread_input_leaves_no_unused_variable() {
+    let dir = scratch("semantics-unread");
+    let desc = write_input(
+        &dir,
+        "unread.ssc",
+        "declaration {
+  function_declaration func_source_f NONE { out OUT float mul [1, 1]; };
+  function_declaration func_sink_f NONE { in IN float mul [1, 1]; };
+  function_declaration f FULL { a IN float mul [1, 1]; b IN float mul [1, 1]; out OUT float mul [1, 1]; };
+  function_definition f { out = a * 2; };
+  function s1 func_source_f [16, 8], s2 func_source_f [16, 8], k f [16, 8], snk func_sink_f [16, 8];
+  s1.out -> k.a;
+  s2.out -> k.b;
+  k.out -> snk.in;
+}
+",
+    );
+    let tc = Toolchain::new("werror", "cc", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
+    build(&tc, &Case::new(&desc, "-ts reduced 2"), &dir).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -4,7 +4,9 @@
 //! wherever a delayed connection `P.o -> C.i delay V` reads a buffer that
 //! `C` itself, or something `C` depends on within an iteration, writes
 //! first: `C == P`, or `P` reaches `C` through connections without a
-//! delay. There the one buffer of `P.o` cannot hold both iterations —
+//! delay, or through the orders that other delayed connections without a
+//! copy impose (each delayed reader before its writer: two functions
+//! reading each other's previous output). There the one buffer of `P.o` cannot hold both iterations —
 //! iteration k's `P` would overwrite what iteration k's `C` still has to
 //! read — so the connection becomes `P.o -> S.in; S.out -> C.i delay V`,
 //! where `S` (named `P_o_state`) is a `func_copy_state_TYPE` at the
@@ -33,32 +35,67 @@ pub fn state_function(ty: ElemType) -> String {
 }
 
 /// Whether `to` is reachable from `from` through connections without a
-/// delay (`from == to` counts).
-fn reaches(d: &Declaration, from: &str, to: &str) -> bool {
+/// delay and the write-after-read edges `war` (a delayed reader before
+/// the writer it reads; `from == to` counts).
+fn reaches(d: &Declaration, war: &[(String, String)], from: &str, to: &str) -> bool {
     let mut seen = BTreeSet::from([from.to_string()]);
     let mut stack = vec![from.to_string()];
     while let Some(f) = stack.pop() {
         if f == to {
             return true;
         }
-        for c in d.connections.iter().filter(|c| c.delay.is_none()) {
-            if c.from.owner_name() == f && seen.insert(c.to.owner_name().to_string()) {
-                stack.push(c.to.owner_name().to_string());
+        let next = d
+            .connections
+            .iter()
+            .filter(|c| c.delay.is_none() && c.from.owner_name() == f)
+            .map(|c| c.to.owner_name())
+            .chain(war.iter().filter(|(r, _)| *r == f).map(|(_, w)| w.as_str()));
+        for g in next {
+            if seen.insert(g.to_string()) {
+                stack.push(g.to_string());
             }
         }
     }
     false
 }
 
-/// The delayed connections of `d` whose buffer needs a copy, by index.
-fn needing_copy(d: &Declaration) -> Vec<usize> {
-    d.connections
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.delay.is_some())
-        .filter(|(_, c)| reaches(d, c.from.owner_name(), c.to.owner_name()))
-        .map(|(i, _)| i)
-        .collect()
+/// The delayed connections of `d` whose buffer needs a copy, by index,
+/// with why. A delayed connection `P.o -> C.i` without a copy orders `C`
+/// before `P` within an iteration (`C` reads the previous value before
+/// `P` overwrites it); it needs a copy when that order is impossible:
+/// `P` reaches `C` through connections without a delay, or through the
+/// orders of the delayed connections before it that keep no copy (two
+/// functions reading each other's previous output). In the order of the
+/// connections, so the pass is idempotent.
+fn needing_copy(d: &Declaration) -> Vec<(usize, Why)> {
+    let mut war: Vec<(String, String)> = Vec::new();
+    let mut out = Vec::new();
+    for (i, c) in d.connections.iter().enumerate() {
+        if c.delay.is_none() {
+            continue;
+        }
+        let (p, r) = (c.from.owner_name(), c.to.owner_name());
+        if p == r {
+            out.push((i, Why::Own));
+        } else if reaches(d, &[], p, r) {
+            out.push((i, Why::Depends));
+        } else if reaches(d, &war, p, r) {
+            out.push((i, Why::Cycle));
+        } else {
+            war.push((r.to_string(), p.to_string()));
+        }
+    }
+    out
+}
+
+/// Why a delayed connection needs a copy ([`needing_copy`]).
+enum Why {
+    /// Its reader is its writer.
+    Own,
+    /// Its reader depends on its writer within an iteration.
+    Depends,
+    /// Its reader must run first, and other delayed reads order it after.
+    Cycle,
 }
 
 /// The type and grid of an OUT port `f.p`, when the declaration knows it.
@@ -86,7 +123,7 @@ fn plain_port(name: &str, direction: Direction, ty: ElemType) -> Port {
 /// Inserts the state copies a composed declaration needs (module doc).
 pub fn insert_states(d: &mut Declaration) {
     let mut copies: BTreeMap<String, String> = BTreeMap::new();
-    for i in needing_copy(d) {
+    for (i, _) in needing_copy(d) {
         let from = d.connections[i].from.clone();
         let Some((ty, grid)) = out_port(d, &from) else {
             continue; // the checker has reported the unknown port
@@ -142,21 +179,21 @@ fn unique_name(d: &Declaration, base: &str) -> String {
 }
 
 /// E135 for each delayed connection of a declaration written by hand that
-/// would need a copy: its reader is its writer, or depends on it within an
-/// iteration, so one buffer cannot hold both iterations.
+/// would need a copy: its reader is its writer, depends on it within an
+/// iteration, or must run before it while other delayed reads order it
+/// after, so one buffer cannot hold both iterations.
 pub fn check(d: &Declaration) -> Vec<Diagnostic> {
     needing_copy(d)
         .into_iter()
-        .map(|i| {
+        .map(|(i, why)| {
             let c = &d.connections[i];
-            let why = if c.from.owner_name() == c.to.owner_name() {
-                format!("`{}` reads its own output of the previous iteration", c.to.owner_name())
-            } else {
-                format!(
-                    "`{}` also depends on `{}` within an iteration",
-                    c.to.owner_name(),
-                    c.from.owner_name()
-                )
+            let (r, w) = (c.to.owner_name(), c.from.owner_name());
+            let why = match why {
+                Why::Own => format!("`{r}` reads its own output of the previous iteration"),
+                Why::Depends => format!("`{r}` also depends on `{w}` within an iteration"),
+                Why::Cycle => format!(
+                    "`{r}` must read `{w}`'s previous output before `{w}` runs, but other delayed reads (each before the writer it reads) order `{w}` first"
+                ),
             };
             Diagnostic::error(
                 "E135",

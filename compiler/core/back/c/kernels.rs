@@ -607,10 +607,13 @@ fn kernel_view(k: &Kernel, rules: FloatRules) -> KernelView {
     KernelView {
         fn_name: function_name(&k.name),
         comment: k.text.clone(),
+        // Only the inputs the expressions read: a port the definition
+        // leaves unread has no variable (an unused one is a warning).
         inputs: k
             .inputs
             .iter()
             .enumerate()
+            .filter(|(i, _)| read_inputs(k).contains(i))
             .map(|(i, p)| (i, p.name.clone()))
             .collect(),
         outputs: k
@@ -653,6 +656,26 @@ fn kernel_view(k: &Kernel, rules: FloatRules) -> KernelView {
         slide,
         chunked: chunked_loop,
     }
+}
+
+/// The inputs some expression of `k` reads (directly, through a window
+/// operator, or through a local that reads them).
+fn read_inputs(k: &Kernel) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    for v in k.trees() {
+        v.walk(&mut |n| match &n.op {
+            Op::Read { port, .. }
+            | Op::Stencil { port, .. }
+            | Op::Separable { port, .. }
+            | Op::Median { port }
+            | Op::BlockSum { port }
+            | Op::Linear { port } => {
+                out.insert(*port);
+            }
+            _ => {}
+        });
+    }
+    out
 }
 
 /// The sliding x interpolation of a kernel that is one `linear` of a
