@@ -66,6 +66,15 @@ pub fn is_number(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` is a number 0 (`0`, `-0.0`).
+fn is_zero(e: &Expr) -> bool {
+    match e {
+        Expr::Num(t, _) => t.parse::<f64>() == Ok(0.0),
+        Expr::Neg(a) => is_zero(a),
+        _ => false,
+    }
+}
+
 pub fn b(e: Expr) -> Box<Expr> {
     Box::new(e)
 }
@@ -270,7 +279,8 @@ impl Gen<'_, '_> {
                 } else {
                     self.float(ty, d)
                 };
-                if self.c.chance(3) {
+                if self.c.chance(3) || (op == Bin::Div && is_zero(&bb)) {
+                    // A division by a number 0 is refused (E043): divide it.
                     Expr::Bin(op, b(bb), b(a))
                 } else {
                     Expr::Bin(op, b(a), b(bb))

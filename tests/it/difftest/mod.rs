@@ -153,7 +153,8 @@ fn quick() {
     differential("quick", 6, env_u64("SSC_DIFFTEST_SEED").unwrap_or(1), 24);
 }
 
-/// `SSC_DIFFTEST_CASES` chains (default 2000) from a drawn seed.
+/// `SSC_DIFFTEST_CASES` chains (default 2000) from a drawn seed, a
+/// failure shrunk by at most `SSC_DIFFTEST_SHRINK` steps (default 48).
 #[test]
 #[ignore]
 fn long() {
@@ -165,5 +166,6 @@ fn long() {
             .as_nanos() as u64
     });
     let bundles = chains.div_ceil((BUNDLE as u64).div_ceil(2)).max(1);
-    differential("long", bundles as u32, seed, 48);
+    let shrink = env_u64("SSC_DIFFTEST_SHRINK").unwrap_or(48);
+    differential("long", bundles as u32, seed, shrink as u32);
 }
