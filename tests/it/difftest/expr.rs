@@ -241,12 +241,15 @@ impl Gen<'_, '_> {
     /// Clamp bounds for a conversion from a float type to `to`.
     fn float_bounds(&mut self, to: Ty, from: Ty) -> (i64, i64) {
         let (lo, hi) = to.range();
-        let wide = hi > (1 << 24);
-        if wide && from == Ty::Float && known_open("float-int-bounds") {
-            // Bounds a float holds exactly.
-            let m = 1 << 24;
-            return [(lo.max(-m), m), (0, 1000), (lo.max(-100), 100)][self.c.pick(3)];
-        }
+        // A float does not hold 2147483647 or 4294967295 (they round up
+        // past the type, so the conversion of the bound itself would
+        // overflow): the largest floats below them are the widest legal
+        // bounds.
+        let hi = match (from, to) {
+            (Ty::Float, Ty::Int) => 2147483520,
+            (Ty::Float, Ty::UInt) => 4294967040,
+            _ => hi,
+        };
         [(lo, hi), (lo.clamp(-100, 0), 100.min(hi)), (0, 7.min(hi))][self.c.pick(3)]
     }
 
@@ -313,30 +316,15 @@ impl Gen<'_, '_> {
             7 => Expr::Abs(b(self.float(ty, d))),
             8 => Expr::Floor(b(self.float(ty, d))),
             9 => {
-                let x = self.float(ty, d);
+                // Often of a select or (in an up function) a linear.
+                let x = match self.c.pick(4) {
+                    1 => self.select(ty, d),
+                    2 if self.up && self.inner.is_none() => self.window_op(ty, d, Some(6)),
+                    _ => self.float(ty, d),
+                };
                 self.round(x)
             }
-            10 => {
-                let ct = pick_ty(self.c);
-                let cmp = *self.c.one(&CMPS);
-                let (l, _) = self.expr(ct, d);
-                let r = if self.c.chance(2) {
-                    if ct.is_float() {
-                        self.fnum(ct)
-                    } else {
-                        self.inum(ct).0
-                    }
-                } else {
-                    self.expr(ct, d).0
-                };
-                let t = self.float(ty, d);
-                let e = if self.c.chance(2) {
-                    self.fnum(ty)
-                } else {
-                    self.float(ty, d)
-                };
-                Expr::Select(cmp, Box::new([l, r, t, e]))
-            }
+            10 => self.select(ty, d),
             11 => {
                 let (w, l) =
                     *self
@@ -349,7 +337,7 @@ impl Gen<'_, '_> {
                 };
                 Expr::WindowLevel(b(x), w.to_string(), l)
             }
-            12..=15 if self.inner.is_none() => self.window_op(ty, d),
+            12..=15 if self.inner.is_none() => self.window_op(ty, d, None),
             16 => {
                 // A table of fractions: float.
                 let (i, len) = self.index(d);
@@ -389,6 +377,29 @@ impl Gen<'_, '_> {
         }
     }
 
+    /// `select(l CMP r, t, e)` of a float type.
+    fn select(&mut self, ty: Ty, d: u32) -> Expr {
+        let ct = pick_ty(self.c);
+        let cmp = *self.c.one(&CMPS);
+        let (l, _) = self.expr(ct, d);
+        let r = if self.c.chance(2) {
+            if ct.is_float() {
+                self.fnum(ct)
+            } else {
+                self.inum(ct).0
+            }
+        } else {
+            self.expr(ct, d).0
+        };
+        let t = self.float(ty, d);
+        let e = if self.c.chance(2) {
+            self.fnum(ty)
+        } else {
+            self.float(ty, d)
+        };
+        Expr::Select(cmp, Box::new([l, r, t, e]))
+    }
+
     /// An integer index into a table and the table's length.
     pub fn index(&mut self, d: u32) -> (Expr, usize) {
         let ty = *self.c.one(&TYPES[..6]);
@@ -403,7 +414,8 @@ impl Gen<'_, '_> {
     }
 
     /// A window operator (or, in an up function, `linear`), as a `ty`.
-    fn window_op(&mut self, ty: Ty, d: u32) -> Expr {
+    /// `op`: which operator (6: `linear` where it can be), else drawn.
+    fn window_op(&mut self, ty: Ty, d: u32, op: Option<usize>) -> Expr {
         let ports: Vec<usize> = (0..self.ports.len())
             .filter(|&p| self.ports[p].mul == (1, 1) && self.ports[p].win.is_some())
             .collect();
@@ -412,7 +424,7 @@ impl Gen<'_, '_> {
         }
         let p = *self.c.one(&ports);
         let (wx, wy) = self.ports[p].win.unwrap();
-        let op = self.c.pick(7);
+        let op = op.unwrap_or_else(|| self.c.pick(7));
         let linear = op == 6 && self.up && wx >= 3 && wy >= 3;
         let unit = (wx, wy) == (1, 1) && known_open("unit-window");
         if unit && matches!(op, 2..=5) {

@@ -31,9 +31,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 ///   `mul [2, 2]` (the C does not compile);
 /// * `round-of-select`, `round-of-linear`: `round(select(…))` and
 ///   `round(linear(…))` directly (wrong results);
-/// * `float-int-bounds`: `int(clamp(x, -2147483648, 2147483647))` and the
-///   uint bounds on a float `x` (bounds a float does not hold; they
-///   overflow);
 /// * `constant-folding`: numbers only (`x + (0.1 + 0.2 - 0.3)`), folded in
 ///   double instead of the operands' type;
 /// * `integer-constant-division`: `7 / 2` on an integer (refused, E042);
@@ -51,7 +48,6 @@ pub const KNOWN_OPEN: &[&str] = &[
     "separable-of-expression",
     "round-of-select",
     "round-of-linear",
-    "float-int-bounds",
     "constant-folding",
     "integer-constant-division",
     "unit-window",
@@ -59,11 +55,10 @@ pub const KNOWN_OPEN: &[&str] = &[
     "delay-exchange",
 ];
 
-const GATES: [&str; 9] = [
+const GATES: [&str; 8] = [
     "separable-of-expression",
     "round-of-select",
     "round-of-linear",
-    "float-int-bounds",
     "constant-folding",
     "integer-constant-division",
     "unit-window",
