@@ -145,7 +145,7 @@ fn differential(tag: &str, cases: u32, seed: u64, shrink: u32) {
 /// the evaluator.
 #[test]
 fn quick() {
-    differential("quick", 6, env_u64("SSC_DIFFTEST_SEED").unwrap_or(1), 24);
+    differential("quick", 10, env_u64("SSC_DIFFTEST_SEED").unwrap_or(1), 24);
 }
 
 /// `SSC_DIFFTEST_CASES` chains (default 2000) from a drawn seed, a
