@@ -9,12 +9,14 @@
 //! `SSC_DIFFTEST_CASES` (the long run's chain count, default 2000) and
 //! `SSC_DIFFTEST_OPEN` (overrides [`KNOWN_OPEN`]); gives
 //! two tests: [`quick`] in the suite, [`long`] ignored
-//! (`cargo test --test it difftest:: -- --ignored`). A failure shrinks
+//! (`cargo test --test it difftest:: -- --ignored`), and `examples.rs`'
+//! checks of the evaluator against the docs' own examples. A failure shrinks
 //! (proptest) to a small description, prints it with the first differing
 //! elements and their inputs, and the seed that reproduces it.
 
 mod ast;
 mod eval;
+mod examples;
 mod expr;
 mod frames;
 mod gen;
