@@ -315,9 +315,9 @@ impl Gen<'_, '_> {
             }
             7 => Expr::Abs(b(self.float(ty, d))),
             8 => Expr::Floor(b(self.float(ty, d))),
-            9 => {
+            9 | 19 => {
                 // Often of a select or (in an up function) a linear.
-                let x = match self.c.pick(4) {
+                let x = match self.c.pick(3) {
                     1 => self.select(ty, d),
                     2 if self.up && self.inner.is_none() => self.window_op(ty, d, Some(6)),
                     _ => self.float(ty, d),
