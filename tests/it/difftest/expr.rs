@@ -26,6 +26,8 @@ pub struct Gen<'a, 'c> {
     pub inner: Option<(u32, u32)>,
     pub x_offsets: bool,
     pub sep_expr: bool,
+    /// Window operators left to this function (`None`: any number).
+    pub windows_left: Option<u32>,
 }
 
 /// An integer type's range; none for a float.
@@ -416,15 +418,36 @@ impl Gen<'_, '_> {
     /// A window operator (or, in an up function, `linear`), as a `ty`.
     /// `op`: which operator (6: `linear` where it can be), else drawn.
     fn window_op(&mut self, ty: Ty, d: u32, op: Option<usize>) -> Expr {
+        match self.windows_left {
+            Some(0) => return self.leaf(ty).0,
+            Some(k) => self.windows_left = Some(k - 1),
+            None => {}
+        }
         let ports: Vec<usize> = (0..self.ports.len())
             .filter(|&p| self.ports[p].mul == (1, 1) && self.ports[p].win.is_some())
             .collect();
         if ports.is_empty() {
             return self.leaf(ty).0;
         }
-        let p = *self.c.one(&ports);
+        // In an up function, linear half of the time, of a port it can read.
+        let op = op.unwrap_or_else(|| {
+            if self.up && self.c.chance(2) {
+                6
+            } else {
+                self.c.pick(7)
+            }
+        });
+        let wide: Vec<usize> = ports
+            .iter()
+            .copied()
+            .filter(|&p| self.ports[p].win.is_some_and(|(x, y)| x >= 3 && y >= 3))
+            .collect();
+        let p = if op == 6 && self.up && !wide.is_empty() {
+            *self.c.one(&wide)
+        } else {
+            *self.c.one(&ports)
+        };
         let (wx, wy) = self.ports[p].win.unwrap();
-        let op = op.unwrap_or_else(|| self.c.pick(7));
         let linear = op == 6 && self.up && wx >= 3 && wy >= 3;
         let unit = (wx, wy) == (1, 1) && known_open("unit-window");
         if unit && matches!(op, 2..=5) {

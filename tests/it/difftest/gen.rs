@@ -196,14 +196,19 @@ pub fn chain(c: &mut Choices) -> Chain {
             inner: None,
             x_offsets: true,
             sep_expr: true,
+            windows_left: None,
         };
         if known_open("separable-of-expression") {
             // Separable or gauss of an expression, or reads at x offsets
-            // and outputs of mul [2, 2]: one or the other per function.
+            // (window operators included) and outputs of mul [2, 2]: one
+            // or the other per function.
             if g.up || g.c.chance(2) {
                 g.sep_expr = false;
             } else {
+                // No other read at an x offset: no offsets, one window
+                // operator.
                 g.x_offsets = false;
+                g.windows_left = Some(1);
             }
         }
         let (expr, _) = g.expr(outs[i], 3);

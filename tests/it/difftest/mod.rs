@@ -29,7 +29,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Constructs the compiler gets wrong today, left out of the generated
 /// chains until the fixes land; remove an entry to test its construct:
 /// * `separable-of-expression`: `separable`/`gauss` of an expression in a
-///   function that also reads a port at an x offset or has outputs of
+///   function that also reads a port at an x offset (an offset, or another
+///   window operator such as a `stencil` of the port) or has outputs of
 ///   `mul [2, 2]` (the C does not compile);
 /// * `round-of-select`, `round-of-linear`: `round(select(…))` and
 ///   `round(linear(…))` directly (wrong results);
