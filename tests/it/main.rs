@@ -17,6 +17,7 @@ mod cost;
 mod decisions;
 mod delays;
 mod diagnostics;
+mod difftest;
 mod dm;
 mod doc_figures;
 mod docs;
