@@ -34,7 +34,7 @@ static inline {{ s.to }} {{ s.name }}({{ s.from }} v)
     if (v != v)
         return 0;
 {%- endif %}
-    return ({{ s.wide }})v <= {{ s.lo }} ? {{ s.lo_to }} : ({{ s.wide }})v >= {{ s.hi }} ? {{ s.hi_to }} : ({{ s.to }})v;
+    return {% if s.lo_check %}({{ s.wide }})v <= {{ s.lo }} ? {{ s.lo_to }} : {% endif %}{% if s.hi_check %}({{ s.wide }})v >= {{ s.hi }} ? {{ s.hi_to }} : {% endif %}({{ s.to }})v;
 }
 {%- endfor %}
 {%- for m in defs.mins %}

@@ -567,3 +567,19 @@ fn an_unread_input_leaves_no_unused_variable() {
     let tc = Toolchain::new("werror", "cc", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
     build(&tc, &Case::new(&desc, "-ts reduced 2"), &dir).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// A saturating conversion from a type whose values cannot reach one of
+/// the target's bounds (`ushort_sat` of a `short` never reaches 65535)
+/// leaves that comparison out: the C compiles without a warning
+/// (`-Werror`, gcc's -Wtype-limits).
+#[test]
+fn a_saturation_compares_only_the_bounds_its_values_reach() {
+    let mut c = floats("o0 = ushort_sat(p0);", "", 4, 1);
+    c.input = Ty::Int;
+    c.output = Ty::Ushort;
+    let text = c.text().replace("int mul", "short mul");
+    let dir = scratch("semantics-sat");
+    let desc = write_input(&dir, "sat.ssc", &text);
+    let tc = Toolchain::new("werror", "cc", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
+    build(&tc, &Case::new(&desc, "-ts reduced 2"), &dir).unwrap_or_else(|e| panic!("{e}"));
+}

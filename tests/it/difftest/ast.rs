@@ -237,18 +237,54 @@ impl Chain {
                 _ => false,
             })
     }
-    /// Whether input `p` of function `f` is a delay that needs a copy:
-    /// its reader is its writer or depends on it (docs/language.md,
-    /// "Delays"); while `delay-exchange` is on [`super::KNOWN_OPEN`], also
-    /// every delay whose reader is not before its writer, so no two
-    /// functions read each other's previous output without a copy.
+    /// Whether input `p` of function `f` is a delay that needs a copy
+    /// (docs/language.md, "Delays"): its reader is its writer or depends
+    /// on it, or must run before its writer while the delays printed
+    /// before it without a copy (each reader before its writer) order the
+    /// writer first. The delays in the order the declaration prints them
+    /// (function by function, input by input), as the compiler reads them.
     pub fn needs_copy(&self, f: usize, p: usize) -> bool {
-        match self.funcs[f].inputs[p].src {
-            Src::Delayed(j) => {
-                self.depends(f, j) || (f >= j && super::known_open("delay-exchange"))
+        let mut before: Vec<(usize, usize)> = Vec::new(); // (reader, writer)
+        for (g, func) in self.funcs.iter().enumerate() {
+            for (q, port) in func.inputs.iter().enumerate() {
+                let Src::Delayed(j) = port.src else { continue };
+                let copy = self.depends(g, j) || self.reaches(j, g, &before);
+                if (g, q) == (f, p) {
+                    return copy;
+                }
+                if !copy {
+                    before.push((g, j));
+                }
             }
-            _ => false,
         }
+        false
+    }
+
+    /// Whether function `to` comes after `from` within an iteration: through
+    /// reads of this iteration's outputs, or the orders `before` (a
+    /// delayed reader before the writer it reads).
+    fn reaches(&self, from: usize, to: usize, before: &[(usize, usize)]) -> bool {
+        let mut seen = vec![false; self.funcs.len()];
+        let mut stack = vec![from];
+        while let Some(a) = stack.pop() {
+            if a == to {
+                return true;
+            }
+            if std::mem::replace(&mut seen[a], true) {
+                continue;
+            }
+            for (b, func) in self.funcs.iter().enumerate() {
+                if func
+                    .inputs
+                    .iter()
+                    .any(|p| matches!(p.src, Src::Func(k) if k == a))
+                {
+                    stack.push(b);
+                }
+            }
+            stack.extend(before.iter().filter(|(r, _)| *r == a).map(|(_, w)| *w));
+        }
+        false
     }
 }
 

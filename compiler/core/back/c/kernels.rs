@@ -302,6 +302,10 @@ pub struct SatView {
     pub hi: String,
     pub lo_to: String,
     pub hi_to: String,
+    /// Whether a value of `from` can reach `lo` (or `hi`): a comparison no
+    /// value can make true is left out (gcc warns on it, -Wtype-limits).
+    pub lo_check: bool,
+    pub hi_check: bool,
 }
 
 /// The views of the kernels `h` runs, by function name.
@@ -951,7 +955,10 @@ fn sat_view(to: ElemType, from: ElemType) -> SatView {
             format!("{}", v as i64)
         }
     };
+    let (from_lo, from_hi) = crate::ir::kernel::Range::of_type(from).lo_hi();
     SatView {
+        lo_check: from_lo <= lo,
+        hi_check: from_hi >= hi,
         name: sat_name(to, from),
         to: c_name(to),
         from: c_name(from),
