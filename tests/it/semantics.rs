@@ -186,8 +186,9 @@ impl Chain {
     }
 }
 
-/// The one frame `--output` wrote for sink `name`: raw (integers) or
-/// PFM (float: little-endian here, bottom row first), top row first.
+/// The one frame `--output` wrote for sink `name`: raw, PGM (8 or 16
+/// bits) or PFM (float: little-endian here, bottom row first), top row
+/// first.
 fn read_output(dir: &Path, name: &str, ty: Ty) -> Vec<f64> {
     let path: PathBuf = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -200,6 +201,31 @@ fn read_output(dir: &Path, name: &str, ty: Ty) -> Vec<f64> {
     let bytes = std::fs::read(&path).unwrap();
     if path.extension().is_some_and(|e| e == "raw") {
         return ty.decode(&bytes);
+    }
+    if path.extension().is_some_and(|e| e == "pgm") {
+        // `P5`, `W H`, maxval; 16-bit samples big-endian above 255.
+        let mut at = 0;
+        let mut words = Vec::new();
+        while words.len() < 4 {
+            let end = at
+                + bytes[at..]
+                    .iter()
+                    .position(|b| b.is_ascii_whitespace())
+                    .unwrap();
+            if end > at {
+                words.push(String::from_utf8_lossy(&bytes[at..end]).to_string());
+            }
+            at = end + 1;
+        }
+        let wide = words[3].parse::<u32>().unwrap() > 255;
+        return if wide {
+            bytes[at..]
+                .chunks(2)
+                .map(|c| u16::from_be_bytes([c[0], c[1]]) as f64)
+                .collect()
+        } else {
+            bytes[at..].iter().map(|b| *b as f64).collect()
+        };
     }
     assert!(
         path.extension().is_some_and(|e| e == "pfm"),
@@ -580,6 +606,29 @@ fn a_saturation_compares_only_the_bounds_its_values_reach() {
     let text = c.text().replace("int mul", "short mul");
     let dir = scratch("semantics-sat");
     let desc = write_input(&dir, "sat.ssc", &text);
+    let tc = Toolchain::new("werror", "cc", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
+    build(&tc, &Case::new(&desc, "-ts reduced 2"), &dir).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A comparison of integers that their ranges decide (`u >= 0` of an
+/// unsigned `u`) is its branch: the same values, and C without the
+/// comparison its types decide (gcc warns on it, -Wtype-limits).
+#[test]
+fn a_comparison_the_ranges_decide_is_its_branch() {
+    let mut c = floats(
+        "o0 = select(p0 >= 0, p0, 7) + select(p0 > 65535, 7, 0) + select(p0 <= 65535, 0, 1);",
+        "",
+        3,
+        1,
+    );
+    c.input = Ty::Ushort;
+    c.output = Ty::Ushort;
+    assert_eq!(
+        c.run("decided", &[0.0, 5.0, 65535.0])[0],
+        vec![0.0, 5.0, 65535.0]
+    );
+    let dir = scratch("semantics-decided-werror");
+    let desc = write_input(&dir, "decided.ssc", &c.text());
     let tc = Toolchain::new("werror", "cc", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
     build(&tc, &Case::new(&desc, "-ts reduced 2"), &dir).unwrap_or_else(|e| panic!("{e}"));
 }

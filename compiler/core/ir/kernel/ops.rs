@@ -350,6 +350,16 @@ impl Typer<'_> {
         };
         let mut it = v.into_iter();
         let (a, b) = (it.next().unwrap(), it.next().unwrap());
+        // A comparison of integers that their ranges decide is its branch
+        // (the same value; the C compiler warns on a comparison its types
+        // decide, -Wtype-limits: `select(u >= 0, …)` of an unsigned u).
+        if let Op::Compare(op, x, y) = &cond.op {
+            if bounds(x.elem()).is_some() {
+                if let Some(holds) = decided(*op, x.range, y.range) {
+                    return Val::Node(if holds { a } else { b });
+                }
+            }
+        }
         Val::Node(Node {
             ty: a.ty,
             range: a.range.union(b.range),
@@ -581,6 +591,37 @@ impl Typer<'_> {
         ));
         self.err(err);
         None
+    }
+}
+
+/// Whether `x op y` holds for every value of the ranges (`Some(true)`),
+/// for none (`Some(false)`), or depends on them (`None`).
+fn decided(op: crate::ir::CmpOp, x: Range, y: Range) -> Option<bool> {
+    use crate::ir::CmpOp::*;
+    let lt = |a: Range, b: Range| {
+        if a.hi < b.lo {
+            Some(true)
+        } else if a.lo >= b.hi {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let le = |a: Range, b: Range| lt(b, a).map(|v| !v);
+    let eq = if x.lo == x.hi && y.lo == y.hi && x.lo == y.lo {
+        Some(true)
+    } else if x.hi < y.lo || y.hi < x.lo {
+        Some(false)
+    } else {
+        None
+    };
+    match op {
+        Lt => lt(x, y),
+        Le => le(x, y),
+        Gt => lt(y, x),
+        Ge => le(y, x),
+        Eq => eq,
+        Ne => eq.map(|v| !v),
     }
 }
 
