@@ -632,3 +632,25 @@ fn a_comparison_the_ranges_decide_is_its_branch() {
     let tc = Toolchain::new("werror", "cc", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
     build(&tc, &Case::new(&desc, "-ts reduced 2"), &dir).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// A window's row that only weights of 0 read has no row pointer in the
+/// C (an unused variable is a warning, `-Werror` refuses it): a stencil
+/// with a row of zeros, a separable sum with a zero y weight or zero x
+/// weights, beside reads at offsets (so they are summed element by
+/// element).
+#[test]
+fn rows_only_zero_weights_read_get_no_pointer() {
+    let mut c = floats(
+        "o0 = stencil(p0, [1, 2, 1, 0, 0, 0, 1, 2, 1]) + separable(p0, [1, 2, 1], [1, 0, 1]) + separable(p0, [0, 0, 0], [1, 2, 1]) + p0[1, 0];",
+        "[3, 3]",
+        5,
+        4,
+    );
+    c.input = Ty::Float;
+    let dir = scratch("semantics-zero-rows");
+    let desc = write_input(&dir, "zero_rows.ssc", &c.text());
+    let tc = Toolchain::new("werror", "cc", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
+    build(&tc, &Case::new(&desc, "-ts reduced 2"), &dir).unwrap_or_else(|e| panic!("{e}"));
+    let frame: Vec<f64> = (0..20).map(|i| i as f64).collect();
+    c.run("zero-rows", &frame);
+}

@@ -482,7 +482,7 @@ fn reads(k: &Kernel, passes: &[XPass], medians: &[usize], chunked_loop: bool) ->
     let mut offsets_x = false;
     for v in &k.values {
         v.walk(&mut |n| {
-            let mut window = |port: usize, dxs: (i64, i64), dys: std::ops::RangeInclusive<i64>| {
+            let mut window = |port: usize, dxs: (i64, i64), dys: Vec<i64>| {
                 uses_x = true;
                 // A local computed at each element of the window reads
                 // its ports there; one computed into rows is read by row.
@@ -502,7 +502,7 @@ fn reads(k: &Kernel, passes: &[XPass], medians: &[usize], chunked_loop: bool) ->
             };
             match &n.op {
                 Op::Read { port, dx, dy } if k.source(*port).mul == Pair::ONE => {
-                    window(*port, ((-dx).max(0), (*dx).max(0)), *dy..=*dy)
+                    window(*port, ((-dx).max(0), (*dx).max(0)), vec![*dy])
                 }
                 Op::Read { port, .. } => {
                     rows.insert((*port, Row::Element));
@@ -524,7 +524,25 @@ fn reads(k: &Kernel, passes: &[XPass], medians: &[usize], chunked_loop: bool) ->
                     } else {
                         (bx, ax, by, ay)
                     };
-                    window(*port, (bx, ax), -by..=ay)
+                    // Only the rows a weight other than 0 reads (a row
+                    // pointer nothing reads is an unused variable).
+                    let w = k.source(*port).window.x as usize;
+                    let weighed = |dy: i64| match &n.op {
+                        Op::Stencil { weights, .. } => weights
+                            .iter()
+                            .skip((dy + by) as usize * w)
+                            .take(w)
+                            .any(|v| *v != 0.0),
+                        Op::Separable { wx, wy, .. } => {
+                            wy[(dy + by) as usize] != 0.0 && wx.iter().any(|v| *v != 0.0)
+                        }
+                        _ => true,
+                    };
+                    window(
+                        *port,
+                        (bx, ax),
+                        (-by..=ay).filter(|dy| weighed(*dy)).collect(),
+                    )
                 }
                 Op::BlockSum { port } => {
                     uses_x = true;
