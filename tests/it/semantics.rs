@@ -654,3 +654,27 @@ fn rows_only_zero_weights_read_get_no_pointer() {
     let frame: Vec<f64> = (0..20).map(|i| i as f64).collect();
     c.run("zero-rows", &frame);
 }
+
+/// A select the ranges decide drops the branch it never takes, and a
+/// window of an expression only that branch read reads nothing: the port
+/// it read gets no variable in the C (`-Werror`).
+#[test]
+fn a_branch_never_taken_reads_no_port() {
+    let dir = scratch("semantics-dead-local");
+    let desc = write_input(
+        &dir,
+        "dead_local.ssc",
+        "declaration {
+  function_declaration func_source_d NONE { out OUT double mul [1, 1]; };
+  function_declaration func_sink_d NONE { in IN double mul [1, 1]; };
+  function_declaration f FULL { p0 IN double mul [1, 1] [1, 1]; out OUT double mul [1, 1]; };
+  function_definition f { out = select(uint(clamp(floor(p0), 0, 7)) > 100, double(box(uchar(clamp(floor(p0), 0, 100)))), 0.5); };
+  function s func_source_d [16, 4], k f [16, 4], snk func_sink_d [16, 4];
+  s.out -> k.p0;
+  k.out -> snk.in;
+}
+",
+    );
+    let tc = Toolchain::new("werror", "cc", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
+    build(&tc, &Case::new(&desc, "-ts reduced 2"), &dir).unwrap_or_else(|e| panic!("{e}"));
+}

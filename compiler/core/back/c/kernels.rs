@@ -680,11 +680,14 @@ fn kernel_view(k: &Kernel, rules: FloatRules) -> KernelView {
     }
 }
 
-/// The inputs some expression of `k` reads (directly, through a window
-/// operator, or through a local that reads them).
+/// The inputs some output's expression of `k` reads: directly, through a
+/// window operator, or through a local that it reads (a local that no
+/// output reads any more, its `select` decided by the ranges, reads
+/// nothing).
 fn read_inputs(k: &Kernel) -> BTreeSet<usize> {
     let mut out = BTreeSet::new();
-    for v in k.trees() {
+    let mut sources = BTreeSet::new();
+    for v in &k.values {
         v.walk(&mut |n| match &n.op {
             Op::Read { port, .. }
             | Op::Stencil { port, .. }
@@ -692,10 +695,18 @@ fn read_inputs(k: &Kernel) -> BTreeSet<usize> {
             | Op::Median { port }
             | Op::BlockSum { port }
             | Op::Linear { port } => {
-                out.insert(*port);
+                sources.insert(*port);
             }
             _ => {}
         });
+    }
+    for s in sources {
+        match k.local(s) {
+            Some(l) => out.extend(l.reads()),
+            None => {
+                out.insert(s);
+            }
+        }
     }
     out
 }
