@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The X-ray chain beside a co-runner: the thesis' Chapter 4 on a real chain
-(issue 28, benches/corunner/README.md).
+(benches/corunner/README.md).
 
 The chain runs on core 0, one thread; a memory-bandwidth hog (`ssc
 throttle hammer`, reading a 64 MiB buffer) runs on core 1. Three
