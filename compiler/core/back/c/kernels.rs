@@ -618,6 +618,7 @@ fn kernel_view(k: &Kernel, rules: FloatRules) -> KernelView {
     } else {
         Vec::new()
     };
+    let read = read_inputs(k);
     let uses_y = !passes.is_empty() || rows.iter().any(|(_, r)| !matches!(r, Row::Element));
     let median_views = median_views(k, &medians);
     let pass_views = pass_views(k, &passes, &emitter);
@@ -635,7 +636,7 @@ fn kernel_view(k: &Kernel, rules: FloatRules) -> KernelView {
             .inputs
             .iter()
             .enumerate()
-            .filter(|(i, _)| read_inputs(k).contains(i))
+            .filter(|(i, _)| read.contains(i))
             .map(|(i, p)| (i, p.name.clone()))
             .collect(),
         outputs: k

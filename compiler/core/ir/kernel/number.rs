@@ -93,25 +93,15 @@ impl Num {
             Num::Neg(x) => -f(x)?,
             Num::Bin(op, a, b) => {
                 let (a, b) = (f(a)?, f(b)?);
-                // f32 arithmetic, not f64 rounded: one rounding per step.
-                if single {
-                    let (a, b) = (a as f32, b as f32);
-                    (match op {
-                        BinOp::Add => a + b,
-                        BinOp::Sub => a - b,
-                        BinOp::Mul => a * b,
-                        BinOp::Div if b == 0.0 => return Err(FoldError::DivZero),
-                        BinOp::Div => a / b,
-                    }) as f64
-                } else {
-                    match op {
-                        BinOp::Add => a + b,
-                        BinOp::Sub => a - b,
-                        BinOp::Mul => a * b,
-                        BinOp::Div if b == 0.0 => return Err(FoldError::DivZero),
-                        BinOp::Div => a / b,
-                    }
-                }
+                // In double, then rounded to float: for two floats the
+                // double result rounded once is float arithmetic's.
+                r(match op {
+                    BinOp::Add => a + b,
+                    BinOp::Sub => a - b,
+                    BinOp::Mul => a * b,
+                    BinOp::Div if b == 0.0 => return Err(FoldError::DivZero),
+                    BinOp::Div => a / b,
+                })
             }
             // min and max as the operators define them (NaN in a gives b).
             Num::Min(a, b) => {
