@@ -10,6 +10,7 @@ mod support;
 mod testgen;
 
 mod analysis;
+mod builtins;
 mod architecture;
 mod cli;
 mod conduct;

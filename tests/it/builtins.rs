@@ -1,0 +1,195 @@
+//! The built-in functions, type by type: what they compute is pinned.
+//!
+//! Two chains per element type, each built from the built-ins alone and
+//! run for 3 iterations of the source's test pattern:
+//! - the pointwise chain: gain, dup, plus, mul, avg, copy, down and up, at
+//!   34 × 18 (the integer types saturate on the way);
+//! - the convolution chain: `func_conv` over windows of 1 × 1 to 9 × 9
+//!   (even, odd, one-row and one-column), at 33 × 17.
+//!
+//! Each prints the checksum pinned in [`PINNED`] under one thread
+//! (`-ts simple`), fused strips (`-ts fused 2`) and split sub-boxes
+//! (`-ts reduced 2`). The built-ins are kernels of the kernel IR, generated
+//! like the defined functions (docs/language.md, "Built-in functions");
+//! the pins were taken from the C kernels they replace, and are the same
+//! bits except `func_conv` on `float` and `double`, which now sums each
+//! window x first, then y (separable's order), where the C kernel summed
+//! columns first. That order is checked against the same chain written
+//! with `separable` ([`float_conv_is_separable_of_ones`]), and every
+//! pointwise built-in against its definition
+//! ([`pointwise_builtins_are_their_definitions`]).
+
+use crate::support::*;
+
+/// The element types, as the language spells them.
+const TYPES: [&str; 8] = [
+    "char", "uchar", "short", "ushort", "int", "uint", "float", "double",
+];
+
+/// The windows of the convolution chain: `(x, y)`.
+const WINDOWS: [(u64, u64); 7] = [(3, 3), (1, 1), (4, 4), (5, 5), (2, 3), (7, 1), (9, 9)];
+
+/// The checksum of each chain and type, 3 iterations.
+const PINNED: &[(&str, &str, &str)] = &[
+    ("pointwise", "char", "0x780b7839a0485eaa"),
+    ("conv", "char", "0x092a2dd9ed38d4b5"),
+    ("pointwise", "uchar", "0x68909c65b42e86d4"),
+    ("conv", "uchar", "0x7788ba04d4608910"),
+    ("pointwise", "short", "0x354bb62d3f1bb4d0"),
+    ("conv", "short", "0x0768d4df9359974e"),
+    ("pointwise", "ushort", "0xdf28d550f7f265cd"),
+    ("conv", "ushort", "0x2e8e74787d9a59ae"),
+    ("pointwise", "int", "0x257c41dee80e2168"),
+    ("conv", "int", "0xd94e39cdcd6ca883"),
+    ("pointwise", "uint", "0xe90f49c6e9f936ad"),
+    ("conv", "uint", "0x5901600f3c42f960"),
+    ("pointwise", "float", "0xc992dc6d8438dbb9"),
+    ("conv", "float", "0x3a866b534f16e0ab"),
+    ("pointwise", "double", "0x09805def37e5ffb3"),
+    ("conv", "double", "0x2f7b568258bf4bf0"),
+];
+
+/// The pointwise chain of type `t`: the point built-ins and the 2:1
+/// scalings, three sinks.
+fn pointwise(t: &str) -> String {
+    format!(
+        "composition {{
+  container_declaration source {{ out OUT {t} mul [1, 1]; }};
+  container_declaration sink {{ in IN {t} mul [1, 1]; }};
+  container_declaration gain {{ in IN {t} mul [1, 1]; out OUT {t} mul [1, 1]; }};
+  container_declaration copy {{ in IN {t} mul [1, 1]; out OUT {t} mul [1, 1]; }};
+  container_declaration dup {{ in IN {t} mul [1, 1]; o1 OUT {t} mul [1, 1]; o2 OUT {t} mul [1, 1]; }};
+  container_declaration plus {{ a IN {t} mul [1, 1]; b IN {t} mul [1, 1]; out OUT {t} mul [1, 1]; }};
+  container_declaration times {{ a IN {t} mul [1, 1]; b IN {t} mul [1, 1]; out OUT {t} mul [1, 1]; }};
+  container_declaration avg {{ a IN {t} mul [1, 1]; b IN {t} mul [1, 1]; out OUT {t} mul [1, 1]; }};
+  container_declaration down {{ in IN {t} mul [2, 2]; out OUT {t} mul [1, 1]; }};
+  container_declaration up {{ in IN {t} mul [1, 1]; out OUT {t} mul [2, 2]; }};
+  container_declaration app {{ }};
+  container_bind source func_source NONE, sink func_sink NONE, gain func_gain FULL,
+    copy func_copy FULL, dup func_dup FULL, plus func_plus FULL, times func_mul FULL,
+    avg func_avg FULL, down func_down FULL, up func_up FULL;
+  container_composition app {{
+    container src source index, g gain index, d dup index, p plus index, m times index,
+      a avg index, c copy index, h down [17, 9], u up [17, 9],
+      s1 sink index, s2 sink index, s3 sink index;
+    src.out -> g.in;
+    src.out -> d.in;
+    g.out -> p.a;
+    d.o1 -> p.b;
+    p.out -> m.a;
+    d.o2 -> m.b;
+    m.out -> a.a;
+    g.out -> a.b;
+    a.out -> c.in;
+    c.out -> h.in;
+    h.out -> u.in;
+    u.out -> s1.in;
+    m.out -> s2.in;
+    a.out -> s3.in;
+  }};
+  compose app [34, 18];
+}}
+"
+    )
+}
+
+/// The convolution chain of type `t`: the source, its gain and the gain's
+/// fourth power (saturated in the integer types, near 2³¹ in int) through
+/// every window of [`WINDOWS`], one sink each.
+fn convolutions(t: &str) -> String {
+    let mut decls = String::new();
+    let mut binds = String::new();
+    let mut instances = String::new();
+    let mut edges = String::new();
+    for (k, (x, y)) in WINDOWS.iter().enumerate() {
+        let name = if k == 0 {
+            "func_conv".to_string()
+        } else {
+            format!("func_conv_{x}x{y}")
+        };
+        decls.push_str(&format!(
+            "  container_declaration conv{k} {{ in IN {t} mul [1, 1] [{x}, {y}]; out OUT {t} mul [1, 1]; }};\n"
+        ));
+        binds.push_str(&format!(", conv{k} {name} FULL"));
+        instances.push_str(&format!(", f{k} conv{k} index, s{k} sink index"));
+        let from = ["src", "g", "q"][k % 3];
+        edges.push_str(&format!("    {from}.out -> f{k}.in;\n    f{k}.out -> s{k}.in;\n"));
+    }
+    format!(
+        "composition {{
+  container_declaration source {{ out OUT {t} mul [1, 1]; }};
+  container_declaration sink {{ in IN {t} mul [1, 1]; }};
+  container_declaration gain {{ in IN {t} mul [1, 1]; out OUT {t} mul [1, 1]; }};
+  container_declaration times {{ a IN {t} mul [1, 1]; b IN {t} mul [1, 1]; out OUT {t} mul [1, 1]; }};
+{decls}  container_declaration app {{ }};
+  container_bind source func_source NONE, sink func_sink NONE, gain func_gain FULL,
+    times func_mul FULL{binds};
+  container_composition app {{
+    container src source index, g gain index, sq times index, q times index{instances};
+    src.out -> g.in;
+    g.out -> sq.a;
+    g.out -> sq.b;
+    sq.out -> q.a;
+    sq.out -> q.b;
+{edges}  }};
+  compose app [33, 17];
+}}
+"
+    )
+}
+
+/// Every chain of every type, with its label.
+fn chains() -> Vec<(String, &'static str, String)> {
+    let mut v = Vec::new();
+    for t in TYPES {
+        v.push(("pointwise".to_string(), t, pointwise(t)));
+        v.push(("conv".to_string(), t, convolutions(t)));
+    }
+    v
+}
+
+#[test]
+fn every_builtin_of_every_type_computes_its_pinned_bits() {
+    let tc = gcc();
+    let dir = scratch("builtins-pinned");
+    let mut cases = Vec::new();
+    for (chain, t, text) in chains() {
+        let file = write_input(&dir, &format!("{chain}_{t}.ssc"), &text);
+        for args in ["-ts simple", "-ts fused 2", "-ts reduced 2 -ms reuse"] {
+            cases.push((chain.clone(), t, Case::new(&file, args)));
+        }
+    }
+    let results = parallel(&cases, |(_, _, c)| build_and_run(tc, c, 3, &dir));
+    let mut wrong = Vec::new();
+    let mut table = String::new();
+    for ((chain, t, case), r) in cases.iter().zip(&results) {
+        let sum = match r {
+            Ok((sum, _)) => sum,
+            Err(e) => {
+                wrong.push(e.clone());
+                continue;
+            }
+        };
+        let row = format!("    (\"{chain}\", \"{t}\", \"{sum}\"),\n");
+        if !table.contains(&row) {
+            table.push_str(&row);
+        }
+        let pinned = PINNED
+            .iter()
+            .find(|(c, ty, _)| c == chain && ty == t)
+            .map(|p| p.2);
+        if pinned != Some(sum.as_str()) {
+            wrong.push(format!(
+                "{}: checksum {sum}, pinned {pinned:?}",
+                case.label
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} wrong:\n{}\nthis build's table:\n{table}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
