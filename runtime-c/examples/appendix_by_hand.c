@@ -16,6 +16,7 @@
  *   cc -std=c11 -O2 -pthread -I.. appendix_by_hand.c $(awk '!/^#/ && $2 != "header" { print "../" $1 }' ../FILES) */
 #include "ssc_rt.h"
 #include "ssc_kernels.h"
+#include "appendix_kernels.h"
 
 #ifndef APPENDIX_CORES          /* test.sh overrides it to test a bad core */
 #define APPENDIX_CORES { 0, 1 }
@@ -69,10 +70,10 @@ static void init_boxes(void)
 
     const ssc_region all = { 0, 0, W, H }, top = { 0, 0, W, H / 2 }, bottom = { 0, H / 2, W, H };
     ssc_box_init(&boxes[F8_0], "f8.0", func_source, SSC_BOX_SOURCE, 8, all, W, H, NULL, 0, &f8_out, 1);
-    ssc_box_init(&boxes[F6_0], "f6.0", func_gain, 0, 6, top, W, H, &f6_in, 1, &f6_out, 1);
-    ssc_box_init(&boxes[F6_1], "f6.1", func_gain, 0, 6, bottom, W, H, &f6_in, 1, &f6_out, 1);
-    ssc_box_init(&boxes[F7_0], "f7.0", func_conv, 0, 7, top, W, H, &f7_in, 1, &f7_out, 1);
-    ssc_box_init(&boxes[F7_1], "f7.1", func_conv, 0, 7, bottom, W, H, &f7_in, 1, &f7_out, 1);
+    ssc_box_init(&boxes[F6_0], "f6.0", appendix_gain, 0, 6, top, W, H, &f6_in, 1, &f6_out, 1);
+    ssc_box_init(&boxes[F6_1], "f6.1", appendix_gain, 0, 6, bottom, W, H, &f6_in, 1, &f6_out, 1);
+    ssc_box_init(&boxes[F7_0], "f7.0", appendix_conv, 0, 7, top, W, H, &f7_in, 1, &f7_out, 1);
+    ssc_box_init(&boxes[F7_1], "f7.1", appendix_conv, 0, 7, bottom, W, H, &f7_in, 1, &f7_out, 1);
     ssc_box_init(&boxes[F9_0], "f9.0", func_sink, SSC_BOX_SINK, 9, all, W, H, &f9_in, 1, NULL, 0);
 }
 

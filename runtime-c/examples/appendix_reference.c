@@ -5,6 +5,7 @@
  * or 1, not pinned to one). It must print the same checksum. */
 #include "ssc_rt.h"
 #include "ssc_kernels.h"
+#include "appendix_kernels.h"
 
 #ifndef REFERENCE_MASK          /* test.sh overrides it to test a bad core */
 #define REFERENCE_MASK { 0, 1 }
@@ -51,8 +52,8 @@ int main(int argc, char **argv)
     f9_in  = f7_out;
     const ssc_region all = { 0, 0, W, H };
     ssc_box_init(&boxes[F8], "f8", func_source, SSC_BOX_SOURCE, 8, all, W, H, NULL, 0, &f8_out, 1);
-    ssc_box_init(&boxes[F6], "f6", func_gain, 0, 6, all, W, H, &f6_in, 1, &f6_out, 1);
-    ssc_box_init(&boxes[F7], "f7", func_conv, 0, 7, all, W, H, &f7_in, 1, &f7_out, 1);
+    ssc_box_init(&boxes[F6], "f6", appendix_gain, 0, 6, all, W, H, &f6_in, 1, &f6_out, 1);
+    ssc_box_init(&boxes[F7], "f7", appendix_conv, 0, 7, all, W, H, &f7_in, 1, &f7_out, 1);
     ssc_box_init(&boxes[F9], "f9", func_sink, SSC_BOX_SINK, 9, all, W, H, &f9_in, 1, NULL, 0);
 
     static const ssc_thread_fn threads[1] = { thread0 };

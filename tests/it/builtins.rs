@@ -5,7 +5,8 @@
 //! - the pointwise chain: gain, dup, plus, mul, avg, copy, down and up, at
 //!   34 × 18 (the integer types saturate on the way);
 //! - the convolution chain: `func_conv` over windows of 1 × 1 to 9 × 9
-//!   (even, odd, one-row and one-column), at 33 × 17.
+//!   (even, odd, one-row and one-column), at 33 × 17, and the same on
+//!   grids narrower than its windows (3 × 5, and one column of 4).
 //!
 //! Each prints the checksum pinned in [`PINNED`] under one thread
 //! (`-ts simple`), fused strips (`-ts fused 2`) and split sub-boxes
@@ -14,10 +15,10 @@
 //! the pins were taken from the C kernels they replace, and are the same
 //! bits except `func_conv` on `float` and `double`, which now sums each
 //! window x first, then y (separable's order), where the C kernel summed
-//! columns first. That order is checked against the same chain written
-//! with `separable` ([`float_conv_is_separable_of_ones`]), and every
-//! pointwise built-in against its definition
-//! ([`pointwise_builtins_are_their_definitions`]).
+//! columns first. In the floating types every built-in is checked against
+//! the same chain written with definitions of its documented meaning
+//! ([`floating_builtins_are_their_definitions`]: `separable` of ones over
+//! the window's size for `func_conv`).
 
 use crate::support::*;
 
@@ -33,20 +34,38 @@ const WINDOWS: [(u64, u64); 7] = [(3, 3), (1, 1), (4, 4), (5, 5), (2, 3), (7, 1)
 const PINNED: &[(&str, &str, &str)] = &[
     ("pointwise", "char", "0x780b7839a0485eaa"),
     ("conv", "char", "0x092a2dd9ed38d4b5"),
+    ("narrow", "char", "0x89ce600c12c211a3"),
+    ("column", "char", "0x3fcd7dff655ca9cc"),
     ("pointwise", "uchar", "0x68909c65b42e86d4"),
     ("conv", "uchar", "0x7788ba04d4608910"),
+    ("narrow", "uchar", "0x3190a4c0445b6aa5"),
+    ("column", "uchar", "0x4c9fab3dede37bf1"),
     ("pointwise", "short", "0x354bb62d3f1bb4d0"),
     ("conv", "short", "0x0768d4df9359974e"),
+    ("narrow", "short", "0xa97242147fd6d0a7"),
+    ("column", "short", "0xe1bf23786515df8a"),
     ("pointwise", "ushort", "0xdf28d550f7f265cd"),
     ("conv", "ushort", "0x2e8e74787d9a59ae"),
+    ("narrow", "ushort", "0xc19b6acfea952ef1"),
+    ("column", "ushort", "0x75535258324be28e"),
     ("pointwise", "int", "0x257c41dee80e2168"),
     ("conv", "int", "0xd94e39cdcd6ca883"),
+    ("narrow", "int", "0xcb5c11030c6ded91"),
+    ("column", "int", "0x25da465a35481753"),
     ("pointwise", "uint", "0xe90f49c6e9f936ad"),
     ("conv", "uint", "0x5901600f3c42f960"),
+    ("narrow", "uint", "0x43a61953f5a6873f"),
+    ("column", "uint", "0x3b655c4b15b8968a"),
     ("pointwise", "float", "0xc992dc6d8438dbb9"),
-    ("conv", "float", "0x3a866b534f16e0ab"),
+    // The C kernel's column-first sums gave 0x3a866b534f16e0ab and
+    // 0x9356b4dd1cb0780e.
+    ("conv", "float", "0x0f0bfac7075c1230"),
+    ("narrow", "float", "0xa996120b27f5c872"),
+    ("column", "float", "0x7f8547f1cfd97f9d"),
     ("pointwise", "double", "0x09805def37e5ffb3"),
     ("conv", "double", "0x2f7b568258bf4bf0"),
+    ("narrow", "double", "0x2843d98243b90023"),
+    ("column", "double", "0xb55590979036847a"),
 ];
 
 /// The pointwise chain of type `t`: the point built-ins and the 2:1
@@ -113,7 +132,9 @@ fn convolutions(t: &str) -> String {
         binds.push_str(&format!(", conv{k} {name} FULL"));
         instances.push_str(&format!(", f{k} conv{k} index, s{k} sink index"));
         let from = ["src", "g", "q"][k % 3];
-        edges.push_str(&format!("    {from}.out -> f{k}.in;\n    f{k}.out -> s{k}.in;\n"));
+        edges.push_str(&format!(
+            "    {from}.out -> f{k}.in;\n    f{k}.out -> s{k}.in;\n"
+        ));
     }
     format!(
         "composition {{
@@ -138,12 +159,21 @@ fn convolutions(t: &str) -> String {
     )
 }
 
+/// The convolution chain on a grid smaller than its windows: every read
+/// of a 7 × 7 window on 3 × 5 elements, and of any window on one column,
+/// clamped.
+fn narrow(t: &str, w: u64, h: u64) -> String {
+    convolutions(t).replace("compose app [33, 17];", &format!("compose app [{w}, {h}];"))
+}
+
 /// Every chain of every type, with its label.
 fn chains() -> Vec<(String, &'static str, String)> {
     let mut v = Vec::new();
     for t in TYPES {
         v.push(("pointwise".to_string(), t, pointwise(t)));
         v.push(("conv".to_string(), t, convolutions(t)));
+        v.push(("narrow".to_string(), t, narrow(t, 3, 5)));
+        v.push(("column".to_string(), t, narrow(t, 1, 4)));
     }
     v
 }
@@ -179,10 +209,7 @@ fn every_builtin_of_every_type_computes_its_pinned_bits() {
             .find(|(c, ty, _)| c == chain && ty == t)
             .map(|p| p.2);
         if pinned != Some(sum.as_str()) {
-            wrong.push(format!(
-                "{}: checksum {sum}, pinned {pinned:?}",
-                case.label
-            ));
+            wrong.push(format!("{}: checksum {sum}, pinned {pinned:?}", case.label));
         }
     }
     assert!(
@@ -192,4 +219,78 @@ fn every_builtin_of_every_type_computes_its_pinned_bits() {
         cases.len(),
         wrong.join("\n")
     );
+}
+
+/// `text` with every computing built-in bound to a defined function of
+/// the meaning docs/language.md gives it in a floating type (`my_gain`:
+/// `out = in * 3 / 2`, `my_conv_5x5`: `out = separable(in, [1, 1, 1, 1,
+/// 1], [1, 1, 1, 1, 1]) / 25`, …).
+fn as_definitions(text: &str) -> String {
+    let bind_end = text.find("container_bind").unwrap();
+    let bind_end = bind_end + text[bind_end..].find(';').unwrap() + 1;
+    let mut binds = text[..bind_end].to_string();
+    let mut defs = String::new();
+    let names: Vec<String> = binds
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with("func_") && *w != "func_source" && *w != "func_sink")
+        .map(String::from)
+        .collect();
+    for name in names {
+        let body = match name.as_str() {
+            "func_gain" => "out = in * 3 / 2;".to_string(),
+            "func_copy" | "func_up" => "out = in;".to_string(),
+            "func_dup" => "o1 = in; o2 = in;".to_string(),
+            "func_plus" => "out = a + b;".to_string(),
+            "func_mul" => "out = a * b;".to_string(),
+            "func_avg" => "out = (a + b) / 2;".to_string(),
+            "func_down" => "out = mean(in);".to_string(),
+            conv => {
+                let (x, y) = match conv.strip_prefix("func_conv_") {
+                    Some(wh) => {
+                        let (x, y) = wh.split_once('x').unwrap();
+                        (x.parse::<usize>().unwrap(), y.parse::<usize>().unwrap())
+                    }
+                    None => (3, 3),
+                };
+                let ones = |n: usize| vec!["1"; n].join(", ");
+                format!(
+                    "out = separable(in, [{}], [{}]) / {};",
+                    ones(x),
+                    ones(y),
+                    x * y
+                )
+            }
+        };
+        let own = name.replacen("func_", "my_", 1);
+        binds = binds.replace(&format!(" {name} FULL"), &format!(" {own} FULL"));
+        defs.push_str(&format!("  function_definition {own} {{ {body} }};\n"));
+    }
+    format!("{binds}\n{defs}{}", &text[bind_end..])
+}
+
+/// In `float` and `double`, the built-ins compute what their definitions
+/// compute: each chain written with `function_definition`s of the
+/// documented meaning prints the built-ins' pinned checksum.
+#[test]
+fn floating_builtins_are_their_definitions() {
+    let tc = gcc();
+    let dir = scratch("builtins-defined");
+    let mut cases = Vec::new();
+    for (chain, t, text) in chains()
+        .into_iter()
+        .filter(|(_, t, _)| matches!(*t, "float" | "double"))
+    {
+        let file = write_input(&dir, &format!("{chain}_{t}.ssc"), &as_definitions(&text));
+        cases.push((chain, t, Case::new(&file, "-ts fused 2")));
+    }
+    let results = parallel(&cases, |(_, _, c)| build_and_run(tc, c, 3, &dir));
+    for ((chain, t, case), r) in cases.iter().zip(results) {
+        let (sum, _) = r.unwrap_or_else(|e| panic!("{e}"));
+        let pinned = PINNED
+            .iter()
+            .find(|(c, ty, _)| c == chain && ty == t)
+            .unwrap()
+            .2;
+        assert_eq!(sum, pinned, "{}: the definitions' checksum", case.label);
+    }
 }

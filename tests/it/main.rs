@@ -10,8 +10,8 @@ mod support;
 mod testgen;
 
 mod analysis;
-mod builtins;
 mod architecture;
+mod builtins;
 mod cli;
 mod conduct;
 mod cost;

@@ -341,7 +341,11 @@ fn function(h: &Hsdfg, f: &FunctionInfo, user_kernels: &[String]) -> FunctionLay
     FunctionLayout {
         name: f.name.clone(),
         function: f.function.clone(),
-        kernel: if h.kernels.contains_key(&f.function) {
+        // A kernel of one's own named after a built-in runs instead of
+        // the built-in's generated kernel.
+        kernel: if user_kernels.contains(&f.function) && builtin_of(&f.function).is_some() {
+            f.function.clone()
+        } else if h.kernels.contains_key(&f.function) {
             crate::back::c::kernels::function_name(&f.function)
         } else if user_kernels.contains(&f.function) {
             f.function.clone()

@@ -226,7 +226,7 @@ pub fn emit(h: &Hsdfg, o: &WcetOptions) -> Result<Program, Vec<Diagnostic>> {
         table_order: table_order(h, &kinds, &kind_of),
         kinds: kinds.iter().map(|k| c_string(k)).collect(),
         order: topological(h),
-        defs: super::c::kernels::view(h, o.float),
+        defs: super::c::kernels::view(h, o.float, &o.user_kernels),
         buffers: layout
             .buffers
             .iter()

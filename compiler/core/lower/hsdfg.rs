@@ -11,7 +11,7 @@ use super::deps::port_elements;
 use super::timing::{Instance, Timing};
 use crate::diagnostics::Diagnostic;
 use crate::ir::hsdfg::*;
-use crate::ir::kernel::{type_definition, Kernel};
+use crate::ir::kernel::{builtin_kernel, type_definition, Kernel};
 use crate::ir::{Declaration, FunctionDecl, Instantiation};
 use crate::ir::{Direction, Pair, Region, SubBoxRef};
 use petgraph::graph::DiGraph;
@@ -60,19 +60,27 @@ pub fn build(
     })
 }
 
-/// The typed kernel of every defined function the declaration declares
-/// (the checker reported any misuse; here it is an error all the same).
+/// The typed kernel of every defined function the declaration declares,
+/// and of every built-in it declares that computes (`builtin_kernel`: all
+/// but the sources and sinks); the checker reported any misuse, here it is
+/// an error all the same.
 fn kernels(
     d: &Declaration,
     dir: Option<&std::path::Path>,
 ) -> Result<BTreeMap<String, Kernel>, Vec<Diagnostic>> {
     let mut out = BTreeMap::new();
     let mut errors = Vec::new();
-    for def in &d.definitions {
-        let Some(fd) = d.function_decl(def.name.as_str()) else {
-            continue;
-        };
-        match type_definition(def, &fd.ports, dir) {
+    let defined = d.definitions.iter().filter_map(|def| {
+        let fd = d.function_decl(def.name.as_str())?;
+        Some(type_definition(def, &fd.ports, dir))
+    });
+    let built_in = d
+        .function_decls
+        .iter()
+        .filter(|fd| d.definition(fd.name.as_str()).is_none())
+        .filter_map(|fd| builtin_kernel(fd.name.as_str(), &fd.ports));
+    for typed in defined.chain(built_in) {
+        match typed {
             Ok(k) => {
                 out.insert(k.name.clone(), k);
             }

@@ -308,13 +308,16 @@ pub struct SatView {
     pub hi_check: bool,
 }
 
-/// The views of the kernels `h` runs, by function name.
-pub fn view(h: &Hsdfg, rules: FloatRules) -> KernelsView {
+/// The views of the kernels `h` runs, by function name: every kernel a
+/// function instance uses, but a built-in's that a kernel of one's own
+/// (`own`, `--kernels`) replaces.
+pub fn view(h: &Hsdfg, rules: FloatRules, own: &[String]) -> KernelsView {
     let used: BTreeSet<&str> = h.functions.iter().map(|f| f.function.as_str()).collect();
     let kernels: Vec<&Kernel> = h
         .kernels
         .values()
         .filter(|k| used.contains(k.name.as_str()))
+        .filter(|k| !(own.contains(&k.name) && crate::ir::builtins::builtin_of(&k.name).is_some()))
         .collect();
     let mut sats = BTreeSet::new();
     let (mut wsums, mut bsums) = (BTreeSet::new(), BTreeSet::new());

@@ -417,7 +417,7 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
         library: o.library,
         upper: o.name.to_ascii_uppercase(),
         externals: super::library::externals(h, &o.user_kernels),
-        defs: super::kernels::view(h, o.float),
+        defs: super::kernels::view(h, o.float, &o.user_kernels),
     }
 }
 

@@ -13,12 +13,14 @@
 //! range. The back ends turn a kernel into loops (`back/c/kernels.rs`); the
 //! meaning lives here, not in a C file.
 
+mod builtin;
 mod number;
 mod ops;
 mod range;
 mod typer;
 mod window;
 
+pub use builtin::builtin_kernel;
 pub use range::Range;
 
 /// The element type of a `lut` table: `int` when every entry is a whole

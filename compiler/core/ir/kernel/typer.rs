@@ -38,6 +38,10 @@ pub(super) struct Typer<'a> {
     pub(super) context: ElemType,
     /// The computed arguments of window operators met so far.
     pub(super) locals: Vec<Local>,
+    /// The type window operators compute in, when not the language's
+    /// (the port's floating type, else float): a built-in's exact integer
+    /// sums ([`super::builtin`]).
+    pub(super) window_type: Option<ElemType>,
 }
 
 /// Types `def` against `ports`; table files are read relative to `dir`
@@ -46,6 +50,17 @@ pub fn type_definition(
     def: &Definition,
     ports: &[Port],
     dir: Option<&Path>,
+) -> Result<Kernel, Vec<KernelError>> {
+    type_with(def, ports, dir, None)
+}
+
+/// [`type_definition`] with window operators computing in `window_type`
+/// when it is given.
+pub(super) fn type_with(
+    def: &Definition,
+    ports: &[Port],
+    dir: Option<&Path>,
+    window_type: Option<ElemType>,
 ) -> Result<Kernel, Vec<KernelError>> {
     let kport = |p: &Port| KernelPort {
         name: p.name.name.clone(),
@@ -71,6 +86,7 @@ pub fn type_definition(
         errors: Vec::new(),
         context: ElemType::Double,
         locals: Vec::new(),
+        window_type,
     };
     t.check_geometry(ports);
     if !t.errors.is_empty() {

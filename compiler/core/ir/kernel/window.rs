@@ -74,10 +74,10 @@ impl Typer<'_> {
                 Range::of_type(self.inputs[port].ty),
             ),
         };
-        let tc = if bounds(p.ty).is_none() {
-            p.ty
-        } else {
-            ElemType::Float
+        let tc = match self.window_type {
+            Some(t) => t,
+            None if bounds(p.ty).is_none() => p.ty,
+            None => ElemType::Float,
         };
         let t = Target { port, pr, tc, p };
         // A window of [1, 1] (a port declared without one has it) is the
