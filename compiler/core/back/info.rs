@@ -45,7 +45,41 @@ pub struct Info {
     /// Under a memory schedule that folds: every buffer, folded or not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub folds: Vec<FoldLine>,
+    pub kernels: Kernels,
     pub proof: String,
+}
+
+/// What each function runs as, by function name (sorted): a loop nest
+/// generated from its definition (a defined function, or a built-in that
+/// computes), the runtime's I/O built-ins (sources and sinks), or a C
+/// function of one's own that the build's `--kernels` gives (a generated
+/// built-in's name there runs the user's C instead).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Kernels {
+    pub generated: Vec<String>,
+    pub io: Vec<String>,
+    pub c: Vec<String>,
+}
+
+fn kernels(h: &Hsdfg) -> Kernels {
+    let mut k = Kernels {
+        generated: Vec::new(),
+        io: Vec::new(),
+        c: Vec::new(),
+    };
+    let names: std::collections::BTreeSet<&str> =
+        h.functions.iter().map(|f| f.function.as_str()).collect();
+    for name in names {
+        let list = if h.kernels.contains_key(name) {
+            &mut k.generated
+        } else if crate::ir::builtins::builtin_of(name).is_some() {
+            &mut k.io
+        } else {
+            &mut k.c
+        };
+        list.push(name.to_string());
+    }
+    k
 }
 
 /// One buffer under a folding memory schedule.
@@ -192,6 +226,7 @@ pub fn info(c: &Compiled) -> Info {
             .unwrap_or_default(),
         reference: None,
         folds: fold_lines(&c.hsdfg, r),
+        kernels: kernels(&c.hsdfg),
         proof: c.proof.to_string(),
     }
 }
@@ -252,6 +287,20 @@ pub fn text(i: &Info) -> String {
             let _ = writeln!(s, "  {:<18} {what}", f.buffer);
         }
     }
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let _ = writeln!(
+        s,
+        "kernels              generated: {}; runtime I/O: {}; C calls: {}",
+        list(&i.kernels.generated),
+        list(&i.kernels.io),
+        list(&i.kernels.c)
+    );
     let _ = writeln!(s, "proof                {}", i.proof);
     s
 }

@@ -11,6 +11,99 @@
 #include "ssc_image.h"
 #include "ssc_kernels.h"
 
+/* ---- defined functions (function_definition) ---------------------------- */
+
+/* Loops generated from the definitions' expressions: every element of the
+ * sub-box's region, rows through SSC_ROW (so buffers may be folded), window
+ * reads clamped at the grid's border. */
+#include <math.h>
+
+/* Hides a value from the optimiser (an empty asm that may change it, and
+ * does not): a min or max with a constant bound held this way stays one
+ * instruction, where gcc makes `x > 0.0f ? x : 0.0f` a compare and a
+ * blend. The values are the same. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#define SSC_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define SSC_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define SSC_OPAQUE(v) ((void)0)
+#endif
+
+static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
+static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c >= n ? n - 1 : c; }
+
+/* int from double, saturating (NaN gives 0). */
+static inline int ssc_sat_int_double(double v)
+{
+    if (v != v)
+        return 0;
+    return (double)v <= -2147483648.0 ? (-2147483647 - 1) : (double)v >= 2147483647.0 ? 2147483647 : (int)v;
+}
+
+/* def_func_conv:
+ *   out = int(separable(in, [1, 1, 1, 1], [1, 1, 1, 1]) / 16) */
+static void def_func_conv(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t width = call->width;
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of 512 columns, so that what is computed once per row
+     * stays in the level-1 cache:
+     * - the x pass of each separable sum, once per input row (its rows of
+     *   sums slide down with the output rows);
+     * then each output element from those. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
+        double h0[4][512];   /* h0: each row of `in` summed in x with [1, 1, 1, 1], once */
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+            /* The rows of the window not summed yet: all at the first row. */
+            for (int64_t r = ey == y0 ? y - 1 : y + 2; r <= y + 2; r++) {
+                const int *restrict src = SSC_ROW(const int, in_port, ssc_clamp_row(r, in_port->height));
+                double *restrict sum = h0[(r - y0 + 1) % 4];
+                /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
+                const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 2 ? c1 : width - 2;
+                int64_t x = c0;
+                for (; x < inner0; x++)
+                    sum[x - c0] = (double)src[ssc_clamp_col(x - 1, width)] + (double)src[x] + (double)src[ssc_clamp_col(x + 1, width)] + (double)src[ssc_clamp_col(x + 2, width)];
+                for (; x < inner1; x++)
+                    sum[x - c0] = (double)src[x - 1] + (double)src[x] + (double)src[x + 1] + (double)src[x + 2];
+                for (; x < c1; x++)
+                    sum[x - c0] = (double)src[ssc_clamp_col(x - 1, width)] + (double)src[x] + (double)src[ssc_clamp_col(x + 1, width)] + (double)src[ssc_clamp_col(x + 2, width)];
+            }
+            const double *restrict h0_m1 = h0[(y - y0) % 4];
+            const double *restrict h0_0 = h0[(y - y0 + 1) % 4];
+            const double *restrict h0_p1 = h0[(y - y0 + 2) % 4];
+            const double *restrict h0_p2 = h0[(y - y0 + 3) % 4];
+            int *restrict out_row = SSC_ROW(int, out_port, ey);
+            for (int64_t x = c0; x < c1; x++) {
+                out_row[x] = (int)((h0_m1[x - c0] + h0_0[x - c0] + h0_p1[x - c0] + h0_p2[x - c0]) / 16.0);
+            }
+        }
+    }
+}
+
+/* def_func_gain:
+ *   out = int_sat(double(in) * 3 / 2) */
+static void def_func_gain(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const int *restrict in_0 = SSC_ROW(const int, in_port, y);
+        int *restrict out_row = SSC_ROW(int, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = ssc_sat_int_double((double)in_0[x] * 3.0 / 2.0);
+        }
+    }
+}
+
 enum { N_THREADS = 2, N_BOXES = 6 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
@@ -62,10 +155,10 @@ static void init_ports(void)
 
 static void init_boxes(void)
 {
-    ssc_box_init(&boxes[BOX_f6_0], "f6.0", func_gain, 0, 0, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_f6, 1, out_f6, 1);
-    ssc_box_init(&boxes[BOX_f6_1], "f6.1", func_gain, 0, 0, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_f6, 1, out_f6, 1);
-    ssc_box_init(&boxes[BOX_f7_0], "f7.0", func_conv, 0, 1, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_f7, 1, out_f7, 1);
-    ssc_box_init(&boxes[BOX_f7_1], "f7.1", func_conv, 0, 1, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_f7, 1, out_f7, 1);
+    ssc_box_init(&boxes[BOX_f6_0], "f6.0", def_func_gain, 0, 0, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_f6, 1, out_f6, 1);
+    ssc_box_init(&boxes[BOX_f6_1], "f6.1", def_func_gain, 0, 0, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_f6, 1, out_f6, 1);
+    ssc_box_init(&boxes[BOX_f7_0], "f7.0", def_func_conv, 0, 1, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_f7, 1, out_f7, 1);
+    ssc_box_init(&boxes[BOX_f7_1], "f7.1", def_func_conv, 0, 1, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_f7, 1, out_f7, 1);
     ssc_box_init(&boxes[BOX_f8_0], "f8.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 256, 256 }, 256, 256, NULL, 0, out_f8, 1);
     ssc_box_init(&boxes[BOX_f9_0], "f9.0", func_sink, SSC_BOX_SINK, 3, (ssc_region){ 0, 0, 256, 256 }, 256, 256, in_f9, 1, NULL, 0);
     ssc_box_plans(boxes, box_plan_ns, N_BOXES);

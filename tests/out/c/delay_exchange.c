@@ -52,6 +52,24 @@ static void def_f(const ssc_call *call)
     }
 }
 
+/* def_func_copy_state_float:
+ *   out = in */
+static void def_func_copy_state_float(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const float *restrict in_0 = SSC_ROW(const float, in_port, y);
+        float *restrict out_row = SSC_ROW(float, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = in_0[x];
+        }
+    }
+}
+
 enum { N_THREADS = 1, N_BOXES = 9 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
@@ -112,8 +130,8 @@ static void init_boxes(void)
     ssc_box_init(&boxes[BOX_y_1], "y.1", def_f, 0, 2, (ssc_region){ 0, 4, 16, 8 }, 16, 8, in_y, 2, out_y, 1);
     ssc_box_init(&boxes[BOX_k1_0], "k1.0", func_sink, SSC_BOX_SINK, 3, (ssc_region){ 0, 0, 16, 8 }, 16, 8, in_k1, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_k2_0], "k2.0", func_sink, SSC_BOX_SINK, 4, (ssc_region){ 0, 0, 16, 8 }, 16, 8, in_k2, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_x_out_state_0], "x_out_state.0", func_copy, 0, 5, (ssc_region){ 0, 0, 16, 4 }, 16, 8, in_x_out_state, 1, out_x_out_state, 1);
-    ssc_box_init(&boxes[BOX_x_out_state_1], "x_out_state.1", func_copy, 0, 5, (ssc_region){ 0, 4, 16, 8 }, 16, 8, in_x_out_state, 1, out_x_out_state, 1);
+    ssc_box_init(&boxes[BOX_x_out_state_0], "x_out_state.0", def_func_copy_state_float, 0, 5, (ssc_region){ 0, 0, 16, 4 }, 16, 8, in_x_out_state, 1, out_x_out_state, 1);
+    ssc_box_init(&boxes[BOX_x_out_state_1], "x_out_state.1", def_func_copy_state_float, 0, 5, (ssc_region){ 0, 4, 16, 8 }, 16, 8, in_x_out_state, 1, out_x_out_state, 1);
     ssc_box_plans(boxes, box_plan_ns, N_BOXES);
 }
 

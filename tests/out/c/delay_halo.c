@@ -67,6 +67,24 @@ static void def_blend(const ssc_call *call)
     }
 }
 
+/* def_func_copy_state_float:
+ *   out = in */
+static void def_func_copy_state_float(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const float *restrict in_0 = SSC_ROW(const float, in_port, y);
+        float *restrict out_row = SSC_ROW(float, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = in_0[x];
+        }
+    }
+}
+
 enum { N_THREADS = 2, N_BOXES = 8 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
@@ -123,8 +141,8 @@ static void init_boxes(void)
     ssc_box_init(&boxes[BOX_t_1], "t.1", def_blend, 0, 1, (ssc_region){ 0, 16, 32, 32 }, 32, 32, in_t, 2, out_t, 1);
     ssc_box_init(&boxes[BOX_k_0], "k.0", func_sink, SSC_BOX_SINK, 2, (ssc_region){ 0, 0, 32, 16 }, 32, 32, in_k, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_k_1], "k.1", func_sink, SSC_BOX_SINK, 2, (ssc_region){ 0, 16, 32, 32 }, 32, 32, in_k, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_t_out_state_0], "t_out_state.0", func_copy, 0, 3, (ssc_region){ 0, 0, 32, 16 }, 32, 32, in_t_out_state, 1, out_t_out_state, 1);
-    ssc_box_init(&boxes[BOX_t_out_state_1], "t_out_state.1", func_copy, 0, 3, (ssc_region){ 0, 16, 32, 32 }, 32, 32, in_t_out_state, 1, out_t_out_state, 1);
+    ssc_box_init(&boxes[BOX_t_out_state_0], "t_out_state.0", def_func_copy_state_float, 0, 3, (ssc_region){ 0, 0, 32, 16 }, 32, 32, in_t_out_state, 1, out_t_out_state, 1);
+    ssc_box_init(&boxes[BOX_t_out_state_1], "t_out_state.1", def_func_copy_state_float, 0, 3, (ssc_region){ 0, 16, 32, 32 }, 32, 32, in_t_out_state, 1, out_t_out_state, 1);
     ssc_box_plans(boxes, box_plan_ns, N_BOXES);
 }
 

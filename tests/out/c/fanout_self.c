@@ -11,6 +11,53 @@
 #include "ssc_image.h"
 #include "ssc_kernels.h"
 
+/* ---- defined functions (function_definition) ---------------------------- */
+
+/* Loops generated from the definitions' expressions: every element of the
+ * sub-box's region, rows through SSC_ROW (so buffers may be folded), window
+ * reads clamped at the grid's border. */
+#include <math.h>
+
+/* Hides a value from the optimiser (an empty asm that may change it, and
+ * does not): a min or max with a constant bound held this way stays one
+ * instruction, where gcc makes `x > 0.0f ? x : 0.0f` a compare and a
+ * blend. The values are the same. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#define SSC_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define SSC_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define SSC_OPAQUE(v) ((void)0)
+#endif
+
+static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
+
+/* int from double, saturating (NaN gives 0). */
+static inline int ssc_sat_int_double(double v)
+{
+    if (v != v)
+        return 0;
+    return (double)v <= -2147483648.0 ? (-2147483647 - 1) : (double)v >= 2147483647.0 ? 2147483647 : (int)v;
+}
+
+/* def_func_gain:
+ *   out = int_sat(double(in) * 3 / 2) */
+static void def_func_gain(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const int *restrict in_0 = SSC_ROW(const int, in_port, y);
+        int *restrict out_row = SSC_ROW(int, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = ssc_sat_int_double((double)in_0[x] * 3.0 / 2.0);
+        }
+    }
+}
+
 enum { N_THREADS = 2, N_BOXES = 10 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
@@ -69,12 +116,12 @@ static void init_ports(void)
 static void init_boxes(void)
 {
     ssc_box_init(&boxes[BOX_src_0], "src.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 32, 16 }, 32, 16, NULL, 0, out_src, 1);
-    ssc_box_init(&boxes[BOX_o_a_0], "o_a.0", func_gain, 0, 1, (ssc_region){ 0, 0, 32, 8 }, 32, 16, in_o_a, 1, out_o_a, 1);
-    ssc_box_init(&boxes[BOX_o_a_1], "o_a.1", func_gain, 0, 1, (ssc_region){ 0, 8, 32, 16 }, 32, 16, in_o_a, 1, out_o_a, 1);
-    ssc_box_init(&boxes[BOX_o_b_0], "o_b.0", func_gain, 0, 2, (ssc_region){ 0, 0, 32, 8 }, 32, 16, in_o_b, 1, out_o_b, 1);
-    ssc_box_init(&boxes[BOX_o_b_1], "o_b.1", func_gain, 0, 2, (ssc_region){ 0, 8, 32, 16 }, 32, 16, in_o_b, 1, out_o_b, 1);
-    ssc_box_init(&boxes[BOX_o_n_g_0], "o_n_g.0", func_gain, 0, 3, (ssc_region){ 0, 0, 32, 8 }, 32, 16, in_o_n_g, 1, out_o_n_g, 1);
-    ssc_box_init(&boxes[BOX_o_n_g_1], "o_n_g.1", func_gain, 0, 3, (ssc_region){ 0, 8, 32, 16 }, 32, 16, in_o_n_g, 1, out_o_n_g, 1);
+    ssc_box_init(&boxes[BOX_o_a_0], "o_a.0", def_func_gain, 0, 1, (ssc_region){ 0, 0, 32, 8 }, 32, 16, in_o_a, 1, out_o_a, 1);
+    ssc_box_init(&boxes[BOX_o_a_1], "o_a.1", def_func_gain, 0, 1, (ssc_region){ 0, 8, 32, 16 }, 32, 16, in_o_a, 1, out_o_a, 1);
+    ssc_box_init(&boxes[BOX_o_b_0], "o_b.0", def_func_gain, 0, 2, (ssc_region){ 0, 0, 32, 8 }, 32, 16, in_o_b, 1, out_o_b, 1);
+    ssc_box_init(&boxes[BOX_o_b_1], "o_b.1", def_func_gain, 0, 2, (ssc_region){ 0, 8, 32, 16 }, 32, 16, in_o_b, 1, out_o_b, 1);
+    ssc_box_init(&boxes[BOX_o_n_g_0], "o_n_g.0", def_func_gain, 0, 3, (ssc_region){ 0, 0, 32, 8 }, 32, 16, in_o_n_g, 1, out_o_n_g, 1);
+    ssc_box_init(&boxes[BOX_o_n_g_1], "o_n_g.1", def_func_gain, 0, 3, (ssc_region){ 0, 8, 32, 16 }, 32, 16, in_o_n_g, 1, out_o_n_g, 1);
     ssc_box_init(&boxes[BOX_k1_0], "k1.0", func_sink, SSC_BOX_SINK, 4, (ssc_region){ 0, 0, 32, 16 }, 32, 16, in_k1, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_k2_0], "k2.0", func_sink, SSC_BOX_SINK, 5, (ssc_region){ 0, 0, 32, 16 }, 32, 16, in_k2, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_k3_0], "k3.0", func_sink, SSC_BOX_SINK, 6, (ssc_region){ 0, 0, 32, 16 }, 32, 16, in_k3, 1, NULL, 0);

@@ -132,6 +132,24 @@ static void def_down2(const ssc_call *call)
     }
 }
 
+/* def_func_copy_state_float:
+ *   out = in */
+static void def_func_copy_state_float(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const float *restrict in_0 = SSC_ROW(const float, in_port, y);
+        float *restrict out_row = SSC_ROW(float, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = in_0[x];
+        }
+    }
+}
+
 /* def_gauss5:
  *   out = separable(in, [1, 4, 6, 4, 1], [1, 4, 6, 4, 1]) / 256 */
 static void def_gauss5(const ssc_call *call)
@@ -476,8 +494,8 @@ static void init_boxes(void)
     ssc_box_init(&boxes[BOX_display_1], "display.1", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_display, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_preview_0], "preview.0", func_sink, SSC_BOX_SINK, 21, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_preview, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_preview_1], "preview.1", func_sink, SSC_BOX_SINK, 21, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_preview, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_t_out_state_0], "t_out_state.0", func_copy, 0, 22, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_t_out_state, 1, out_t_out_state, 1);
-    ssc_box_init(&boxes[BOX_t_out_state_1], "t_out_state.1", func_copy, 0, 22, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_t_out_state, 1, out_t_out_state, 1);
+    ssc_box_init(&boxes[BOX_t_out_state_0], "t_out_state.0", def_func_copy_state_float, 0, 22, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_t_out_state, 1, out_t_out_state, 1);
+    ssc_box_init(&boxes[BOX_t_out_state_1], "t_out_state.1", def_func_copy_state_float, 0, 22, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_t_out_state, 1, out_t_out_state, 1);
     ssc_box_plans(boxes, box_plan_ns, N_BOXES);
 }
 

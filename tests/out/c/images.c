@@ -11,6 +11,114 @@
 #include "ssc_image.h"
 #include "ssc_kernels.h"
 
+/* ---- defined functions (function_definition) ---------------------------- */
+
+/* Loops generated from the definitions' expressions: every element of the
+ * sub-box's region, rows through SSC_ROW (so buffers may be folded), window
+ * reads clamped at the grid's border. */
+#include <math.h>
+
+/* Hides a value from the optimiser (an empty asm that may change it, and
+ * does not): a min or max with a constant bound held this way stays one
+ * instruction, where gcc makes `x > 0.0f ? x : 0.0f` a compare and a
+ * blend. The values are the same. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#define SSC_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define SSC_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define SSC_OPAQUE(v) ((void)0)
+#endif
+
+static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
+static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c >= n ? n - 1 : c; }
+
+/* unsigned short from int, saturating. */
+static inline unsigned short ssc_sat_ushort_int(int v)
+{
+    return (int64_t)v <= 0 ? 0 : (int64_t)v >= 65535 ? 65535 : (unsigned short)v;
+}
+
+/* def_func_conv:
+ *   out = separable(in, [1, 1, 1], [1, 1, 1]) / 9 */
+static void def_func_conv(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t width = call->width;
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of 512 columns, so that what is computed once per row
+     * stays in the level-1 cache:
+     * - the x pass of each separable sum, once per input row (its rows of
+     *   sums slide down with the output rows);
+     * then each output element from those. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
+        float h0[3][512];   /* h0: each row of `in` summed in x with [1, 1, 1], once */
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+            /* The rows of the window not summed yet: all at the first row. */
+            for (int64_t r = ey == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
+                const float *restrict src = SSC_ROW(const float, in_port, ssc_clamp_row(r, in_port->height));
+                float *restrict sum = h0[(r - y0 + 1) % 3];
+                /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
+                const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 1 ? c1 : width - 1;
+                int64_t x = c0;
+                for (; x < inner0; x++)
+                    sum[x - c0] = src[ssc_clamp_col(x - 1, width)] + src[x] + src[ssc_clamp_col(x + 1, width)];
+                for (; x < inner1; x++)
+                    sum[x - c0] = src[x - 1] + src[x] + src[x + 1];
+                for (; x < c1; x++)
+                    sum[x - c0] = src[ssc_clamp_col(x - 1, width)] + src[x] + src[ssc_clamp_col(x + 1, width)];
+            }
+            const float *restrict h0_m1 = h0[(y - y0) % 3];
+            const float *restrict h0_0 = h0[(y - y0 + 1) % 3];
+            const float *restrict h0_p1 = h0[(y - y0 + 2) % 3];
+            float *restrict out_row = SSC_ROW(float, out_port, ey);
+            for (int64_t x = c0; x < c1; x++) {
+                out_row[x] = (h0_m1[x - c0] + h0_0[x - c0] + h0_p1[x - c0]) / 9.0f;
+            }
+        }
+    }
+}
+
+/* def_func_copy:
+ *   out = in */
+static void def_func_copy(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const unsigned char *restrict in_0 = SSC_ROW(const unsigned char, in_port, y);
+        unsigned char *restrict out_row = SSC_ROW(unsigned char, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = in_0[x];
+        }
+    }
+}
+
+/* def_func_gain:
+ *   out = ushort_sat(int(in) * 3 / 2) */
+static void def_func_gain(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const unsigned short *restrict in_0 = SSC_ROW(const unsigned short, in_port, y);
+        unsigned short *restrict out_row = SSC_ROW(unsigned short, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = ssc_sat_ushort_int((int)in_0[x] * 3 / 2);
+        }
+    }
+}
+
 enum { N_THREADS = 2, N_BOXES = 18 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
@@ -88,12 +196,12 @@ static void init_boxes(void)
     ssc_box_init(&boxes[BOX_flat_1], "flat.1", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 24, 64, 48 }, 64, 48, NULL, 0, out_flat, 1);
     ssc_box_init(&boxes[BOX_mask_0], "mask.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 64, 24 }, 64, 48, NULL, 0, out_mask, 1);
     ssc_box_init(&boxes[BOX_mask_1], "mask.1", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 24, 64, 48 }, 64, 48, NULL, 0, out_mask, 1);
-    ssc_box_init(&boxes[BOX_brighter_0], "brighter.0", func_gain, 0, 3, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_brighter, 1, out_brighter, 1);
-    ssc_box_init(&boxes[BOX_brighter_1], "brighter.1", func_gain, 0, 3, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_brighter, 1, out_brighter, 1);
-    ssc_box_init(&boxes[BOX_smooth_0], "smooth.0", func_conv, 0, 4, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_smooth, 1, out_smooth, 1);
-    ssc_box_init(&boxes[BOX_smooth_1], "smooth.1", func_conv, 0, 4, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_smooth, 1, out_smooth, 1);
-    ssc_box_init(&boxes[BOX_same_0], "same.0", func_copy, 0, 5, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_same, 1, out_same, 1);
-    ssc_box_init(&boxes[BOX_same_1], "same.1", func_copy, 0, 5, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_same, 1, out_same, 1);
+    ssc_box_init(&boxes[BOX_brighter_0], "brighter.0", def_func_gain, 0, 3, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_brighter, 1, out_brighter, 1);
+    ssc_box_init(&boxes[BOX_brighter_1], "brighter.1", def_func_gain, 0, 3, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_brighter, 1, out_brighter, 1);
+    ssc_box_init(&boxes[BOX_smooth_0], "smooth.0", def_func_conv, 0, 4, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_smooth, 1, out_smooth, 1);
+    ssc_box_init(&boxes[BOX_smooth_1], "smooth.1", def_func_conv, 0, 4, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_smooth, 1, out_smooth, 1);
+    ssc_box_init(&boxes[BOX_same_0], "same.0", def_func_copy, 0, 5, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_same, 1, out_same, 1);
+    ssc_box_init(&boxes[BOX_same_1], "same.1", def_func_copy, 0, 5, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_same, 1, out_same, 1);
     ssc_box_init(&boxes[BOX_out_0], "out.0", func_sink, SSC_BOX_SINK, 6, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_out, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_out_1], "out.1", func_sink, SSC_BOX_SINK, 6, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_out, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_flatout_0], "flatout.0", func_sink, SSC_BOX_SINK, 7, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_flatout, 1, NULL, 0);

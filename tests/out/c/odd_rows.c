@@ -11,6 +11,93 @@
 #include "ssc_image.h"
 #include "ssc_kernels.h"
 
+/* ---- defined functions (function_definition) ---------------------------- */
+
+/* Loops generated from the definitions' expressions: every element of the
+ * sub-box's region, rows through SSC_ROW (so buffers may be folded), window
+ * reads clamped at the grid's border. */
+#include <math.h>
+
+/* Hides a value from the optimiser (an empty asm that may change it, and
+ * does not): a min or max with a constant bound held this way stays one
+ * instruction, where gcc makes `x > 0.0f ? x : 0.0f` a compare and a
+ * blend. The values are the same. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#define SSC_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define SSC_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define SSC_OPAQUE(v) ((void)0)
+#endif
+
+static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
+
+/* def_func_conv:
+ *   out = separable(in, [1], [1, 1, 1, 1, 1, 1, 1]) / 7 */
+static void def_func_conv(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t width = call->width;
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of 512 columns, so that what is computed once per row
+     * stays in the level-1 cache:
+     * - the x pass of each separable sum, once per input row (its rows of
+     *   sums slide down with the output rows);
+     * then each output element from those. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
+        double h0[7][512];   /* h0: each row of `in` summed in x with [1], once */
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+            /* The rows of the window not summed yet: all at the first row. */
+            for (int64_t r = ey == y0 ? y - 3 : y + 3; r <= y + 3; r++) {
+                const double *restrict src = SSC_ROW(const double, in_port, ssc_clamp_row(r, in_port->height));
+                double *restrict sum = h0[(r - y0 + 3) % 7];
+                /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
+                const int64_t inner0 = c1 < 0 ? c1 : 0, inner1 = c1 < width - 0 ? c1 : width - 0;
+                int64_t x = c0;
+                for (; x < inner0; x++)
+                    sum[x - c0] = src[x];
+                for (; x < inner1; x++)
+                    sum[x - c0] = src[x];
+                for (; x < c1; x++)
+                    sum[x - c0] = src[x];
+            }
+            const double *restrict h0_m3 = h0[(y - y0) % 7];
+            const double *restrict h0_m2 = h0[(y - y0 + 1) % 7];
+            const double *restrict h0_m1 = h0[(y - y0 + 2) % 7];
+            const double *restrict h0_0 = h0[(y - y0 + 3) % 7];
+            const double *restrict h0_p1 = h0[(y - y0 + 4) % 7];
+            const double *restrict h0_p2 = h0[(y - y0 + 5) % 7];
+            const double *restrict h0_p3 = h0[(y - y0 + 6) % 7];
+            double *restrict out_row = SSC_ROW(double, out_port, ey);
+            for (int64_t x = c0; x < c1; x++) {
+                out_row[x] = (h0_m3[x - c0] + h0_m2[x - c0] + h0_m1[x - c0] + h0_0[x - c0] + h0_p1[x - c0] + h0_p2[x - c0] + h0_p3[x - c0]) / 7.0;
+            }
+        }
+    }
+}
+
+/* def_func_gain:
+ *   out = in * 3 / 2 */
+static void def_func_gain(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const double *restrict in_0 = SSC_ROW(const double, in_port, y);
+        double *restrict out_row = SSC_ROW(double, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = in_0[x] * 3.0 / 2.0;
+        }
+    }
+}
+
 enum { N_THREADS = 2, N_BOXES = 8 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
@@ -65,12 +152,12 @@ static void init_ports(void)
 static void init_boxes(void)
 {
     ssc_box_init(&boxes[BOX_s_0], "s.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 37, 23 }, 37, 23, NULL, 0, out_s, 1);
-    ssc_box_init(&boxes[BOX_c_0], "c.0", func_conv, 0, 1, (ssc_region){ 0, 0, 37, 11 }, 37, 23, in_c, 1, out_c, 1);
-    ssc_box_init(&boxes[BOX_c_1], "c.1", func_conv, 0, 1, (ssc_region){ 0, 11, 37, 23 }, 37, 23, in_c, 1, out_c, 1);
+    ssc_box_init(&boxes[BOX_c_0], "c.0", def_func_conv, 0, 1, (ssc_region){ 0, 0, 37, 11 }, 37, 23, in_c, 1, out_c, 1);
+    ssc_box_init(&boxes[BOX_c_1], "c.1", def_func_conv, 0, 1, (ssc_region){ 0, 11, 37, 23 }, 37, 23, in_c, 1, out_c, 1);
     ssc_box_init(&boxes[BOX_k_0], "k.0", func_sink, SSC_BOX_SINK, 2, (ssc_region){ 0, 0, 37, 23 }, 37, 23, in_k, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_s2_0], "s2.0", func_source, SSC_BOX_SOURCE, 3, (ssc_region){ 0, 0, 10, 3 }, 10, 3, NULL, 0, out_s2, 1);
-    ssc_box_init(&boxes[BOX_t_0], "t.0", func_gain, 0, 4, (ssc_region){ 0, 0, 10, 1 }, 10, 3, in_t, 1, out_t, 1);
-    ssc_box_init(&boxes[BOX_t_1], "t.1", func_gain, 0, 4, (ssc_region){ 0, 1, 10, 3 }, 10, 3, in_t, 1, out_t, 1);
+    ssc_box_init(&boxes[BOX_t_0], "t.0", def_func_gain, 0, 4, (ssc_region){ 0, 0, 10, 1 }, 10, 3, in_t, 1, out_t, 1);
+    ssc_box_init(&boxes[BOX_t_1], "t.1", def_func_gain, 0, 4, (ssc_region){ 0, 1, 10, 3 }, 10, 3, in_t, 1, out_t, 1);
     ssc_box_init(&boxes[BOX_k2_0], "k2.0", func_sink, SSC_BOX_SINK, 5, (ssc_region){ 0, 0, 10, 3 }, 10, 3, in_k2, 1, NULL, 0);
     ssc_box_plans(boxes, box_plan_ns, N_BOXES);
 }

@@ -11,6 +11,185 @@
 #include "ssc_image.h"
 #include "ssc_kernels.h"
 
+/* ---- defined functions (function_definition) ---------------------------- */
+
+/* Loops generated from the definitions' expressions: every element of the
+ * sub-box's region, rows through SSC_ROW (so buffers may be folded), window
+ * reads clamped at the grid's border. */
+#include <math.h>
+
+/* Hides a value from the optimiser (an empty asm that may change it, and
+ * does not): a min or max with a constant bound held this way stays one
+ * instruction, where gcc makes `x > 0.0f ? x : 0.0f` a compare and a
+ * blend. The values are the same. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__)) && defined(__SSE2__)
+#define SSC_OPAQUE(v) __asm__("" : "+x"(v))
+#elif defined(__GNUC__) && defined(__aarch64__)
+#define SSC_OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define SSC_OPAQUE(v) ((void)0)
+#endif
+
+static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
+static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c >= n ? n - 1 : c; }
+
+/* short from int, saturating. */
+static inline short ssc_sat_short_int(int v)
+{
+    return (int64_t)v <= -32768 ? -32768 : (int64_t)v >= 32767 ? 32767 : (short)v;
+}
+
+/* def_func_conv:
+ *   out = short(separable(in, [1, 1, 1], [1, 1, 1]) / 9) */
+static void def_func_conv(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t width = call->width;
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of 512 columns, so that what is computed once per row
+     * stays in the level-1 cache:
+     * - the x pass of each separable sum, once per input row (its rows of
+     *   sums slide down with the output rows);
+     * then each output element from those. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
+        int h0[3][512];   /* h0: each row of `in` summed in x with [1, 1, 1], once */
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+            /* The rows of the window not summed yet: all at the first row. */
+            for (int64_t r = ey == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
+                const short *restrict src = SSC_ROW(const short, in_port, ssc_clamp_row(r, in_port->height));
+                int *restrict sum = h0[(r - y0 + 1) % 3];
+                /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
+                const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 1 ? c1 : width - 1;
+                int64_t x = c0;
+                for (; x < inner0; x++)
+                    sum[x - c0] = (int)src[ssc_clamp_col(x - 1, width)] + (int)src[x] + (int)src[ssc_clamp_col(x + 1, width)];
+                for (; x < inner1; x++)
+                    sum[x - c0] = (int)src[x - 1] + (int)src[x] + (int)src[x + 1];
+                for (; x < c1; x++)
+                    sum[x - c0] = (int)src[ssc_clamp_col(x - 1, width)] + (int)src[x] + (int)src[ssc_clamp_col(x + 1, width)];
+            }
+            const int *restrict h0_m1 = h0[(y - y0) % 3];
+            const int *restrict h0_0 = h0[(y - y0 + 1) % 3];
+            const int *restrict h0_p1 = h0[(y - y0 + 2) % 3];
+            short *restrict out_row = SSC_ROW(short, out_port, ey);
+            for (int64_t x = c0; x < c1; x++) {
+                out_row[x] = (short)((h0_m1[x - c0] + h0_0[x - c0] + h0_p1[x - c0]) / 9);
+            }
+        }
+    }
+}
+
+/* def_func_conv_5x5:
+ *   out = short(separable(in, [1, 1, 1, 1, 1], [1, 1, 1, 1, 1]) / 25) */
+static void def_func_conv_5x5(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t width = call->width;
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of 512 columns, so that what is computed once per row
+     * stays in the level-1 cache:
+     * - the x pass of each separable sum, once per input row (its rows of
+     *   sums slide down with the output rows);
+     * then each output element from those. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
+        int h0[5][512];   /* h0: each row of `in` summed in x with [1, 1, 1, 1, 1], once */
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+            /* The rows of the window not summed yet: all at the first row. */
+            for (int64_t r = ey == y0 ? y - 2 : y + 2; r <= y + 2; r++) {
+                const short *restrict src = SSC_ROW(const short, in_port, ssc_clamp_row(r, in_port->height));
+                int *restrict sum = h0[(r - y0 + 2) % 5];
+                /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
+                const int64_t inner0 = c1 < 2 ? c1 : 2, inner1 = c1 < width - 2 ? c1 : width - 2;
+                int64_t x = c0;
+                for (; x < inner0; x++)
+                    sum[x - c0] = (int)src[ssc_clamp_col(x - 2, width)] + (int)src[ssc_clamp_col(x - 1, width)] + (int)src[x] + (int)src[ssc_clamp_col(x + 1, width)] + (int)src[ssc_clamp_col(x + 2, width)];
+                for (; x < inner1; x++)
+                    sum[x - c0] = (int)src[x - 2] + (int)src[x - 1] + (int)src[x] + (int)src[x + 1] + (int)src[x + 2];
+                for (; x < c1; x++)
+                    sum[x - c0] = (int)src[ssc_clamp_col(x - 2, width)] + (int)src[ssc_clamp_col(x - 1, width)] + (int)src[x] + (int)src[ssc_clamp_col(x + 1, width)] + (int)src[ssc_clamp_col(x + 2, width)];
+            }
+            const int *restrict h0_m2 = h0[(y - y0) % 5];
+            const int *restrict h0_m1 = h0[(y - y0 + 1) % 5];
+            const int *restrict h0_0 = h0[(y - y0 + 2) % 5];
+            const int *restrict h0_p1 = h0[(y - y0 + 3) % 5];
+            const int *restrict h0_p2 = h0[(y - y0 + 4) % 5];
+            short *restrict out_row = SSC_ROW(short, out_port, ey);
+            for (int64_t x = c0; x < c1; x++) {
+                out_row[x] = (short)((h0_m2[x - c0] + h0_m1[x - c0] + h0_0[x - c0] + h0_p1[x - c0] + h0_p2[x - c0]) / 25);
+            }
+        }
+    }
+}
+
+/* def_func_down:
+ *   out = short(mean(in)) */
+static void def_func_down(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const short *restrict in_b0 = SSC_ROW(const short, in_port, 2 * y);
+        const short *restrict in_b1 = SSC_ROW(const short, in_port, 2 * y + 1);
+        short *restrict out_row = SSC_ROW(short, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = (short)(((int)in_b0[2 * x] + (int)in_b0[2 * x + 1] + (int)in_b1[2 * x] + (int)in_b1[2 * x + 1]) / 4);
+        }
+    }
+}
+
+/* def_func_plus:
+ *   out = short_sat(int(in1) + int(in2)) */
+static void def_func_plus(const ssc_call *call)
+{
+    const ssc_port *const in1_port = &call->in[0];
+    const ssc_port *const in2_port = &call->in[1];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const short *restrict in1_0 = SSC_ROW(const short, in1_port, y);
+        const short *restrict in2_0 = SSC_ROW(const short, in2_port, y);
+        short *restrict out_row = SSC_ROW(short, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = ssc_sat_short_int((int)in1_0[x] + (int)in2_0[x]);
+        }
+    }
+}
+
+/* def_func_up:
+ *   out = in */
+static void def_func_up(const ssc_call *call)
+{
+    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0 * 2, ex1 = call->region.x1 * 2;
+    for (int64_t ey = call->region.y0 * 2; ey < call->region.y1 * 2; ey++) {
+        const int64_t y = ey / 2;
+        const short *restrict in_0 = SSC_ROW(const short, in_port, y);
+        short *restrict out_row = SSC_ROW(short, out_port, ey);
+        /* Point x gives elements 2x + k, k < 2: a constant inner
+         * count, so the loop over x vectorises. */
+        for (int64_t x = ex0 / 2; x < ex1 / 2; x++) {
+            for (int64_t k = 0; k < 2; k++) {
+                const int64_t ex = 2 * x + k;
+                out_row[ex] = in_0[x];
+            }
+        }
+    }
+}
+
 enum { N_THREADS = 2, N_BOXES = 18 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
@@ -97,22 +276,22 @@ static void init_ports(void)
 static void init_boxes(void)
 {
     ssc_box_init(&boxes[BOX_src_0], "src.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 256, 256 }, 256, 256, NULL, 0, out_src, 1);
-    ssc_box_init(&boxes[BOX_half_0], "half.0", func_down, 0, 1, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_half, 1, out_half, 1);
-    ssc_box_init(&boxes[BOX_half_1], "half.1", func_down, 0, 1, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_half, 1, out_half, 1);
-    ssc_box_init(&boxes[BOX_f1_0], "f1.0", func_conv, 0, 2, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_f1, 1, out_f1, 1);
-    ssc_box_init(&boxes[BOX_f1_1], "f1.1", func_conv, 0, 2, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_f1, 1, out_f1, 1);
-    ssc_box_init(&boxes[BOX_quarter_0], "quarter.0", func_down, 0, 3, (ssc_region){ 0, 0, 64, 32 }, 64, 64, in_quarter, 1, out_quarter, 1);
-    ssc_box_init(&boxes[BOX_quarter_1], "quarter.1", func_down, 0, 3, (ssc_region){ 0, 32, 64, 64 }, 64, 64, in_quarter, 1, out_quarter, 1);
-    ssc_box_init(&boxes[BOX_f2_0], "f2.0", func_conv, 0, 4, (ssc_region){ 0, 0, 64, 32 }, 64, 64, in_f2, 1, out_f2, 1);
-    ssc_box_init(&boxes[BOX_f2_1], "f2.1", func_conv, 0, 4, (ssc_region){ 0, 32, 64, 64 }, 64, 64, in_f2, 1, out_f2, 1);
-    ssc_box_init(&boxes[BOX_back1_0], "back1.0", func_up, 0, 5, (ssc_region){ 0, 0, 64, 32 }, 64, 64, in_back1, 1, out_back1, 1);
-    ssc_box_init(&boxes[BOX_back1_1], "back1.1", func_up, 0, 5, (ssc_region){ 0, 32, 64, 64 }, 64, 64, in_back1, 1, out_back1, 1);
-    ssc_box_init(&boxes[BOX_add1_0], "add1.0", func_plus, 0, 6, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_add1, 2, out_add1, 1);
-    ssc_box_init(&boxes[BOX_add1_1], "add1.1", func_plus, 0, 6, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_add1, 2, out_add1, 1);
-    ssc_box_init(&boxes[BOX_back0_0], "back0.0", func_up, 0, 7, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_back0, 1, out_back0, 1);
-    ssc_box_init(&boxes[BOX_back0_1], "back0.1", func_up, 0, 7, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_back0, 1, out_back0, 1);
-    ssc_box_init(&boxes[BOX_add0_0], "add0.0", func_plus, 0, 8, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_add0, 2, out_add0, 1);
-    ssc_box_init(&boxes[BOX_add0_1], "add0.1", func_plus, 0, 8, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_add0, 2, out_add0, 1);
+    ssc_box_init(&boxes[BOX_half_0], "half.0", def_func_down, 0, 1, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_half, 1, out_half, 1);
+    ssc_box_init(&boxes[BOX_half_1], "half.1", def_func_down, 0, 1, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_half, 1, out_half, 1);
+    ssc_box_init(&boxes[BOX_f1_0], "f1.0", def_func_conv, 0, 2, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_f1, 1, out_f1, 1);
+    ssc_box_init(&boxes[BOX_f1_1], "f1.1", def_func_conv, 0, 2, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_f1, 1, out_f1, 1);
+    ssc_box_init(&boxes[BOX_quarter_0], "quarter.0", def_func_down, 0, 3, (ssc_region){ 0, 0, 64, 32 }, 64, 64, in_quarter, 1, out_quarter, 1);
+    ssc_box_init(&boxes[BOX_quarter_1], "quarter.1", def_func_down, 0, 3, (ssc_region){ 0, 32, 64, 64 }, 64, 64, in_quarter, 1, out_quarter, 1);
+    ssc_box_init(&boxes[BOX_f2_0], "f2.0", def_func_conv_5x5, 0, 4, (ssc_region){ 0, 0, 64, 32 }, 64, 64, in_f2, 1, out_f2, 1);
+    ssc_box_init(&boxes[BOX_f2_1], "f2.1", def_func_conv_5x5, 0, 4, (ssc_region){ 0, 32, 64, 64 }, 64, 64, in_f2, 1, out_f2, 1);
+    ssc_box_init(&boxes[BOX_back1_0], "back1.0", def_func_up, 0, 5, (ssc_region){ 0, 0, 64, 32 }, 64, 64, in_back1, 1, out_back1, 1);
+    ssc_box_init(&boxes[BOX_back1_1], "back1.1", def_func_up, 0, 5, (ssc_region){ 0, 32, 64, 64 }, 64, 64, in_back1, 1, out_back1, 1);
+    ssc_box_init(&boxes[BOX_add1_0], "add1.0", def_func_plus, 0, 6, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_add1, 2, out_add1, 1);
+    ssc_box_init(&boxes[BOX_add1_1], "add1.1", def_func_plus, 0, 6, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_add1, 2, out_add1, 1);
+    ssc_box_init(&boxes[BOX_back0_0], "back0.0", def_func_up, 0, 7, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_back0, 1, out_back0, 1);
+    ssc_box_init(&boxes[BOX_back0_1], "back0.1", def_func_up, 0, 7, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_back0, 1, out_back0, 1);
+    ssc_box_init(&boxes[BOX_add0_0], "add0.0", def_func_plus, 0, 8, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_add0, 2, out_add0, 1);
+    ssc_box_init(&boxes[BOX_add0_1], "add0.1", def_func_plus, 0, 8, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_add0, 2, out_add0, 1);
     ssc_box_init(&boxes[BOX_out_0], "out.0", func_sink, SSC_BOX_SINK, 9, (ssc_region){ 0, 0, 256, 256 }, 256, 256, in_out, 1, NULL, 0);
     ssc_box_plans(boxes, box_plan_ns, N_BOXES);
 }
