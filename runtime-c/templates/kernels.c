@@ -20,8 +20,9 @@
 #else
 #define SSC_OPAQUE(v) ((void)0)
 #endif
-
+{% if defs.clamps_rows() %}
 static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
+{%- endif %}
 {%- if defs.clamps_columns() || !defs.wsums.is_empty() %}
 static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c >= n ? n - 1 : c; }
 {%- endif %}

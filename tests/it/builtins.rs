@@ -294,3 +294,70 @@ fn floating_builtins_are_their_definitions() {
         assert_eq!(sum, pinned, "{}: the definitions' checksum", case.label);
     }
 }
+
+/// A kernel of one's own named after a built-in's variant runs instead of
+/// the generated one: the program calls the user's C function, generates
+/// no loop nest for the name (no unused function under `-Werror`), and
+/// prints the checksum of the user's arithmetic (here a copy: the chain's
+/// `func_copy` twin).
+#[test]
+fn a_kernel_of_ones_own_replaces_a_generated_builtin() {
+    let tc = gcc();
+    let dir = scratch("builtins-own");
+    let chain = |bound: &str| {
+        format!(
+            "composition {{
+  container_declaration source {{ out OUT ushort mul [1, 1]; }};
+  container_declaration sink {{ in IN ushort mul [1, 1]; }};
+  container_declaration f {{ in IN ushort mul [1, 1]; out OUT ushort mul [1, 1]; }};
+  container_declaration app {{ }};
+  container_bind source func_source NONE, sink func_sink NONE, f {bound} FULL;
+  container_composition app {{
+    container src source index, g f index, snk sink index;
+    src.out -> g.in;
+    g.out -> snk.in;
+  }};
+  compose app [40, 12];
+}}
+"
+        )
+    };
+    let own = dir.join("own.c");
+    std::fs::write(
+        &own,
+        "#include \"ssc_kernel.h\"
+void func_gain_mine(const ssc_call *c)
+{
+    for (int64_t y = c->region.y0; y < c->region.y1; y++) {
+        const unsigned short *src = SSC_ROW(const unsigned short, &c->in[0], y);
+        unsigned short *dst = SSC_ROW(unsigned short, &c->out[0], y);
+        for (int64_t x = c->region.x0; x < c->region.x1; x++)
+            dst[x] = src[x];
+    }
+}
+",
+    )
+    .unwrap();
+    let mine = write_input(&dir, "mine.ssc", &chain("func_gain_mine"));
+    let copy = write_input(&dir, "copy.ssc", &chain("func_copy"));
+    let args = format!("-ts reduced 2 --kernels {}", own.display());
+    let cases = [Case::new(&mine, &args), Case::new(&copy, "-ts reduced 2")];
+    let sums: Vec<String> = parallel(&cases, |c| build_and_run(tc, c, 3, &dir))
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")).0)
+        .collect();
+    assert_eq!(sums[0], sums[1], "the user's copy, the built-in copy");
+    let program = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("mine"))
+        .filter(|e| e.path().is_dir())
+        .map(|e| std::fs::read_to_string(e.path().join("mine.c")).unwrap())
+        .next()
+        .expect("the program's C");
+    assert!(
+        program.contains(", func_gain_mine, "),
+        "the user's kernel is called"
+    );
+    assert!(!program.contains("def_func_gain_mine"), "no generated twin");
+}

@@ -306,11 +306,16 @@ fn info_json_fields() {
         "makespan_us",
         "makespan_lower_bound_us",
         "memory",
+        "kernels",
         "proof",
     ] {
         assert!(o.contains_key(key), "no `{key}` in {v}");
     }
-    assert_eq!(o.len(), 14, "{v}");
+    assert_eq!(o.len(), 15, "{v}");
+    // xray is written with definitions: every function that computes is
+    // generated, the sources and sinks are the runtime's, no C call.
+    assert_eq!(v["kernels"]["io"].as_array().unwrap().len(), 4, "{v}");
+    assert!(v["kernels"]["c"].as_array().unwrap().is_empty(), "{v}");
     assert_eq!(v["scheduler"], "fixed(2)");
     assert_eq!(v["threads"], 2);
     assert_eq!(v["barriers"], 1, "-ab");

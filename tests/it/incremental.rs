@@ -109,14 +109,12 @@ fn an_unchanged_build_compiles_nothing_and_the_runtime_once_per_flags() {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(objects.len(), 1, "one key: {objects:?}");
-    // chain.ssc's built-ins are uchar: each kernel family is compiled for
-    // uchar alone (bit 1 of SSC_KERNEL_TYPES), conv and the scaling for
-    // no type (their dispatch only), the rest as they are.
+    // chain.ssc's built-ins are uchar: the I/O family is compiled for
+    // uchar alone (bit 1 of SSC_KERNEL_TYPES), the rest as they are.
     for src in ssc::back::c::runtime_sources(false) {
         let stem = src.trim_end_matches(".c");
         let o = match stem {
-            "ssc_kernels_io" | "ssc_kernels_point" => format!("{stem}.t02.o"),
-            "ssc_kernels_conv" | "ssc_kernels_scale" => format!("{stem}.t00.o"),
+            "ssc_kernels_io" => format!("{stem}.t02.o"),
             _ => format!("{stem}.o"),
         };
         assert!(objects[0].join(&o).is_file(), "{o} not cached");
@@ -124,7 +122,7 @@ fn an_unchanged_build_compiles_nothing_and_the_runtime_once_per_flags() {
     assert!(
         first
             .iter()
-            .any(|c| c.contains("-DSSC_KERNEL_TYPES=0x02") && c.ends_with("ssc_kernels_point.c")),
+            .any(|c| c.contains("-DSSC_KERNEL_TYPES=0x02") && c.ends_with("ssc_kernels_io.c")),
         "{first:#?}"
     );
     let exe = std::fs::read(&a).unwrap();

@@ -4,11 +4,14 @@
 //! A declared function is one C symbol with one port signature, so two
 //! convolutions with different windows need two function names. A name made
 //! of a built-in's name, `_` and a suffix (`func_conv_5x5`) is a *variant*
-//! of that built-in: it runs the built-in kernel and is checked against the
-//! built-in's shape — unless `--kernels` defines a function of that name,
-//! which then takes precedence in the generated program.
+//! of that built-in: it runs the built-in's kernel (generated from its
+//! definition, `ir::kernel::builtin`, for all but the sources and sinks) and
+//! is checked against the built-in's shape — unless `--kernels` defines a
+//! function of that name, which then takes precedence in the generated
+//! program.
 
-/// The functions the runtime implements.
+/// The built-in functions: the runtime implements the sources and sinks,
+/// the others are generated from their definitions.
 pub const BUILTINS: &[&str] = &[
     "func_source",
     "func_sink",

@@ -30,7 +30,6 @@
 #define SSC_OPAQUE(v) ((void)0)
 #endif
 
-static inline int64_t ssc_clamp_row(int64_t r, int64_t n) { return r < 0 ? 0 : r >= n ? n - 1 : r; }
 
 /* unsigned char from int, saturating. */
 static inline unsigned char ssc_sat_uchar_int(int v)

@@ -83,6 +83,19 @@ impl SumView {
 }
 
 impl KernelsView {
+    /// Whether a kernel reads rows past the border: a row at an offset, an
+    /// x pass or a local computed into rows, a sliding interpolation (the
+    /// template then defines the row clamp, which clang would report
+    /// unused otherwise).
+    pub fn clamps_rows(&self) -> bool {
+        self.kernels.iter().any(|k| {
+            !k.passes.is_empty()
+                || !k.locals.is_empty()
+                || k.slide.is_some()
+                || k.rows.iter().any(|r| r.expr.contains("ssc_clamp_row"))
+        })
+    }
+
     /// Whether a kernel reads columns past the border (the template then
     /// defines the column clamp).
     pub fn clamps_columns(&self) -> bool {

@@ -173,32 +173,32 @@ mod tests {
 
     #[test]
     fn a_family_is_compiled_for_the_types_its_entries_use() {
-        let conv = RUNTIME_FILES
+        let io = RUNTIME_FILES
             .iter()
-            .find(|f| f.name == "ssc_kernels_conv.c")
-            .expect("the conv family");
-        assert_eq!(family_entries(conv.text).collect::<Vec<_>>(), ["func_conv"]);
+            .find(|f| f.name == "ssc_kernels_io.c")
+            .expect("the I/O family");
+        assert_eq!(
+            family_entries(io.text).collect::<Vec<_>>(),
+            ["func_source", "func_sink"]
+        );
         let mut m = BTreeMap::new();
-        m.insert("func_conv".to_string(), type_bit(ElemType::Ushort));
-        m.insert("func_gain".to_string(), type_bit(ElemType::Float));
+        m.insert("func_source".to_string(), type_bit(ElemType::Ushort));
+        m.insert("func_sink".to_string(), type_bit(ElemType::Float));
+        // A generated built-in has no family: its type reaches no file.
+        m.insert("func_gain".to_string(), type_bit(ElemType::Int));
         let types = KernelTypes(Some(m));
-        assert_eq!(types.mask(conv), Some(0x08));
-        assert_eq!(KernelTypes::all().mask(conv), Some(0xff));
-        assert_eq!(KernelTypes::none().mask(conv), Some(0));
+        assert_eq!(types.mask(io), Some(0x48));
+        assert_eq!(KernelTypes::all().mask(io), Some(0xff));
+        assert_eq!(KernelTypes::none().mask(io), Some(0));
         let rt = RUNTIME_FILES.iter().find(|f| f.name == "ssc_rt.c").unwrap();
         assert_eq!(types.mask(rt), None);
         let objects = runtime_objects(false, &types);
         let o = objects
             .iter()
-            .find(|o| o.source == "ssc_kernels_conv.c")
+            .find(|o| o.source == "ssc_kernels_io.c")
             .unwrap();
-        assert_eq!(o.object, "ssc_kernels_conv.t08.o");
-        assert_eq!(o.flags(), ["-DSSC_KERNEL_TYPES=0x08"]);
-        let point = objects
-            .iter()
-            .find(|o| o.source == "ssc_kernels_point.c")
-            .unwrap();
-        assert_eq!(point.object, "ssc_kernels_point.t40.o");
+        assert_eq!(o.object, "ssc_kernels_io.t48.o");
+        assert_eq!(o.flags(), ["-DSSC_KERNEL_TYPES=0x48"]);
         assert!(runtime_objects(false, &KernelTypes::all())
             .iter()
             .all(|o| o.types.is_none()));
