@@ -361,3 +361,34 @@ void func_gain_mine(const ssc_call *c)
     );
     assert!(!program.contains("def_func_gain_mine"), "no generated twin");
 }
+
+/// The generated built-ins compile warning-free with clang too (`-Wall
+/// -Wextra -Werror`, which reports an unused static inline helper where
+/// gcc does not), and print the pinned checksums.
+#[test]
+fn clang_builds_every_builtin_warning_free() {
+    if !on_path("clang") {
+        skip(
+            "clang_builds_every_builtin_warning_free",
+            "clang is not on PATH (`./test` installs it)",
+        );
+        return;
+    }
+    let tc = Toolchain::new("clang", "clang", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
+    let dir = scratch("builtins-clang");
+    let mut cases = Vec::new();
+    for (chain, t, text) in chains() {
+        let file = write_input(&dir, &format!("{chain}_{t}.ssc"), &text);
+        cases.push((chain, t, Case::new(&file, "-ts reduced 2")));
+    }
+    let results = parallel(&cases, |(_, _, c)| build_and_run(&tc, c, 3, &dir));
+    for ((chain, t, case), r) in cases.iter().zip(results) {
+        let (sum, _) = r.unwrap_or_else(|e| panic!("{e}"));
+        let pinned = PINNED
+            .iter()
+            .find(|(c, ty, _)| c == chain && ty == t)
+            .unwrap()
+            .2;
+        assert_eq!(sum, pinned, "{}", case.label);
+    }
+}
