@@ -274,15 +274,25 @@ fn as_definitions(text: &str) -> String {
 #[test]
 fn floating_builtins_are_their_definitions() {
     let tc = gcc();
-    let dir = scratch("builtins-defined");
-    let mut cases = Vec::new();
-    for (chain, t, text) in chains()
+    let floating = chains()
         .into_iter()
         .filter(|(_, t, _)| matches!(*t, "float" | "double"))
-    {
-        let file = write_input(&dir, &format!("{chain}_{t}.ssc"), &as_definitions(&text));
-        cases.push((chain, t, Case::new(&file, "-ts fused 2")));
-    }
+        .map(|(chain, t, text)| (chain, t, as_definitions(&text)))
+        .collect();
+    assert_pinned(tc, "builtins-defined", floating, "-ts fused 2");
+}
+
+/// Builds each chain with `args`, runs 3 iterations and asserts the
+/// checksum pinned for its chain and type.
+fn assert_pinned(tc: &Toolchain, tag: &str, chains: Vec<(String, &str, String)>, args: &str) {
+    let dir = scratch(tag);
+    let cases: Vec<(String, &str, Case)> = chains
+        .into_iter()
+        .map(|(chain, t, text)| {
+            let file = write_input(&dir, &format!("{chain}_{t}.ssc"), &text);
+            (chain, t, Case::new(&file, args))
+        })
+        .collect();
     let results = parallel(&cases, |(_, _, c)| build_and_run(tc, c, 3, &dir));
     for ((chain, t, case), r) in cases.iter().zip(results) {
         let (sum, _) = r.unwrap_or_else(|e| panic!("{e}"));
@@ -291,7 +301,7 @@ fn floating_builtins_are_their_definitions() {
             .find(|(c, ty, _)| c == chain && ty == t)
             .unwrap()
             .2;
-        assert_eq!(sum, pinned, "{}: the definitions' checksum", case.label);
+        assert_eq!(sum, pinned, "{}", case.label);
     }
 }
 
@@ -375,20 +385,5 @@ fn clang_builds_every_builtin_warning_free() {
         return;
     }
     let tc = Toolchain::new("clang", "clang", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
-    let dir = scratch("builtins-clang");
-    let mut cases = Vec::new();
-    for (chain, t, text) in chains() {
-        let file = write_input(&dir, &format!("{chain}_{t}.ssc"), &text);
-        cases.push((chain, t, Case::new(&file, "-ts reduced 2")));
-    }
-    let results = parallel(&cases, |(_, _, c)| build_and_run(&tc, c, 3, &dir));
-    for ((chain, t, case), r) in cases.iter().zip(results) {
-        let (sum, _) = r.unwrap_or_else(|e| panic!("{e}"));
-        let pinned = PINNED
-            .iter()
-            .find(|(c, ty, _)| c == chain && ty == t)
-            .unwrap()
-            .2;
-        assert_eq!(sum, pinned, "{}", case.label);
-    }
+    assert_pinned(&tc, "builtins-clang", chains(), "-ts reduced 2");
 }
