@@ -31,6 +31,7 @@ fn bench(c: &mut Criterion) {
     let opts = LowerOptions {
         inline: false,
         contract: false,
+        own_kernels: Vec::new(),
         resolution_override: None,
         cost: None,
         split: SplitOptions {

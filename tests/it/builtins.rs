@@ -351,16 +351,23 @@ void func_gain_mine(const ssc_call *c)
     let mine = write_input(&dir, "mine.ssc", &chain("func_gain_mine"));
     let copy = write_input(&dir, "copy.ssc", &chain("func_copy"));
     let args = format!("-ts reduced 2 --kernels {}", own.display());
-    let cases = [Case::new(&mine, &args), Case::new(&copy, "-ts reduced 2")];
+    // Under --inline too: stage fusion leaves the user's kernel alone.
+    let inlined = format!("--inline {args}");
+    let cases = [
+        Case::new(&mine, &args),
+        Case::new(&copy, "-ts reduced 2"),
+        Case::new(&mine, &inlined),
+    ];
     let sums: Vec<String> = parallel(&cases, |c| build_and_run(tc, c, 3, &dir))
         .into_iter()
         .map(|r| r.unwrap_or_else(|e| panic!("{e}")).0)
         .collect();
     assert_eq!(sums[0], sums[1], "the user's copy, the built-in copy");
+    assert_eq!(sums[2], sums[1], "the user's copy under --inline");
     let program = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("mine"))
+        .filter(|e| e.file_name().to_string_lossy().starts_with("mine_ssc__ts"))
         .filter(|e| e.path().is_dir())
         .map(|e| std::fs::read_to_string(e.path().join("mine.c")).unwrap())
         .next()
@@ -386,4 +393,27 @@ fn clang_builds_every_builtin_warning_free() {
     }
     let tc = Toolchain::new("clang", "clang", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
     assert_pinned(&tc, "builtins-clang", chains(), "-ts reduced 2");
+}
+
+/// Stage fusion (`--inline`) fuses the built-ins the language says as
+/// written like definitions (the pointwise chain's 12 functions become 7)
+/// and keeps every pinned checksum; an integer conv stays a built-in.
+#[test]
+fn inline_fuses_builtins_and_keeps_their_bits() {
+    let dir = scratch("builtins-inline-info");
+    let functions = |text: &str, args: &[&str]| -> usize {
+        let file = write_input(&dir, "chain.ssc", text);
+        let out = ssc_ok(
+            ["build", file.to_str().unwrap(), "-t", "info"]
+                .into_iter()
+                .chain(args.iter().copied()),
+        );
+        let line = out.lines().find(|l| l.starts_with("functions")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    for t in ["ushort", "float"] {
+        assert_eq!(functions(&pointwise(t), &[]), 12);
+        assert_eq!(functions(&pointwise(t), &["--inline"]), 7, "{t}");
+    }
+    assert_pinned(gcc(), "builtins-inline", chains(), "--inline -ts fused 2");
 }

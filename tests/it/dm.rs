@@ -39,6 +39,7 @@ fn options(k: SchedulerKind, sync: SyncOptions, dynamic_memory: bool) -> Options
             split: SplitOptions::default(),
             inline: false,
             contract: false,
+            own_kernels: Vec::new(),
         },
         scheduler: k,
         schedule: ScheduleOptions::default(),

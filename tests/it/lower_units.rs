@@ -121,6 +121,7 @@ fn resolution_override_and_unweighted_times() {
     let opts = LowerOptions {
         inline: false,
         contract: false,
+        own_kernels: Vec::new(),
         resolution_override: Some(Pair::new(64, 32)),
         cost: None,
         split: SplitOptions {
@@ -342,7 +343,7 @@ fn fused_splits_stay_within_their_sub_box_limit() {
 #[test]
 fn a_pointwise_consumer_merges_into_a_stencil_with_its_other_inputs() {
     let mut d = flat(XRAY);
-    ssc::lower::inline::fuse(&mut d, false);
+    ssc::lower::inline::fuse(&mut d, false, &[]);
     let runs = |inst: &str| d.function(inst).map(|f| f.function.name.clone());
     assert_eq!(runs("nr0").as_deref(), Some("fused_nr0"));
     assert_eq!(runs("flatfield").as_deref(), Some("fused_flatfield"));
@@ -381,7 +382,7 @@ fn a_pointwise_consumer_merges_into_a_stencil_with_its_other_inputs() {
     // Fusing again changes nothing.
     let again = {
         let mut e = d.clone();
-        ssc::lower::inline::fuse(&mut e, false);
+        ssc::lower::inline::fuse(&mut e, false, &[]);
         e
     };
     assert_eq!(format!("{again:?}"), format!("{d:?}"));

@@ -59,6 +59,7 @@ fn options(
             split,
             inline: false,
             contract: false,
+            own_kernels: Vec::new(),
         },
         scheduler: k,
         schedule: ScheduleOptions::default(),

@@ -75,6 +75,7 @@ fn library_options(extra: &[&str]) -> ssc::pipeline::Options {
             },
             inline: false,
             contract: false,
+            own_kernels: Vec::new(),
         },
         scheduler: if extra.contains(&"barrier") {
             SchedulerKind::Barrier

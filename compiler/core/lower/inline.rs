@@ -32,11 +32,17 @@
 //! the checker and the exports see nothing new: what the checker proves
 //! is what runs.
 //!
-//! Never fused: built-ins and user kernels (opaque C), connections with a
-//! delay and the functions they touch, a function read by something that
-//! is not a defined function reading it element by element.
+//! Built-ins fuse like definitions where the language says them as
+//! written (`ir::kernel::builtin_definition`: every floating built-in, the
+//! pointwise integer ones): their definitions stand in for them while the
+//! rewrites run, and a built-in left unfused is a built-in again. Never
+//! fused: an integer `func_conv` or `func_down` (its sums compute in a type
+//! of their own), the sources and sinks, user kernels (opaque C),
+//! connections with a delay and the functions they touch, a function read
+//! by something that is not a defined function reading it element by
+//! element.
 
-use crate::ir::kernel::{type_definition, Kernel, Op};
+use crate::ir::kernel::{builtin_definition, type_definition, Kernel, Op};
 use crate::ir::{
     Arg, Assignment, Connection, Declaration, Definition, Direction, ElemType, Expr, ExprKind,
     FunctionDecl, Ident, Pair, Port, PortRef,
@@ -49,7 +55,20 @@ use std::collections::{BTreeMap, BTreeSet};
 /// wrapped in its type's conversion (`float(…)`), which the C back end
 /// never contracts through: `a * b + c` contracts into one rounding only
 /// where one definition wrote it, so fusing keeps the outputs.
-pub fn fuse(d: &mut Declaration, contract: bool) {
+pub fn fuse(d: &mut Declaration, contract: bool, own_kernels: &[String]) {
+    // The built-ins the language says as written fuse like definitions
+    // (their definitions stand in for them while fusing; those left
+    // unfused are built-ins again afterwards), but one a kernel of one's
+    // own replaces.
+    let defs: Vec<Definition> = d
+        .function_decls
+        .iter()
+        .filter(|f| d.definition(f.name.as_str()).is_none())
+        .filter(|f| !own_kernels.contains(&f.name.name))
+        .filter_map(|f| builtin_definition(f.name.as_str(), &f.ports))
+        .collect();
+    let stand_ins: BTreeSet<String> = defs.iter().map(|def| def.name.name.clone()).collect();
+    d.definitions.extend(defs);
     let used_before: BTreeSet<String> = d
         .functions
         .iter()
@@ -76,7 +95,8 @@ pub fn fuse(d: &mut Declaration, contract: bool) {
     let gone =
         |n: &str| !used.contains(n) && (used_before.contains(n) || !declared_before.contains(n));
     d.function_decls.retain(|f| !gone(f.name.as_str()));
-    d.definitions.retain(|f| !gone(f.name.as_str()));
+    d.definitions
+        .retain(|f| !gone(f.name.as_str()) && !stand_ins.contains(f.name.as_str()));
 }
 
 enum Rewrite {

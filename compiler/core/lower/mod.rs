@@ -26,7 +26,7 @@ use timing::Timing;
 
 /// Options of the lowering stages (`-cr`, `-dp`, `-mdp`, `-gpp`, `-cd`, `-wt`)
 /// and the cost model.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LowerOptions {
     /// `-cr w,h`: overrides the resolution of `compose`.
     pub resolution_override: Option<Pair>,
@@ -42,6 +42,10 @@ pub struct LowerOptions {
     /// rounding ([`crate::back::c::FloatRules::contract`]); fusing then
     /// keeps each substituted value apart ([`inline::fuse`]).
     pub contract: bool,
+    /// The functions a kernel of one's own implements (`--kernels`): a
+    /// built-in among them is the user's C, which stage fusion leaves
+    /// alone.
+    pub own_kernels: Vec<String>,
 }
 
 /// A lowered description and the warnings found on the way.
@@ -64,7 +68,7 @@ fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, V
             // (the checksum's keys, `ir::StableId`).
             if let Err(errors) = validate::validate_declaration(&composed, d) {
                 let mut fused = composed.clone();
-                inline::fuse(&mut fused, opts.contract);
+                inline::fuse(&mut fused, opts.contract, &opts.own_kernels);
                 return match validate::validate_declaration(&fused, d) {
                     Ok(names) if fused != composed => {
                         let mut d = d.clone();
@@ -87,7 +91,7 @@ fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, V
                 check_overridden(&d)?;
             }
             if opts.inline {
-                inline::fuse(&mut d, opts.contract);
+                inline::fuse(&mut d, opts.contract, &opts.own_kernels);
             }
             Ok(d)
         }

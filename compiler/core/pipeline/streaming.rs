@@ -67,7 +67,7 @@ pub(super) fn decide(
     desc: &Description,
     opts: &Options,
 ) -> Result<(LowerOptions, Option<Fallback>), Vec<Diagnostic>> {
-    let mut lower = opts.lower;
+    let mut lower = opts.lower.clone();
     let SchedulerKind::Fused(threads) = opts.scheduler else {
         return Ok((lower, None));
     };

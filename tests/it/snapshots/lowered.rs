@@ -32,6 +32,7 @@ fn opts() -> LowerOptions {
     LowerOptions {
         inline: false,
         contract: false,
+        own_kernels: Vec::new(),
         resolution_override: None,
         cost: None,
         split: SplitOptions {

@@ -34,6 +34,26 @@ use crate::ir::{Port, Span};
 /// one that does I/O; `Some(Err)` when the ports are past what a kernel
 /// reads (a window above [`super::MAX_WINDOW`]).
 pub fn builtin_kernel(function: &str, ports: &[Port]) -> Option<Result<Kernel, Vec<KernelError>>> {
+    let (def, window_type) = definition(function, ports)?;
+    Some(type_with(&def, ports, None, window_type))
+}
+
+/// The definition of built-in `function` over `ports`, when the language
+/// says it as written: every floating built-in and the pointwise integer
+/// ones (`ushort_sat(int(in) * 3 / 2)`); not an integer `func_conv` or
+/// `func_down`, whose sums compute in a type no window operator of the
+/// language computes in. Stage fusion (`lower::inline`) rewrites these
+/// like a user's definitions.
+pub fn builtin_definition(function: &str, ports: &[Port]) -> Option<Definition> {
+    match definition(function, ports)? {
+        (def, None) => Some(def),
+        (_, Some(_)) => None,
+    }
+}
+
+/// A built-in's definition and the type its window operators compute in
+/// when it is not the language's.
+fn definition(function: &str, ports: &[Port]) -> Option<(Definition, Option<ElemType>)> {
     let builtin = crate::ir::builtins::builtin_of(function)?;
     let ins: Vec<&Port> = ports
         .iter()
@@ -122,7 +142,7 @@ pub fn builtin_kernel(function: &str, ports: &[Port]) -> Option<Result<Kernel, V
             .collect(),
         span: Span::default(),
     };
-    Some(type_with(&def, ports, None, window_type))
+    Some((def, window_type))
 }
 
 fn ident(name: &str) -> Ident {

@@ -20,7 +20,7 @@ mod range;
 mod typer;
 mod window;
 
-pub use builtin::builtin_kernel;
+pub use builtin::{builtin_definition, builtin_kernel};
 pub use range::Range;
 
 /// The element type of a `lut` table: `int` when every entry is a whole

@@ -201,7 +201,7 @@ pub(super) fn build_with(
     if let Some(path) = &a.normalized_input {
         write(path, &back::description::print(&desc))?;
     }
-    let opts = options::options_of(a, &config);
+    let opts = options::options_of(a, &config, &kernels);
     let name = program_name(&a.file);
     let measured;
     let desc = if a.generate_wcet {

@@ -64,7 +64,9 @@ fn refuse_contradictions(a: &BuildArgs, c: &Config) -> Option<i32> {
     None
 }
 
-pub(super) fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
+/// The pipeline's options; `own_kernels` are the functions `--kernels`
+/// implements (`program::user_kernel_names`).
+pub(super) fn options_of(a: &BuildArgs, c: &Config, own_kernels: &[String]) -> pipeline::Options {
     let split = SplitOptions {
         dp: c.data_parallelism,
         max_parts: c.max_parts,
@@ -88,6 +90,7 @@ pub(super) fn options_of(a: &BuildArgs, c: &Config) -> pipeline::Options {
             cost: Some(cost_model().coefficients),
             inline: a.inline,
             contract: a.contract,
+            own_kernels: own_kernels.to_vec(),
         },
         scheduler,
         schedule: ScheduleOptions {

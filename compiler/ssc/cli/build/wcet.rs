@@ -128,6 +128,6 @@ pub(in crate::cli) fn measured_description(a: &BuildArgs) -> Result<ssc::ir::Des
     if super::super::source::report(&diags, &file) {
         return Err(exit::INPUT);
     }
-    let opts = options_of(a, &Config::resolve(a));
+    let opts = options_of(a, &Config::resolve(a), &kernels);
     measure(a, &desc, &opts, &program_name(&a.file), &file)
 }
