@@ -187,3 +187,132 @@ impl From<Expr> for Arg {
         Arg::Expr(e)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Pair, Spanned};
+
+    const TYPES: [ElemType; 8] = [
+        ElemType::Char,
+        ElemType::Uchar,
+        ElemType::Short,
+        ElemType::Ushort,
+        ElemType::Int,
+        ElemType::Uint,
+        ElemType::Float,
+        ElemType::Double,
+    ];
+
+    fn port(name: &str, direction: Direction, ty: ElemType, mul: u64, window: u64) -> Port {
+        Port {
+            name: ident(name),
+            direction,
+            ty,
+            mul: Spanned::new(Pair::new(mul, mul), Span::default()),
+            window: (window > 1).then(|| Spanned::new(Pair::new(window, window), Span::default())),
+            span: Span::default(),
+        }
+    }
+
+    /// The ports of each computing built-in, in the table's shape.
+    fn ports(builtin: &str, t: ElemType) -> Vec<Port> {
+        let (i, o) = (Direction::In, Direction::Out);
+        match builtin {
+            "func_plus" | "func_mul" | "func_avg" => {
+                vec![
+                    port("a", i, t, 1, 1),
+                    port("b", i, t, 1, 1),
+                    port("out", o, t, 1, 1),
+                ]
+            }
+            "func_dup" => vec![
+                port("in", i, t, 1, 1),
+                port("o1", o, t, 1, 1),
+                port("o2", o, t, 1, 1),
+            ],
+            "func_conv_5x5" => vec![port("in", i, t, 1, 5), port("out", o, t, 1, 1)],
+            "func_down" => vec![port("in", i, t, 2, 1), port("out", o, t, 1, 1)],
+            "func_up" => vec![port("in", i, t, 1, 1), port("out", o, t, 2, 1)],
+            _ => vec![port("in", i, t, 1, 1), port("out", o, t, 1, 1)],
+        }
+    }
+
+    const COMPUTING: [&str; 9] = [
+        "func_gain",
+        "func_copy",
+        "func_dup",
+        "func_plus",
+        "func_mul",
+        "func_avg",
+        "func_conv_5x5",
+        "func_down",
+        "func_up",
+    ];
+
+    #[test]
+    fn every_computing_builtin_types_for_every_type() {
+        for b in COMPUTING {
+            for t in TYPES {
+                let k = builtin_kernel(b, &ports(b, t))
+                    .unwrap_or_else(|| panic!("{b}: no kernel"))
+                    .unwrap_or_else(|e| panic!("{b} {t:?}: {e:?}"));
+                assert_eq!(k.name, b);
+                assert!(k.values.iter().all(|v| v.elem() == t), "{b} {t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn sources_sinks_and_other_names_have_no_kernel() {
+        let t = ElemType::Float;
+        for name in ["func_source", "func_sink_16", "my_filter"] {
+            assert!(
+                builtin_kernel(name, &ports("func_copy", t)).is_none(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn integer_window_sums_compute_in_a_wide_type_and_are_not_the_languages() {
+        for (t, wide) in [
+            (ElemType::Ushort, ElemType::Int),
+            (ElemType::Int, ElemType::Double),
+            (ElemType::Uint, ElemType::Double),
+        ] {
+            for b in ["func_conv_5x5", "func_down"] {
+                let k = builtin_kernel(b, &ports(b, t)).unwrap().unwrap();
+                let mut sums = Vec::new();
+                k.values[0].walk(&mut |n| {
+                    if matches!(
+                        n.op,
+                        crate::ir::kernel::Op::Separable { .. }
+                            | crate::ir::kernel::Op::BlockSum { .. }
+                    ) {
+                        sums.push(n.elem());
+                    }
+                });
+                assert_eq!(sums, [wide], "{b} {t:?}");
+                assert!(builtin_definition(b, &ports(b, t)).is_none(), "{b} {t:?}");
+            }
+            assert!(builtin_definition("func_gain", &ports("func_gain", t)).is_some());
+        }
+        // Floating sums are the language's own: fusion may rewrite them.
+        let f = ElemType::Float;
+        assert!(builtin_definition("func_conv_5x5", &ports("func_conv_5x5", f)).is_some());
+    }
+
+    #[test]
+    fn a_window_past_the_limit_is_refused() {
+        let t = ElemType::Float;
+        let wide = vec![
+            port("in", Direction::In, t, 1, 70),
+            port("out", Direction::Out, t, 1, 1),
+        ];
+        let errors = builtin_kernel("func_conv_70x70", &wide)
+            .unwrap()
+            .unwrap_err();
+        assert!(errors.iter().any(|e| e.code == "E059"), "{errors:?}");
+    }
+}
