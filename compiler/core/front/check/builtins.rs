@@ -52,7 +52,11 @@ fn describe(w: &[Want], dir: &str) -> String {
     let ports: Vec<String> = w
         .iter()
         .map(|w| {
-            let win = if w.window { ", any window" } else { "" };
+            let win = if w.window {
+                ", a window of at most [63, 63]"
+            } else {
+                ""
+            };
             format!("mul [{}, {}]{win}", w.mul.0, w.mul.1)
         })
         .collect();
