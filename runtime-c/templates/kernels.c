@@ -299,7 +299,8 @@ static void {{ k.fn_name }}(const ssc_call *call)
     static const {{ t.ctype }} table{{ loop.index0 }}[{{ t.len }}] = { {{ t.values }} };
 {%- endfor %}
 {%- if !k.bounds.is_empty() %}
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
 {%- endif %}
 {%- for b in k.bounds %}
     {{ b.ctype }} {{ b.name }} = {{ b.value }};

@@ -678,3 +678,27 @@ fn a_branch_never_taken_reads_no_port() {
     let tc = Toolchain::new("werror", "cc", "-O2 -Werror").unwrap_or_else(|e| panic!("{e}"));
     build(&tc, &Case::new(&desc, "-ts reduced 2"), &dir).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Adding a zero turns -0 into +0, which the C compiler must not fold
+/// away: gcc 12 compiled `-(-(float)i + 0.0f)` to `(float)i`, +0 for i = 0
+/// where C's arithmetic gives -0 (the differential tester's seed
+/// 20261204). `(0.1 + 0.2 - 0.3)` is 0 in float.
+#[test]
+fn an_added_zero_turns_minus_zero_into_plus_zero() {
+    let mut c = floats("o0 = -(-float(p0) + (0.1 + 0.2 - 0.3));", "", 3, 1);
+    c.input = Ty::Int;
+    let got = c.run("added-zero", &[0.0, 1.0, -2.0]);
+    assert!(
+        same_bits(&got, &[vec![-0.0, 1.0, -2.0]]),
+        "{:?}",
+        got[0].iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    // x - -0 adds a zero too; x + 0 of a plain element as well.
+    let mut c = floats("o0 = -(-p0 - 0 * -1); o1 = -p0 + 0;", "", 2, 1);
+    c.outputs = 2;
+    let got = c.run("added-minus-zero", &[0.0, 2.5]);
+    assert!(
+        same_bits(&got, &[vec![-0.0, 2.5], vec![0.0, -2.5]]),
+        "{got:?}"
+    );
+}

@@ -296,20 +296,20 @@ impl Emit<'_> {
         }
     }
 
-    /// `a op b` as written.
+    /// `a op b` as written; a floating zero added ([`added_zero`]) by its
+    /// variable, which the C compiler cannot fold away.
     fn binary(&self, op: BinOp, a: &Node, b: &Node) -> (String, Prec) {
         let p: Prec = if matches!(op, BinOp::Add | BinOp::Sub) {
             3
         } else {
             4
         };
+        let operand = |n: &Node, min: Prec| match added_zero(op, a, b) {
+            Some(z) if std::ptr::eq(z, n) => self.bound(n),
+            _ => wrap(self.prec(n), min),
+        };
         (
-            format!(
-                "{} {} {}",
-                wrap(self.prec(a), p),
-                op.symbol(),
-                wrap(self.prec(b), p + 1)
-            ),
+            format!("{} {} {}", operand(a, p), op.symbol(), operand(b, p + 1)),
             p,
         )
     }
@@ -395,12 +395,15 @@ impl Emit<'_> {
         blend(self.contracts(t), t, (w1, a), (w2, b))
     }
 
-    /// An operand of `min` or `max`: a floating constant by its variable
-    /// (`lim0`), anything else as itself.
+    /// An operand of `min` or `max`, or a zero added: a floating constant
+    /// by its variable (`lim0`; found by its bits, so 0 and -0 are two),
+    /// anything else as itself.
     fn bound(&self, n: &Node) -> String {
+        let same =
+            |(t, v): (ElemType, f64), (u, w): (ElemType, f64)| t == u && v.to_bits() == w.to_bits();
         self.bounds
             .iter()
-            .position(|&b| bound_of(n) == Some(b))
+            .position(|&b| bound_of(n).is_some_and(|c| same(c, b)))
             .map(|i| format!("lim{i}"))
             .unwrap_or_else(|| self.expr(n))
     }
@@ -759,26 +762,50 @@ fn bound_of(n: &Node) -> Option<(ElemType, f64)> {
     }
 }
 
-/// Every floating constant that is an operand of a `min` or `max` of the
-/// kernel's values and locals (`max(x, 0)`, the ends of a `clamp`), each
-/// once (by its bits: 0 and -0 are two), in the order met. gcc compiles
-/// `x > 0.0f ? x : 0.0f` to a compare and a blend, where `x > b ? x : b`
-/// with a `b` it cannot see is one `max` instruction with the same result (`maxps`
-/// returns its second operand when they are unordered or equal, as the
-/// ternary does); measured 0.91–0.95× the median latency of xray at
-/// 1024² with the contrast's bounds hidden (the same checksum).
+/// The floating zero constant that `a op b` adds, if it adds one: `x + 0`,
+/// `0 + x`, `x - -0`. Such an addition turns -0 into +0, and gcc 12 folds
+/// it away where it wrongly takes its other operand for never -0:
+/// `-(-(float)i + 0.0f)` compiled to `(float)i`, +0 for i = 0, where C's
+/// arithmetic gives -0 (found by the differential tester). A zero the
+/// compiler cannot see ([`bounds`]) is added as written.
+fn added_zero<'n>(op: BinOp, a: &'n Node, b: &'n Node) -> Option<&'n Node> {
+    let zero = |n: &Node| bound_of(n).is_some_and(|(_, v)| v == 0.0);
+    match op {
+        BinOp::Add if zero(b) => Some(b),
+        BinOp::Add if zero(a) => Some(a),
+        BinOp::Sub if bound_of(b).is_some_and(|(_, v)| v.to_bits() == (-0.0f64).to_bits()) => {
+            Some(b)
+        }
+        _ => None,
+    }
+}
+
+/// Every floating constant that the kernel's values and locals hide from
+/// the C compiler, each once (by its bits: 0 and -0 are two), in the order
+/// met:
+/// - an operand of a `min` or `max` (`max(x, 0)`, the ends of a `clamp`):
+///   gcc compiles `x > 0.0f ? x : 0.0f` to a compare and a blend, where
+///   `x > b ? x : b` with a `b` it cannot see is one `max` instruction with
+///   the same result (`maxps` returns its second operand when they are
+///   unordered or equal, as the ternary does); measured 0.91–0.95× the
+///   median latency of xray at 1024² with the contrast's bounds hidden
+///   (the same checksum);
+/// - a zero added ([`added_zero`]), which gcc would fold away wrongly.
 pub fn bounds(k: &Kernel) -> Vec<(ElemType, f64)> {
     let mut out: Vec<(ElemType, f64)> = Vec::new();
     for n in k.trees() {
         n.walk(&mut |n| {
-            if let Op::Min(a, b) | Op::Max(a, b) = &n.op {
-                for (t, v) in [a, b].into_iter().filter_map(|x| bound_of(x)) {
-                    if !out
-                        .iter()
-                        .any(|&(u, w)| u == t && w.to_bits() == v.to_bits())
-                    {
-                        out.push((t, v));
-                    }
+            let hidden: Vec<&Node> = match &n.op {
+                Op::Min(a, b) | Op::Max(a, b) => vec![a, b],
+                Op::Binary(op, a, b) => added_zero(*op, a, b).into_iter().collect(),
+                _ => Vec::new(),
+            };
+            for (t, v) in hidden.into_iter().filter_map(bound_of) {
+                if !out
+                    .iter()
+                    .any(|&(u, w)| u == t && w.to_bits() == v.to_bits())
+                {
+                    out.push((t, v));
                 }
             }
         });
