@@ -42,7 +42,8 @@ static void def_boost0(const ssc_call *call)
     const ssc_port *const coarse_port = &call->in[0];
     const ssc_port *const detail_port = &call->in[1];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 64.0f;
     SSC_OPAQUE(lim0);
     float lim1 = -64.0f;
@@ -96,7 +97,8 @@ static void def_correct(const ssc_call *call)
     const ssc_port *const dark_port = &call->in[1];
     const ssc_port *const gain_port = &call->in[2];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 0.0f;
     SSC_OPAQUE(lim0);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
@@ -242,7 +244,8 @@ static void def_to_archive(const ssc_call *call)
 {
     const ssc_port *const in_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 65535.0f;
     SSC_OPAQUE(lim0);
     float lim1 = 0.0f;
@@ -265,7 +268,8 @@ static void def_to_display(const ssc_call *call)
 {
     const ssc_port *const in_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 255.0f;
     SSC_OPAQUE(lim0);
     float lim1 = 0.0f;

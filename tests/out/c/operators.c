@@ -626,7 +626,8 @@ static void def_medianx(const ssc_call *call)
     const ssc_port *const a_port = &call->in[0];
     const ssc_port *const b_port = &call->in[1];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 0.0f;
     SSC_OPAQUE(lim0);
     const int64_t width = call->width;
@@ -691,7 +692,8 @@ static void def_minmax(const ssc_call *call)
     const ssc_port *const a_port = &call->in[0];
     const ssc_port *const b_port = &call->in[1];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 0.5f;
     SSC_OPAQUE(lim0);
     float lim1 = 3.0f;
@@ -1016,7 +1018,8 @@ static void def_to8(const ssc_call *call)
 {
     const ssc_port *const a_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 255.0f;
     SSC_OPAQUE(lim0);
     float lim1 = 0.0f;
@@ -1039,7 +1042,8 @@ static void def_wl(const ssc_call *call)
 {
     const ssc_port *const a_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 1.0f;
     SSC_OPAQUE(lim0);
     float lim1 = 0.0f;

@@ -378,7 +378,8 @@ static void def_subtract(const ssc_call *call)
     const ssc_port *const raw_port = &call->in[0];
     const ssc_port *const offset_port = &call->in[1];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 0.0f;
     SSC_OPAQUE(lim0);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
@@ -400,7 +401,8 @@ static void def_to_archive(const ssc_call *call)
 {
     const ssc_port *const in_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 65535.0f;
     SSC_OPAQUE(lim0);
     float lim1 = 0.0f;
@@ -473,7 +475,8 @@ static void def_window(const ssc_call *call)
 {
     const ssc_port *const in_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
-    /* The constant bounds of min and max, hidden from the optimiser. */
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
     float lim0 = 1.0f;
     SSC_OPAQUE(lim0);
     float lim1 = 0.0f;
