@@ -193,17 +193,6 @@ mod tests {
     use super::*;
     use crate::ir::{Pair, Spanned};
 
-    const TYPES: [ElemType; 8] = [
-        ElemType::Char,
-        ElemType::Uchar,
-        ElemType::Short,
-        ElemType::Ushort,
-        ElemType::Int,
-        ElemType::Uint,
-        ElemType::Float,
-        ElemType::Double,
-    ];
-
     fn port(name: &str, direction: Direction, ty: ElemType, mul: u64, window: u64) -> Port {
         Port {
             name: ident(name),
@@ -253,7 +242,7 @@ mod tests {
     #[test]
     fn every_computing_builtin_types_for_every_type() {
         for b in COMPUTING {
-            for t in TYPES {
+            for t in ElemType::ALL {
                 let k = builtin_kernel(b, &ports(b, t))
                     .unwrap_or_else(|| panic!("{b}: no kernel"))
                     .unwrap_or_else(|e| panic!("{b} {t:?}: {e:?}"));
