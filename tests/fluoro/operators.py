@@ -1,5 +1,5 @@
 """operators.py — every operator of the vocabulary (tests/in/operators.ssc)
-against numpy, computed independently from the same input files (issue 25).
+against numpy, computed independently from the same input files.
 
     python operators.py make DIR      writes a.pfm, b.pfm (float), u.pgm (16-bit),
                                       k.pgm (8-bit) at 64x48 and h.pfm at 32x24

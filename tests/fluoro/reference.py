@@ -1,5 +1,5 @@
 """reference.py — examples/fluoro.ssc against an independent numpy
-reference of its definition (issue 25), on X-ray-like frames.
+reference of its definition, on X-ray-like frames.
 
     python reference.py make DIR FRAMES [SIZE]
         writes DIR/raw/raw_NNNN.pgm (16-bit), DIR/dark.pgm (16-bit) and
@@ -16,7 +16,7 @@ reference of its definition (issue 25), on X-ray-like frames.
         the reference alike
     python reference.py check-temporal DIR OUT
     python reference.py library-temporal DIR MODULE_DIR MODULE
-        the same for examples/fluoro_temporal.ssc (issue 27): c replaced by
+        the same for examples/fluoro_temporal.ssc: c replaced by
         t = 0.25 c + 0.75 t[previous frame], t = 0 before the first frame,
         the frames in the order of their names
 Prints one line per output and frame; exits 1 when one is outside.
