@@ -343,7 +343,7 @@ fn function(h: &Hsdfg, f: &FunctionInfo, user_kernels: &[String]) -> FunctionLay
         function: f.function.clone(),
         // A kernel of one's own named after a built-in runs instead of
         // the built-in's generated kernel.
-        kernel: if user_kernels.contains(&f.function) && builtin_of(&f.function).is_some() {
+        kernel: if crate::ir::builtins::replaced_by_own(&f.function, user_kernels) {
             f.function.clone()
         } else if h.kernels.contains_key(&f.function) {
             crate::back::c::kernels::function_name(&f.function)

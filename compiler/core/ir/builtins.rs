@@ -36,3 +36,10 @@ pub fn builtin_of(name: &str) -> Option<&'static str> {
                 .is_some_and(|rest| rest.len() > 1 && rest.starts_with('_'))
     })
 }
+
+/// Whether a kernel of one's own (`own`, the `--kernels` functions)
+/// replaces built-in `name`: a built-in's variant the user implements
+/// runs the user's C, not the built-in's kernel.
+pub fn replaced_by_own(name: &str, own: &[String]) -> bool {
+    builtin_of(name).is_some() && own.iter().any(|o| o == name)
+}

@@ -64,7 +64,7 @@ pub fn fuse(d: &mut Declaration, contract: bool, own_kernels: &[String]) {
         .function_decls
         .iter()
         .filter(|f| d.definition(f.name.as_str()).is_none())
-        .filter(|f| !own_kernels.contains(&f.name.name))
+        .filter(|f| !crate::ir::builtins::replaced_by_own(f.name.as_str(), own_kernels))
         .filter_map(|f| builtin_definition(f.name.as_str(), &f.ports))
         .collect();
     let stand_ins: BTreeSet<String> = defs.iter().map(|def| def.name.name.clone()).collect();

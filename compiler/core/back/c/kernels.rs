@@ -330,7 +330,7 @@ pub fn view(h: &Hsdfg, rules: FloatRules, own: &[String]) -> KernelsView {
         .kernels
         .values()
         .filter(|k| used.contains(k.name.as_str()))
-        .filter(|k| !(own.contains(&k.name) && crate::ir::builtins::builtin_of(&k.name).is_some()))
+        .filter(|k| !crate::ir::builtins::replaced_by_own(&k.name, own))
         .collect();
     let mut sats = BTreeSet::new();
     let (mut wsums, mut bsums) = (BTreeSet::new(), BTreeSet::new());
