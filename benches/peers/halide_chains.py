@@ -33,7 +33,20 @@ Schedules (--schedule):
   manual     a hand-written schedule in the style of Halide's apps/blur:
              output rows split into strips, strips parallel, producers
              computed per strip (sliding windows per row where a stencil
-             allows), everything vectorised at the target's natural width
+             allows), everything vectorised at the target's natural width;
+             three passes over the frame
+  expertS    one pass: the three outputs in one loop over strips of S rows
+             (S = 32, 64, 128, 256), strips parallel, every producer,
+             the half- and quarter-resolution levels included, computed
+             per strip (the halo rows each strip needs recomputed), the
+             separable filters' row passes sliding down their consumer's
+             rows; at the target's natural width (16 floats, AVX-512).
+             Variants (suffixes, any order): `r` the row passes recomputed
+             per row instead of sliding; `h` half the vector width; `c`
+             one chunk of strips per thread, strips in order, producers
+             stored at the chunk and sliding from strip to strip instead
+             of recomputing the halo (all exact; slower than plain expertS
+             here: Halide does not fold those buffers)
 
 The arithmetic is what ssc generates from the chains' definitions, in
 ssc's order (every float operation; min and max as ssc's selects; borders
@@ -48,6 +61,7 @@ divisions by constants with multiplications, and the checksum may differ.
 
 import argparse
 import os
+import re
 import sys
 
 import halide as hl
@@ -313,6 +327,107 @@ def manual_fluoro(outs, fn, vec, R):
     fn["p1"].compute_at(preview, yo).vectorize(x, vec)
 
 
+def row_pass(f, at, consumer, vec, slide):
+    """A separable filter's row pass under `consumer`'s rows: `slide`, stored
+    at the strip and computed a row at a time as `consumer` walks down it
+    (each row once); else computed per `consumer` row (its 3 or 5 rows again
+    each row: no rows kept between rows)."""
+    if slide:
+        f.store_at(*at).compute_at(consumer, y)
+    else:
+        f.compute_at(consumer, y)
+    f.vectorize(x, vec)
+
+
+yc, yr = hl.Var("yc"), hl.Var("yr")
+
+
+def expert_strips(f, rows, vec, chunk):
+    """strips(), or with `chunk` rows a thread: the rows split into one
+    chunk per thread (parallel), each chunk into strips of `rows`, its
+    strips in order (producers stored at the chunk slide from strip to
+    strip)."""
+    if not chunk:
+        return strips(f, rows, vec)
+    f.split(y, yc, yr, chunk, hl.TailStrategy.GuardWithIf).parallel(yc) \
+     .split(yr, yo, yi, rows, hl.TailStrategy.GuardWithIf) \
+     .vectorize(x, vec, hl.TailStrategy.GuardWithIf)
+    return f
+
+
+def per_strip(f, out, chunk):
+    """f computed per strip of `out`; with chunks, stored at the chunk, so
+    that each strip computes only the rows the strip before has not."""
+    f.compute_at(out, yo)
+    if chunk:
+        f.store_at(out, yc)
+    return f
+
+
+def expert_xray(outs, fn, vec, R, S, variant):
+    """One pass: the outputs in strips of S rows, strips parallel, all three
+    outputs in one loop over strips (compute_with), and under each strip
+    every producer of it, the half- and quarter-resolution levels included
+    (their halo rows recomputed by the neighbouring strip)."""
+    contrast, archive, preview = outs
+    slide = "r" not in variant
+    chunk = R // 2 if "c" in variant else 0
+    # The archive and the preview read the display, an output: they read a
+    # clone of it instead (pointwise on merge0, inlined), so that the three
+    # outputs are independent loops and fuse into one strip loop.
+    display_c = contrast.clone_in([archive, preview])
+    display_c.compute_inline()
+    expert_strips(contrast, S, vec, chunk)
+    expert_strips(archive, S, vec, chunk)
+    expert_strips(preview, S // 2, vec, chunk // 2)
+    archive.compute_with(contrast, yo)
+    preview.compute_with(contrast, yo)
+    at = (contrast, yo)
+    # Full resolution: merge0 per strip (read by the three outputs), nr0's
+    # column pass and up1's y pass inlined into it, nr0's row sums sliding
+    # down merge0's rows, up1's x pass per strip.
+    fn["merge0"].compute_at(*at).vectorize(x, vec)
+    row_pass(fn["nr0_x"], at, fn["merge0"], vec, slide)
+    per_strip(fn["up1_x"], contrast, chunk).vectorize(x, vec)
+    # The median per strip, with the rows down1 needs above and below; its
+    # sorted columns per row, the flatfield sliding down its rows.
+    per_strip(fn["defect"], contrast, chunk).vectorize(x, vec)
+    fn["defect_cols"].compute_at(fn["defect"], y).vectorize(x, vec)
+    row_pass(fn["flatfield_c"], at, fn["defect"], vec, slide)
+    # Half and quarter resolution, per strip.
+    for name in ("down1", "nr1", "down2", "nr2", "merge1"):
+        per_strip(fn[name], contrast, chunk).vectorize(x, vec)
+    row_pass(fn["nr1_x"], at, fn["nr1"], vec, slide)
+    row_pass(fn["nr2_x"], at, fn["nr2"], vec, slide)
+    row_pass(fn["up2_x"], at, fn["merge1"], vec, slide)
+
+
+def expert_fluoro(outs, fn, vec, R, S, variant):
+    """As expert_xray: the three outputs in one loop over strips of S rows
+    (compute_with), strips parallel, every producer per strip."""
+    archive, display, preview = outs
+    slide = "r" not in variant
+    chunk = R // 2 if "c" in variant else 0
+    expert_strips(archive, S, vec, chunk)
+    expert_strips(display, S, vec, chunk)
+    expert_strips(preview, S // 4, vec, chunk // 4)
+    display.compute_with(archive, yo)
+    preview.compute_with(archive, yo)
+    at = (archive, yo)
+    # r0 per strip (read by the three outputs; e0 and c inline in it, the
+    # preview's p1 and p2 inline in the preview).
+    fn["r0"].compute_at(*at).vectorize(x, vec)
+    # g0 per strip with the rows l1 needs; its row sums sliding down g0's
+    # rows, the clamped corrected frame computed per row of them.
+    per_strip(fn["g0"], archive, chunk).vectorize(x, vec)
+    row_pass(fn["g0_x"], at, fn["g0"], vec, slide)
+    fn["c_c"].compute_at(fn["g0_x"], y).vectorize(x, vec)
+    for name in ("l1", "g1", "l2", "g2", "r1"):
+        per_strip(fn[name], archive, chunk).vectorize(x, vec)
+    row_pass(fn["g1_x"], at, fn["g1"], vec, slide)
+    row_pass(fn["g2_x"], at, fn["g2"], vec, slide)
+
+
 # ---- build -----------------------------------------------------------------
 
 def build(chain, schedule, R, strict):
@@ -324,6 +439,14 @@ def build(chain, schedule, R, strict):
     vec = target.natural_vector_size(F32)
     if schedule == "manual":
         (manual_xray if chain == "xray" else manual_fluoro)(outs, fn, vec, R)
+    elif schedule.startswith("expert"):
+        m = re.fullmatch(r"expert(\d+)([rhc]*)", schedule)
+        if not m:
+            raise SystemExit(f"--schedule {schedule}: expert then the strip rows, e.g. expert64")
+        if "h" in m.group(2):
+            vec //= 2
+        (expert_xray if chain == "xray" else expert_fluoro)(outs, fn, vec, R, int(m.group(1)),
+                                                             m.group(2))
     else:
         plugin, name, params = {
             "mullapudi": ("libautoschedule_mullapudi2016.so", "Mullapudi2016",
@@ -339,7 +462,8 @@ def build(chain, schedule, R, strict):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--chain", choices=["xray", "fluoro"], required=True)
-    ap.add_argument("--schedule", choices=["mullapudi", "adams", "li", "manual"], required=True)
+    ap.add_argument("--schedule", required=True,
+                    help="mullapudi, adams, li, manual or expertS (S: strip rows)")
     ap.add_argument("--resolution", type=int, default=1024, help="a multiple of 8")
     ap.add_argument("--out", required=True, help="output directory")
     ap.add_argument("--no-strict-float", action="store_true",
