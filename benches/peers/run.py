@@ -13,9 +13,10 @@ For each chain (examples/xray.ssc, examples/fluoro.ssc) at R x R (default
   * OpenMP: fork-join per box (xray_omp.c, fluoro_omp.c) and strip-fused
     (xray_omp_fused.c, fluoro_omp_fused.c);
   * Halide (halide_chains.py + halide_driver.c, when the venv exists): the
-    Mullapudi2016, Adams2019 and Li2018 autoschedulers and a hand-written
-    strip schedule, each with strict_float (bit-exact with ssc) and
-    without (`nsf`: the checksum may differ);
+    Mullapudi2016, Adams2019 and Li2018 autoschedulers, a hand-written
+    three-pass strip schedule and the one-pass `expert` strip schedule at
+    four strip heights (32, 64, 128, 256 rows), each with strict_float
+    (bit-exact with ssc) and without (`nsf`: the checksum may differ);
 
 all reading the same frames, preloaded, and folding ssc's checksum in the
 timed region. Everything runs interleaved (round robin over every program
@@ -75,7 +76,8 @@ RT_RUNTIME_S = 0.95  # sched_rt_runtime_us: what SCHED_FIFO may use of it
 # configurations with the same ones, not to the strict one.
 RELAXING = ("--contract", "--reciprocal")
 HALIDE_SCHEDULES = [("mullapudi", "Mullapudi2016"), ("adams", "Adams2019"),
-                    ("li", "Li2018"), ("manual", "manual strips")]
+                    ("li", "Li2018"), ("manual", "manual strips")] + [
+    (f"expert{S}", f"expert, {S}-row strips") for S in (32, 64, 128, 256)]
 
 
 def xray_work(R):
