@@ -45,6 +45,12 @@ typedef struct {
                                  place, and the source copies nothing when
                                  every reader does (README.md, "Sources
                                  read in place") */
+    int64_t alt;              /* 0, or a double-buffered state: the elements
+                                 from copy 0 (at data) to copy 1 */
+    int32_t phase;            /* with alt: in iteration i the port is copy
+                                 (i + phase) mod 2, 1 for a delayed reader
+                                 (README.md, "Delays"); the runtime hands
+                                 the kernel that copy's port */
 } ssc_port;
 
 /* The row of data that holds grid row ey (see runtime-c/README.md,

@@ -69,7 +69,7 @@ size_t ssc_type_size(ssc_type t)
 ssc_port ssc_port_make(void *data, ssc_type type, int64_t width, int64_t height,
                        int32_t mul_x, int32_t mul_y, int32_t win_x, int32_t win_y)
 {
-    ssc_port p = { data, width, height, width, mul_x, mul_y, win_x, win_y, type, 0, NULL, 0, 0, 0 };
+    ssc_port p = { data, width, height, width, mul_x, mul_y, win_x, win_y, type, 0, NULL, 0, 0, 0, 0, 0 };
     return p;
 }
 
@@ -89,6 +89,9 @@ void ssc_box_init(ssc_box *b, const char *name, ssc_kernel kernel, unsigned flag
     b->call.n_in = n_in;
     b->call.out = out;
     b->call.n_out = n_out;
+    for (int k = 0; k < n_in + n_out; k++)   /* the ports are made before the boxes */
+        if ((k < n_in ? in[k] : out[k - n_in]).alt)
+            b->flags |= SSC_BOX_COPIES;
     b->index = -1;   /* set by ssc_run */
     b->plan_ns = 0;
 }
@@ -601,6 +604,25 @@ static const ssc_port *inputs_in_place(const ssc_call *c, ssc_port *copy)
     return changed ? copy : c->in;
 }
 
+/* The ports of a call with double-buffered states (SSC_BOX_COPIES), as
+ * iteration i addresses them: each such port at copy (i + phase) mod 2
+ * (README.md, "Delays"); the others as they are. */
+static void ports_of_iteration(ssc_call *c, uint64_t i, ssc_port *in, ssc_port *out)
+{
+    for (int k = 0; k < c->n_in; k++) {
+        in[k] = c->in[k];
+        if (in[k].alt && ((i + (uint64_t)in[k].phase) & 1))
+            in[k].data = (char *)in[k].data + in[k].alt * (int64_t)ssc_type_size(in[k].type);
+    }
+    for (int k = 0; k < c->n_out; k++) {
+        out[k] = c->out[k];
+        if (out[k].alt && ((i + (uint64_t)out[k].phase) & 1))
+            out[k].data = (char *)out[k].data + out[k].alt * (int64_t)ssc_type_size(out[k].type);
+    }
+    c->in = in;
+    c->out = out;
+}
+
 static int reads_frames(const ssc_call *c)
 {
     for (int k = 0; k < c->n_in; k++)
@@ -638,9 +660,12 @@ void ssc_E(ssc_thread *t, ssc_box *b)
     ssc_call call = b->call;
     call.iteration = frame;   /* under --overload skip|latest, the frame's index */
     atomic_store_explicit(&t->running, b->index + 1, memory_order_relaxed);
-    if (reads_frames(&call)) {
-        ssc_port in[call.n_in];
-        call.in = inputs_in_place(&call, in);
+    if (b->flags & SSC_BOX_COPIES || reads_frames(&call)) {
+        ssc_port in[call.n_in + 1], out[call.n_out + 1], frames[call.n_in + 1];
+        if (b->flags & SSC_BOX_COPIES)
+            ports_of_iteration(&call, i, in, out);
+        if (reads_frames(&call))   /* a state is never a source's frame */
+            call.in = inputs_in_place(&call, frames);
         b->kernel(&call);
     } else {
         b->kernel(&call);

@@ -137,13 +137,15 @@ int ssc_init_mask(const ssc_options *o, int n_threads, const int *mask, int n_ma
 /* Sub-boxes and threads                                               */
 /* ------------------------------------------------------------------ */
 
-enum { SSC_BOX_SOURCE = 1, SSC_BOX_SINK = 2 };
+enum { SSC_BOX_SOURCE = 1, SSC_BOX_SINK = 2, SSC_BOX_COPIES = 4 };
 
 typedef struct {
     const char *name;       /* "f6.1": used by dumps */
     ssc_kernel kernel;
     unsigned flags;         /* SSC_BOX_SOURCE: released by --period-us and
-                               starts the latency; SSC_BOX_SINK: ends it */
+                               starts the latency; SSC_BOX_SINK: ends it;
+                               SSC_BOX_COPIES (set by ssc_box_init): a port
+                               is a double-buffered state */
     ssc_call call;          /* everything but the iteration */
     int index;              /* position in the box table given to ssc_run */
     uint64_t plan_ns;       /* the static schedule's planned start within an

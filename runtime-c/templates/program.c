@@ -8,6 +8,8 @@ ssc_signal_init_named(&{{ s.name }}, {{ s.tokens }}, "{{ s.label }}");{% if verb
 {%- if let Some((table, n)) = p.bands %} {{ p.make.name }}.bands = {{ table }}; {{ p.make.name }}.n_bands = {{ n }};{% endif %}
 {%- if let Some(g) = p.guard %} {{ p.make.name }}.ring0 = {{ g }}.ring0;{% endif %}
 {%- if let Some(id) = p.frame_of %} {{ p.make.name }}.frame_of = 1 + {{ id }};{% endif %}
+{%- if let Some(alt) = p.alt %} {{ p.make.name }}.alt = {{ alt }};{% endif %}
+{%- if p.phase %} {{ p.make.name }}.phase = 1;{% endif %}
 {%- endmacro -%}
 {%- macro box_line(b) -%}
 ssc_box_init(&boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }}, {{ b.function_id }}, (ssc_region){ {{ b.x0 }}, {{ b.y0 }}, {{ b.x1 }}, {{ b.y1 }} }, {{ b.width }}, {{ b.height }}, {{ b.inputs }}, {{ b.n_in }}, {{ b.outputs }}, {{ b.n_out }});

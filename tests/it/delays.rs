@@ -1,4 +1,4 @@
-//! Frame-to-frame state (issue 27): delays.
+//! Frame-to-frame state: delays.
 //!
 //! `examples/fluoro_temporal.ssc` (fluoro with the recursive filter
 //! t = 0.25·c + 0.75·t[previous], 0 before the first frame) against the
@@ -7,11 +7,12 @@
 //! through the library's Python module (which keeps t across calls and
 //! starts again from 0 when opened again); one checksum under every
 //! scheduler × memory schedule; ThreadSanitizer-clean; the checker rejects
-//! the two mutants of a delayed runtime (a missing signal between
-//! iterations, a state overwritten before its last read) with a
-//! counter-example; a hand-written declaration that needs a state copy is
-//! refused (E135); the SDF3 export carries the delay as initial tokens;
-//! `-dm` allocates every buffer per iteration but the state.
+//! the mutants of a delayed runtime (a missing signal between iterations,
+//! a double-buffered state cut to one copy or shared with another buffer)
+//! with a counter-example; a function reading its own previous output,
+//! composed or declared by hand, gets two copies of its state and no copy
+//! function; the SDF3 export carries the delay as initial tokens; `-dm`
+//! allocates every buffer per iteration but the state.
 
 use crate::support;
 
@@ -176,10 +177,13 @@ fn delays_are_race_free_under_thread_sanitizer() {
 
 /// The runtime ssc derives for the windowed delay on two threads, written
 /// out as a whole description (`-t interpreter`), is honoured and proven;
-/// the same with a signal left out is refused with the counter-example:
-/// the signal between iterations that carries the state to the next
-/// frame's reader, and the signal that keeps the state copy from
-/// overwriting rows a reader of the previous value still needs.
+/// its state is double-buffered (`t.out` mapped to two frames). Each
+/// signal between the threads carries the state both ways across an
+/// iteration: the rows a strip wrote to the other thread's reader of the
+/// next frame, and that reader's last read before the strip overwrites the
+/// copy. Without either signal, with the state's mapping cut to one copy,
+/// or with another buffer moved onto its second copy, the build is refused
+/// with the counter-example.
 #[test]
 fn the_checker_rejects_the_delay_mutants() {
     let dir = scratch("delays-mutants");
@@ -196,63 +200,19 @@ fn the_checker_rejects_the_delay_mutants() {
         "interpreter",
     ]);
     assert_eq!(code, 0, "{err}");
-    let runtime = &full[full.find("runtime {").expect("a runtime")..];
-    // The signals of the runtime: which carries what is read from the
-    // thread programs (`S s` after the sub-box it follows, `W s` before
-    // the one it guards).
-    let programs: Vec<&str> = runtime
-        .lines()
-        .filter(|l| l.trim_start().starts_with("thread") && l.contains("[E "))
-        .collect();
-    assert_eq!(programs.len(), 2, "{runtime}");
-    let guarded = |sig: &str| -> (String, String) {
-        let after = |l: &str, needle: &str| -> Option<String> {
-            let ops: Vec<&str> = l[l.find('[')? + 1..l.rfind(']')?].split(", ").collect();
-            let i = ops.iter().position(|o| *o == needle)?;
-            Some(ops.to_vec().join(",") + "@" + &i.to_string())
-        };
-        let post = programs
-            .iter()
-            .find_map(|l| after(l, &format!("S {sig}")))
-            .unwrap();
-        let wait = programs
-            .iter()
-            .find_map(|l| after(l, &format!("W {sig}")))
-            .unwrap();
-        let op = |s: &str, delta: isize| {
-            let (ops, i) = s.split_once('@').unwrap();
-            let ops: Vec<&str> = ops.split(',').collect();
-            ops[(i.parse::<isize>().unwrap() + delta) as usize].to_string()
-        };
-        (op(&post, -1), op(&wait, 1))
-    };
-    let signals: Vec<String> = runtime
-        .lines()
-        .skip_while(|l| !l.trim_start().starts_with("signal"))
-        .skip(1)
-        .map(|l| l.trim().trim_end_matches([',', ';']).to_string())
-        .filter(|l| !l.is_empty() && l != "}")
-        .collect();
-    // The state copy of a strip → the next frame's reader on the other
-    // thread (an initial token), and a reader of the previous value → the
-    // state copy that overwrites its rows (none).
-    let carry = signals
-        .iter()
-        .find(|s| {
-            let (from, to) = guarded(s.trim_start_matches('!'));
-            s.starts_with('!') && from.starts_with("E t_out_state.") && to.starts_with("E t.")
-        })
-        .expect("a signal between iterations")
-        .trim_start_matches('!')
-        .to_string();
-    let keep = signals
-        .iter()
-        .find(|s| {
-            let (from, to) = guarded(s);
-            !s.starts_with('!') && from.starts_with("E t.") && to.starts_with("E t_out_state.")
-        })
-        .expect("a signal before the state copy")
-        .clone();
+    // 32 × 32 floats: the source's 4096 bytes, then the state's two copies.
+    assert!(full.contains("m0 shared 0 4096,"), "{full}");
+    assert!(full.contains("m1 shared 4096 12288;"), "{full}");
+    assert!(full.contains("m1 [t.out, t.previous, k.in];"), "{full}");
+    assert!(
+        full.contains("thread0 [E s.0, W s1, E t.0, S s0, E k.0],"),
+        "{full}"
+    );
+    assert!(
+        full.contains("thread1 [E s.1, W s0, E t.1, S s1, E k.1];"),
+        "{full}"
+    );
+    assert!(full.contains("!s0,\n    !s1;"), "{full}");
     let honoured = write_input(&dir, "honoured.ssc", &full);
     let (code, _, err) = ssc(&[
         "build",
@@ -261,43 +221,68 @@ fn the_checker_rejects_the_delay_mutants() {
         &dir.join("honoured").display().to_string(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.is_empty() || !err.contains("error"), "{err}");
-    for (sig, wanted) in [
-        (carry.as_str(), "dependency through a delay not enforced"),
-        (
-            keep.as_str(),
-            "write-after-read through a delay not enforced",
-        ),
-    ] {
-        let mutant = full
-            .replace(&format!(" W {sig},"), "")
-            .replace(&format!(", W {sig}"), "")
-            .replace(&format!(" S {sig},"), "")
-            .replace(&format!(", S {sig}]"), "]")
-            .replace(&format!("    !{sig},\n"), "")
-            .replace(&format!("    {sig},\n"), "")
-            .replace(&format!("    !{sig};\n"), "")
-            .replace(&format!("    {sig};\n"), "");
-        assert!(!mutant.contains(&format!("S {sig}")), "{sig}:\n{mutant}");
-        let path = write_input(&dir, &format!("without_{sig}.ssc"), &mutant);
+    assert!(!err.contains("error"), "{err}");
+    let build = |name: &str, text: &str| -> (i32, String) {
+        let path = write_input(&dir, &format!("{name}.ssc"), text);
         let (code, _, err) = ssc(&[
             "build",
             &path.display().to_string(),
             "-o",
-            &dir.join(sig).display().to_string(),
+            &dir.join(name).display().to_string(),
         ]);
+        (code, err)
+    };
+    for (sig, wait, post, decl) in [
+        ("s0", " W s0,", ", S s0", "    !s0,\n"),
+        ("s1", " W s1,", ", S s1", "    !s1;\n"),
+    ] {
+        let mutant = full.replace(wait, "").replace(post, "").replace(decl, "");
+        let mutant = if sig == "s1" {
+            mutant.replace("!s0,\n", "!s0;\n")
+        } else {
+            mutant
+        };
+        assert!(!mutant.contains(&format!("S {sig}")), "{sig}:\n{mutant}");
+        let (code, err) = build(&format!("without_{sig}"), &mutant);
         assert_eq!(code, 1, "without {sig}: {err}");
         assert!(err.contains("error[E211]"), "without {sig}: {err}");
-        assert!(err.contains(wanted), "without {sig}: {err}");
+        assert!(
+            err.contains("dependency through a delay not enforced"),
+            "without {sig}: {err}"
+        );
+        assert!(
+            err.contains("write-after-read not enforced"),
+            "without {sig}: {err}"
+        );
     }
+    let (code, err) = build(
+        "one_copy",
+        &full.replace("m1 shared 4096 12288;", "m1 shared 4096 8192;"),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error[E210]"), "{err}");
+    assert!(
+        err.contains("buffer t.out is read through a delay and keeps two copies (8192 bytes), but its memory_mapping holds 4096"),
+        "{err}"
+    );
+    let (code, err) = build(
+        "on_the_copy",
+        &full.replace("m0 shared 0 4096,", "m0 shared 8192 12288,"),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error[E211]"), "{err}");
+    assert!(
+        err.contains("race: thread0[2] E t.0 of iteration i and thread1[0] E s.1 of iteration i"),
+        "{err}"
+    );
 }
 
 /// A declaration written by hand whose function reads its own output
-/// through a delay is refused with E135 and the copy to write; the same
-/// chain composed gets the copy, and `-t interpreter`'s output (which
-/// shows it) lowers to itself.
+/// through a delay builds as written: its state is double-buffered (two
+/// copies, no copy function), as when composed, and `-t interpreter`'s
+/// output lowers to itself; the windowed delay composed likewise.
 #[test]
-fn a_state_copy_is_inserted_when_composed_and_asked_for_when_declared() {
+fn a_function_reading_its_own_previous_output_is_double_buffered() {
     let dir = scratch("delays-declared");
     let declared = write_input(
         &dir,
@@ -313,37 +298,43 @@ fn a_state_copy_is_inserted_when_composed_and_asked_for_when_declared() {
 }
 ",
     );
-    let (code, _, err) = ssc(&[
-        "build",
-        &declared.display().to_string(),
-        "-t",
-        "interpreter",
-    ]);
-    assert_eq!(code, 1, "{err}");
-    assert!(err.contains("error[E135]"), "{err}");
-    assert!(err.contains("reads its own output"), "{err}");
-    assert!(err.contains("declared.ssc:7:"), "{err}");
-
-    let (code, once, err) = ssc(&[
-        "build",
-        &root("tests/in/delay_halo.ssc").display().to_string(),
-        "-t",
-        "interpreter",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        once.contains("t_out_state func_copy_state_float [32, 32]"),
-        "{once}"
-    );
-    assert!(
-        once.contains("t_out_state.out -> t.previous delay 3;"),
-        "{once}"
-    );
-    assert!(once.contains("t_out_state.0 => t.0 delay;"), "{once}");
-    let again = write_input(&dir, "again.ssc", &once);
-    let (code, twice, err) = ssc(&["build", &again.display().to_string(), "-t", "interpreter"]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(once, twice, "-t interpreter's output lowers to itself");
+    for input in [declared, root("tests/in/delay_halo.ssc")] {
+        let (code, once, err) = ssc(&[
+            "build",
+            &input.display().to_string(),
+            "-ts",
+            "fixed",
+            "2",
+            "-ms",
+            "naive",
+            "-t",
+            "interpreter",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(!once.contains("state"), "no copy function: {once}");
+        assert!(once.contains("t.0 => t.0 delay;"), "{once}");
+        // t.out: 32 × 32 floats, twice, after the source's 4096 bytes.
+        assert!(once.contains("m1 shared 4096 12288;"), "{once}");
+        let again = write_input(&dir, "again.ssc", &once);
+        let (code, twice, err) = ssc(&["build", &again.display().to_string(), "-t", "interpreter"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(once, twice, "-t interpreter's output lowers to itself");
+        let (code, _, err) = ssc(&[
+            "run",
+            &input.display().to_string(),
+            "-ts",
+            "fused",
+            "2",
+            "--strip-rows",
+            "4",
+            "-o",
+            &dir.join("run").display().to_string(),
+            "--",
+            "--iterations",
+            "3",
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
 }
 
 /// `-xr` writes the delayed dependencies as initial tokens.
@@ -370,10 +361,21 @@ fn exports_carry_the_delay() {
     let text = std::fs::read_to_string(&xml).unwrap();
     let delayed = text
         .lines()
-        .filter(|l| l.contains("<channel") && l.contains("srcActor=\"t_out_state_"))
+        .filter(|l| l.contains("<channel name=\"c") && l.contains("srcActor=\"t_"))
         .filter(|l| l.contains("dstActor=\"t_"))
         .collect::<Vec<_>>();
-    assert!(!delayed.is_empty(), "{text}");
+    // The double-buffered state: each strip's dependency on both strips of
+    // the previous frame and its write-after-read partner, 1 token each.
+    assert_eq!(delayed.len(), 8, "{text}");
+    for (from, to) in [("t_0", "t_1"), ("t_1", "t_0")] {
+        assert!(
+            delayed
+                .iter()
+                .any(|l| l.contains(&format!("srcActor=\"{from}\""))
+                    && l.contains(&format!("dstActor=\"{to}\""))),
+            "{delayed:?}"
+        );
+    }
     assert!(
         delayed.iter().all(|l| l.contains("initialTokens=\"1\"")),
         "{delayed:?}"
@@ -382,12 +384,12 @@ fn exports_carry_the_delay() {
 
 /// Two functions reading each other's previous output through delays:
 /// each must read the other's old value before the other overwrites it,
-/// which no order does with one buffer each, so composition inserts a
-/// copy for the second connection (and `-t interpreter`'s output lowers
-/// to itself), every scheduler prints one checksum, and the declaration
-/// written by hand without the copy is refused with E135, not a panic.
+/// which no order does with one buffer each, so the second connection's
+/// state is double-buffered (and `-t interpreter`'s output lowers to
+/// itself), every scheduler prints one checksum, and the declaration
+/// alone, written by hand, checks and builds the same way.
 #[test]
-fn two_functions_reading_each_others_previous_output_get_a_copy() {
+fn two_functions_reading_each_others_previous_output_double_buffer_one() {
     let exchange = root("tests/in/delay_exchange.ssc");
     let (code, once, err) = ssc(&[
         "build",
@@ -396,31 +398,43 @@ fn two_functions_reading_each_others_previous_output_get_a_copy() {
         "interpreter",
     ]);
     assert_eq!(code, 0, "{err}");
-    // One of the two connections keeps its previous value in a copy.
-    let copies = [
-        ("x_out_state.out -> y.q delay 0;", "x.out -> y.q delay 0;"),
-        ("y_out_state.out -> x.q delay 0;", "y.out -> x.q delay 0;"),
-    ];
-    let copied: Vec<_> = copies.iter().filter(|(c, _)| once.contains(c)).collect();
-    assert_eq!(copied.len(), 1, "{once}");
-    let (copy, plain) = copied[0];
+    // 16 × 8 floats: 512 bytes a copy. One of the two outputs has two.
+    let runtime = &once[once.find("runtime {").expect("a runtime")..];
+    let mapping = |port: &str| -> u64 {
+        let binding = runtime
+            .lines()
+            .find(|l| l.contains(&format!("[{port},")))
+            .unwrap_or_else(|| panic!("{port} bound: {runtime}"));
+        let m = binding.trim().split(' ').next().unwrap();
+        let line = runtime
+            .lines()
+            .find(|l| l.trim().starts_with(&format!("{m} shared ")))
+            .unwrap();
+        let n: Vec<u64> = line
+            .trim()
+            .trim_end_matches([',', ';'])
+            .split(' ')
+            .skip(2)
+            .map(|v| v.parse().unwrap())
+            .collect();
+        n[1] - n[0]
+    };
+    let mut sizes = [mapping("x.out"), mapping("y.out")];
+    sizes.sort();
+    assert_eq!(sizes, [512, 1024], "{runtime}");
+    assert!(!once.contains("state"), "no copy function: {once}");
     let dir = scratch("delays-exchange");
     let again = write_input(&dir, "again.ssc", &once);
     let (code, twice, err) = ssc(&["build", &again.display().to_string(), "-t", "interpreter"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(once, twice, "-t interpreter's output lowers to itself");
-    let cases: Vec<Case> = schedulers()
+    let decl = sections_before(&once, "instantiation");
+    let decl = &decl[decl.find("\ndeclaration").expect("a declaration") + 1..];
+    let decl = write_input(&dir, "declared.ssc", decl);
+    let mut cases: Vec<Case> = schedulers()
         .iter()
         .map(|ts| Case::new(&exchange, &format!("-ts {ts}")))
         .collect();
+    cases.push(Case::new(&decl, "-ts fused 2 --strip-rows 2"));
     same_checksums(gcc(), "delay exchange", &cases, 3);
-
-    // The declaration without the copy.
-    let decl = sections_before(&once, "instantiation");
-    let decl = decl[decl.find("\ndeclaration").expect("a declaration") + 1..].replace(copy, plain);
-    let decl = write_input(&dir, "declared.ssc", &decl);
-    let (code, _, err) = ssc(&["check", &decl.display().to_string()]);
-    assert_eq!(code, 1, "{err}");
-    assert!(err.contains("error[E135]"), "{err}");
-    assert!(err.contains("other delayed reads"), "{err}");
 }

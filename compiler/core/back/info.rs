@@ -116,8 +116,13 @@ fn fold_lines(h: &Hsdfg, r: &crate::ir::Runtime) -> Vec<FoldLine> {
                     .filter(|r| h.function(r.0).ports[r.1].delayed)
                     .map(|r| h.function(r.0).name.as_str())
                     .collect();
+                let frames = if b.copies == 2 {
+                    "two whole frames (double-buffered)"
+                } else {
+                    "a whole frame"
+                };
                 format!(
-                    "read through a delay by `{}`: it keeps a whole frame across iterations",
+                    "read through a delay by `{}`: it keeps {frames} across iterations",
                     readers.join("`, `")
                 )
             });

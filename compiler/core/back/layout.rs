@@ -111,6 +111,9 @@ pub struct PortLayout {
     pub grid: Pair,
     pub mul: Pair,
     pub window: Pair,
+    /// A double-buffered state (`Buffer::copies`): the elements from copy 0
+    /// to copy 1, and the port's phase (1 for a delayed reader).
+    pub copies: Option<(u64, u32)>,
 }
 
 /// One function instance.
@@ -321,6 +324,8 @@ fn function(h: &Hsdfg, f: &FunctionInfo, user_kernels: &[String]) -> FunctionLay
         .ports
         .iter()
         .map(|p| {
+            let buf = h.buffer(p.buffer);
+            let copies = (buf.copies == 2).then(|| (buf.grid.x * buf.grid.y, u32::from(p.delayed)));
             let (array, counter) = match p.direction {
                 Direction::In => ("in", &mut n_in),
                 Direction::Out => ("out", &mut n_out),
@@ -335,6 +340,7 @@ fn function(h: &Hsdfg, f: &FunctionInfo, user_kernels: &[String]) -> FunctionLay
                 grid: p.grid,
                 mul: p.mul,
                 window: p.window,
+                copies,
             }
         })
         .collect();

@@ -85,12 +85,27 @@ pub struct Buffer {
     pub readers: Vec<(FunctionId, usize)>,
     pub ty: ElemType,
     pub grid: Pair,
-    /// `grid.x · grid.y · size(ty)`.
+    /// `grid.x · grid.y · size(ty) · copies`: what it occupies.
     pub bytes: u64,
     /// A *state* buffer, read through a delay: its value before the first
     /// iteration (every element). It lives across iterations, so it is
     /// never folded and shares its memory with no other buffer.
     pub initial: Option<f64>,
+    /// 1, or 2 for a state buffer that holds two iterations' values
+    /// (double buffering, [`crate::lower::delay`]): copy `(i + phase) mod 2`
+    /// of iteration i is the one a port reads or writes, its phase 1 for a
+    /// delayed reader ([`Hsdfg::phase`]) and 0 for the writer and every
+    /// other reader, so a delayed reader reads what the writer wrote in
+    /// the iteration before while the writer fills the other copy. Copy 1
+    /// lies `frame_bytes()` after copy 0.
+    pub copies: u32,
+}
+
+impl Buffer {
+    /// The bytes of one copy: one iteration's value.
+    pub fn frame_bytes(&self) -> u64 {
+        self.bytes / u64::from(self.copies.max(1))
+    }
 }
 
 /// What an actor touches of one buffer.
@@ -139,7 +154,8 @@ pub enum EdgeKind {
     /// Write after read: the producer of the next iteration must not
     /// overwrite what the consumer still reads (1 token; 0 through a
     /// delay: the producer of this iteration waits for the reader of the
-    /// previous value).
+    /// previous value; 1 again when the state is double-buffered, the
+    /// producer of the next iteration waits).
     WriteAfterRead,
 }
 
@@ -149,8 +165,10 @@ pub struct Edge {
     pub kind: EdgeKind,
     /// Initial tokens: 0 for a dependency, 1 for its write-after-read
     /// partner; the other way round through a delay. A dependency and its
-    /// partner always hold one token between them: one buffer, one
-    /// iteration's value.
+    /// partner hold as many tokens between them as the buffer has copies:
+    /// through a delay into a double-buffered state both have 1 (the
+    /// reader of iteration i reads what the writer of i − 1 wrote, before
+    /// the writer of i + 1 overwrites that copy).
     pub tokens: u32,
     /// The buffer the edge stands for.
     pub buffer: BufferId,
@@ -214,6 +232,14 @@ impl Hsdfg {
 
     pub fn buffer(&self, b: BufferId) -> &Buffer {
         &self.buffers[b.0]
+    }
+
+    /// Which copy of its buffer port `port` of function `f` touches in
+    /// iteration i: `(i + phase) mod 2` ([`Buffer::copies`]); 0 for a
+    /// buffer with one copy.
+    pub fn phase(&self, f: FunctionId, port: usize) -> u32 {
+        let p = &self.function(f).ports[port];
+        u32::from(p.delayed && self.buffer(p.buffer).copies == 2)
     }
 
     /// Whether function instance `f`'s kernel addresses every row through

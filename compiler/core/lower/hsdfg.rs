@@ -4,8 +4,9 @@
 //! Takes the declaration, the instantiation and the `timing` table; gives
 //! the [`Hsdfg`]: one actor per sub-box in the instantiation's order, one
 //! 0-token edge per dependency paired with its 1-token write-after-read
-//! partner, the function instances with their ports and the buffers with
-//! their readers. Guarantees those of `crate::ir::hsdfg`.
+//! partner (through a delay, 1 and 0, or 1 and 1 into a double-buffered
+//! state), the function instances with their ports and the buffers with
+//! their readers and copies. Guarantees those of `crate::ir::hsdfg`.
 
 use super::deps::port_elements;
 use super::timing::{Instance, Timing};
@@ -41,6 +42,7 @@ pub fn build(
     let mut b = Builder::default();
     b.declare_functions(d);
     b.connect_inputs(d);
+    b.double_states(d);
     b.attach_readers();
     if !b.errors.is_empty() {
         return Err(b.errors);
@@ -152,6 +154,7 @@ impl<'a> Builder<'a> {
                         grid,
                         bytes: grid.x.saturating_mul(grid.y).saturating_mul(p.ty.size()),
                         initial: None,
+                        copies: 1,
                     });
                 }
                 ports.push(PortInfo {
@@ -228,6 +231,18 @@ impl<'a> Builder<'a> {
                     ),
                     _ => buf.initial = Some(v.value),
                 }
+            }
+        }
+    }
+
+    /// Two copies of each state buffer that one cannot hold
+    /// ([`super::delay::double_buffered`]).
+    fn double_states(&mut self, d: &Declaration) {
+        let two = super::delay::double_buffered(d);
+        for buf in &mut self.buffers {
+            if buf.initial.is_some() && two.contains(&buf.name) {
+                buf.copies = 2;
+                buf.bytes = buf.bytes.saturating_mul(2);
             }
         }
     }
@@ -360,10 +375,15 @@ impl<'a> Builder<'a> {
                 );
                 continue;
             }
-            // Through a delay the reader takes the previous iteration's
-            // value (1 token), and this iteration's writer waits for it.
-            let (raw, war) = if dep.delay { (1, 0) } else { (0, 1) };
             for b in bufs {
+                // Through a delay the reader takes the previous iteration's
+                // value (1 token), and this iteration's writer waits for it;
+                // or, double-buffered, the next iteration's writer.
+                let (raw, war) = match (dep.delay, self.buffers[b.0].copies) {
+                    (true, 2) => (1, 1),
+                    (true, _) => (1, 0),
+                    (false, _) => (0, 1),
+                };
                 self.graph.add_edge(
                     p,
                     c,

@@ -1,9 +1,12 @@
 //! Lowering: composition → declaration → instantiation → HSDFG.
 //!
 //! Each stage is a small module: [`compose`] flattens the composition,
+//! [`inline`] fuses pointwise stages into their neighbours (`--inline`),
 //! [`split`] (with [`deps`]) splits functions into sub-boxes, [`hsdfg`]
-//! builds the graph the schedulers consume, [`validate`] checks sections the
-//! user wrote, [`timing`] reads the timing table. This module chains them:
+//! builds the graph the schedulers consume, with two copies of the state
+//! buffers that [`delay`] picks, [`validate`] checks sections the user
+//! wrote, [`timing`] reads the timing table and [`cost`] prices what it
+//! leaves out. This module chains them:
 //! [`lower`] takes a parsed description and fills in a missing declaration
 //! and instantiation, validating those that are present (a present section
 //! is honoured as written). The result prints (`-t interpreter`) to a
@@ -60,8 +63,7 @@ pub struct Lowered {
 fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, Vec<Diagnostic>> {
     match (&desc.composition, &desc.declaration) {
         (Some(c), Some(d)) => {
-            let mut composed = compose::compose(c, opts.resolution_override)?;
-            delay::insert_states(&mut composed);
+            let composed = compose::compose(c, opts.resolution_override)?;
             // A declaration may be the composition's as composed, or as
             // fused (what `-t interpreter` printed under `--inline`).
             // Fused, its instances keep the ids the composition gives them
@@ -86,7 +88,6 @@ fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, V
         }
         (Some(c), None) => {
             let mut d = compose::compose(c, opts.resolution_override)?;
-            delay::insert_states(&mut d);
             if opts.resolution_override.is_some() {
                 check_overridden(&d)?;
             }
@@ -95,14 +96,7 @@ fn declaration(desc: &Description, opts: &LowerOptions) -> Result<Declaration, V
             }
             Ok(d)
         }
-        (None, Some(d)) => {
-            let errors = delay::check(d);
-            if errors.is_empty() {
-                Ok(d.clone())
-            } else {
-                Err(errors)
-            }
-        }
+        (None, Some(d)) => Ok(d.clone()),
         (None, None) => Err(vec![Diagnostic::error(
             "E134",
             "nothing to lower: the description has neither a composition nor a declaration",

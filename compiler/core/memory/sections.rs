@@ -27,6 +27,9 @@ pub enum SectionError {
     /// `memory_bindings[binding]`, which binds this buffer, names a mapping
     /// that `memory_mapping` does not define.
     UnknownMapping { buffer: BufferId, binding: usize },
+    /// This double-buffered state (`Buffer::copies`) is mapped to fewer
+    /// bytes than its two copies: a state is never folded.
+    Copies { buffer: BufferId, bytes: u64 },
 }
 
 impl SectionError {
@@ -45,13 +48,22 @@ impl SectionError {
                 "memory_binding names mapping {} that memory_mapping does not define",
                 r.memory_bindings[binding].mapping
             ),
+            SectionError::Copies { buffer, bytes } => {
+                let b = &h.buffers[buffer.0];
+                format!(
+                    "buffer {} is read through a delay and keeps two copies ({} bytes), but its memory_mapping holds {bytes}",
+                    b.name, b.bytes
+                )
+            }
         }
     }
 
     /// The buffer it is about.
     pub fn buffer(&self) -> BufferId {
         match *self {
-            SectionError::Unbound(b) | SectionError::UnknownMapping { buffer: b, .. } => b,
+            SectionError::Unbound(b)
+            | SectionError::UnknownMapping { buffer: b, .. }
+            | SectionError::Copies { buffer: b, .. } => b,
         }
     }
 }
@@ -110,10 +122,18 @@ pub fn placements(h: &Hsdfg, r: &Runtime) -> Result<Vec<Placement>, Vec<SectionE
             Arena::Shared => ArenaId::Shared,
             Arena::Local => ArenaId::Local(*thread_of.get(&f.name).unwrap_or(&0)),
         };
+        let bytes = m.end.value.saturating_sub(m.start.value);
+        if b.copies == 2 && bytes < b.bytes {
+            errors.push(SectionError::Copies {
+                buffer: BufferId(bi),
+                bytes,
+            });
+            continue;
+        }
         out.push(Placement {
             arena,
             offset: m.start.value,
-            bytes: m.end.value.saturating_sub(m.start.value),
+            bytes,
         });
     }
     if errors.is_empty() {

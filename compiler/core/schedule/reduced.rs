@@ -92,10 +92,11 @@ impl Problem {
             let p = buf.producer.0 .0;
             outs[p].push(b);
             // A delayed reader reads the previous iteration's value before
-            // this iteration's producer overwrites it.
+            // this iteration's producer overwrites it (with one copy; two
+            // copies order nothing within an iteration).
             let delayed =
                 |r: &(crate::ir::hsdfg::FunctionId, usize)| h.function(r.0).ports[r.1].delayed;
-            for r in buf.readers.iter().filter(|r| delayed(r)) {
+            for r in buf.readers.iter().filter(|r| delayed(r) && buf.copies == 1) {
                 edge(r.0 .0, p);
             }
             let mut rs: Vec<usize> = buf

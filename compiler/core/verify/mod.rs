@@ -57,6 +57,13 @@
 //! d = 0 like different buffers, and an access wider than its ring races
 //! with itself.
 //!
+//! A double-buffered state (`Buffer::copies`, a delay's two copies) is
+//! the exception to "each buffer holds one iteration": an access of
+//! iteration i touches copy (i + phase) mod 2, so two of its accesses
+//! conflict only at distances of one parity, checked at the smallest two
+//! (d ∈ {0, 2} for equal phases, d = 1 otherwise), and no other buffer's
+//! access may touch either copy.
+//!
 //! (c) **Dependencies**: for every HSDFG edge u → v with t tokens (the
 //! dependency with 0, its write-after-read partner with 1; through a delay
 //! the dependency with 1 and the partner with 0, so a delayed reader of
@@ -156,7 +163,8 @@ pub enum CounterExample {
         buffers: (BufferId, BufferId),
         arena: ArenaId,
         bytes: (u64, u64),
-        /// Iteration offsets of `first` and `second` (`(0, 0)` or `(0, 1)`).
+        /// Iteration offsets of `first` and `second` (`(0, 0)` or `(0, 1)`;
+        /// `(0, 2)` for the copies of a double-buffered state).
         iterations: (u32, u32),
     },
     /// An HSDFG edge (or an ordering of [`Extras`]) that nothing enforces.
@@ -900,6 +908,17 @@ struct Placed {
     /// Which rows of the buffer these bytes hold ((0, 0) when not folded):
     /// two byte ranges of one buffer with the same epoch hold the same rows.
     epoch: (usize, u64),
+    /// A double-buffered state (`Buffer::copies`): the access's phase, its
+    /// bytes those of copy 0 (copy 1 lies `frame` bytes after), touched in
+    /// iteration i at copy (i + phase) mod 2.
+    copies: Option<Copies>,
+}
+
+/// The phase of an access to a double-buffered state, and its copy's size.
+#[derive(Clone, Copy)]
+struct Copies {
+    phase: u32,
+    frame: u64,
 }
 
 /// The rings of the folded buffers (see [`crate::memory::sections::rings`],
@@ -1051,6 +1070,10 @@ fn placed_accesses(h: &Hsdfg, r: &Runtime, placements: &[Placement]) -> Vec<Plac
                     write: x.write,
                     buffer: x.buffer.0,
                     epoch,
+                    copies: (buf.copies == 2).then(|| Copies {
+                        phase: h.phase(h.actor(a).function, x.port),
+                        frame: buf.frame_bytes(),
+                    }),
                 });
             }
         }
@@ -1070,11 +1093,97 @@ fn races(
     order: &Order,
     errors: &mut Vec<CounterExample>,
 ) -> usize {
-    let acc = placed_accesses(h, r, placements);
+    let (double, acc): (Vec<Placed>, Vec<Placed>) = placed_accesses(h, r, placements)
+        .into_iter()
+        .partition(|p| p.copies.is_some());
+    let pairs = double_buffered(&double, &acc, order, errors);
     if chained(&acc, order) {
-        return conflicting_pairs(&acc);
+        return pairs + conflicting_pairs(&acc);
     }
-    every_pair(&acc, order, errors)
+    pairs + every_pair(&acc, order, errors)
+}
+
+/// (b) for the double-buffered states: access x of iteration i touches copy
+/// (i + phase) mod 2, so two accesses of one state share bytes at the
+/// iteration distances d ≡ phase_x + phase_y (mod 2). With equal phases
+/// they conflict at d = 0 (the same rows: a dependency, for (c)) and at
+/// d = 2, 4, …, checked at d = 2 in both orders; with different phases at
+/// d = 1, 3, …, checked at d = 1 in both orders (monotonicity, as above).
+/// An access of another buffer at either copy's bytes (none, where ssc
+/// placed the buffers: a state shares its memory with nothing) must be
+/// ordered with it at d = 0 and d = 1 like two accesses of different
+/// buffers. Gives how many pairs of the state's own accesses are ordered.
+fn double_buffered(
+    double: &[Placed],
+    others: &[Placed],
+    order: &Order,
+    errors: &mut Vec<CounterExample>,
+) -> usize {
+    let mut far: HashMap<usize, Vec<u32>> = HashMap::new();
+    let mut le2 = |a: usize, b: usize| {
+        order.le(a, b, 1) || {
+            let x = order.g.exec[a];
+            far.entry(x).or_insert_with(|| order.g.distances(x))[order.g.exec[b]] <= 2
+        }
+    };
+    let race = |first: &Placed, second: &Placed, bytes: (u64, u64), d: u32| CounterExample::Race {
+        first: order.g.exec_of(first.actor),
+        second: order.g.exec_of(second.actor),
+        buffers: (BufferId(first.buffer), BufferId(second.buffer)),
+        arena: first.arena,
+        bytes,
+        iterations: (0, d),
+    };
+    let mut pairs = 0;
+    for (i, x) in double.iter().enumerate() {
+        let Some(cx) = x.copies else { continue };
+        // Another buffer's access at either copy: ordered as if the copy
+        // were touched every iteration (sound, as it is one in two).
+        for (lo, hi) in [(x.lo, x.hi), (x.lo + cx.frame, x.hi + cx.frame)] {
+            let clashing = others
+                .iter()
+                .filter(|y| y.arena == x.arena && y.lo < hi && lo < y.hi && (x.write || y.write));
+            for y in clashing {
+                let (a, b) = (x.actor.index(), y.actor.index());
+                let bytes = (lo.max(y.lo), hi.min(y.hi));
+                if a == b || (!order.le(a, b, 0) && !order.le(b, a, 0)) {
+                    errors.push(race(x, y, bytes, 0));
+                } else if !order.le(a, b, 1) {
+                    errors.push(race(x, y, bytes, 1));
+                } else if !order.le(b, a, 1) {
+                    errors.push(race(y, x, bytes, 1));
+                }
+            }
+        }
+        for y in &double[i + 1..] {
+            let Some(cy) = y.copies else { continue };
+            if y.buffer != x.buffer || y.lo >= x.hi || x.lo >= y.hi || !(x.write || y.write) {
+                continue;
+            }
+            let (a, b) = (x.actor.index(), y.actor.index());
+            let bytes = (x.lo.max(y.lo), x.hi.min(y.hi));
+            let before = errors.len();
+            if cx.phase == cy.phase {
+                if !le2(a, b) {
+                    errors.push(race(x, y, bytes, 2));
+                }
+                if !le2(b, a) {
+                    errors.push(race(y, x, bytes, 2));
+                }
+            } else {
+                if !order.le(a, b, 1) {
+                    errors.push(race(x, y, bytes, 1));
+                }
+                if !order.le(b, a, 1) {
+                    errors.push(race(y, x, bytes, 1));
+                }
+            }
+            if errors.len() == before {
+                pairs += 1;
+            }
+        }
+    }
+    pairs
 }
 
 /// Every conflicting pair ordered, proven by transitivity: the byte
@@ -1313,6 +1422,7 @@ mod tests {
                     write: lcg(s).is_multiple_of(2),
                     buffer: (lcg(s) % 2) as usize,
                     epoch: if same_rows { (0, lcg(s) % 2) } else { (0, i) },
+                    copies: None,
                 }
             })
             .collect();
@@ -1344,6 +1454,75 @@ mod tests {
             } else {
                 refused += 1;
                 assert!(same_rows || !errors.is_empty());
+            }
+        }
+        assert!(
+            proven > 300 && refused > 300,
+            "{proven} proven, {refused} refused"
+        );
+    }
+
+    /// The double-buffered check against iterations unrolled: accesses of
+    /// one state at random phases, two of them a race exactly when some
+    /// distance 1 ≤ d ≤ 3 puts them on the same copy and no path with at
+    /// most d tokens orders them (at d = 0 the same rows of one buffer
+    /// are a dependency, for (c)).
+    #[test]
+    fn the_double_buffered_check_agrees_with_unrolled_iterations() {
+        let mut seed = 23u64;
+        let (mut proven, mut refused) = (0, 0);
+        for _ in 0..3000 {
+            let n = 2 + (lcg(&mut seed) % 6) as usize;
+            let g = random_graph(&mut seed, n);
+            let Ok(reach) = g.reach() else {
+                continue;
+            };
+            let order = Order { g: &g, reach };
+            let frame = 16;
+            let acc: Vec<Placed> = (0..2 + lcg(&mut seed) % 5)
+                .map(|_| {
+                    let lo = lcg(&mut seed) % 12;
+                    Placed {
+                        actor: ActorId::new((lcg(&mut seed) % n as u64) as usize),
+                        arena: ArenaId::Shared,
+                        lo,
+                        hi: lo + 1 + lcg(&mut seed) % 4,
+                        write: lcg(&mut seed).is_multiple_of(2),
+                        buffer: 0,
+                        epoch: (0, 0),
+                        copies: Some(Copies {
+                            phase: (lcg(&mut seed) % 2) as u32,
+                            frame,
+                        }),
+                    }
+                })
+                .collect();
+            let dist = |a: usize, b: usize| g.distances(g.exec[a])[g.exec[b]];
+            let mut race = false;
+            for (i, x) in acc.iter().enumerate() {
+                for y in &acc[i + 1..] {
+                    if y.lo >= x.hi || x.lo >= y.hi || !(x.write || y.write) {
+                        continue;
+                    }
+                    let (a, b) = (x.actor.index(), y.actor.index());
+                    let (px, py) = (x.copies.unwrap().phase, y.copies.unwrap().phase);
+                    for d in 0..=3u32 {
+                        if (px + py + d) % 2 != 0 {
+                            continue;
+                        }
+                        if d > 0 {
+                            race |= dist(a, b) > d || dist(b, a) > d;
+                        }
+                    }
+                }
+            }
+            let mut errors = Vec::new();
+            double_buffered(&acc, &[], &order, &mut errors);
+            assert_eq!(race, !errors.is_empty(), "{errors:?}");
+            if race {
+                refused += 1;
+            } else {
+                proven += 1;
             }
         }
         assert!(

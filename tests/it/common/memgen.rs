@@ -63,6 +63,7 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
                 grid: res,
                 bytes: res.x * res.y * ty.size(),
                 initial: None,
+                copies: 1,
             });
         }
     }

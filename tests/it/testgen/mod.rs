@@ -138,6 +138,7 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
                 grid: res,
                 bytes: res.x * res.y * ty.size(),
                 initial: None,
+                copies: 1,
             });
         }
     }
@@ -348,6 +349,7 @@ pub fn appendix_hsdfg() -> Hsdfg {
         grid: res,
         bytes,
         initial: None,
+        copies: 1,
     };
     let buffers = vec![
         buffer("f8.out", 2, vec![(FunctionId(0), 0)]),

@@ -170,6 +170,10 @@ struct PortView {
     /// The function id of the source whose external frame the port's rows
     /// are, read in place ([`frames_read_in_place`]).
     frame_of: Option<u32>,
+    /// A double-buffered state: the elements between its copies.
+    alt: Option<u64>,
+    /// Its phase is 1: a delayed reader of a double-buffered state.
+    phase: bool,
     comment: String,
 }
 
@@ -446,7 +450,7 @@ fn state_views(h: &Hsdfg, layout: &Layout) -> Vec<StateView> {
                 label: crate::back::layout::comment(&l.label),
                 data: l.data(),
                 ctype: super::expr::c_name(b.ty),
-                elements: b.grid.x * b.grid.y,
+                elements: b.grid.x * b.grid.y * u64::from(b.copies.max(1)),
                 // `{:?}` writes a float with a point or an exponent, a
                 // literal C reads back exactly.
                 value: format!("{v:?}"),
@@ -543,11 +547,17 @@ fn port_views(
             ports.push(PortView {
                 make,
                 fold: buffer.ring.as_ref().map(|r| r.rows),
-                comment: match (&buffer.ring, &bands) {
-                    (Some(r), Some((_, n))) => format!("{label}, {n} rings of {} rows", r.rows),
-                    (Some(r), None) => format!("{label}, a ring of {} rows", r.rows),
-                    (None, _) => label,
+                comment: match (&buffer.ring, &bands, p.copies) {
+                    (Some(r), Some((_, n)), _) => format!("{label}, {n} rings of {} rows", r.rows),
+                    (Some(r), None, _) => format!("{label}, a ring of {} rows", r.rows),
+                    (None, _, Some((_, 1))) => {
+                        format!("{label}, two copies: the previous iteration's")
+                    }
+                    (None, _, Some(_)) => format!("{label}, two copies: this iteration's"),
+                    (None, _, None) => label,
                 },
+                alt: p.copies.map(|c| c.0),
+                phase: p.copies.is_some_and(|c| c.1 == 1),
                 bands,
                 guard,
                 frame_of: in_place.get(&p.buffer).copied(),
