@@ -1,4 +1,4 @@
-//! How `ssc` behaves as a command-line tool (issue 16): a closed pipe,
+//! How `ssc` behaves as a command-line tool: a closed pipe,
 //! `ssc run --json`, signals to `ssc run`, throttle's argument checks,
 //! `ssc bench --help`, the `-v` report's wording, long `.ptts` names, and
 //! the generated program's messages.

@@ -1,5 +1,5 @@
 //! The figures the docs quote, checked against what the tool prints
-//! (issue 30: four of them were stale). Each quoted number is read from
+//! (a figure that no longer matches goes stale silently). Each quoted number is read from
 //! the document, the command it describes is run, and the two must agree:
 //! the SDF3 section's MCM against `-pr`, the timing example's makespan
 //! and warning against `ssc build`, the percentile accuracy everywhere it
