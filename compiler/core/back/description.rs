@@ -31,6 +31,9 @@ pub fn print_with_comments(d: &Description, source: &str) -> String {
 
 fn printer(d: &Description) -> Printer {
     let mut p = Printer::default();
+    if let Some(c) = &d.chain {
+        p.chain(c);
+    }
     if let Some(c) = &d.composition {
         p.composition(c);
     }
@@ -292,6 +295,43 @@ impl Printer {
             self.line(1, &connection_text(conn), conn.span);
         }
         self.close(0, "}", d.span);
+    }
+
+    /// A chain: one statement a line, in the order written.
+    fn chain(&mut self, c: &Chain) {
+        self.open(&format!("chain {}", c.name), c.span);
+        for stmt in &c.statements {
+            let text = match stmt {
+                ChainStmt::Params(ps, _) => format!(
+                    "param {};",
+                    join(ps.iter().map(|p| format!("{} = {}", p.name, p.value)))
+                ),
+                ChainStmt::Inputs(is, _) => format!(
+                    "input {};",
+                    join(is.iter().map(|i| format!(
+                        "{}: {}[{}, {}]",
+                        i.name,
+                        i.ty.keyword(),
+                        i.width,
+                        i.height
+                    )))
+                ),
+                ChainStmt::Fn(f) => format!(
+                    "fn {}({}) = {};",
+                    f.name,
+                    join(f.params.iter()),
+                    expr_text(&f.body)
+                ),
+                ChainStmt::Value(v) => format!(
+                    "{}{} = {};",
+                    if v.output { "output " } else { "" },
+                    v.name,
+                    expr_text(&v.value)
+                ),
+            };
+            self.line(1, &text, stmt.span());
+        }
+        self.close(0, "}", c.span);
     }
 
     fn definitions(&mut self, depth: usize, defs: &[Definition]) {

@@ -9,4 +9,5 @@
 pub mod check;
 pub mod syntax;
 
+pub mod chain;
 pub use check::check;

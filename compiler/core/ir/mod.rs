@@ -8,6 +8,7 @@
 //! `parse(print(ir)) == ir` is a meaningful test.
 
 pub mod builtins;
+mod chain;
 mod composition;
 mod declaration;
 mod definition;
@@ -18,6 +19,7 @@ mod runtime;
 pub mod runtime_graph;
 mod span;
 
+pub use chain::*;
 pub use composition::*;
 pub use declaration::*;
 pub use definition::*;
@@ -25,9 +27,13 @@ pub use instantiation::*;
 pub use runtime::*;
 pub use span::*;
 
-/// A whole description file: up to four sections, always in this order.
+/// A whole description file: a chain, or up to four sections, always in
+/// this order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Description {
+    /// `chain NAME { … }` as written; [`crate::front::chain::expand`]
+    /// replaces it by the composition it stands for.
+    pub chain: Option<Chain>,
     pub composition: Option<Composition>,
     pub declaration: Option<Declaration>,
     pub instantiation: Option<Instantiation>,

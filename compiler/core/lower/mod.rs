@@ -132,6 +132,7 @@ pub fn lower_to_declaration(
     opts: &LowerOptions,
 ) -> Result<Description, Vec<Diagnostic>> {
     Ok(Description {
+        chain: None,
         composition: desc.composition.clone(),
         declaration: Some(declaration(desc, opts)?),
         instantiation: None,
@@ -170,6 +171,7 @@ pub fn lower(desc: &Description, opts: &LowerOptions) -> Result<Lowered, Vec<Dia
     };
     Ok(Lowered {
         description: Description {
+            chain: None,
             composition: desc.composition.clone(),
             declaration: Some(decl),
             instantiation: Some(inst),

@@ -112,8 +112,11 @@ impl Options {
 /// assert!(errors[0].code.starts_with('E'));
 /// ```
 pub fn compile_text(text: &str, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
-    let desc = crate::front::syntax::parse(text)?;
-    let diagnostics = crate::front::check(&desc);
+    let parsed = crate::front::syntax::parse(text)?;
+    let expanded = crate::front::chain::expand(&parsed, &[])?;
+    let desc = expanded.description;
+    let mut diagnostics = expanded.warnings;
+    diagnostics.extend(crate::front::check(&desc));
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Err(diagnostics);
     }

@@ -99,6 +99,10 @@ pub(crate) struct CheckArgs {
     /// built-in or defined in the description is an error (E038).
     #[arg(long = "kernels", value_name = "FILE.c")]
     pub kernels: Vec<PathBuf>,
+    /// Set a chain's parameter (`param W = 1024;`) for this run, as
+    /// `ssc build -D` does.
+    #[arg(short = 'D', long = "define", value_name = "NAME=VALUE")]
+    pub defines: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -204,6 +208,15 @@ pub(crate) struct BuildArgs {
     pub file: PathBuf,
 
     // ------------------------------------------------------------ COMPOSITION
+    /// Set a chain's parameter (`param W = 1024;`) for this build; may be
+    /// given several times (`-D W=1760 -D H=1760`).
+    #[arg(
+        short = 'D',
+        long = "define",
+        value_name = "NAME=VALUE",
+        help_heading = "Composition"
+    )]
+    pub defines: Vec<String>,
     /// [-gd] Stop after generating the declaration, print it.
     #[arg(long = "generatedeclaration", help_heading = "Composition")]
     pub generate_declaration: bool,

@@ -9,7 +9,7 @@ use std::path::Path;
 /// records it).
 pub(crate) fn dispatch(command: Command, argv: &[String]) -> i32 {
     match command {
-        Command::Check(a) => check(&a.file, &a.kernels),
+        Command::Check(a) => check(&a.file, &a.kernels, &a.defines),
         Command::Fmt(a) => fmt(&a),
         Command::Build(a) => match super::build::build(&a, argv) {
             Ok(_) => exit::OK,
@@ -176,12 +176,12 @@ fn explain(a: &ExplainArgs) -> i32 {
     }
 }
 
-fn check(path: &Path, kernels: &[std::path::PathBuf]) -> i32 {
+fn check(path: &Path, kernels: &[std::path::PathBuf], defines: &[String]) -> i32 {
     let kernels = match super::build::user_kernel_names(kernels) {
         Ok(k) => k,
         Err(code) => return code,
     };
-    let (file, desc) = match load(path) {
+    let (file, desc) = match super::source::load_expanded(path, defines) {
         Ok(x) => x,
         Err(code) => return code,
     };

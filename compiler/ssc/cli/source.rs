@@ -83,6 +83,35 @@ pub(crate) fn load(path: &Path) -> Result<(SourceFile, Description), i32> {
     }
 }
 
+/// [`load`], then the chain (if any) expanded with `-D NAME=VALUE`
+/// `defines` into the composition it stands for; its warnings printed.
+pub(crate) fn load_expanded(
+    path: &Path,
+    defines: &[String],
+) -> Result<(SourceFile, Description), i32> {
+    let mut parsed = Vec::new();
+    for d in defines {
+        match ssc::front::chain::Define::parse(d) {
+            Ok(d) => parsed.push(d),
+            Err(msg) => {
+                eprintln!("error: {msg}");
+                return Err(exit::USAGE);
+            }
+        }
+    }
+    let (file, desc) = load(path)?;
+    match ssc::front::chain::expand(&desc, &parsed) {
+        Ok(x) => {
+            report(&x.warnings, &file);
+            Ok((file, x.description))
+        }
+        Err(diags) => {
+            super::diag::emit(&diags, &file);
+            Err(exit::INPUT)
+        }
+    }
+}
+
 /// Prints diagnostics; returns whether any is an error.
 pub(crate) fn report(diags: &[Diagnostic], file: &SourceFile) -> bool {
     if !diags.is_empty() {

@@ -65,7 +65,7 @@ pub(super) fn check<'a>(
 }
 
 /// A typer's error as a diagnostic, with "did you mean" for a misspelt name.
-fn diagnostic(e: KernelError) -> Diagnostic {
+pub(crate) fn diagnostic(e: KernelError) -> Diagnostic {
     let mut d = Diagnostic::error(e.code, e.message).label(e.span, e.label);
     let suggestion = e
         .did_you_mean

@@ -37,7 +37,7 @@ pub(super) fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest candidate within `max(1, len/3)` edits, the first on a tie.
-pub(super) fn suggest<'a>(
+pub(crate) fn suggest<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {

@@ -5,6 +5,7 @@
 //! Guarantees: never panics, on any input; the IR it returns holds exactly
 //! what the text says (no defaults filled in, no lowering).
 
+mod chain;
 pub mod comments;
 pub(crate) mod grammar;
 mod parse;

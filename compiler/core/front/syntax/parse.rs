@@ -8,7 +8,7 @@ use crate::ir::*;
 use pest::iterators::Pair as PPair;
 use pest::Parser as _;
 
-type Node<'a> = PPair<'a, Rule>;
+pub(super) type Node<'a> = PPair<'a, Rule>;
 
 /// Parses a description. Returns the IR, or the diagnostics of every syntax
 /// error (one per section: after an error the parser recovers at the next
@@ -38,12 +38,12 @@ pub fn parse(text: &str) -> Result<Description, Vec<Diagnostic>> {
     }
 }
 
-struct Builder {
+pub(super) struct Builder {
     errors: Vec<Diagnostic>,
     /// The nodes of the expression being built (one assignment's).
-    nodes: usize,
+    pub(super) nodes: usize,
     /// Whether that expression already passed a limit (reported once).
-    limited: bool,
+    pub(super) limited: bool,
 }
 
 use crate::ir::{MAX_EXPR_DEPTH, MAX_EXPR_NODES};
@@ -114,19 +114,24 @@ fn not_keyword(n: &Node) -> bool {
             | Rule::op_s
             | Rule::op_e
             | Rule::op_b
+            | Rule::chain_kw
+            | Rule::param_kw
+            | Rule::input_kw
+            | Rule::fn_kw
+            | Rule::output_kw
     )
 }
 
 /// The children of a node, keyword tokens left out.
-fn kids(n: Node) -> impl Iterator<Item = Node> {
+pub(super) fn kids(n: Node) -> impl Iterator<Item = Node> {
     n.into_inner().filter(not_keyword)
 }
 
-fn span(n: &Node) -> Span {
+pub(super) fn span(n: &Node) -> Span {
     Span::new(n.as_span().start(), n.as_span().end())
 }
 
-fn ident(n: Node) -> Ident {
+pub(super) fn ident(n: Node) -> Ident {
     Ident::spanned(n.as_str(), span(&n))
 }
 
@@ -135,6 +140,7 @@ impl Builder {
         let mut d = Description::default();
         for n in kids(root) {
             match n.as_rule() {
+                Rule::chain => d.chain = Some(self.chain_section(n)),
                 Rule::composition => d.composition = Some(self.composition(n)),
                 Rule::declaration => d.declaration = Some(self.declaration(n)),
                 Rule::instantiation => d.instantiation = Some(self.instantiation(n)),
@@ -457,7 +463,7 @@ impl Builder {
     }
 
     /// `expr`, `sum`, `product`: a left-to-right chain of operators.
-    fn expr(&mut self, n: Node) -> Expr {
+    pub(super) fn expr(&mut self, n: Node) -> Expr {
         self.chain(n).0
     }
 
@@ -589,7 +595,7 @@ impl Builder {
     }
 
     /// A number of an expression or a list: any finite value.
-    fn number(&mut self, n: &Node) -> f64 {
+    pub(super) fn number(&mut self, n: &Node) -> f64 {
         match n.as_str().parse::<f64>() {
             Ok(v) if v.is_finite() => v,
             _ => {
@@ -996,6 +1002,14 @@ fn rule_name(rule: &Rule) -> &'static str {
         Rule::cmp_op => "a comparison",
         Rule::add_op | Rule::mul_op => "an operator",
         Rule::neg => "`-`",
+        Rule::chain | Rule::chain_kw => "`chain`",
+        Rule::chain_params | Rule::param_kw => "`param`",
+        Rule::param => "a parameter `NAME = VALUE`",
+        Rule::chain_inputs | Rule::input_kw => "`input`",
+        Rule::chain_input => "an input `NAME: TYPE[W, H]`",
+        Rule::chain_fn | Rule::fn_kw => "`fn`",
+        Rule::chain_output | Rule::output_kw => "`output`",
+        Rule::chain_value => "a value `NAME = EXPR;`",
         _ => "something else",
     }
 }

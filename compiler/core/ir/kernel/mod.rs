@@ -35,7 +35,9 @@ pub fn table_type(table: &[f64]) -> ElemType {
         ElemType::Float
     }
 }
-pub use typer::{read_table, type_definition, TableError, MAX_TABLE_BYTES, MAX_TABLE_ENTRIES};
+pub use typer::{
+    expression_type, read_table, type_definition, TableError, MAX_TABLE_BYTES, MAX_TABLE_ENTRIES,
+};
 pub use window::MAX_WINDOW;
 
 use super::{BinOp, CmpOp, ElemType, Pair, Span};

@@ -54,6 +54,33 @@ pub fn type_definition(
     type_with(def, ports, dir, None)
 }
 
+/// The type expression `e` computes in, read against `ports` (its inputs
+/// and one output, whose type does not matter): `Ok(None)` for an
+/// expression of numbers only. A chain's value takes the type of its
+/// expression (front/chain).
+pub fn expression_type(
+    e: &Expr,
+    ports: &[Port],
+    dir: Option<&Path>,
+) -> Result<Option<ElemType>, Vec<KernelError>> {
+    let mut t = typer(ports, dir, None);
+    t.check_geometry(ports);
+    if !t.errors.is_empty() {
+        return Err(t.errors);
+    }
+    let v = t.value(e);
+    match v {
+        Val::Node(n) if n.ty == Ty::Bool => {
+            t.bool_as_value(e.span);
+            Err(t.errors)
+        }
+        _ if !t.errors.is_empty() => Err(t.errors),
+        Val::Node(n) => Ok(Some(n.elem())),
+        Val::Const(_) => Ok(None),
+        Val::Bad => Err(t.errors),
+    }
+}
+
 /// [`type_definition`] with window operators computing in `window_type`
 /// when it is given.
 pub(super) fn type_with(
@@ -62,32 +89,7 @@ pub(super) fn type_with(
     dir: Option<&Path>,
     window_type: Option<ElemType>,
 ) -> Result<Kernel, Vec<KernelError>> {
-    let kport = |p: &Port| KernelPort {
-        name: p.name.name.clone(),
-        ty: p.ty,
-        mul: p.mul.value,
-        window: p.window_or_one(),
-    };
-    let inputs: Vec<KernelPort> = ports
-        .iter()
-        .filter(|p| p.direction == Direction::In)
-        .map(kport)
-        .collect();
-    let outputs: Vec<KernelPort> = ports
-        .iter()
-        .filter(|p| p.direction == Direction::Out)
-        .map(kport)
-        .collect();
-    let mut t = Typer {
-        out_mul: outputs.first().map_or(Pair::ONE, |o| o.mul),
-        inputs,
-        outputs,
-        dir,
-        errors: Vec::new(),
-        context: ElemType::Double,
-        locals: Vec::new(),
-        window_type,
-    };
+    let mut t = typer(ports, dir, window_type);
     t.check_geometry(ports);
     if !t.errors.is_empty() {
         return Err(t.errors);
@@ -135,6 +137,36 @@ pub(super) fn type_with(
             .map(|a| format!("{} = {}", a.port, a.value))
             .collect(),
     })
+}
+
+/// A typer of expressions over `ports`.
+fn typer<'a>(ports: &[Port], dir: Option<&'a Path>, window_type: Option<ElemType>) -> Typer<'a> {
+    let kport = |p: &Port| KernelPort {
+        name: p.name.name.clone(),
+        ty: p.ty,
+        mul: p.mul.value,
+        window: p.window_or_one(),
+    };
+    let inputs: Vec<KernelPort> = ports
+        .iter()
+        .filter(|p| p.direction == Direction::In)
+        .map(kport)
+        .collect();
+    let outputs: Vec<KernelPort> = ports
+        .iter()
+        .filter(|p| p.direction == Direction::Out)
+        .map(kport)
+        .collect();
+    Typer {
+        out_mul: outputs.first().map_or(Pair::ONE, |o| o.mul),
+        inputs,
+        outputs,
+        dir,
+        errors: Vec::new(),
+        context: ElemType::Double,
+        locals: Vec::new(),
+        window_type,
+    }
 }
 
 impl Typer<'_> {

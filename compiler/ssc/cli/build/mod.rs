@@ -188,7 +188,7 @@ pub(super) fn build_with(
     replacement: Option<&ssc::ir::Description>,
     argv: &[String],
 ) -> Result<Built, i32> {
-    let (file, mut desc) = super::source::load(&a.file)?;
+    let (file, mut desc) = super::source::load_expanded(&a.file, &a.defines)?;
     if let Some(r) = replacement {
         desc = r.clone();
     }

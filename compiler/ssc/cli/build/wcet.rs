@@ -122,7 +122,7 @@ pub(super) fn measure(
 
 /// `-gw` on its own: the description with the measured table (for `ssc bench`).
 pub(in crate::cli) fn measured_description(a: &BuildArgs) -> Result<ssc::ir::Description, i32> {
-    let (file, desc) = super::super::source::load(&a.file)?;
+    let (file, desc) = super::super::source::load_expanded(&a.file, &a.defines)?;
     let kernels = user_kernel_names(&a.kernels)?;
     let diags = ssc::front::check::check_with_kernels(&desc, &kernels);
     if super::super::source::report(&diags, &file) {
