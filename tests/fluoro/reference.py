@@ -1,11 +1,12 @@
 """reference.py — examples/fluoro.ssc against an independent numpy
 reference of its definition, on X-ray-like frames.
 
-    python reference.py make DIR FRAMES [SIZE]
+    python reference.py make DIR FRAMES [SIZE | WxH]
         writes DIR/raw/raw_NNNN.pgm (16-bit), DIR/dark.pgm (16-bit) and
         DIR/gain.pfm: a phantom (a body of soft tissue, ribs, a spine and
         a catheter) with Poisson noise, a dark frame with its own offset
-        pattern and a smooth gain map
+        pattern and a smooth gain map; SIZE x SIZE (1024 by default) or
+        W x H elements
     python reference.py check DIR OUT
         computes the reference in float64 from the same files and compares
         OUT/archive_NNNN.pgm, display_NNNN.pgm, preview_NNNN.pgm with it:
@@ -19,6 +20,9 @@ reference of its definition, on X-ray-like frames.
         the same for examples/fluoro_temporal.ssc: c replaced by
         t = 0.25 c + 0.75 t[previous frame], t = 0 before the first frame,
         the frames in the order of their names
+    python reference.py check-temporal-input DIR OUT
+        the same with the filter started from its first input
+        (t = 0.25 c + 0.75 prev(t, c): t = c on the first frame)
 Prints one line per output and frame; exits 1 when one is outside.
 """
 import os
@@ -66,10 +70,11 @@ def read_image(path):
 
 # ---- frames -----------------------------------------------------------------
 
-def phantom(n, k, rng):
+def phantom(w, h, k, rng):
     """Detected counts of a chest-like object: exp(-attenuation), I0 counts."""
-    y, x = np.mgrid[0:n, 0:n] / n - 0.5
-    mu = np.zeros((n, n))
+    y, x = np.mgrid[0:h, 0:w].astype(float)
+    y, x = y / h - 0.5, x / w - 0.5
+    mu = np.zeros((h, w))
     mu += 1.2 * (((x / 0.42) ** 2 + (y / 0.47) ** 2) < 1)          # body
     for r in range(-3, 4):                                          # ribs
         rib = np.abs(y - 0.11 * r - 0.03 * np.sin(9 * x)) < 0.012
@@ -81,18 +86,19 @@ def phantom(n, k, rng):
     return i0 * np.exp(-mu)
 
 
-def make(directory, frames, n):
+def make(directory, frames, w, h):
     rng = np.random.default_rng(25)
     os.makedirs(os.path.join(directory, "raw"), exist_ok=True)
-    y, x = np.mgrid[0:n, 0:n] / n
-    gain_true = 1 + 0.08 * np.sin(3 * x + 1) * np.cos(2 * y) + 0.02 * rng.standard_normal((n, n))
-    dark = 180 + 20 * np.sin(40 * x) + rng.normal(0, 3, (n, n))
+    y, x = np.mgrid[0:h, 0:w].astype(float)
+    y, x = y / h, x / w
+    gain_true = 1 + 0.08 * np.sin(3 * x + 1) * np.cos(2 * y) + 0.02 * rng.standard_normal((h, w))
+    dark = 180 + 20 * np.sin(40 * x) + rng.normal(0, 3, (h, w))
     dark = np.clip(np.round(dark), 0, 65535).astype(np.uint16)
     write_pgm16(os.path.join(directory, "dark.pgm"), dark)
     write_pfm(os.path.join(directory, "gain.pfm"), (1 / gain_true).astype(np.float32))
     for k in range(frames):
-        counts = rng.poisson(phantom(n, k, rng) / (1 / gain_true))   # the detector's uneven gain
-        raw = np.clip(counts + dark.astype(np.int64) + rng.normal(0, 2, (n, n)).round(), 0, 65535)
+        counts = rng.poisson(phantom(w, h, k, rng) / (1 / gain_true))   # the detector's uneven gain
+        raw = np.clip(counts + dark.astype(np.int64) + rng.normal(0, 2, (h, w)).round(), 0, 65535)
         write_pgm16(os.path.join(directory, "raw", "raw_%04d.pgm" % k), raw.astype(np.uint16))
 
 
@@ -127,14 +133,18 @@ def reference(raw, dark, gain):
 
 class Temporal:
     """examples/fluoro_temporal.ssc: the recursive filter's state, 0 before
-    the first frame."""
+    the first frame (or, from_input, the first frame's c)."""
 
-    def __init__(self):
+    def __init__(self, from_input=False):
         self.t = None
+        self.from_input = from_input
 
     def __call__(self, raw, dark, gain):
         c = correct(raw, dark, gain)
-        previous = np.zeros_like(c) if self.t is None else self.t
+        if self.t is None:
+            previous = c if self.from_input else np.zeros_like(c)
+        else:
+            previous = self.t
         self.t = 0.25 * c + 0.75 * previous
         return pyramid(self.t)
 
@@ -213,12 +223,16 @@ def library(directory, module_dir, module, chain_of=reference):
 if __name__ == "__main__":
     what = sys.argv[1]
     if what == "make":
-        make(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 1024)
+        size = sys.argv[4] if len(sys.argv) > 4 else "1024"
+        w, h = (size.split("x") + [size])[:2]
+        make(sys.argv[2], int(sys.argv[3]), int(w), int(h))
         sys.exit(0)
     if what == "check":
         ok = check(sys.argv[2], sys.argv[3])
     elif what == "check-temporal":
         ok = check(sys.argv[2], sys.argv[3], Temporal())
+    elif what == "check-temporal-input":
+        ok = check(sys.argv[2], sys.argv[3], Temporal(from_input=True))
     elif what == "library":
         ok = library(*sys.argv[2:5])
     elif what == "library-temporal":

@@ -39,7 +39,7 @@ fn options(kind: SchedulerKind, sync: SyncOptions) -> pipeline::Options {
 
 fn compile(path: &str, kind: SchedulerKind, sync: SyncOptions) -> Compiled {
     let text = std::fs::read_to_string(path).unwrap();
-    let desc = ssc::front::syntax::parse(&text).unwrap();
+    let desc = ssc::front::read(&text, &[]).map(|x| x.description).unwrap();
     pipeline::compile(&desc, &options(kind, sync)).unwrap()
 }
 
@@ -217,7 +217,7 @@ fn a_hand_written_runtime_is_analysed_as_written() {
         SyncOptions::default(),
     );
     let text = ssc::back::description::print(&generated.description);
-    let desc = ssc::front::syntax::parse(&text).unwrap();
+    let desc = ssc::front::read(&text, &[]).map(|x| x.description).unwrap();
     let c = pipeline::compile(
         &desc,
         &options(SchedulerKind::Fixed(2), SyncOptions::default()),
@@ -327,7 +327,9 @@ fn wcet_harness_prints_a_timing_section_and_profiles() {
         "{}{section}",
         &appendix[..appendix.find("\nruntime").unwrap() + 1]
     );
-    let desc = ssc::front::syntax::parse(&with_table).unwrap_or_else(|e| panic!("{e:?}"));
+    let desc = ssc::front::read(&with_table, &[])
+        .map(|x| x.description)
+        .unwrap_or_else(|e| panic!("{e:?}"));
     assert!(ssc::front::check::check(&desc).is_empty(), "{with_table}");
     let t = ssc::lower::timing::Timing::from_runtime(desc.runtime.as_ref());
     assert_eq!(t.instances.len(), 4, "{section}");
@@ -369,7 +371,7 @@ fn a_measured_table_is_written_into_the_runtime_and_used() {
     let args = |gw: bool| {
         let mut v = vec![
             "build",
-            "examples/xray.ssc",
+            "tests/in/xray_levels.ssc",
             "-ts",
             "fixed",
             "2",

@@ -336,7 +336,7 @@ fn check_text(name: &str, text: &str, extra: &[&str]) -> (Option<i32>, String) {
 
 #[test]
 fn a_missing_compose_labels_the_header_and_names_the_top() {
-    let text = std::fs::read_to_string("examples/xray.ssc")
+    let text = std::fs::read_to_string("tests/in/xray_levels.ssc")
         .unwrap()
         .replace("compose xray [512, 512];", "");
     let (code, err) = check_text("nocompose.ssc", &text, &[]);

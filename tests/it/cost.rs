@@ -151,7 +151,9 @@ fn instance_times(desc: &ssc::ir::Description, opts: &LowerOptions) -> BTreeMap<
 
 #[test]
 fn the_model_times_the_functions_without_an_entry_by_their_size() {
-    let desc = ssc::front::syntax::parse(include_str!("../../examples/xray.ssc")).unwrap();
+    let desc = ssc::front::read(include_str!("../in/xray_levels.ssc"), &[])
+        .map(|x| x.description)
+        .unwrap();
     let opts = LowerOptions {
         cost: Some(Coefficients::shipped()),
         ..LowerOptions::default()
@@ -209,7 +211,9 @@ fn a_cheap_stage_beyond_the_cache_costs_its_bytes_a_filter_its_arithmetic() {
     // fluoro: `detail` (a subtraction) and `gauss5` (a separable 5×5) at
     // 1024² (`e0`, `g0`: 4 MiB frames, beyond the shipped 2 MiB cache's
     // half) and at 512² (`e1`, `g1`: 1 MiB, within it).
-    let desc = ssc::front::syntax::parse(include_str!("../../examples/fluoro.ssc")).unwrap();
+    let desc = ssc::front::read(include_str!("../../examples/fluoro.ssc"), &[])
+        .map(|x| x.description)
+        .unwrap();
     let times = |c: Coefficients| {
         instance_times(
             &desc,
@@ -298,7 +302,7 @@ fn a_buffer_beyond_the_cache_pays_no_transfer() {
               g.out -> snk.in;
             }}"
         );
-        let desc = ssc::front::syntax::parse(&text).unwrap();
+        let desc = ssc::front::read(&text, &[]).map(|x| x.description).unwrap();
         let opts = LowerOptions {
             cost: Some(shipped),
             ..LowerOptions::default()

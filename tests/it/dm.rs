@@ -57,7 +57,7 @@ fn named_sync_sets() -> Vec<(&'static str, SyncOptions)> {
 
 fn parsed(path: &std::path::Path) -> Option<Description> {
     let text = std::fs::read_to_string(path).unwrap();
-    let desc = ssc::front::syntax::parse(&text).ok()?;
+    let desc = ssc::front::read(&text, &[]).map(|x| x.description).ok()?;
     ssc::front::check(&desc)
         .iter()
         .all(|d| !d.is_error())

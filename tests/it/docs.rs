@@ -49,7 +49,9 @@ fn doc_files() -> Vec<PathBuf> {
 /// What `ssc check` does: parse, check, validate and prove what is given.
 fn check(name: &str, text: &str) -> Result<(), String> {
     let file = SourceFile::new(name, text);
-    let desc = ssc::front::syntax::parse(text).map_err(|d| render(&d, &file))?;
+    let desc = ssc::front::read(text, &[])
+        .map(|x| x.description)
+        .map_err(|d| render(&d, &file))?;
     let diags = ssc::front::check(&desc);
     if diags.iter().any(|d| d.is_error()) {
         return Err(render(&diags, &file));

@@ -169,7 +169,7 @@ fn the_box_plot_draws_every_configuration_on_a_log_axis() {
 #[test]
 fn the_gantt_chart_names_threads_bars_and_functions() {
     let text = std::fs::read_to_string("examples/xray.ssc").unwrap();
-    let desc = ssc::front::syntax::parse(&text).unwrap();
+    let desc = ssc::front::read(&text, &[]).map(|x| x.description).unwrap();
     let mut opts = pipeline::Options {
         lower: ssc::lower::LowerOptions::default(),
         scheduler: ssc::schedule::SchedulerKind::Fixed(2),

@@ -136,7 +136,9 @@ fn compile_fused(
 #[test]
 fn the_decision_follows_the_largest_frame_against_the_budget() {
     let file = small_chain("library");
-    let desc = ssc::front::syntax::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let desc = ssc::front::read(&std::fs::read_to_string(&file).unwrap(), &[])
+        .map(|x| x.description)
+        .unwrap();
     let compile = |budget: u64| compile_fused(&desc, budget, None);
     // 16 KiB frames: a budget of 16 KiB streams, one of 16 KiB + 1 does not.
     let streamed = compile(16 << 10);
@@ -169,7 +171,9 @@ fn the_decision_follows_the_largest_frame_against_the_budget() {
 #[test]
 fn box_at_a_time_gives_each_buffer_its_own_bytes_when_all_fit_the_caches() {
     let file = small_chain("own-bytes");
-    let desc = ssc::front::syntax::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let desc = ssc::front::read(&std::fs::read_to_string(&file).unwrap(), &[])
+        .map(|x| x.description)
+        .unwrap();
     let compile = |budget: u64, memory| compile_fused(&desc, budget, memory);
     // What the naive layout needs: every buffer's bytes.
     let all: u64 = compile(1 << 30, None)

@@ -23,7 +23,7 @@ fn errors(text: &str) -> Vec<&'static str> {
     }
 }
 
-const XRAY: &str = include_str!("../../examples/xray.ssc");
+const XRAY: &str = include_str!("../in/xray_levels.ssc");
 
 #[test]
 fn part_counts_by_mode() {

@@ -12,6 +12,7 @@ mod testgen;
 mod analysis;
 mod architecture;
 mod builtins;
+mod chains;
 mod cli;
 mod conduct;
 mod cost;

@@ -73,7 +73,9 @@ fn options(
 
 /// Parses and checks `text`; `dir`: the folder its table files are in.
 fn parse_checked(text: &str, what: &str, dir: Option<&Path>) -> Description {
-    let mut desc = ssc::front::syntax::parse(text).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    let mut desc = ssc::front::read(text, &[])
+        .map(|x| x.description)
+        .unwrap_or_else(|e| panic!("{what}: {e:?}"));
     desc.dir = dir.map(Path::to_path_buf);
     let errors: Vec<_> = ssc::front::check(&desc)
         .into_iter()

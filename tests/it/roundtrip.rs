@@ -1,7 +1,8 @@
 //! The printer writes a normal form: `parse ∘ print` is the identity on the
 //! IR and `print ∘ parse ∘ print` is byte-identical — on random IRs (not only
-//! the examples), including names that look like operators (`W`, `S`) and
-//! ports called `in`/`out`.
+//! the examples), including names that look like operators (`W`, `S`),
+//! ports called `in`/`out`, and chains whose values are called after the
+//! words that start a chain's statements (`input`, `param`, `fn`).
 
 use proptest::prelude::*;
 use ssc::back::description::print;
@@ -445,11 +446,99 @@ impl Gen {
         }
     }
 
-    /// A description with a valid run of sections (C, CD, CDI, CDIR, D, DI, DIR).
+    /// A name for a chain's statement: sometimes a word that starts a
+    /// statement elsewhere (`input = …;` is a value).
+    fn chain_name(&mut self) -> Ident {
+        const WORDS: &[&str] = &["input", "param", "output", "fn", "chain", "prev", "down2"];
+        if self.below(4) == 0 {
+            Ident::new(WORDS[self.below(WORDS.len() as u64) as usize])
+        } else {
+            self.name()
+        }
+    }
+
+    /// A size: a number, a parameter, or an expression of them.
+    fn size(&mut self) -> Expr {
+        let e = |kind| Expr::new(kind, Span::NONE);
+        match self.below(3) {
+            0 => e(ExprKind::Number(self.num() as f64)),
+            1 => e(ExprKind::Port {
+                port: self.chain_name(),
+                offset: None,
+            }),
+            _ => e(ExprKind::Binary(
+                BinOp::Div,
+                Box::new(e(ExprKind::Port {
+                    port: self.chain_name(),
+                    offset: None,
+                })),
+                Box::new(e(ExprKind::Number(2.0))),
+            )),
+        }
+    }
+
+    /// A chain of every kind of statement, in a random order.
+    fn chain(&mut self) -> Chain {
+        let statements = (0..self.count(8))
+            .map(|_| match self.below(5) {
+                0 => ChainStmt::Params(
+                    (0..1 + self.count(2))
+                        .map(|_| Param {
+                            name: self.chain_name(),
+                            value: if self.flip() {
+                                self.num() as f64
+                            } else {
+                                self.number()
+                            },
+                            value_span: Span::NONE,
+                            span: Span::NONE,
+                        })
+                        .collect(),
+                    Span::NONE,
+                ),
+                1 => ChainStmt::Inputs(
+                    (0..1 + self.count(2))
+                        .map(|_| ChainInput {
+                            name: self.chain_name(),
+                            ty: ElemType::ALL[self.below(8) as usize],
+                            width: self.size(),
+                            height: self.size(),
+                            span: Span::NONE,
+                        })
+                        .collect(),
+                    Span::NONE,
+                ),
+                2 => ChainStmt::Fn(ChainFn {
+                    name: self.chain_name(),
+                    params: (0..self.count(3)).map(|_| self.chain_name()).collect(),
+                    body: self.expr(3),
+                    span: Span::NONE,
+                }),
+                k => ChainStmt::Value(ChainValue {
+                    name: self.chain_name(),
+                    output: k == 4,
+                    value: self.expr(3),
+                    span: Span::NONE,
+                }),
+            })
+            .collect();
+        Chain {
+            name: self.name(),
+            statements,
+            span: Span::NONE,
+        }
+    }
+
+    /// A description with a valid run of sections (C, CD, CDI, CDIR, D, DI,
+    /// DIR), or a chain.
     fn description(&mut self) -> Description {
+        let mut d = Description::default();
+        if self.below(4) == 0 {
+            d.chain = Some(self.chain());
+            return d;
+        }
         let with_composition = self.flip();
         let depth = self.below(4);
-        let mut d = Description::default();
         if with_composition {
             d.composition = Some(self.composition());
             if depth >= 1 {

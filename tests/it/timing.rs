@@ -185,7 +185,7 @@ fn gw_writes_per_instance_entries_that_a_following_build_uses() {
     let _ = std::fs::remove_dir_all(&dir);
     let out = ssc(&[
         "build",
-        "examples/xray.ssc",
+        "tests/in/xray_levels.ssc",
         "-gw",
         // The median of 15 runs: a preemption in one run moves the 99th
         // percentile (the default) of a 10 µs instance, not its median.

@@ -179,7 +179,7 @@ fn inlined_stages_compute_the_same_outputs() {
         Case::new(&temporal, "-ts reduced 2 -ms fold --inline"),
     ];
     same_checksums(gcc(), "fluoro_temporal inline", &cases, 4);
-    let xray = small_xray("inline");
+    let xray = small_xray_levels("inline");
     // In xray's fused nr0 the contrast is computed once: the archive's
     // conversion reads the contrast back from its row (the same bits,
     // without a second division), and the constant bounds of min and max

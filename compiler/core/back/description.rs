@@ -297,10 +297,22 @@ impl Printer {
         self.close(0, "}", d.span);
     }
 
-    /// A chain: one statement a line, in the order written.
+    /// A chain: one statement a line, in the order written; a blank line
+    /// between the declarations (`param`, `input`), the `fn`s and the
+    /// values where one kind follows another.
     fn chain(&mut self, c: &Chain) {
         self.open(&format!("chain {}", c.name), c.span);
+        let kind = |s: &ChainStmt| match s {
+            ChainStmt::Params(..) | ChainStmt::Inputs(..) => 0,
+            ChainStmt::Fn(_) => 1,
+            ChainStmt::Value(_) => 2,
+        };
+        let mut last = None;
         for stmt in &c.statements {
+            if last.is_some_and(|k| k != kind(stmt)) {
+                self.push(0, String::new(), None);
+            }
+            last = Some(kind(stmt));
             let text = match stmt {
                 ChainStmt::Params(ps, _) => format!(
                     "param {};",

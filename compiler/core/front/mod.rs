@@ -11,3 +11,13 @@ pub mod syntax;
 
 pub mod chain;
 pub use check::check;
+
+/// Parses a description and expands its chain, if it has one, with
+/// `defines` (`-D NAME=VALUE`) applied: the description every later stage
+/// reads, and the expansion's warnings.
+pub fn read(
+    text: &str,
+    defines: &[chain::Define],
+) -> Result<chain::Expanded, Vec<crate::diagnostics::Diagnostic>> {
+    chain::expand(&syntax::parse(text)?, defines)
+}

@@ -91,10 +91,15 @@ pub(crate) fn load_expanded(
 ) -> Result<(SourceFile, Description), i32> {
     let mut parsed = Vec::new();
     for d in defines {
-        match ssc::front::chain::Define::parse(d) {
-            Ok(d) => parsed.push(d),
-            Err(msg) => {
-                eprintln!("error: {msg}");
+        match d.split_once('=') {
+            Some((n, v)) if !n.trim().is_empty() && !v.trim().is_empty() => {
+                parsed.push(ssc::front::chain::Define {
+                    name: n.trim().to_string(),
+                    value: v.trim().to_string(),
+                })
+            }
+            _ => {
+                eprintln!("error: `-D {d}`: write `-D NAME=VALUE`, e.g. `-D W=1760`");
                 return Err(exit::USAGE);
             }
         }

@@ -75,7 +75,8 @@ fn lowered_dot_sdf3_gxl_and_round_trips() {
     for path in super::inputs() {
         let stem = stem(&path);
         let text = std::fs::read_to_string(&path).unwrap();
-        let mut desc = ssc::front::syntax::parse(&text)
+        let mut desc = ssc::front::read(&text, &[])
+            .map(|x| x.description)
             .unwrap_or_else(|e| panic!("{}: {:?}", path.display(), e));
         // A `lut("file")` is read relative to the description.
         desc.dir = path.parent().map(Path::to_path_buf);
@@ -83,7 +84,9 @@ fn lowered_dot_sdf3_gxl_and_round_trips() {
             .unwrap_or_else(|e| panic!("{}: {:#?}", path.display(), e));
         let printed = print(&lowered);
         // print → parse → lower gives the same description, printed the same.
-        let mut again = ssc::front::syntax::parse(&printed).unwrap();
+        let mut again = ssc::front::read(&printed, &[])
+            .map(|x| x.description)
+            .unwrap();
         again.dir = desc.dir.clone();
         assert_eq!(again, lowered, "{stem}: parse(print(lowered))");
         let relowered = lower_to_instantiation(&again, &opts()).unwrap();

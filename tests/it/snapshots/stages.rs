@@ -91,7 +91,9 @@ fn tables() -> PathBuf {
 }
 
 pub(crate) fn parses_and_checks_clean(text: &str, what: &str) -> ssc::ir::Description {
-    let mut desc = ssc::front::syntax::parse(text).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    let mut desc = ssc::front::read(text, &[])
+        .map(|x| x.description)
+        .unwrap_or_else(|e| panic!("{what}: {e:?}"));
     desc.dir = Some(tables());
     let diags = ssc::front::check(&desc);
     assert!(diags.is_empty(), "{what}: {diags:?}");

@@ -553,13 +553,26 @@ pub fn inputs() -> Vec<PathBuf> {
 /// xray.ssc at a quarter of its resolution (same graph, same splits): for
 /// ThreadSanitizer, which makes every memory access ~10× slower.
 pub fn small_xray(tag: &str) -> PathBuf {
-    let text = std::fs::read_to_string(root("examples/xray.ssc"))
+    let full = std::fs::read_to_string(root("examples/xray.ssc")).unwrap();
+    let text = full.replace("param W = 512, H = 512;", "param W = 128, H = 128;");
+    assert_ne!(text, full, "examples/xray.ssc's size is its parameters");
+    write_input(
+        &scratch(&format!("inputs-xray-{tag}")),
+        "xray_small.ssc",
+        &text,
+    )
+}
+
+/// `tests/in/xray_levels.ssc` (xray's four levels, written by hand) at a
+/// quarter of its resolution: for the tests that read its names.
+pub fn small_xray_levels(tag: &str) -> PathBuf {
+    let text = std::fs::read_to_string(root("tests/in/xray_levels.ssc"))
         .unwrap()
         .replace("[128, 128]", "[32, 32]")
         .replace("[256, 256]", "[64, 64]")
         .replace("[512, 512]", "[128, 128]");
     write_input(
-        &scratch(&format!("inputs-xray-{tag}")),
+        &scratch(&format!("inputs-xray-levels-{tag}")),
         "xray_small.ssc",
         &text,
     )
@@ -596,11 +609,9 @@ pub fn memory_schedules() -> Vec<&'static str> {
 /// at a quarter of its resolution (same graph, every level): for the
 /// matrices and ThreadSanitizer, which would take minutes at 1024².
 pub fn quarter_fluoro(name: &str, tag: &str) -> PathBuf {
-    let text = std::fs::read_to_string(root(&format!("examples/{name}.ssc")))
-        .unwrap()
-        .replace("[256, 256]", "[64, 64]")
-        .replace("[512, 512]", "[128, 128]")
-        .replace("[1024, 1024]", "[256, 256]");
+    let full = std::fs::read_to_string(root(&format!("examples/{name}.ssc"))).unwrap();
+    let text = full.replace("param W = 1024, H = 1024;", "param W = 256, H = 256;");
+    assert_ne!(text, full, "examples/{name}.ssc's size is its parameters");
     write_input(
         &scratch(&format!("inputs-{name}-{tag}")),
         &format!("{name}_small.ssc"),

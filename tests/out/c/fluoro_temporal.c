@@ -35,63 +35,9 @@ static inline int64_t ssc_clamp_col(int64_t c, int64_t n) { return c < 0 ? 0 : c
 static inline float ssc_min_float(float a, float b) { return a < b ? a : b; }
 static inline float ssc_max_float(float a, float b) { return a > b ? a : b; }
 
-/* def_boost0:
- *   out = coarse + 2 * clamp(detail, -64, 64) */
-static void def_boost0(const ssc_call *call)
-{
-    const ssc_port *const coarse_port = &call->in[0];
-    const ssc_port *const detail_port = &call->in[1];
-    const ssc_port *const out_port = &call->out[0];
-    /* Constants hidden from the optimiser: the bounds of min and max, and
-     * the zeros added. */
-    float lim0 = 64.0f;
-    SSC_OPAQUE(lim0);
-    float lim1 = -64.0f;
-    SSC_OPAQUE(lim1);
-    const int64_t ex0 = call->region.x0 * 2, ex1 = call->region.x1 * 2;
-    for (int64_t ey = call->region.y0 * 2; ey < call->region.y1 * 2; ey++) {
-        const int64_t y = ey / 2;
-        const float *restrict coarse_0 = SSC_ROW(const float, coarse_port, y);
-        const float *restrict detail_e = SSC_ROW(const float, detail_port, ey);
-        float *restrict out_row = SSC_ROW(float, out_port, ey);
-        /* Point x gives elements 2x + k, k < 2: a constant inner
-         * count, so the loop over x vectorises. */
-        for (int64_t x = ex0 / 2; x < ex1 / 2; x++) {
-            for (int64_t k = 0; k < 2; k++) {
-                const int64_t ex = 2 * x + k;
-                out_row[ex] = coarse_0[x] + 2.0f * ssc_min_float(ssc_max_float(detail_e[ex], lim1), lim0);
-            }
-        }
-    }
-}
-
-/* def_boost1:
- *   out = coarse + 1.5 * detail */
-static void def_boost1(const ssc_call *call)
-{
-    const ssc_port *const coarse_port = &call->in[0];
-    const ssc_port *const detail_port = &call->in[1];
-    const ssc_port *const out_port = &call->out[0];
-    const int64_t ex0 = call->region.x0 * 2, ex1 = call->region.x1 * 2;
-    for (int64_t ey = call->region.y0 * 2; ey < call->region.y1 * 2; ey++) {
-        const int64_t y = ey / 2;
-        const float *restrict coarse_0 = SSC_ROW(const float, coarse_port, y);
-        const float *restrict detail_e = SSC_ROW(const float, detail_port, ey);
-        float *restrict out_row = SSC_ROW(float, out_port, ey);
-        /* Point x gives elements 2x + k, k < 2: a constant inner
-         * count, so the loop over x vectorises. */
-        for (int64_t x = ex0 / 2; x < ex1 / 2; x++) {
-            for (int64_t k = 0; k < 2; k++) {
-                const int64_t ex = 2 * x + k;
-                out_row[ex] = coarse_0[x] + 1.5f * detail_e[ex];
-            }
-        }
-    }
-}
-
-/* def_correct:
+/* def_c:
  *   out = max(float(raw) - float(dark), 0) * gain */
-static void def_correct(const ssc_call *call)
+static void def_c(const ssc_call *call)
 {
     const ssc_port *const raw_port = &call->in[0];
     const ssc_port *const dark_port = &call->in[1];
@@ -115,30 +61,31 @@ static void def_correct(const ssc_call *call)
     }
 }
 
-/* def_down2:
- *   out = mean(in) */
-static void def_down2(const ssc_call *call)
+/* def_e0:
+ *   out = t - g0 */
+static void def_e0(const ssc_call *call)
 {
-    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const t_port = &call->in[0];
+    const ssc_port *const g0_port = &call->in[1];
     const ssc_port *const out_port = &call->out[0];
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
-        const float *restrict in_b0 = SSC_ROW(const float, in_port, 2 * y);
-        const float *restrict in_b1 = SSC_ROW(const float, in_port, 2 * y + 1);
+        const float *restrict t_0 = SSC_ROW(const float, t_port, y);
+        const float *restrict g0_0 = SSC_ROW(const float, g0_port, y);
         float *restrict out_row = SSC_ROW(float, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = (in_b0[2 * x] + in_b0[2 * x + 1] + in_b1[2 * x] + in_b1[2 * x + 1]) / 4.0f;
+            out_row[ex] = t_0[x] - g0_0[x];
         }
     }
 }
 
 /* def_gauss5:
- *   out = separable(in, [1, 4, 6, 4, 1], [1, 4, 6, 4, 1]) / 256 */
+ *   out = separable(x, [1, 4, 6, 4, 1], [1, 4, 6, 4, 1]) / 256 */
 static void def_gauss5(const ssc_call *call)
 {
-    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const x_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
     const int64_t width = call->width;
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
@@ -150,12 +97,12 @@ static void def_gauss5(const ssc_call *call)
      * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
-        float h0[5][512];   /* h0: each row of `in` summed in x with [1, 4, 6, 4, 1], once */
+        float h0[5][512];   /* h0: each row of `x` summed in x with [1, 4, 6, 4, 1], once */
         for (int64_t ey = y0; ey < y1; ey++) {
             const int64_t y = ey;
             /* The rows of the window not summed yet: all at the first row. */
             for (int64_t r = ey == y0 ? y - 2 : y + 2; r <= y + 2; r++) {
-                const float *restrict src = SSC_ROW(const float, in_port, ssc_clamp_row(r, in_port->height));
+                const float *restrict src = SSC_ROW(const float, x_port, ssc_clamp_row(r, x_port->height));
                 float *restrict sum = h0[(r - y0 + 2) % 5];
                 /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
                 const int64_t inner0 = c1 < 2 ? c1 : 2, inner1 = c1 < width - 2 ? c1 : width - 2;
@@ -180,75 +127,104 @@ static void def_gauss5(const ssc_call *call)
     }
 }
 
-/* def_recursive:
- *   out = 0.25 * current + 0.75 * previous */
-static void def_recursive(const ssc_call *call)
+/* def_l1:
+ *   out = mean(g0) */
+static void def_l1(const ssc_call *call)
 {
-    const ssc_port *const current_port = &call->in[0];
-    const ssc_port *const previous_port = &call->in[1];
+    const ssc_port *const g0_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
-        const float *restrict current_0 = SSC_ROW(const float, current_port, y);
-        const float *restrict previous_0 = SSC_ROW(const float, previous_port, y);
+        const float *restrict g0_b0 = SSC_ROW(const float, g0_port, 2 * y);
+        const float *restrict g0_b1 = SSC_ROW(const float, g0_port, 2 * y + 1);
         float *restrict out_row = SSC_ROW(float, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = 0.25f * current_0[x] + 0.75f * previous_0[x];
+            out_row[ex] = (g0_b0[2 * x] + g0_b0[2 * x + 1] + g0_b1[2 * x] + g0_b1[2 * x + 1]) / 4.0f;
         }
     }
 }
 
-/* def_subtract:
- *   out = image - smooth */
-static void def_subtract(const ssc_call *call)
+/* def_r0:
+ *   out = r1 + 2 * clamp(e0, -64, 64) */
+static void def_r0(const ssc_call *call)
 {
-    const ssc_port *const image_port = &call->in[0];
-    const ssc_port *const smooth_port = &call->in[1];
-    const ssc_port *const out_port = &call->out[0];
-    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
-    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
-        const int64_t y = ey;
-        const float *restrict image_0 = SSC_ROW(const float, image_port, y);
-        const float *restrict smooth_0 = SSC_ROW(const float, smooth_port, y);
-        float *restrict out_row = SSC_ROW(float, out_port, ey);
-        for (int64_t ex = ex0; ex < ex1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = image_0[x] - smooth_0[x];
-        }
-    }
-}
-
-/* def_to_archive:
- *   out = ushort(clamp(round(in), 0, 65535)) */
-static void def_to_archive(const ssc_call *call)
-{
-    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const r1_port = &call->in[0];
+    const ssc_port *const e0_port = &call->in[1];
     const ssc_port *const out_port = &call->out[0];
     /* Constants hidden from the optimiser: the bounds of min and max, and
      * the zeros added. */
-    float lim0 = 65535.0f;
+    float lim0 = 64.0f;
     SSC_OPAQUE(lim0);
-    float lim1 = 0.0f;
+    float lim1 = -64.0f;
     SSC_OPAQUE(lim1);
-    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
-    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
-        const int64_t y = ey;
-        const float *restrict in_0 = SSC_ROW(const float, in_port, y);
-        unsigned short *restrict out_row = SSC_ROW(unsigned short, out_port, ey);
-        for (int64_t ex = ex0; ex < ex1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = (unsigned short)ssc_min_float(ssc_max_float(floorf(in_0[x] + 0.5f), lim1), lim0);
+    const int64_t ex0 = call->region.x0 * 2, ex1 = call->region.x1 * 2;
+    for (int64_t ey = call->region.y0 * 2; ey < call->region.y1 * 2; ey++) {
+        const int64_t y = ey / 2;
+        const float *restrict r1_0 = SSC_ROW(const float, r1_port, y);
+        const float *restrict e0_e = SSC_ROW(const float, e0_port, ey);
+        float *restrict out_row = SSC_ROW(float, out_port, ey);
+        /* Point x gives elements 2x + k, k < 2: a constant inner
+         * count, so the loop over x vectorises. */
+        for (int64_t x = ex0 / 2; x < ex1 / 2; x++) {
+            for (int64_t k = 0; k < 2; k++) {
+                const int64_t ex = 2 * x + k;
+                out_row[ex] = r1_0[x] + 2.0f * ssc_min_float(ssc_max_float(e0_e[ex], lim1), lim0);
+            }
         }
     }
 }
 
-/* def_to_display:
- *   out = uchar(clamp(round((in - 512) / 32), 0, 255)) */
-static void def_to_display(const ssc_call *call)
+/* def_r1:
+ *   out = g2 + 1.5 * e1 */
+static void def_r1(const ssc_call *call)
 {
-    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const g2_port = &call->in[0];
+    const ssc_port *const e1_port = &call->in[1];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0 * 2, ex1 = call->region.x1 * 2;
+    for (int64_t ey = call->region.y0 * 2; ey < call->region.y1 * 2; ey++) {
+        const int64_t y = ey / 2;
+        const float *restrict g2_0 = SSC_ROW(const float, g2_port, y);
+        const float *restrict e1_e = SSC_ROW(const float, e1_port, ey);
+        float *restrict out_row = SSC_ROW(float, out_port, ey);
+        /* Point x gives elements 2x + k, k < 2: a constant inner
+         * count, so the loop over x vectorises. */
+        for (int64_t x = ex0 / 2; x < ex1 / 2; x++) {
+            for (int64_t k = 0; k < 2; k++) {
+                const int64_t ex = 2 * x + k;
+                out_row[ex] = g2_0[x] + 1.5f * e1_e[ex];
+            }
+        }
+    }
+}
+
+/* def_t:
+ *   out = 0.25 * c + 0.75 * t_prev */
+static void def_t(const ssc_call *call)
+{
+    const ssc_port *const c_port = &call->in[0];
+    const ssc_port *const t_prev_port = &call->in[1];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const float *restrict c_0 = SSC_ROW(const float, c_port, y);
+        const float *restrict t_prev_0 = SSC_ROW(const float, t_prev_port, y);
+        float *restrict out_row = SSC_ROW(float, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = 0.25f * c_0[x] + 0.75f * t_prev_0[x];
+        }
+    }
+}
+
+/* def_to8:
+ *   out = uchar(clamp(round((x - 512) / 32), 0, 255)) */
+static void def_to8(const ssc_call *call)
+{
+    const ssc_port *const x_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
     /* Constants hidden from the optimiser: the bounds of min and max, and
      * the zeros added. */
@@ -259,11 +235,35 @@ static void def_to_display(const ssc_call *call)
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
-        const float *restrict in_0 = SSC_ROW(const float, in_port, y);
+        const float *restrict x_0 = SSC_ROW(const float, x_port, y);
         unsigned char *restrict out_row = SSC_ROW(unsigned char, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = (unsigned char)ssc_min_float(ssc_max_float(floorf((in_0[x] - 512.0f) / 32.0f + 0.5f), lim1), lim0);
+            out_row[ex] = (unsigned char)ssc_min_float(ssc_max_float(floorf((x_0[x] - 512.0f) / 32.0f + 0.5f), lim1), lim0);
+        }
+    }
+}
+
+/* def_to_archive:
+ *   out = ushort(clamp(round(r0), 0, 65535)) */
+static void def_to_archive(const ssc_call *call)
+{
+    const ssc_port *const r0_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
+    float lim0 = 65535.0f;
+    SSC_OPAQUE(lim0);
+    float lim1 = 0.0f;
+    SSC_OPAQUE(lim1);
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const float *restrict r0_0 = SSC_ROW(const float, r0_port, y);
+        unsigned short *restrict out_row = SSC_ROW(unsigned short, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = (unsigned short)ssc_min_float(ssc_max_float(floorf(r0_0[x] + 0.5f), lim1), lim0);
         }
     }
 }
@@ -300,18 +300,18 @@ static ssc_port in_r1[2];
 static ssc_port out_r1[1];
 static ssc_port in_r0[2];
 static ssc_port out_r0[1];
-static ssc_port in_a0[1];
-static ssc_port out_a0[1];
-static ssc_port in_d0[1];
-static ssc_port out_d0[1];
+static ssc_port in_to_archive[1];
+static ssc_port out_to_archive[1];
+static ssc_port in_archive[1];
+static ssc_port in_to_display[1];
+static ssc_port out_to_display[1];
+static ssc_port in_display[1];
 static ssc_port in_p1[1];
 static ssc_port out_p1[1];
 static ssc_port in_p2[1];
 static ssc_port out_p2[1];
-static ssc_port in_p3[1];
-static ssc_port out_p3[1];
-static ssc_port in_archive[1];
-static ssc_port in_display[1];
+static ssc_port in_to_preview[1];
+static ssc_port out_to_preview[1];
 static ssc_port in_preview[1];
 
 enum {
@@ -343,27 +343,27 @@ enum {
     BOX_r1_1,  /* r1.1 [0, 128]:[256, 256] */
     BOX_r0_0,  /* r0.0 [0, 0]:[512, 256] */
     BOX_r0_1,  /* r0.1 [0, 256]:[512, 512] */
-    BOX_a0_0,  /* a0.0 [0, 0]:[1024, 512] */
-    BOX_a0_1,  /* a0.1 [0, 512]:[1024, 1024] */
-    BOX_d0_0,  /* d0.0 [0, 0]:[1024, 512] */
-    BOX_d0_1,  /* d0.1 [0, 512]:[1024, 1024] */
+    BOX_to_archive_0,  /* to_archive.0 [0, 0]:[1024, 512] */
+    BOX_to_archive_1,  /* to_archive.1 [0, 512]:[1024, 1024] */
+    BOX_archive_0,  /* archive.0 [0, 0]:[1024, 512] */
+    BOX_archive_1,  /* archive.1 [0, 512]:[1024, 1024] */
+    BOX_to_display_0,  /* to_display.0 [0, 0]:[1024, 512] */
+    BOX_to_display_1,  /* to_display.1 [0, 512]:[1024, 1024] */
+    BOX_display_0,  /* display.0 [0, 0]:[1024, 512] */
+    BOX_display_1,  /* display.1 [0, 512]:[1024, 1024] */
     BOX_p1_0,  /* p1.0 [0, 0]:[512, 256] */
     BOX_p1_1,  /* p1.1 [0, 256]:[512, 512] */
     BOX_p2_0,  /* p2.0 [0, 0]:[256, 128] */
     BOX_p2_1,  /* p2.1 [0, 128]:[256, 256] */
-    BOX_p3_0,  /* p3.0 [0, 0]:[256, 128] */
-    BOX_p3_1,  /* p3.1 [0, 128]:[256, 256] */
-    BOX_archive_0,  /* archive.0 [0, 0]:[1024, 512] */
-    BOX_archive_1,  /* archive.1 [0, 512]:[1024, 1024] */
-    BOX_display_0,  /* display.0 [0, 0]:[1024, 512] */
-    BOX_display_1,  /* display.1 [0, 512]:[1024, 1024] */
+    BOX_to_preview_0,  /* to_preview.0 [0, 0]:[256, 128] */
+    BOX_to_preview_1,  /* to_preview.1 [0, 128]:[256, 256] */
     BOX_preview_0,  /* preview.0 [0, 0]:[256, 128] */
     BOX_preview_1,  /* preview.1 [0, 128]:[256, 256] */
 };
 static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
-static const uint64_t box_plan_ns[N_BOXES] = { 0, 0, 65767, 65767, 131534, 131534, 236929, 236929, 546148, 546148, 855529, 855529, 1576202, 1576202, 1447360, 1447360, 1885421, 1885421, 2033380, 2033380, 2066526, 2066526, 2076685, 2076685, 2113676, 2113676, 2147330, 2147330, 2864177, 2864177, 2379245, 2379245, 2735335, 2735335, 3246745, 3246745, 3256654, 3256654, 3018787, 3018787, 2508087, 2508087, 3264213, 3264213 };
+static const uint64_t box_plan_ns[N_BOXES] = { 0, 0, 65767, 65767, 131534, 131534, 236929, 236929, 546148, 546148, 855529, 855529, 1576202, 1576202, 1447360, 1447360, 1885421, 1885421, 2033380, 2033380, 2066526, 2066526, 2076685, 2076685, 2113676, 2113676, 2147330, 2147330, 2864177, 2864177, 3018787, 3018787, 2379245, 2379245, 2508087, 2508087, 2735335, 2735335, 3246745, 3246745, 3256654, 3256654, 3264213, 3264213 };
 
 static void init_signals(void)
 {
@@ -411,18 +411,18 @@ static void init_ports(void)
     in_r0[0] = ssc_port_make(shared_arena.base + 19922944, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
     in_r0[1] = ssc_port_make(shared_arena.base + 12582912, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
     out_r0[0] = ssc_port_make(shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
-    in_a0[0] = ssc_port_make(shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    out_a0[0] = ssc_port_make(shared_arena.base + 16777216, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    in_d0[0] = ssc_port_make(shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    out_d0[0] = ssc_port_make(shared_arena.base + 20971520, SSC_UCHAR, 1024, 1024, 1, 1, 1, 1);
+    in_to_archive[0] = ssc_port_make(shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    out_to_archive[0] = ssc_port_make(shared_arena.base + 16777216, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
+    in_archive[0] = ssc_port_make(shared_arena.base + 16777216, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
+    in_to_display[0] = ssc_port_make(shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    out_to_display[0] = ssc_port_make(shared_arena.base + 20971520, SSC_UCHAR, 1024, 1024, 1, 1, 1, 1);
+    in_display[0] = ssc_port_make(shared_arena.base + 20971520, SSC_UCHAR, 1024, 1024, 1, 1, 1, 1);
     in_p1[0] = ssc_port_make(shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
     out_p1[0] = ssc_port_make(shared_arena.base + 22020096, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
     in_p2[0] = ssc_port_make(shared_arena.base + 22020096, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
     out_p2[0] = ssc_port_make(shared_arena.base + 23592960, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_p3[0] = ssc_port_make(shared_arena.base + 23592960, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    out_p3[0] = ssc_port_make(shared_arena.base + 23855104, SSC_UCHAR, 256, 256, 1, 1, 1, 1);
-    in_archive[0] = ssc_port_make(shared_arena.base + 16777216, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    in_display[0] = ssc_port_make(shared_arena.base + 20971520, SSC_UCHAR, 1024, 1024, 1, 1, 1, 1);
+    in_to_preview[0] = ssc_port_make(shared_arena.base + 23592960, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    out_to_preview[0] = ssc_port_make(shared_arena.base + 23855104, SSC_UCHAR, 256, 256, 1, 1, 1, 1);
     in_preview[0] = ssc_port_make(shared_arena.base + 23855104, SSC_UCHAR, 256, 256, 1, 1, 1, 1);
 }
 
@@ -434,42 +434,42 @@ static void init_boxes(void)
     ssc_box_init(&boxes[BOX_dark_1], "dark.1", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, NULL, 0, out_dark, 1);
     ssc_box_init(&boxes[BOX_gain_0], "gain.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, NULL, 0, out_gain, 1);
     ssc_box_init(&boxes[BOX_gain_1], "gain.1", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, NULL, 0, out_gain, 1);
-    ssc_box_init(&boxes[BOX_c_0], "c.0", def_correct, 0, 3, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_c, 3, out_c, 1);
-    ssc_box_init(&boxes[BOX_c_1], "c.1", def_correct, 0, 3, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_c, 3, out_c, 1);
-    ssc_box_init(&boxes[BOX_t_0], "t.0", def_recursive, 0, 4, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_t, 2, out_t, 1);
-    ssc_box_init(&boxes[BOX_t_1], "t.1", def_recursive, 0, 4, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_t, 2, out_t, 1);
+    ssc_box_init(&boxes[BOX_c_0], "c.0", def_c, 0, 3, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_c, 3, out_c, 1);
+    ssc_box_init(&boxes[BOX_c_1], "c.1", def_c, 0, 3, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_c, 3, out_c, 1);
+    ssc_box_init(&boxes[BOX_t_0], "t.0", def_t, 0, 4, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_t, 2, out_t, 1);
+    ssc_box_init(&boxes[BOX_t_1], "t.1", def_t, 0, 4, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_t, 2, out_t, 1);
     ssc_box_init(&boxes[BOX_g0_0], "g0.0", def_gauss5, 0, 5, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_g0, 1, out_g0, 1);
     ssc_box_init(&boxes[BOX_g0_1], "g0.1", def_gauss5, 0, 5, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_g0, 1, out_g0, 1);
-    ssc_box_init(&boxes[BOX_e0_0], "e0.0", def_subtract, 0, 6, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_e0, 2, out_e0, 1);
-    ssc_box_init(&boxes[BOX_e0_1], "e0.1", def_subtract, 0, 6, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_e0, 2, out_e0, 1);
-    ssc_box_init(&boxes[BOX_l1_0], "l1.0", def_down2, 0, 7, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_l1, 1, out_l1, 1);
-    ssc_box_init(&boxes[BOX_l1_1], "l1.1", def_down2, 0, 7, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_l1, 1, out_l1, 1);
+    ssc_box_init(&boxes[BOX_e0_0], "e0.0", def_e0, 0, 6, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_e0, 2, out_e0, 1);
+    ssc_box_init(&boxes[BOX_e0_1], "e0.1", def_e0, 0, 6, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_e0, 2, out_e0, 1);
+    ssc_box_init(&boxes[BOX_l1_0], "l1.0", def_l1, 0, 7, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_l1, 1, out_l1, 1);
+    ssc_box_init(&boxes[BOX_l1_1], "l1.1", def_l1, 0, 7, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_l1, 1, out_l1, 1);
     ssc_box_init(&boxes[BOX_g1_0], "g1.0", def_gauss5, 0, 8, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_g1, 1, out_g1, 1);
     ssc_box_init(&boxes[BOX_g1_1], "g1.1", def_gauss5, 0, 8, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_g1, 1, out_g1, 1);
-    ssc_box_init(&boxes[BOX_e1_0], "e1.0", def_subtract, 0, 9, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_e1, 2, out_e1, 1);
-    ssc_box_init(&boxes[BOX_e1_1], "e1.1", def_subtract, 0, 9, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_e1, 2, out_e1, 1);
-    ssc_box_init(&boxes[BOX_l2_0], "l2.0", def_down2, 0, 10, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_l2, 1, out_l2, 1);
-    ssc_box_init(&boxes[BOX_l2_1], "l2.1", def_down2, 0, 10, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_l2, 1, out_l2, 1);
+    ssc_box_init(&boxes[BOX_e1_0], "e1.0", def_e0, 0, 9, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_e1, 2, out_e1, 1);
+    ssc_box_init(&boxes[BOX_e1_1], "e1.1", def_e0, 0, 9, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_e1, 2, out_e1, 1);
+    ssc_box_init(&boxes[BOX_l2_0], "l2.0", def_l1, 0, 10, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_l2, 1, out_l2, 1);
+    ssc_box_init(&boxes[BOX_l2_1], "l2.1", def_l1, 0, 10, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_l2, 1, out_l2, 1);
     ssc_box_init(&boxes[BOX_g2_0], "g2.0", def_gauss5, 0, 11, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_g2, 1, out_g2, 1);
     ssc_box_init(&boxes[BOX_g2_1], "g2.1", def_gauss5, 0, 11, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_g2, 1, out_g2, 1);
-    ssc_box_init(&boxes[BOX_r1_0], "r1.0", def_boost1, 0, 12, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_r1, 2, out_r1, 1);
-    ssc_box_init(&boxes[BOX_r1_1], "r1.1", def_boost1, 0, 12, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_r1, 2, out_r1, 1);
-    ssc_box_init(&boxes[BOX_r0_0], "r0.0", def_boost0, 0, 13, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_r0, 2, out_r0, 1);
-    ssc_box_init(&boxes[BOX_r0_1], "r0.1", def_boost0, 0, 13, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_r0, 2, out_r0, 1);
-    ssc_box_init(&boxes[BOX_a0_0], "a0.0", def_to_archive, 0, 14, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_a0, 1, out_a0, 1);
-    ssc_box_init(&boxes[BOX_a0_1], "a0.1", def_to_archive, 0, 14, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_a0, 1, out_a0, 1);
-    ssc_box_init(&boxes[BOX_d0_0], "d0.0", def_to_display, 0, 15, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_d0, 1, out_d0, 1);
-    ssc_box_init(&boxes[BOX_d0_1], "d0.1", def_to_display, 0, 15, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_d0, 1, out_d0, 1);
-    ssc_box_init(&boxes[BOX_p1_0], "p1.0", def_down2, 0, 16, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_p1, 1, out_p1, 1);
-    ssc_box_init(&boxes[BOX_p1_1], "p1.1", def_down2, 0, 16, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_p1, 1, out_p1, 1);
-    ssc_box_init(&boxes[BOX_p2_0], "p2.0", def_down2, 0, 17, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_p2, 1, out_p2, 1);
-    ssc_box_init(&boxes[BOX_p2_1], "p2.1", def_down2, 0, 17, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_p2, 1, out_p2, 1);
-    ssc_box_init(&boxes[BOX_p3_0], "p3.0", def_to_display, 0, 18, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_p3, 1, out_p3, 1);
-    ssc_box_init(&boxes[BOX_p3_1], "p3.1", def_to_display, 0, 18, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_p3, 1, out_p3, 1);
-    ssc_box_init(&boxes[BOX_archive_0], "archive.0", func_sink, SSC_BOX_SINK, 19, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_archive, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_archive_1], "archive.1", func_sink, SSC_BOX_SINK, 19, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_archive, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_display_0], "display.0", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_display, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_display_1], "display.1", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_display, 1, NULL, 0);
+    ssc_box_init(&boxes[BOX_r1_0], "r1.0", def_r1, 0, 12, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_r1, 2, out_r1, 1);
+    ssc_box_init(&boxes[BOX_r1_1], "r1.1", def_r1, 0, 12, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_r1, 2, out_r1, 1);
+    ssc_box_init(&boxes[BOX_r0_0], "r0.0", def_r0, 0, 13, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_r0, 2, out_r0, 1);
+    ssc_box_init(&boxes[BOX_r0_1], "r0.1", def_r0, 0, 13, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_r0, 2, out_r0, 1);
+    ssc_box_init(&boxes[BOX_to_archive_0], "to_archive.0", def_to_archive, 0, 14, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_to_archive, 1, out_to_archive, 1);
+    ssc_box_init(&boxes[BOX_to_archive_1], "to_archive.1", def_to_archive, 0, 14, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_to_archive, 1, out_to_archive, 1);
+    ssc_box_init(&boxes[BOX_archive_0], "archive.0", func_sink, SSC_BOX_SINK, 15, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_archive, 1, NULL, 0);
+    ssc_box_init(&boxes[BOX_archive_1], "archive.1", func_sink, SSC_BOX_SINK, 15, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_archive, 1, NULL, 0);
+    ssc_box_init(&boxes[BOX_to_display_0], "to_display.0", def_to8, 0, 16, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_to_display, 1, out_to_display, 1);
+    ssc_box_init(&boxes[BOX_to_display_1], "to_display.1", def_to8, 0, 16, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_to_display, 1, out_to_display, 1);
+    ssc_box_init(&boxes[BOX_display_0], "display.0", func_sink, SSC_BOX_SINK, 17, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_display, 1, NULL, 0);
+    ssc_box_init(&boxes[BOX_display_1], "display.1", func_sink, SSC_BOX_SINK, 17, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_display, 1, NULL, 0);
+    ssc_box_init(&boxes[BOX_p1_0], "p1.0", def_l1, 0, 18, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_p1, 1, out_p1, 1);
+    ssc_box_init(&boxes[BOX_p1_1], "p1.1", def_l1, 0, 18, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_p1, 1, out_p1, 1);
+    ssc_box_init(&boxes[BOX_p2_0], "p2.0", def_l1, 0, 19, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_p2, 1, out_p2, 1);
+    ssc_box_init(&boxes[BOX_p2_1], "p2.1", def_l1, 0, 19, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_p2, 1, out_p2, 1);
+    ssc_box_init(&boxes[BOX_to_preview_0], "to_preview.0", def_to8, 0, 20, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_to_preview, 1, out_to_preview, 1);
+    ssc_box_init(&boxes[BOX_to_preview_1], "to_preview.1", def_to8, 0, 20, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_to_preview, 1, out_to_preview, 1);
     ssc_box_init(&boxes[BOX_preview_0], "preview.0", func_sink, SSC_BOX_SINK, 21, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_preview, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_preview_1], "preview.1", func_sink, SSC_BOX_SINK, 21, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_preview, 1, NULL, 0);
     ssc_box_plans(boxes, box_plan_ns, N_BOXES);
@@ -501,14 +501,14 @@ static void thread_thread0(ssc_thread *t)
         ssc_E(t, &boxes[BOX_g2_0]);
         ssc_E(t, &boxes[BOX_r1_0]);
         ssc_E(t, &boxes[BOX_r0_0]);
-        ssc_E(t, &boxes[BOX_d0_0]);
+        ssc_E(t, &boxes[BOX_to_display_0]);
         ssc_E(t, &boxes[BOX_display_0]);
         ssc_E(t, &boxes[BOX_p1_0]);
-        ssc_E(t, &boxes[BOX_a0_0]);
+        ssc_E(t, &boxes[BOX_to_archive_0]);
         ssc_E(t, &boxes[BOX_archive_0]);
         ssc_S(t, &sig_s3);
         ssc_E(t, &boxes[BOX_p2_0]);
-        ssc_E(t, &boxes[BOX_p3_0]);
+        ssc_E(t, &boxes[BOX_to_preview_0]);
         ssc_E(t, &boxes[BOX_preview_0]);
         ssc_iteration_end(t);
     }
@@ -538,14 +538,14 @@ static void thread_thread1(ssc_thread *t)
         ssc_E(t, &boxes[BOX_g2_1]);
         ssc_E(t, &boxes[BOX_r1_1]);
         ssc_E(t, &boxes[BOX_r0_1]);
-        ssc_E(t, &boxes[BOX_d0_1]);
+        ssc_E(t, &boxes[BOX_to_display_1]);
         ssc_E(t, &boxes[BOX_display_1]);
         ssc_E(t, &boxes[BOX_p1_1]);
-        ssc_E(t, &boxes[BOX_a0_1]);
+        ssc_E(t, &boxes[BOX_to_archive_1]);
         ssc_E(t, &boxes[BOX_archive_1]);
         ssc_S(t, &sig_s7);
         ssc_E(t, &boxes[BOX_p2_1]);
-        ssc_E(t, &boxes[BOX_p3_1]);
+        ssc_E(t, &boxes[BOX_to_preview_1]);
         ssc_E(t, &boxes[BOX_preview_1]);
         ssc_iteration_end(t);
     }
@@ -586,8 +586,8 @@ static const ssc_image_port image_ports[6] = {
     { "raw", 0, 0, SSC_USHORT, 1024, 1024 },
     { "dark", 1, 0, SSC_USHORT, 1024, 1024 },
     { "gain", 2, 0, SSC_FLOAT, 1024, 1024 },
-    { "archive", 19, 1, SSC_USHORT, 1024, 1024 },
-    { "display", 20, 1, SSC_UCHAR, 1024, 1024 },
+    { "archive", 15, 1, SSC_USHORT, 1024, 1024 },
+    { "display", 17, 1, SSC_UCHAR, 1024, 1024 },
     { "preview", 21, 1, SSC_UCHAR, 256, 256 },
 };
 

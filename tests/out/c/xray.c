@@ -218,50 +218,135 @@ static void ssc_median9_row_float(const float *restrict r0, const float *restric
         med[e - c0] = ssc_median9_sorted_float(lo + (e - x), mid + (e - x), hi + (e - x));
 }
 
-/* def_boost_detail:
- *   out = coarse + 1.5 * (fine - coarse) */
-static void def_boost_detail(const ssc_call *call)
+/* def_coarse1:
+ *   out = linear(nr2) */
+static void def_coarse1(const ssc_call *call)
 {
-    const ssc_port *const fine_port = &call->in[0];
-    const ssc_port *const coarse_port = &call->in[1];
+    const ssc_port *const nr2_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
-    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
-    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
-        const int64_t y = ey;
-        const float *restrict fine_0 = SSC_ROW(const float, fine_port, y);
-        const float *restrict coarse_0 = SSC_ROW(const float, coarse_port, y);
-        float *restrict out_row = SSC_ROW(float, out_port, ey);
-        for (int64_t ex = ex0; ex < ex1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = coarse_0[x] + 1.5f * (fine_0[x] - coarse_0[x]);
+    const int64_t width = call->width;
+    const int64_t x0 = call->region.x0, x1 = call->region.x1;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of 512 points: each input row is interpolated in x
+     * once, into a row of 2 x 512 elements (hx: rows y - 1, y, y + 1
+     * of the input, sliding down with the output rows, in the level-1
+     * cache); output rows 2y and 2y + 1 blend two of them in y. */
+    for (int64_t c0 = x0; c0 < x1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < x1 ? c0 + 512 : x1;
+        float hx[3][2 * 512];
+        for (int64_t y = y0; y < y1; y++) {
+            /* The rows not interpolated yet: all at the first row. */
+            for (int64_t r = y == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
+                const float *restrict src = SSC_ROW(const float, nr2_port, ssc_clamp_row(r, nr2_port->height));
+                float *restrict row = hx[(r - y0 + 1) % 3];   /* point x at 2 (x - c0) */
+                /* Columns [c0, inner0) and [inner1, c1) clamp their neighbours. */
+                const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 1 ? c1 : width - 1;
+                int64_t x = c0;
+                for (; x < inner0; x++) {
+                    row[2 * (x - c0)] = 0.25f * src[ssc_clamp_col(x - 1, width)] + 0.75f * src[x];
+                    row[2 * (x - c0) + 1] = 0.75f * src[x] + 0.25f * src[ssc_clamp_col(x + 1, width)];
+                }
+                for (; x < inner1; x++) {
+                    row[2 * (x - c0)] = 0.25f * src[x - 1] + 0.75f * src[x];
+                    row[2 * (x - c0) + 1] = 0.75f * src[x] + 0.25f * src[x + 1];
+                }
+                for (; x < c1; x++) {
+                    row[2 * (x - c0)] = 0.25f * src[ssc_clamp_col(x - 1, width)] + 0.75f * src[x];
+                    row[2 * (x - c0) + 1] = 0.75f * src[x] + 0.25f * src[ssc_clamp_col(x + 1, width)];
+                }
+            }
+            const float *restrict above = hx[(y - y0) % 3];
+            const float *restrict centre = hx[(y - y0 + 1) % 3];
+            const float *restrict below = hx[(y - y0 + 2) % 3];
+            float *restrict even = SSC_ROW(float, out_port, 2 * y) + 2 * c0;
+            float *restrict odd = SSC_ROW(float, out_port, 2 * y + 1) + 2 * c0;
+            for (int64_t e = 0; e < 2 * (c1 - c0); e++) {
+                even[e] = 0.25f * above[e] + 0.75f * centre[e];
+                odd[e] = 0.75f * centre[e] + 0.25f * below[e];
+            }
         }
     }
 }
 
-/* def_down2:
- *   out = mean(in) */
-static void def_down2(const ssc_call *call)
+/* def_contrast:
+ *   out = window_level(merge0, 16000, 8000) */
+static void def_contrast(const ssc_call *call)
 {
-    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const merge0_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
+    /* Constants hidden from the optimiser: the bounds of min and max, and
+     * the zeros added. */
+    float lim0 = 1.0f;
+    SSC_OPAQUE(lim0);
+    float lim1 = 0.0f;
+    SSC_OPAQUE(lim1);
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
-        const float *restrict in_b0 = SSC_ROW(const float, in_port, 2 * y);
-        const float *restrict in_b1 = SSC_ROW(const float, in_port, 2 * y + 1);
+        const float *restrict merge0_0 = SSC_ROW(const float, merge0_port, y);
         float *restrict out_row = SSC_ROW(float, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = (in_b0[2 * x] + in_b0[2 * x + 1] + in_b1[2 * x] + in_b1[2 * x + 1]) / 4.0f;
+            out_row[ex] = ssc_min_float(ssc_max_float((merge0_0[x] - 0.0f) / 16000.0f, lim1), lim0);
         }
     }
 }
 
-/* def_gauss3x3:
- *   out = separable(in, [1, 2, 1], [1, 2, 1]) / 16 */
-static void def_gauss3x3(const ssc_call *call)
+/* def_defect:
+ *   out = median(flatfield) */
+static void def_defect(const ssc_call *call)
 {
-    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const flatfield_port = &call->in[0];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t width = call->width;
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    const int64_t y0 = call->region.y0, y1 = call->region.y1;
+    /* In chunks of 512 columns, so that what is computed once per row
+     * stays in the level-1 cache:
+     * - each 3 x 3 median, a row at a time;
+     * then each output element from those. */
+    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
+        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
+        float m0_med[512];   /* m0: the 3 x 3 medians of `flatfield` at columns c0 .. c1 - 1 of row y */
+        for (int64_t ey = y0; ey < y1; ey++) {
+            const int64_t y = ey;
+            const float *restrict flatfield_m1 = SSC_ROW(const float, flatfield_port, ssc_clamp_row(y - 1, flatfield_port->height));
+            const float *restrict flatfield_0 = SSC_ROW(const float, flatfield_port, y);
+            const float *restrict flatfield_p1 = SSC_ROW(const float, flatfield_port, ssc_clamp_row(y + 1, flatfield_port->height));
+            float *restrict out_row = SSC_ROW(float, out_port, ey);
+            ssc_median9_row_float(flatfield_m1, flatfield_0, flatfield_p1, c0, c1, width, m0_med);
+            for (int64_t x = c0; x < c1; x++) {
+                out_row[x] = m0_med[x - c0];
+            }
+        }
+    }
+}
+
+/* def_flatfield:
+ *   out = subtract * gainmap */
+static void def_flatfield(const ssc_call *call)
+{
+    const ssc_port *const subtract_port = &call->in[0];
+    const ssc_port *const gainmap_port = &call->in[1];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const float *restrict subtract_0 = SSC_ROW(const float, subtract_port, y);
+        const float *restrict gainmap_0 = SSC_ROW(const float, gainmap_port, y);
+        float *restrict out_row = SSC_ROW(float, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = subtract_0[x] * gainmap_0[x];
+        }
+    }
+}
+
+/* def_gauss3:
+ *   out = separable(x, [1, 2, 1], [1, 2, 1]) / 16 */
+static void def_gauss3(const ssc_call *call)
+{
+    const ssc_port *const x_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
     const int64_t width = call->width;
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
@@ -273,12 +358,12 @@ static void def_gauss3x3(const ssc_call *call)
      * then each output element from those. */
     for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
         const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
-        float h0[3][512];   /* h0: each row of `in` summed in x with [1, 2, 1], once */
+        float h0[3][512];   /* h0: each row of `x` summed in x with [1, 2, 1], once */
         for (int64_t ey = y0; ey < y1; ey++) {
             const int64_t y = ey;
             /* The rows of the window not summed yet: all at the first row. */
             for (int64_t r = ey == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
-                const float *restrict src = SSC_ROW(const float, in_port, ssc_clamp_row(r, in_port->height));
+                const float *restrict src = SSC_ROW(const float, x_port, ssc_clamp_row(r, x_port->height));
                 float *restrict sum = h0[(r - y0 + 1) % 3];
                 /* Columns [c0, inner0) and [inner1, c1) clamp their window. */
                 const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 1 ? c1 : width - 1;
@@ -301,68 +386,57 @@ static void def_gauss3x3(const ssc_call *call)
     }
 }
 
-/* def_median3x3:
- *   out = median(in) */
-static void def_median3x3(const ssc_call *call)
+/* def_half:
+ *   out = mean(defect) */
+static void def_half(const ssc_call *call)
 {
-    const ssc_port *const in_port = &call->in[0];
-    const ssc_port *const out_port = &call->out[0];
-    const int64_t width = call->width;
-    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
-    const int64_t y0 = call->region.y0, y1 = call->region.y1;
-    /* In chunks of 512 columns, so that what is computed once per row
-     * stays in the level-1 cache:
-     * - each 3 x 3 median, a row at a time;
-     * then each output element from those. */
-    for (int64_t c0 = ex0; c0 < ex1; c0 += 512) {
-        const int64_t c1 = c0 + 512 < ex1 ? c0 + 512 : ex1;
-        float m0_med[512];   /* m0: the 3 x 3 medians of `in` at columns c0 .. c1 - 1 of row y */
-        for (int64_t ey = y0; ey < y1; ey++) {
-            const int64_t y = ey;
-            const float *restrict in_m1 = SSC_ROW(const float, in_port, ssc_clamp_row(y - 1, in_port->height));
-            const float *restrict in_0 = SSC_ROW(const float, in_port, y);
-            const float *restrict in_p1 = SSC_ROW(const float, in_port, ssc_clamp_row(y + 1, in_port->height));
-            float *restrict out_row = SSC_ROW(float, out_port, ey);
-            ssc_median9_row_float(in_m1, in_0, in_p1, c0, c1, width, m0_med);
-            for (int64_t x = c0; x < c1; x++) {
-                out_row[x] = m0_med[x - c0];
-            }
-        }
-    }
-}
-
-/* def_multiply:
- *   out = in * gain */
-static void def_multiply(const ssc_call *call)
-{
-    const ssc_port *const in_port = &call->in[0];
-    const ssc_port *const gain_port = &call->in[1];
+    const ssc_port *const defect_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
-        const float *restrict in_0 = SSC_ROW(const float, in_port, y);
-        const float *restrict gain_0 = SSC_ROW(const float, gain_port, y);
+        const float *restrict defect_b0 = SSC_ROW(const float, defect_port, 2 * y);
+        const float *restrict defect_b1 = SSC_ROW(const float, defect_port, 2 * y + 1);
         float *restrict out_row = SSC_ROW(float, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = in_0[x] * gain_0[x];
+            out_row[ex] = (defect_b0[2 * x] + defect_b0[2 * x + 1] + defect_b1[2 * x] + defect_b1[2 * x + 1]) / 4.0f;
         }
     }
 }
 
-/* def_soften_detail:
- *   out = coarse + 0.5 * (fine - coarse) */
-static void def_soften_detail(const ssc_call *call)
+/* def_merge:
+ *   out = coarse + 1.5 * (fine - coarse) */
+static void def_merge(const ssc_call *call)
 {
-    const ssc_port *const fine_port = &call->in[0];
-    const ssc_port *const coarse_port = &call->in[1];
+    const ssc_port *const coarse_port = &call->in[0];
+    const ssc_port *const fine_port = &call->in[1];
     const ssc_port *const out_port = &call->out[0];
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
-        const float *restrict fine_0 = SSC_ROW(const float, fine_port, y);
         const float *restrict coarse_0 = SSC_ROW(const float, coarse_port, y);
+        const float *restrict fine_0 = SSC_ROW(const float, fine_port, y);
+        float *restrict out_row = SSC_ROW(float, out_port, ey);
+        for (int64_t ex = ex0; ex < ex1; ex++) {
+            const int64_t x = ex;
+            out_row[ex] = coarse_0[x] + 1.5f * (fine_0[x] - coarse_0[x]);
+        }
+    }
+}
+
+/* def_merge_2:
+ *   out = coarse + 0.5 * (fine - coarse) */
+static void def_merge_2(const ssc_call *call)
+{
+    const ssc_port *const coarse_port = &call->in[0];
+    const ssc_port *const fine_port = &call->in[1];
+    const ssc_port *const out_port = &call->out[0];
+    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
+    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
+        const int64_t y = ey;
+        const float *restrict coarse_0 = SSC_ROW(const float, coarse_port, y);
+        const float *restrict fine_0 = SSC_ROW(const float, fine_port, y);
         float *restrict out_row = SSC_ROW(float, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
@@ -395,11 +469,11 @@ static void def_subtract(const ssc_call *call)
     }
 }
 
-/* def_to_archive:
- *   out = ushort(clamp(round(65535 * in), 0, 65535)) */
-static void def_to_archive(const ssc_call *call)
+/* def_to_store:
+ *   out = ushort(clamp(round(65535 * contrast), 0, 65535)) */
+static void def_to_store(const ssc_call *call)
 {
-    const ssc_port *const in_port = &call->in[0];
+    const ssc_port *const contrast_port = &call->in[0];
     const ssc_port *const out_port = &call->out[0];
     /* Constants hidden from the optimiser: the bounds of min and max, and
      * the zeros added. */
@@ -410,85 +484,11 @@ static void def_to_archive(const ssc_call *call)
     const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
     for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
         const int64_t y = ey;
-        const float *restrict in_0 = SSC_ROW(const float, in_port, y);
+        const float *restrict contrast_0 = SSC_ROW(const float, contrast_port, y);
         unsigned short *restrict out_row = SSC_ROW(unsigned short, out_port, ey);
         for (int64_t ex = ex0; ex < ex1; ex++) {
             const int64_t x = ex;
-            out_row[ex] = (unsigned short)ssc_min_float(ssc_max_float(floorf(65535.0f * in_0[x] + 0.5f), lim1), lim0);
-        }
-    }
-}
-
-/* def_up2:
- *   out = linear(in) */
-static void def_up2(const ssc_call *call)
-{
-    const ssc_port *const in_port = &call->in[0];
-    const ssc_port *const out_port = &call->out[0];
-    const int64_t width = call->width;
-    const int64_t x0 = call->region.x0, x1 = call->region.x1;
-    const int64_t y0 = call->region.y0, y1 = call->region.y1;
-    /* In chunks of 512 points: each input row is interpolated in x
-     * once, into a row of 2 x 512 elements (hx: rows y - 1, y, y + 1
-     * of the input, sliding down with the output rows, in the level-1
-     * cache); output rows 2y and 2y + 1 blend two of them in y. */
-    for (int64_t c0 = x0; c0 < x1; c0 += 512) {
-        const int64_t c1 = c0 + 512 < x1 ? c0 + 512 : x1;
-        float hx[3][2 * 512];
-        for (int64_t y = y0; y < y1; y++) {
-            /* The rows not interpolated yet: all at the first row. */
-            for (int64_t r = y == y0 ? y - 1 : y + 1; r <= y + 1; r++) {
-                const float *restrict src = SSC_ROW(const float, in_port, ssc_clamp_row(r, in_port->height));
-                float *restrict row = hx[(r - y0 + 1) % 3];   /* point x at 2 (x - c0) */
-                /* Columns [c0, inner0) and [inner1, c1) clamp their neighbours. */
-                const int64_t inner0 = c1 < 1 ? c1 : 1, inner1 = c1 < width - 1 ? c1 : width - 1;
-                int64_t x = c0;
-                for (; x < inner0; x++) {
-                    row[2 * (x - c0)] = 0.25f * src[ssc_clamp_col(x - 1, width)] + 0.75f * src[x];
-                    row[2 * (x - c0) + 1] = 0.75f * src[x] + 0.25f * src[ssc_clamp_col(x + 1, width)];
-                }
-                for (; x < inner1; x++) {
-                    row[2 * (x - c0)] = 0.25f * src[x - 1] + 0.75f * src[x];
-                    row[2 * (x - c0) + 1] = 0.75f * src[x] + 0.25f * src[x + 1];
-                }
-                for (; x < c1; x++) {
-                    row[2 * (x - c0)] = 0.25f * src[ssc_clamp_col(x - 1, width)] + 0.75f * src[x];
-                    row[2 * (x - c0) + 1] = 0.75f * src[x] + 0.25f * src[ssc_clamp_col(x + 1, width)];
-                }
-            }
-            const float *restrict above = hx[(y - y0) % 3];
-            const float *restrict centre = hx[(y - y0 + 1) % 3];
-            const float *restrict below = hx[(y - y0 + 2) % 3];
-            float *restrict even = SSC_ROW(float, out_port, 2 * y) + 2 * c0;
-            float *restrict odd = SSC_ROW(float, out_port, 2 * y + 1) + 2 * c0;
-            for (int64_t e = 0; e < 2 * (c1 - c0); e++) {
-                even[e] = 0.25f * above[e] + 0.75f * centre[e];
-                odd[e] = 0.75f * centre[e] + 0.25f * below[e];
-            }
-        }
-    }
-}
-
-/* def_window:
- *   out = window_level(in, 16000, 8000) */
-static void def_window(const ssc_call *call)
-{
-    const ssc_port *const in_port = &call->in[0];
-    const ssc_port *const out_port = &call->out[0];
-    /* Constants hidden from the optimiser: the bounds of min and max, and
-     * the zeros added. */
-    float lim0 = 1.0f;
-    SSC_OPAQUE(lim0);
-    float lim1 = 0.0f;
-    SSC_OPAQUE(lim1);
-    const int64_t ex0 = call->region.x0, ex1 = call->region.x1;
-    for (int64_t ey = call->region.y0; ey < call->region.y1; ey++) {
-        const int64_t y = ey;
-        const float *restrict in_0 = SSC_ROW(const float, in_port, y);
-        float *restrict out_row = SSC_ROW(float, out_port, ey);
-        for (int64_t ex = ex0; ex < ex1; ex++) {
-            const int64_t x = ex;
-            out_row[ex] = ssc_min_float(ssc_max_float((in_0[x] - 0.0f) / 16000.0f, lim1), lim0);
+            out_row[ex] = (unsigned short)ssc_min_float(ssc_max_float(floorf(65535.0f * contrast_0[x] + 0.5f), lim1), lim0);
         }
     }
 }
@@ -511,30 +511,30 @@ static ssc_port in_defect[1];
 static ssc_port out_defect[1];
 static ssc_port in_nr0[1];
 static ssc_port out_nr0[1];
-static ssc_port in_down1[1];
-static ssc_port out_down1[1];
+static ssc_port in_half[1];
+static ssc_port out_half[1];
 static ssc_port in_nr1[1];
 static ssc_port out_nr1[1];
-static ssc_port in_down2[1];
-static ssc_port out_down2[1];
+static ssc_port in_quarter[1];
+static ssc_port out_quarter[1];
 static ssc_port in_nr2[1];
 static ssc_port out_nr2[1];
-static ssc_port in_up2[1];
-static ssc_port out_up2[1];
+static ssc_port in_coarse1[1];
+static ssc_port out_coarse1[1];
 static ssc_port in_merge1[2];
 static ssc_port out_merge1[1];
-static ssc_port in_up1[1];
-static ssc_port out_up1[1];
+static ssc_port in_coarse0[1];
+static ssc_port out_coarse0[1];
 static ssc_port in_merge0[2];
 static ssc_port out_merge0[1];
 static ssc_port in_contrast[1];
 static ssc_port out_contrast[1];
 static ssc_port in_display[1];
-static ssc_port in_archive[1];
-static ssc_port out_archive[1];
+static ssc_port in_to_store[1];
+static ssc_port out_to_store[1];
 static ssc_port in_store[1];
-static ssc_port in_preview[1];
-static ssc_port out_preview[1];
+static ssc_port in_to_monitor[1];
+static ssc_port out_to_monitor[1];
 static ssc_port in_monitor[1];
 
 enum {
@@ -552,32 +552,32 @@ enum {
     BOX_defect_1,  /* defect.1 [0, 256]:[512, 512] */
     BOX_nr0_0,  /* nr0.0 [0, 0]:[512, 256] */
     BOX_nr0_1,  /* nr0.1 [0, 256]:[512, 512] */
-    BOX_down1_0,  /* down1.0 [0, 0]:[256, 128] */
-    BOX_down1_1,  /* down1.1 [0, 128]:[256, 256] */
+    BOX_half_0,  /* half.0 [0, 0]:[256, 128] */
+    BOX_half_1,  /* half.1 [0, 128]:[256, 256] */
     BOX_nr1_0,  /* nr1.0 [0, 0]:[256, 128] */
     BOX_nr1_1,  /* nr1.1 [0, 128]:[256, 256] */
-    BOX_down2_0,  /* down2.0 [0, 0]:[128, 64] */
-    BOX_down2_1,  /* down2.1 [0, 64]:[128, 128] */
+    BOX_quarter_0,  /* quarter.0 [0, 0]:[128, 64] */
+    BOX_quarter_1,  /* quarter.1 [0, 64]:[128, 128] */
     BOX_nr2_0,  /* nr2.0 [0, 0]:[128, 64] */
     BOX_nr2_1,  /* nr2.1 [0, 64]:[128, 128] */
-    BOX_up2_0,  /* up2.0 [0, 0]:[128, 64] */
-    BOX_up2_1,  /* up2.1 [0, 64]:[128, 128] */
+    BOX_coarse1_0,  /* coarse1.0 [0, 0]:[128, 64] */
+    BOX_coarse1_1,  /* coarse1.1 [0, 64]:[128, 128] */
     BOX_merge1_0,  /* merge1.0 [0, 0]:[256, 128] */
     BOX_merge1_1,  /* merge1.1 [0, 128]:[256, 256] */
-    BOX_up1_0,  /* up1.0 [0, 0]:[256, 128] */
-    BOX_up1_1,  /* up1.1 [0, 128]:[256, 256] */
+    BOX_coarse0_0,  /* coarse0.0 [0, 0]:[256, 128] */
+    BOX_coarse0_1,  /* coarse0.1 [0, 128]:[256, 256] */
     BOX_merge0_0,  /* merge0.0 [0, 0]:[512, 256] */
     BOX_merge0_1,  /* merge0.1 [0, 256]:[512, 512] */
     BOX_contrast_0,  /* contrast.0 [0, 0]:[512, 256] */
     BOX_contrast_1,  /* contrast.1 [0, 256]:[512, 512] */
     BOX_display_0,  /* display.0 [0, 0]:[512, 256] */
     BOX_display_1,  /* display.1 [0, 256]:[512, 512] */
-    BOX_archive_0,  /* archive.0 [0, 0]:[512, 256] */
-    BOX_archive_1,  /* archive.1 [0, 256]:[512, 512] */
+    BOX_to_store_0,  /* to_store.0 [0, 0]:[512, 256] */
+    BOX_to_store_1,  /* to_store.1 [0, 256]:[512, 512] */
     BOX_store_0,  /* store.0 [0, 0]:[512, 256] */
     BOX_store_1,  /* store.1 [0, 256]:[512, 512] */
-    BOX_preview_0,  /* preview.0 [0, 0]:[256, 128] */
-    BOX_preview_1,  /* preview.1 [0, 128]:[256, 256] */
+    BOX_to_monitor_0,  /* to_monitor.0 [0, 0]:[256, 128] */
+    BOX_to_monitor_1,  /* to_monitor.1 [0, 128]:[256, 256] */
     BOX_monitor_0,  /* monitor.0 [0, 0]:[256, 128] */
     BOX_monitor_1,  /* monitor.1 [0, 128]:[256, 256] */
 };
@@ -617,32 +617,32 @@ static void init_ports(void)
     out_defect[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
     in_nr0[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 3, 3);
     out_nr0[0] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_down1[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
-    out_down1[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    in_half[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
+    out_half[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
     in_nr1[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 256, 256, 1, 1, 3, 3);
     out_nr1[0] = ssc_port_make(shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_down2[0] = ssc_port_make(shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 2, 2, 1, 1);
-    out_down2[0] = ssc_port_make(shared_arena.base + 2621440, SSC_FLOAT, 128, 128, 1, 1, 1, 1);
+    in_quarter[0] = ssc_port_make(shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 2, 2, 1, 1);
+    out_quarter[0] = ssc_port_make(shared_arena.base + 2621440, SSC_FLOAT, 128, 128, 1, 1, 1, 1);
     in_nr2[0] = ssc_port_make(shared_arena.base + 2621440, SSC_FLOAT, 128, 128, 1, 1, 3, 3);
     out_nr2[0] = ssc_port_make(shared_arena.base + 262144, SSC_FLOAT, 128, 128, 1, 1, 1, 1);
-    in_up2[0] = ssc_port_make(shared_arena.base + 262144, SSC_FLOAT, 128, 128, 1, 1, 3, 3);
-    out_up2[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 2, 2, 1, 1);
-    in_merge1[0] = ssc_port_make(shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_merge1[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    in_coarse1[0] = ssc_port_make(shared_arena.base + 262144, SSC_FLOAT, 128, 128, 1, 1, 3, 3);
+    out_coarse1[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 2, 2, 1, 1);
+    in_merge1[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    in_merge1[1] = ssc_port_make(shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
     out_merge1[0] = ssc_port_make(shared_arena.base + 4718592, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_up1[0] = ssc_port_make(shared_arena.base + 4718592, SSC_FLOAT, 256, 256, 1, 1, 3, 3);
-    out_up1[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
-    in_merge0[0] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_merge0[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    in_coarse0[0] = ssc_port_make(shared_arena.base + 4718592, SSC_FLOAT, 256, 256, 1, 1, 3, 3);
+    out_coarse0[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
+    in_merge0[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    in_merge0[1] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
     out_merge0[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
     in_contrast[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
     out_contrast[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
     in_display[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_archive[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    out_archive[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1);
+    in_to_store[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    out_to_store[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1);
     in_store[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1);
-    in_preview[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
-    out_preview[0] = ssc_port_make(shared_arena.base + 4980736, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    in_to_monitor[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
+    out_to_monitor[0] = ssc_port_make(shared_arena.base + 4980736, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
     in_monitor[0] = ssc_port_make(shared_arena.base + 4980736, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
 }
 
@@ -656,38 +656,38 @@ static void init_boxes(void)
     ssc_box_init(&boxes[BOX_gainmap_1], "gainmap.1", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 256, 512, 512 }, 512, 512, NULL, 0, out_gainmap, 1);
     ssc_box_init(&boxes[BOX_subtract_0], "subtract.0", def_subtract, 0, 3, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_subtract, 2, out_subtract, 1);
     ssc_box_init(&boxes[BOX_subtract_1], "subtract.1", def_subtract, 0, 3, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_subtract, 2, out_subtract, 1);
-    ssc_box_init(&boxes[BOX_flatfield_0], "flatfield.0", def_multiply, 0, 4, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_flatfield, 2, out_flatfield, 1);
-    ssc_box_init(&boxes[BOX_flatfield_1], "flatfield.1", def_multiply, 0, 4, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_flatfield, 2, out_flatfield, 1);
-    ssc_box_init(&boxes[BOX_defect_0], "defect.0", def_median3x3, 0, 5, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_defect, 1, out_defect, 1);
-    ssc_box_init(&boxes[BOX_defect_1], "defect.1", def_median3x3, 0, 5, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_defect, 1, out_defect, 1);
-    ssc_box_init(&boxes[BOX_nr0_0], "nr0.0", def_gauss3x3, 0, 6, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_nr0, 1, out_nr0, 1);
-    ssc_box_init(&boxes[BOX_nr0_1], "nr0.1", def_gauss3x3, 0, 6, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_nr0, 1, out_nr0, 1);
-    ssc_box_init(&boxes[BOX_down1_0], "down1.0", def_down2, 0, 7, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_down1, 1, out_down1, 1);
-    ssc_box_init(&boxes[BOX_down1_1], "down1.1", def_down2, 0, 7, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_down1, 1, out_down1, 1);
-    ssc_box_init(&boxes[BOX_nr1_0], "nr1.0", def_gauss3x3, 0, 8, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_nr1, 1, out_nr1, 1);
-    ssc_box_init(&boxes[BOX_nr1_1], "nr1.1", def_gauss3x3, 0, 8, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_nr1, 1, out_nr1, 1);
-    ssc_box_init(&boxes[BOX_down2_0], "down2.0", def_down2, 0, 9, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_down2, 1, out_down2, 1);
-    ssc_box_init(&boxes[BOX_down2_1], "down2.1", def_down2, 0, 9, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_down2, 1, out_down2, 1);
-    ssc_box_init(&boxes[BOX_nr2_0], "nr2.0", def_gauss3x3, 0, 10, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_nr2, 1, out_nr2, 1);
-    ssc_box_init(&boxes[BOX_nr2_1], "nr2.1", def_gauss3x3, 0, 10, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_nr2, 1, out_nr2, 1);
-    ssc_box_init(&boxes[BOX_up2_0], "up2.0", def_up2, 0, 11, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_up2, 1, out_up2, 1);
-    ssc_box_init(&boxes[BOX_up2_1], "up2.1", def_up2, 0, 11, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_up2, 1, out_up2, 1);
-    ssc_box_init(&boxes[BOX_merge1_0], "merge1.0", def_boost_detail, 0, 12, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_merge1, 2, out_merge1, 1);
-    ssc_box_init(&boxes[BOX_merge1_1], "merge1.1", def_boost_detail, 0, 12, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_merge1, 2, out_merge1, 1);
-    ssc_box_init(&boxes[BOX_up1_0], "up1.0", def_up2, 0, 13, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_up1, 1, out_up1, 1);
-    ssc_box_init(&boxes[BOX_up1_1], "up1.1", def_up2, 0, 13, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_up1, 1, out_up1, 1);
-    ssc_box_init(&boxes[BOX_merge0_0], "merge0.0", def_soften_detail, 0, 14, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_merge0, 2, out_merge0, 1);
-    ssc_box_init(&boxes[BOX_merge0_1], "merge0.1", def_soften_detail, 0, 14, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_merge0, 2, out_merge0, 1);
-    ssc_box_init(&boxes[BOX_contrast_0], "contrast.0", def_window, 0, 15, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_contrast, 1, out_contrast, 1);
-    ssc_box_init(&boxes[BOX_contrast_1], "contrast.1", def_window, 0, 15, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_contrast, 1, out_contrast, 1);
+    ssc_box_init(&boxes[BOX_flatfield_0], "flatfield.0", def_flatfield, 0, 4, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_flatfield, 2, out_flatfield, 1);
+    ssc_box_init(&boxes[BOX_flatfield_1], "flatfield.1", def_flatfield, 0, 4, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_flatfield, 2, out_flatfield, 1);
+    ssc_box_init(&boxes[BOX_defect_0], "defect.0", def_defect, 0, 5, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_defect, 1, out_defect, 1);
+    ssc_box_init(&boxes[BOX_defect_1], "defect.1", def_defect, 0, 5, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_defect, 1, out_defect, 1);
+    ssc_box_init(&boxes[BOX_nr0_0], "nr0.0", def_gauss3, 0, 6, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_nr0, 1, out_nr0, 1);
+    ssc_box_init(&boxes[BOX_nr0_1], "nr0.1", def_gauss3, 0, 6, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_nr0, 1, out_nr0, 1);
+    ssc_box_init(&boxes[BOX_half_0], "half.0", def_half, 0, 7, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_half, 1, out_half, 1);
+    ssc_box_init(&boxes[BOX_half_1], "half.1", def_half, 0, 7, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_half, 1, out_half, 1);
+    ssc_box_init(&boxes[BOX_nr1_0], "nr1.0", def_gauss3, 0, 8, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_nr1, 1, out_nr1, 1);
+    ssc_box_init(&boxes[BOX_nr1_1], "nr1.1", def_gauss3, 0, 8, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_nr1, 1, out_nr1, 1);
+    ssc_box_init(&boxes[BOX_quarter_0], "quarter.0", def_half, 0, 9, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_quarter, 1, out_quarter, 1);
+    ssc_box_init(&boxes[BOX_quarter_1], "quarter.1", def_half, 0, 9, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_quarter, 1, out_quarter, 1);
+    ssc_box_init(&boxes[BOX_nr2_0], "nr2.0", def_gauss3, 0, 10, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_nr2, 1, out_nr2, 1);
+    ssc_box_init(&boxes[BOX_nr2_1], "nr2.1", def_gauss3, 0, 10, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_nr2, 1, out_nr2, 1);
+    ssc_box_init(&boxes[BOX_coarse1_0], "coarse1.0", def_coarse1, 0, 11, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_coarse1, 1, out_coarse1, 1);
+    ssc_box_init(&boxes[BOX_coarse1_1], "coarse1.1", def_coarse1, 0, 11, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_coarse1, 1, out_coarse1, 1);
+    ssc_box_init(&boxes[BOX_merge1_0], "merge1.0", def_merge, 0, 12, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_merge1, 2, out_merge1, 1);
+    ssc_box_init(&boxes[BOX_merge1_1], "merge1.1", def_merge, 0, 12, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_merge1, 2, out_merge1, 1);
+    ssc_box_init(&boxes[BOX_coarse0_0], "coarse0.0", def_coarse1, 0, 13, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_coarse0, 1, out_coarse0, 1);
+    ssc_box_init(&boxes[BOX_coarse0_1], "coarse0.1", def_coarse1, 0, 13, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_coarse0, 1, out_coarse0, 1);
+    ssc_box_init(&boxes[BOX_merge0_0], "merge0.0", def_merge_2, 0, 14, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_merge0, 2, out_merge0, 1);
+    ssc_box_init(&boxes[BOX_merge0_1], "merge0.1", def_merge_2, 0, 14, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_merge0, 2, out_merge0, 1);
+    ssc_box_init(&boxes[BOX_contrast_0], "contrast.0", def_contrast, 0, 15, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_contrast, 1, out_contrast, 1);
+    ssc_box_init(&boxes[BOX_contrast_1], "contrast.1", def_contrast, 0, 15, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_contrast, 1, out_contrast, 1);
     ssc_box_init(&boxes[BOX_display_0], "display.0", func_sink, SSC_BOX_SINK, 16, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_display, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_display_1], "display.1", func_sink, SSC_BOX_SINK, 16, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_display, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_archive_0], "archive.0", def_to_archive, 0, 17, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_archive, 1, out_archive, 1);
-    ssc_box_init(&boxes[BOX_archive_1], "archive.1", def_to_archive, 0, 17, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_archive, 1, out_archive, 1);
+    ssc_box_init(&boxes[BOX_to_store_0], "to_store.0", def_to_store, 0, 17, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_to_store, 1, out_to_store, 1);
+    ssc_box_init(&boxes[BOX_to_store_1], "to_store.1", def_to_store, 0, 17, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_to_store, 1, out_to_store, 1);
     ssc_box_init(&boxes[BOX_store_0], "store.0", func_sink, SSC_BOX_SINK, 18, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_store, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_store_1], "store.1", func_sink, SSC_BOX_SINK, 18, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_store, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_preview_0], "preview.0", def_down2, 0, 19, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_preview, 1, out_preview, 1);
-    ssc_box_init(&boxes[BOX_preview_1], "preview.1", def_down2, 0, 19, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_preview, 1, out_preview, 1);
+    ssc_box_init(&boxes[BOX_to_monitor_0], "to_monitor.0", def_half, 0, 19, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_to_monitor, 1, out_to_monitor, 1);
+    ssc_box_init(&boxes[BOX_to_monitor_1], "to_monitor.1", def_half, 0, 19, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_to_monitor, 1, out_to_monitor, 1);
     ssc_box_init(&boxes[BOX_monitor_0], "monitor.0", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_monitor, 1, NULL, 0);
     ssc_box_init(&boxes[BOX_monitor_1], "monitor.1", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_monitor, 1, NULL, 0);
     ssc_box_plans(boxes, box_plan_ns, N_BOXES);
@@ -707,27 +707,27 @@ static void thread_thread0(ssc_thread *t)
         ssc_S(t, &sig_s0);
         ssc_W(t, &sig_s6);
         ssc_E(t, &boxes[BOX_defect_0]);
-        ssc_E(t, &boxes[BOX_down1_0]);
+        ssc_E(t, &boxes[BOX_half_0]);
         ssc_S(t, &sig_s1);
         ssc_W(t, &sig_s7);
         ssc_E(t, &boxes[BOX_nr1_0]);
         ssc_E(t, &boxes[BOX_nr0_0]);
-        ssc_E(t, &boxes[BOX_down2_0]);
+        ssc_E(t, &boxes[BOX_quarter_0]);
         ssc_S(t, &sig_s2);
         ssc_W(t, &sig_s8);
         ssc_E(t, &boxes[BOX_nr2_0]);
         ssc_S(t, &sig_s3);
         ssc_W(t, &sig_s9);
-        ssc_E(t, &boxes[BOX_up2_0]);
+        ssc_E(t, &boxes[BOX_coarse1_0]);
         ssc_E(t, &boxes[BOX_merge1_0]);
         ssc_S(t, &sig_s4);
         ssc_W(t, &sig_s10);
-        ssc_E(t, &boxes[BOX_up1_0]);
+        ssc_E(t, &boxes[BOX_coarse0_0]);
         ssc_E(t, &boxes[BOX_merge0_0]);
         ssc_E(t, &boxes[BOX_contrast_0]);
         ssc_E(t, &boxes[BOX_display_0]);
-        ssc_E(t, &boxes[BOX_preview_0]);
-        ssc_E(t, &boxes[BOX_archive_0]);
+        ssc_E(t, &boxes[BOX_to_monitor_0]);
+        ssc_E(t, &boxes[BOX_to_store_0]);
         ssc_E(t, &boxes[BOX_store_0]);
         ssc_S(t, &sig_s5);
         ssc_E(t, &boxes[BOX_monitor_0]);
@@ -747,27 +747,27 @@ static void thread_thread1(ssc_thread *t)
         ssc_S(t, &sig_s6);
         ssc_W(t, &sig_s0);
         ssc_E(t, &boxes[BOX_defect_1]);
-        ssc_E(t, &boxes[BOX_down1_1]);
+        ssc_E(t, &boxes[BOX_half_1]);
         ssc_S(t, &sig_s7);
         ssc_W(t, &sig_s1);
         ssc_E(t, &boxes[BOX_nr1_1]);
         ssc_E(t, &boxes[BOX_nr0_1]);
-        ssc_E(t, &boxes[BOX_down2_1]);
+        ssc_E(t, &boxes[BOX_quarter_1]);
         ssc_S(t, &sig_s8);
         ssc_W(t, &sig_s2);
         ssc_E(t, &boxes[BOX_nr2_1]);
         ssc_S(t, &sig_s9);
         ssc_W(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_up2_1]);
+        ssc_E(t, &boxes[BOX_coarse1_1]);
         ssc_E(t, &boxes[BOX_merge1_1]);
         ssc_S(t, &sig_s10);
         ssc_W(t, &sig_s4);
-        ssc_E(t, &boxes[BOX_up1_1]);
+        ssc_E(t, &boxes[BOX_coarse0_1]);
         ssc_E(t, &boxes[BOX_merge0_1]);
         ssc_E(t, &boxes[BOX_contrast_1]);
         ssc_E(t, &boxes[BOX_display_1]);
-        ssc_E(t, &boxes[BOX_preview_1]);
-        ssc_E(t, &boxes[BOX_archive_1]);
+        ssc_E(t, &boxes[BOX_to_monitor_1]);
+        ssc_E(t, &boxes[BOX_to_store_1]);
         ssc_E(t, &boxes[BOX_store_1]);
         ssc_S(t, &sig_s11);
         ssc_E(t, &boxes[BOX_monitor_1]);

@@ -211,6 +211,7 @@ impl Emit<'_> {
                     self.binary(*op, a, b)
                 }
             }
+            Op::FirstFrame => ("call->iteration == 0".to_string(), 2),
             Op::Compare(op, a, b) => (
                 format!(
                     "{} {} {}",

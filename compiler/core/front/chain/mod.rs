@@ -5,7 +5,7 @@
 //! with the chain replaced by a `composition` section (every container,
 //! port, binding, definition, instance, resolution and connection), which
 //! every later stage reads as if it had been written by hand, or the
-//! diagnostics of what is wrong (E060–E073, with file:line:col in the
+//! diagnostics of what is wrong (E060–E072, with file:line:col in the
 //! chain's text). A description without a chain is returned as it is.
 //!
 //! Each named value becomes one box, as written: a container of its own
@@ -67,8 +67,6 @@ pub mod codes {
     pub const SIZES: &str = "E071";
     /// A chain operator used outside its form (`down2(x)`, `median(x, [3, 3])`).
     pub const OPERATOR: &str = "E072";
-    /// A form of the chain language that ssc does not build yet.
-    pub const NOT_YET: &str = "E073";
 }
 
 /// `-D NAME=VALUE`: a parameter's value for one build.
@@ -76,19 +74,6 @@ pub mod codes {
 pub struct Define {
     pub name: String,
     pub value: String,
-}
-
-impl Define {
-    /// `NAME=VALUE` as the command line gives it.
-    pub fn parse(s: &str) -> Result<Define, String> {
-        match s.split_once('=') {
-            Some((n, v)) if !n.is_empty() && !v.is_empty() => Ok(Define {
-                name: n.trim().to_string(),
-                value: v.trim().to_string(),
-            }),
-            _ => Err(format!("`-D {s}`: write `-D NAME=VALUE`, e.g. `-D W=1760`")),
-        }
-    }
 }
 
 /// A description with its chain expanded, and the warnings of the expansion.
@@ -188,6 +173,9 @@ pub(super) struct SinkPlan {
     pub(super) name: Ident,
     /// The chain's name of the value it writes out.
     pub(super) value: String,
+    /// How many boxes come before it: an output's sink is an instance
+    /// where its line is.
+    pub(super) position: usize,
 }
 
 /// A `prev` of a value not yet planned: what its reader took it to be.
@@ -212,6 +200,9 @@ struct Expander<'a> {
     /// The port names of the value being planned: value → the parameter
     /// of the fn it is passed to.
     port_names: BTreeMap<String, String>,
+    /// The arguments of that fn that are expressions (a box of their own
+    /// when lifted, whose port is then named after the parameter).
+    arg_names: Vec<(Span, String)>,
     errors: Vec<Diagnostic>,
 }
 
@@ -249,6 +240,7 @@ impl<'a> Expander<'a> {
                 .collect(),
             pending: Vec::new(),
             port_names: BTreeMap::new(),
+            arg_names: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -257,11 +249,23 @@ impl<'a> Expander<'a> {
     fn values_in_order(&mut self) {
         for v in self.scope.values.clone() {
             self.below.remove(&v.name.name);
+            let before = self.errors.len();
             let e = subst::substitute(&v.value, self.scope, &mut self.errors);
+            if self.errors.len() > before {
+                let bad = Val {
+                    instance: v.name.name.clone(),
+                    ty: ElemType::Float,
+                    size: Pair::ONE,
+                    bad: true,
+                };
+                self.values.insert(v.name.name.clone(), bad);
+                continue;
+            }
             // A value that applies a fn names its container after the fn,
             // and the ports of the values it passes by name after the
             // fn's parameters.
             self.port_names.clear();
+            self.arg_names.clear();
             let container = match &v.value.kind {
                 ExprKind::Call { callee, args } if self.scope.fns.contains_key(&callee.name) => {
                     let f = self.scope.fns[&callee.name];
@@ -271,6 +275,8 @@ impl<'a> Expander<'a> {
                                 self.port_names
                                     .entry(n.name.clone())
                                     .or_insert_with(|| p.name.clone());
+                            } else {
+                                self.arg_names.push((x.span, p.name.clone()));
                             }
                         }
                     }
@@ -285,6 +291,7 @@ impl<'a> Expander<'a> {
                     self.sinks.push(SinkPlan {
                         name: v.name.clone(),
                         value: name.name.clone(),
+                        position: self.boxes.len(),
                     });
                     continue;
                 }
@@ -299,6 +306,7 @@ impl<'a> Expander<'a> {
                 self.sinks.push(SinkPlan {
                     name: v.name.clone(),
                     value: v.name.name.clone(),
+                    position: self.boxes.len(),
                 });
             } else {
                 let val = self.plan(&v.name, &v.name.name, &container, &e, true);
@@ -336,7 +344,7 @@ impl<'a> Expander<'a> {
             bad: true,
         };
         let before = self.errors.len();
-        let e = self.lift(name, instance, e);
+        let e = self.lift(instance, e);
         let collected = reads::collect(&e, &mut self.errors);
         let known = self.resolve(name, &collected.reads);
         if self.errors.len() > before || known.is_none() {
@@ -418,19 +426,19 @@ impl<'a> Expander<'a> {
 
     /// `e` with every operator argument that needs a box of its own
     /// replaced by a new value `INSTANCE_k`, planned first.
-    fn lift(&mut self, name: &Ident, instance: &str, e: &Expr) -> Expr {
+    fn lift(&mut self, instance: &str, e: &Expr) -> Expr {
         let kind = match &e.kind {
             ExprKind::Number(_) | ExprKind::Port { .. } => return e.clone(),
-            ExprKind::Neg(a) => ExprKind::Neg(Box::new(self.lift(name, instance, a))),
+            ExprKind::Neg(a) => ExprKind::Neg(Box::new(self.lift(instance, a))),
             ExprKind::Binary(op, a, b) => ExprKind::Binary(
                 *op,
-                Box::new(self.lift(name, instance, a)),
-                Box::new(self.lift(name, instance, b)),
+                Box::new(self.lift(instance, a)),
+                Box::new(self.lift(instance, b)),
             ),
             ExprKind::Compare(op, a, b) => ExprKind::Compare(
                 *op,
-                Box::new(self.lift(name, instance, a)),
-                Box::new(self.lift(name, instance, b)),
+                Box::new(self.lift(instance, a)),
+                Box::new(self.lift(instance, b)),
             ),
             ExprKind::Call { callee, args } => {
                 let c = callee.name.as_str();
@@ -440,7 +448,7 @@ impl<'a> Expander<'a> {
                     .enumerate()
                     .map(|(k, a)| match a {
                         Arg::Expr(x) if k == 0 && needs_name && as_name(x).is_none() => {
-                            Arg::Expr(self.lifted(name, instance, x))
+                            Arg::Expr(self.lifted(instance, x))
                         }
                         Arg::Expr(x)
                             if k == 0
@@ -448,9 +456,9 @@ impl<'a> Expander<'a> {
                                 && as_name(x).is_none()
                                 && !pointwise(x) =>
                         {
-                            Arg::Expr(self.lifted(name, instance, x))
+                            Arg::Expr(self.lifted(instance, x))
                         }
-                        Arg::Expr(x) => Arg::Expr(self.lift(name, instance, x)),
+                        Arg::Expr(x) => Arg::Expr(self.lift(instance, x)),
                         other => other.clone(),
                     })
                     .collect();
@@ -464,12 +472,19 @@ impl<'a> Expander<'a> {
     }
 
     /// Plans `x` as a value of its own; gives the read of it.
-    fn lifted(&mut self, name: &Ident, instance: &str, x: &Expr) -> Expr {
+    fn lifted(&mut self, instance: &str, x: &Expr) -> Expr {
         let k = self.unique(&format!("{instance}_1"));
         let id = Ident::spanned(k.clone(), x.span);
         let val = self.plan(&id, &k, &k, x, false);
         self.values.insert(k.clone(), val);
-        let _ = name;
+        if let Some((_, p)) = self
+            .arg_names
+            .iter()
+            .find(|(s, _)| *s == x.span && !x.span.is_none())
+        {
+            let p = p.clone();
+            self.port_names.entry(k.clone()).or_insert(p);
+        }
         Expr::new(
             ExprKind::Port {
                 port: id,
@@ -744,6 +759,14 @@ impl<'a> Expander<'a> {
                         .hint("it is left out of the program; remove it, or read it"),
                 );
             }
+        }
+        let kept: Vec<bool> = self
+            .boxes
+            .iter()
+            .map(|b| live.contains(&b.instance))
+            .collect();
+        for s in &mut self.sinks {
+            s.position = kept[..s.position].iter().filter(|&&k| k).count();
         }
         self.boxes.retain(|b| live.contains(&b.instance));
         let kept: BTreeSet<String> = self

@@ -16,7 +16,9 @@
 //! h])`, `gauss(x, σ, [w, h])` and `stencil(x, [w…], [w, h])` take their
 //! window as the last argument, which the port gets (`separable`'s comes
 //! from its weights, a square `stencil`'s from its count); `prev(x, v)` is
-//! `x` through a connection with `delay v`.
+//! `x` through a connection with `delay v`, and `prev(x, c)` with a value
+//! `c` is `select(first_frame(), c, x through a delay)`: on the first frame
+//! the value of `c`.
 
 use super::codes;
 use crate::diagnostics::Diagnostic;
@@ -197,16 +199,35 @@ impl Collector<'_> {
                         }
                         p
                     }
-                    None => {
-                        let d = Diagnostic::error(
-                            codes::NOT_YET,
-                            "`prev(x, v)` with a value `v`: not yet implemented",
-                        )
-                        .label(args[1].span(), "the value before the first frame")
-                        .hint("give a number, the value every element has before the first frame: `prev(x, 0)`");
-                        self.errors.push(d);
-                        e.clone()
-                    }
+                    // On the first frame, the value of `v` (an expression):
+                    // `select(first_frame(), v, x of the previous frame)`.
+                    None => match &args[1] {
+                        Arg::Expr(v) => {
+                            let p = self.read(name, Kind::Same, None, e.span);
+                            if let Some(last) = self.reads.last_mut() {
+                                last.delay = Some(0.0);
+                            }
+                            let first = call(callee, "first_frame", Vec::new(), e.span);
+                            let v = self.expr(v, window);
+                            call(
+                                callee,
+                                "select",
+                                vec![Arg::Expr(first), Arg::Expr(v), Arg::Expr(p)],
+                                e.span,
+                            )
+                        }
+                        other => self.misuse(
+                            e,
+                            "`prev(x, v)` starts from a number or a value".into(),
+                            &format!(
+                                "`{}` is neither: write `prev(x, 0)` or `prev(x, c)`",
+                                match other {
+                                    Arg::List(..) => "a list",
+                                    _ => "a file name",
+                                }
+                            ),
+                        ),
+                    },
                 },
             };
         }

@@ -98,7 +98,9 @@ impl<'a> Scope<'a> {
         for d in defines {
             if !scope.params.contains_key(&d.name) && !param_spans.contains_key(&d.name) {
                 let names: Vec<&str> = param_spans.keys().map(String::as_str).collect();
-                let hint = match (suggest(&d.name, names.iter().copied()), names.is_empty()) {
+                let same_letters = names.iter().copied().find(|n| n.eq_ignore_ascii_case(&d.name));
+                let close = same_letters.or_else(|| suggest(&d.name, names.iter().copied()));
+                let hint = match (close, names.is_empty()) {
                     (_, true) => format!(
                         "chain `{}` has no parameter: add `param {} = …;`",
                         chain.name, d.name

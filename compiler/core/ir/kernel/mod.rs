@@ -245,6 +245,10 @@ pub enum Op {
         table: Vec<f64>,
         arg: Box<Node>,
     },
+    /// `first_frame()`: whether the frame computed is the first (a
+    /// condition of `select`; a delay's reader starts from another value
+    /// with it).
+    FirstFrame,
 }
 
 /// A misuse of the vocabulary, for the checker to report.

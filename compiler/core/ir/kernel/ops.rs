@@ -34,6 +34,7 @@ pub const OPERATORS: &[(&str, usize, &str)] = &[
     ("mean", 1, "mean(port)"),
     ("linear", 1, "linear(port)"),
     ("lut", 2, "lut(x, [table]) or lut(x, \"file\")"),
+    ("first_frame", 0, "select(first_frame(), then, else)"),
 ];
 
 impl Typer<'_> {
@@ -79,6 +80,12 @@ impl Typer<'_> {
             "select" => self.select(args, span),
             "window_level" => self.window_level(args, span),
             "lut" => self.lut(args, span),
+            // Whether this is the first frame (iteration 0): a condition.
+            "first_frame" => Val::Node(Node {
+                ty: Ty::Bool,
+                range: Range::new(0.0, 1.0),
+                op: Op::FirstFrame,
+            }),
             _ => self.window_op(name, args, span),
         }
     }

@@ -501,6 +501,11 @@ impl Typer<'_> {
             None => self.context, // numbers only: the output's type
         };
         if let Some((u, _)) = typed.iter().find(|(u, _)| *u != t) {
+            // Convert the narrower operand to the wider one's type: to the
+            // floating type if one is, else to the larger.
+            let widen =
+                |a: ElemType, b: ElemType| (a.is_float(), a.size()) > (b.is_float(), b.size());
+            let (to, from) = if widen(*u, t) { (*u, t) } else { (t, *u) };
             self.errors.push(
                 KernelError::new(
                     "E041",
@@ -509,8 +514,9 @@ impl Typer<'_> {
                     "operands of two types",
                 )
                 .hint(format!(
-                    "convert one so both have one type, e.g. {}(…)",
-                    t.keyword()
+                    "convert the {} operand: `{}(…)` around it (a conversion to an integer type may need a clamp or a round)",
+                    from.keyword(),
+                    to.keyword()
                 )),
             );
             return None;
