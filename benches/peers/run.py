@@ -146,6 +146,8 @@ def scaled_description(chain, resolution, build, root=ROOT):
     if resolution == base:
         return src
     text = src.read_text()
+    if is_chain(text):
+        return src  # its size is its parameters: build_ssc gives -D W=R -D H=R
     instance = re.compile(r"\[(\d+), (\d+)\]")
 
     def scale(m):
@@ -203,12 +205,22 @@ def input_args(chain, frames):
     return [a for port, f in CHAINS[chain]["inputs"] for a in ("--input", f"{port}={frames / f}")]
 
 
+def is_chain(text):
+    """Whether a description is a chain (`chain NAME { … }`), whose size
+    is set with -D, not by scaling its resolutions."""
+    return re.search(r"^chain\s", text, re.M) is not None
+
+
 def build_ssc(ssc, chain, desc, flags, resolution, build, index, cflags, frames, label="ssc"):
     d = build / f"{chain}-{label.replace('@', '-')}{index}"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     exe = d / chain
-    args = shlex.split(flags) + ["-cr", f"{resolution},{resolution}"]
+    if is_chain(Path(desc).read_text()):
+        size = ["-D", f"W={resolution}", "-D", f"H={resolution}"]
+    else:
+        size = ["-cr", f"{resolution},{resolution}"]
+    args = shlex.split(flags) + size
     env = dict(os.environ)
     if cflags is not None:
         env["CFLAGS"] = cflags

@@ -310,3 +310,63 @@ fn fmt_keeps_a_chain_and_its_comments() {
         "chain c {\n  input raw: float[8, 8];\n\n  a = raw * 2;\n  b = a + 1; // one more\n  output o = b;\n}\n"
     );
 }
+
+/// A kernel of one's own in a chain (`kernel NAME(P: TYPE) -> TYPE;`,
+/// implemented in `--kernels`) prints the checksum of the same chain
+/// written in four levels, and a call inside an expression is a box of
+/// its own.
+#[test]
+fn a_kernel_of_ones_own_is_a_box_of_the_chain() {
+    let dir = scratch("chains-kernel");
+    let chain = write_input(
+        &dir,
+        "chain.ssc",
+        "chain app {\n  input src: uchar[256, 256];\n  kernel func_invert(in: uchar) -> uchar;\n  \
+         output out = func_invert(src) / 2;\n}\n",
+    );
+    let levels = write_input(
+        &dir,
+        "levels.ssc",
+        "composition {\n  container_declaration source { out OUT uchar mul [1, 1]; };\n  \
+         container_declaration sink { in IN uchar mul [1, 1]; };\n  \
+         container_declaration invert { in IN uchar mul [1, 1]; out OUT uchar mul [1, 1]; };\n  \
+         container_declaration half { inv IN uchar mul [1, 1]; out OUT uchar mul [1, 1]; };\n  \
+         container_declaration app { };\n  \
+         container_bind source func_source FULL, sink func_sink FULL, invert func_invert FULL, half half FULL;\n  \
+         function_definition half { out = inv / 2; };\n  \
+         container_composition app {\n    container src source index, inv invert index, h half index, out sink index;\n    \
+         src.out -> inv.in;\n    inv.out -> h.inv;\n    h.out -> out.in;\n  };\n  compose app [256, 256];\n}\n",
+    );
+    let (code, printed, err) = ssc(&[
+        "build",
+        chain.to_str().unwrap(),
+        "-t",
+        "interpreter",
+        "--kernels",
+        root("examples/kernels/invert.c").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(printed.contains("to_out_1 func_invert index"), "{printed}");
+    assert!(
+        printed.contains("func_invert func_invert FULL"),
+        "{printed}"
+    );
+    let kernels = format!("--kernels {}", root("examples/kernels/invert.c").display());
+    let cases = [
+        Case::new(&chain, &format!("-ts reduced 2 {kernels}")),
+        Case::new(&chain, &format!("-ts fused 2 {kernels}")),
+        Case::new(&levels, &format!("-ts reduced 2 {kernels}")),
+    ];
+    same_checksums(gcc(), "chain-kernel", &cases, 3);
+    // Its ports' types are the kernel's: a float is refused, with the
+    // conversion to write.
+    let wrong = write_input(
+        &dir,
+        "wrong.ssc",
+        "chain app {\n  input src: float[64, 64];\n  kernel func_invert(in: uchar) -> uchar;\n  \
+         output out = func_invert(src);\n}\n",
+    );
+    let (code, _, err) = ssc(&["check", wrong.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("E041") && err.contains("uchar(src)"), "{err}");
+}

@@ -493,9 +493,16 @@ fn explain_shows_whole_inputs_not_the_names_of_tests() {
         let ptts = header.starts_with(".ptts");
         let file = dir.join(format!("{code}.{}", if ptts { "ptts" } else { "ssc" }));
         std::fs::write(&file, &text).unwrap();
+        // Its header names the options of the check (`-D NAME=VALUE`).
+        let options: Vec<&str> = header
+            .split_once("FILE")
+            .map_or("", |(_, o)| o.trim_end_matches("):"))
+            .split_whitespace()
+            .collect();
         let out = ssc()
             .args([if ptts { "ptts" } else { "check" }])
             .arg(&file)
+            .args(&options)
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

@@ -304,7 +304,7 @@ impl Printer {
         self.open(&format!("chain {}", c.name), c.span);
         let kind = |s: &ChainStmt| match s {
             ChainStmt::Params(..) | ChainStmt::Inputs(..) => 0,
-            ChainStmt::Fn(_) => 1,
+            ChainStmt::Fn(_) | ChainStmt::Kernel(_) => 1,
             ChainStmt::Value(_) => 2,
         };
         let mut last = None;
@@ -333,6 +333,16 @@ impl Printer {
                     f.name,
                     join(f.params.iter()),
                     expr_text(&f.body)
+                ),
+                ChainStmt::Kernel(k) => format!(
+                    "kernel {}({}) -> {}{};",
+                    k.name,
+                    join(k.params.iter().map(|p| match &p.window {
+                        Some(w) => format!("{}: {} {}", p.name, p.ty.keyword(), w.value),
+                        None => format!("{}: {}", p.name, p.ty.keyword()),
+                    })),
+                    k.output.keyword(),
+                    if k.rows { " ROWS" } else { "" }
                 ),
                 ChainStmt::Value(v) => format!(
                     "{}{} = {};",

@@ -7,7 +7,7 @@
 //! value may only read what is written above it (or, through `prev`, any
 //! value of the chain).
 
-use super::{ElemType, Expr, Ident, Span};
+use super::{ElemType, Expr, Ident, Pair, Span, Spanned};
 
 /// `chain NAME { STATEMENT* }`.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +26,8 @@ pub enum ChainStmt {
     Inputs(Vec<ChainInput>, Span),
     /// `fn gauss5(x) = …;`
     Fn(ChainFn),
+    /// `kernel sharpen(x: float [3, 3]) -> float ROWS;`
+    Kernel(ChainKernel),
     /// `NAME = EXPR;` or `output NAME = EXPR;`
     Value(ChainValue),
 }
@@ -35,6 +37,7 @@ impl ChainStmt {
         match self {
             ChainStmt::Params(_, s) | ChainStmt::Inputs(_, s) => *s,
             ChainStmt::Fn(f) => f.span,
+            ChainStmt::Kernel(k) => k.span,
             ChainStmt::Value(v) => v.span,
         }
     }
@@ -71,6 +74,27 @@ pub struct ChainFn {
     pub params: Vec<Ident>,
     pub body: Expr,
     pub span: Span,
+}
+
+/// `kernel NAME(P: TYPE [w, h]?, …) -> TYPE ROWS?;`: a C function of the
+/// user's own, with its input ports (a window each, when given) and its
+/// output's type; `ROWS`: it addresses every row through `SSC_ROW`, so its
+/// buffers may be folded. Applied like a fn, to values by name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChainKernel {
+    pub name: Ident,
+    pub params: Vec<KernelParam>,
+    pub output: ElemType,
+    pub rows: bool,
+    pub span: Span,
+}
+
+/// `P: TYPE [w, h]?`: an input port of a kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelParam {
+    pub name: Ident,
+    pub ty: ElemType,
+    pub window: Option<Spanned<Pair>>,
 }
 
 /// `NAME = EXPR;`: a value of every frame (a box of the composition);

@@ -80,10 +80,16 @@ pub(crate) fn explanation(code: &str) -> Option<String> {
         out += &format!("\nExample:\n{}\n", wrap(&plain(&example), "    "));
     }
     if let Some((name, text)) = inputs.first() {
+        // A line `// -D NAME=VALUE` of the input is an option of its check.
+        let defines: String = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("// -D "))
+            .map(|d| format!(" -D {}", d.trim()))
+            .collect();
         let what = if name.ends_with(".ptts") {
-            "A whole .ptts file that gives it (ssc ptts FILE):"
+            "A whole .ptts file that gives it (ssc ptts FILE):".to_string()
         } else {
-            "A whole description that gives it (ssc check FILE):"
+            format!("A whole description that gives it (ssc check FILE{defines}):")
         };
         out += &format!("\n{what}\n\n");
         for line in text.lines() {

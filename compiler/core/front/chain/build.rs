@@ -172,16 +172,25 @@ impl Writer<'_> {
                     ports,
                     span: Span::NONE,
                 });
-                self.c.binds.push(bind(&n, &n));
-                self.c.definitions.push(Definition {
-                    name: Ident::new(&n),
-                    assignments: vec![Assignment {
-                        port: Ident::new("out"),
-                        value: b.body.clone(),
-                        span: b.body.span,
-                    }],
-                    span: Span::NONE,
-                });
+                match &b.kernel {
+                    Some((function, rows)) => {
+                        let mut bound = bind(&n, function);
+                        bound.rows = *rows;
+                        self.c.binds.push(bound);
+                    }
+                    None => self.c.binds.push(bind(&n, &n)),
+                }
+                if b.kernel.is_none() {
+                    self.c.definitions.push(Definition {
+                        name: Ident::new(&n),
+                        assignments: vec![Assignment {
+                            port: Ident::new("out"),
+                            value: b.body.clone(),
+                            span: b.body.span,
+                        }],
+                        span: Span::NONE,
+                    });
+                }
                 let port_names: Vec<String> = b.ports.iter().map(|p| p.name.clone()).collect();
                 self.shared.push((sig, n.clone(), port_names.clone()));
                 (n, port_names)
@@ -200,6 +209,7 @@ impl Writer<'_> {
 /// ports numbered in order.
 #[derive(PartialEq)]
 struct Signature {
+    kernel: Option<String>,
     ports: Vec<(ElemType, Pair, Option<Pair>)>,
     out: (ElemType, Pair),
     body: Expr,
@@ -213,6 +223,7 @@ fn signature(b: &BoxPlan) -> Signature {
         .map(|(k, p)| (p.name.as_str(), k))
         .collect();
     Signature {
+        kernel: b.kernel.as_ref().map(|(f, _)| f.clone()),
         ports: b.ports.iter().map(|p| (p.ty, p.mul, p.window)).collect(),
         out: (b.out_ty, b.out_mul),
         body: map_ports(&b.body, &|p| {

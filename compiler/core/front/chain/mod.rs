@@ -165,6 +165,9 @@ pub(super) struct BoxPlan {
     pub(super) body: Expr,
     /// The name as written (`None` for a box the expansion made).
     pub(super) written: Option<Ident>,
+    /// A kernel of one's own: its C function and whether it is `ROWS`
+    /// (`None`: a definition, `body`).
+    pub(super) kernel: Option<(String, bool)>,
 }
 
 /// A sink: `output NAME = …`.
@@ -344,7 +347,12 @@ impl<'a> Expander<'a> {
             bad: true,
         };
         let before = self.errors.len();
-        let e = self.lift(instance, e);
+        let e = self.lift(instance, e, true);
+        if let ExprKind::Call { callee, args } = &e.kind {
+            if let Some(k) = self.scope.kernels.get(&callee.name).copied() {
+                return self.plan_kernel(name, instance, k, args, e.span, written);
+            }
+        }
         let collected = reads::collect(&e, &mut self.errors);
         let known = self.resolve(name, &collected.reads);
         if self.errors.len() > before || known.is_none() {
@@ -415,6 +423,7 @@ impl<'a> Expander<'a> {
             resolution,
             body,
             written: written.then(|| name.clone()),
+            kernel: None,
         });
         Val {
             instance: instance.to_string(),
@@ -424,25 +433,144 @@ impl<'a> Expander<'a> {
         }
     }
 
+    /// The box of a kernel of one's own applied to values by name.
+    fn plan_kernel(
+        &mut self,
+        name: &Ident,
+        instance: &str,
+        k: &crate::ir::ChainKernel,
+        args: &[Arg],
+        at: Span,
+        written: bool,
+    ) -> Val {
+        let bad = Val {
+            instance: instance.to_string(),
+            ty: k.output,
+            size: Pair::ONE,
+            bad: true,
+        };
+        let names: Vec<Option<&Ident>> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Expr(x) => as_name(x),
+                _ => None,
+            })
+            .collect();
+        if args.len() != k.params.len() || names.iter().any(Option::is_none) {
+            let form: Vec<&str> = k.params.iter().map(|p| p.name.name.as_str()).collect();
+            self.errors.push(
+                Diagnostic::error(
+                    codes::CALL,
+                    format!(
+                        "kernel `{}` takes {} value(s) by name",
+                        k.name,
+                        k.params.len()
+                    ),
+                )
+                .label(at, format!("{} argument(s) here", args.len()))
+                .label(k.name.span, "declared here")
+                .hint(format!("call it as `{}({})`", k.name, form.join(", "))),
+            );
+            return bad;
+        }
+        let reads: Vec<Read> = names
+            .iter()
+            .zip(&k.params)
+            .map(|(n, p)| Read {
+                value: (*n).expect("checked").clone(),
+                kind: Kind::Same,
+                window: p.window.map(|w| w.value),
+                reach: (0, 0),
+                delay: None,
+                span: n.expect("checked").span,
+            })
+            .collect();
+        let Some(known) = self.resolve(name, &reads) else {
+            return bad;
+        };
+        let Some((size, _)) = self.geometry(name, &reads, &known) else {
+            return bad;
+        };
+        let mut ports = Vec::new();
+        for ((r, v), p) in reads.iter().zip(&known).zip(&k.params) {
+            let v = v.as_ref().expect("no prev in a kernel's arguments");
+            if v.ty != p.ty {
+                self.errors.push(
+                    Diagnostic::error(
+                        "E041",
+                        format!(
+                            "`{}`'s `{}` is {}, `{}` is {}",
+                            k.name,
+                            p.name,
+                            p.ty.keyword(),
+                            r.value,
+                            v.ty.keyword()
+                        ),
+                    )
+                    .label(r.span, format!("a {} value", v.ty.keyword()))
+                    .hint(format!(
+                        "convert it first: `v = {}({});`, then pass `v`",
+                        p.ty.keyword(),
+                        r.value
+                    )),
+                );
+                return bad;
+            }
+            ports.push(PortPlan {
+                name: p.name.name.clone(),
+                value: r.value.name.clone(),
+                ty: p.ty,
+                mul: Pair::ONE,
+                window: p.window.map(|w| w.value),
+                delay: None,
+            });
+        }
+        self.boxes.push(BoxPlan {
+            instance: instance.to_string(),
+            container: k.name.name.clone(),
+            ports,
+            out_ty: k.output,
+            out_mul: Pair::ONE,
+            resolution: size,
+            body: Expr::new(ExprKind::Number(0.0), at),
+            written: written.then(|| name.clone()),
+            kernel: Some((k.name.name.clone(), k.rows)),
+        });
+        Val {
+            instance: instance.to_string(),
+            ty: k.output,
+            size,
+            bad: false,
+        }
+    }
+
     /// `e` with every operator argument that needs a box of its own
     /// replaced by a new value `INSTANCE_k`, planned first.
-    fn lift(&mut self, instance: &str, e: &Expr) -> Expr {
+    fn lift(&mut self, instance: &str, e: &Expr, top: bool) -> Expr {
         let kind = match &e.kind {
             ExprKind::Number(_) | ExprKind::Port { .. } => return e.clone(),
-            ExprKind::Neg(a) => ExprKind::Neg(Box::new(self.lift(instance, a))),
+            ExprKind::Neg(a) => ExprKind::Neg(Box::new(self.lift(instance, a, false))),
             ExprKind::Binary(op, a, b) => ExprKind::Binary(
                 *op,
-                Box::new(self.lift(instance, a)),
-                Box::new(self.lift(instance, b)),
+                Box::new(self.lift(instance, a, false)),
+                Box::new(self.lift(instance, b, false)),
             ),
             ExprKind::Compare(op, a, b) => ExprKind::Compare(
                 *op,
-                Box::new(self.lift(instance, a)),
-                Box::new(self.lift(instance, b)),
+                Box::new(self.lift(instance, a, false)),
+                Box::new(self.lift(instance, b, false)),
             ),
+            ExprKind::Call { callee, .. }
+                if !top && self.scope.kernels.contains_key(&callee.name) =>
+            {
+                // A kernel is a box: inside an expression, one of its own.
+                let call = self.lift(instance, e, true);
+                return self.lifted(instance, &call);
+            }
             ExprKind::Call { callee, args } => {
                 let c = callee.name.as_str();
-                let needs_name = STRUCTURAL.contains(&c);
+                let needs_name =
+                    STRUCTURAL.contains(&c) || self.scope.kernels.contains_key(&callee.name);
                 let args = args
                     .iter()
                     .enumerate()
@@ -458,7 +586,7 @@ impl<'a> Expander<'a> {
                         {
                             Arg::Expr(self.lifted(instance, x))
                         }
-                        Arg::Expr(x) => Arg::Expr(self.lift(instance, x)),
+                        Arg::Expr(x) => Arg::Expr(self.lift(instance, x, false)),
                         other => other.clone(),
                     })
                     .collect();

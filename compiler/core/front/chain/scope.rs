@@ -1,5 +1,5 @@
 //! The names of a chain: its parameters (with `-D` applied), its inputs
-//! with their sizes, its `fn`s and its values.
+//! with their sizes, its `fn`s, its kernels and its values.
 //!
 //! Takes the chain and the `-D NAME=VALUE` overrides; gives a [`Scope`],
 //! or the diagnostics of a name defined twice (E062), a parameter that is
@@ -10,7 +10,9 @@
 use super::{codes, Define};
 use crate::diagnostics::Diagnostic;
 use crate::front::check::names::suggest;
-use crate::ir::{BinOp, Chain, ChainFn, ChainInput, ChainStmt, ChainValue, Expr, ExprKind, Pair};
+use crate::ir::{
+    BinOp, Chain, ChainFn, ChainInput, ChainKernel, ChainStmt, ChainValue, Expr, ExprKind, Pair,
+};
 use std::collections::BTreeMap;
 
 /// The largest width or height of a frame a chain may give (2³¹ − 1).
@@ -21,6 +23,7 @@ pub(super) struct Scope<'a> {
     pub(super) params: BTreeMap<String, u64>,
     pub(super) inputs: Vec<(&'a ChainInput, Pair)>,
     pub(super) fns: BTreeMap<String, &'a ChainFn>,
+    pub(super) kernels: BTreeMap<String, &'a ChainKernel>,
     /// The values in the order written, with their statement's index.
     pub(super) values: Vec<&'a ChainValue>,
 }
@@ -50,6 +53,7 @@ impl<'a> Scope<'a> {
             params: BTreeMap::new(),
             inputs: Vec::new(),
             fns: BTreeMap::new(),
+            kernels: BTreeMap::new(),
             values: Vec::new(),
         };
         let mut param_spans = BTreeMap::new();
@@ -88,6 +92,11 @@ impl<'a> Scope<'a> {
                         scope.fns.insert(f.name.name.clone(), f);
                     }
                 }
+                ChainStmt::Kernel(k) => {
+                    if define(&k.name, &mut errors) {
+                        scope.kernels.insert(k.name.name.clone(), k);
+                    }
+                }
                 ChainStmt::Value(v) => {
                     if define(&v.name, &mut errors) {
                         scope.values.push(v);
@@ -98,7 +107,10 @@ impl<'a> Scope<'a> {
         for d in defines {
             if !scope.params.contains_key(&d.name) && !param_spans.contains_key(&d.name) {
                 let names: Vec<&str> = param_spans.keys().map(String::as_str).collect();
-                let same_letters = names.iter().copied().find(|n| n.eq_ignore_ascii_case(&d.name));
+                let same_letters = names
+                    .iter()
+                    .copied()
+                    .find(|n| n.eq_ignore_ascii_case(&d.name));
                 let close = same_letters.or_else(|| suggest(&d.name, names.iter().copied()));
                 let hint = match (close, names.is_empty()) {
                     (_, true) => format!(

@@ -3,7 +3,10 @@
 
 use super::grammar::Rule;
 use super::parse::{ident, kids, span, Builder, Node};
-use crate::ir::{Chain, ChainFn, ChainInput, ChainStmt, ChainValue, ElemType, Expr, Param};
+use crate::ir::{
+    Chain, ChainFn, ChainInput, ChainKernel, ChainStmt, ChainValue, ElemType, Expr, KernelParam,
+    Param,
+};
 
 impl Builder {
     pub(super) fn chain_section(&mut self, n: Node) -> Chain {
@@ -36,6 +39,32 @@ impl Builder {
                     name,
                     params,
                     body,
+                    span: s,
+                })
+            }
+            Rule::chain_kernel => {
+                let mut it = kids(n).peekable();
+                let name = ident(it.next().expect("a kernel has a name"));
+                let mut params = Vec::new();
+                while let Some(p) = it.next_if(|p| p.as_rule() == Rule::kernel_param) {
+                    let mut parts = kids(p);
+                    let pname = ident(parts.next().expect("a parameter has a name"));
+                    let ty = ElemType::from_keyword(parts.next().expect("a type").as_str())
+                        .expect("grammar lists types");
+                    let window = parts.next().map(|w| self.pair(w, "a window"));
+                    params.push(KernelParam {
+                        name: pname,
+                        ty,
+                        window,
+                    });
+                }
+                let output = ElemType::from_keyword(it.next().expect("a type").as_str())
+                    .expect("grammar lists types");
+                ChainStmt::Kernel(ChainKernel {
+                    name,
+                    params,
+                    output,
+                    rows: it.next().is_some(),
                     span: s,
                 })
             }

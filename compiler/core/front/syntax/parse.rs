@@ -118,6 +118,7 @@ fn not_keyword(n: &Node) -> bool {
             | Rule::param_kw
             | Rule::input_kw
             | Rule::fn_kw
+            | Rule::kernel_kw
             | Rule::output_kw
     )
 }
@@ -183,7 +184,7 @@ impl Builder {
         }
     }
 
-    fn pair(&mut self, n: Node, what: &str) -> Spanned<Pair> {
+    pub(super) fn pair(&mut self, n: Node, what: &str) -> Spanned<Pair> {
         let s = span(&n);
         let mut it = kids(n);
         let x = self.positive(it.next().unwrap(), what);
@@ -1008,6 +1009,8 @@ fn rule_name(rule: &Rule) -> &'static str {
         Rule::chain_inputs | Rule::input_kw => "`input`",
         Rule::chain_input => "an input `NAME: TYPE[W, H]`",
         Rule::chain_fn | Rule::fn_kw => "`fn`",
+        Rule::chain_kernel | Rule::kernel_kw => "`kernel`",
+        Rule::kernel_param => "a kernel's port `NAME: TYPE [w, h]`",
         Rule::chain_output | Rule::output_kw => "`output`",
         Rule::chain_value => "a value `NAME = EXPR;`",
         _ => "something else",
