@@ -12,7 +12,7 @@
 
 use super::reads::map_ports;
 use super::scope::Scope;
-use super::{BoxPlan, SinkPlan, Val};
+use super::{ir_port, BoxPlan, SinkPlan, Val};
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -112,7 +112,7 @@ impl Writer<'_> {
         let name = self.unique(&format!("{kind}_{}", ty.keyword()));
         self.c.containers.push(ContainerDecl {
             name: Ident::new(&name),
-            ports: vec![port_of(port, dir, ty, Pair::ONE, None)],
+            ports: vec![ir_port(port, dir, ty, Pair::ONE, None)],
             span: Span::NONE,
         });
         self.c
@@ -164,9 +164,9 @@ impl Writer<'_> {
                 let mut ports: Vec<Port> = b
                     .ports
                     .iter()
-                    .map(|p| port_of(&p.name, Direction::In, p.ty, p.mul, p.window))
+                    .map(|p| ir_port(&p.name, Direction::In, p.ty, p.mul, p.window))
                     .collect();
-                ports.push(port_of("out", Direction::Out, b.out_ty, b.out_mul, None));
+                ports.push(ir_port("out", Direction::Out, b.out_ty, b.out_mul, None));
                 self.c.containers.push(ContainerDecl {
                     name: Ident::new(&n),
                     ports,
@@ -229,23 +229,6 @@ fn signature(b: &BoxPlan) -> Signature {
         body: map_ports(&b.body, &|p| {
             index.get(p).map_or(p.to_string(), |k| format!("\u{0}{k}"))
         }),
-    }
-}
-
-fn port_of(
-    name: &str,
-    direction: Direction,
-    ty: ElemType,
-    mul: Pair,
-    window: Option<Pair>,
-) -> Port {
-    Port {
-        name: Ident::new(name),
-        direction,
-        ty,
-        mul: Spanned::bare(mul),
-        window: window.map(Spanned::bare),
-        span: Span::NONE,
     }
 }
 
