@@ -44,6 +44,7 @@ mod ptts_guard;
 mod ptts_props;
 mod ptts_snapshots;
 mod ptts_times;
+mod python_package;
 mod realtime;
 mod rings;
 mod roundtrip;
