@@ -112,6 +112,11 @@ def _fact(what, cmd):
     return _facts[what]
 
 
+def _stat(path):
+    st = os.stat(path)
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
 def _source(source):
     """(text, path or None, name) of a path or a description's text."""
     if isinstance(source, os.PathLike) or ("\n" not in source and "{" not in source):
@@ -140,7 +145,10 @@ def compile(source, *flags, cache_dir=None):
     key = hashlib.sha256(
         json.dumps(
             {
+                # The version, and the binary itself (a rebuilt ssc of one
+                # version is another compiler).
                 "ssc": _fact(ssc, [ssc, "--version"]),
+                "binary": _stat(ssc),
                 "cc": _fact("cc " + cc, [cc, "--version"]),
                 "cflags": os.environ.get("CFLAGS", ""),
                 "text": text,

@@ -4,7 +4,9 @@
 //! as numpy arrays, gives the program's outputs bit for bit and its
 //! checksum; a second compile in a new process runs no C compiler; a
 //! refused description is `ssc.CompileError` with its code and position
-//! (`tests/python/package.py` checks all of it inside the venv).
+//! (`tests/python/package.py` checks all of it inside the venv); and
+//! `examples/python/radiograph.py` runs a real radiograph (pydicom-data's
+//! RG3_UNCR.dcm, 1760²) through `examples/fluoro.ssc` and saves its PNG.
 //!
 //! The wheel is built with cargo's dev profile (`MATURIN_PEP517_ARGS`),
 //! which reuses what the suite has built: a user's `pip install .` builds
@@ -100,6 +102,27 @@ fn pip_install_gives_the_module_the_command_and_compile() {
     let second = check(true);
     eprintln!("{second}");
     assert!(second.contains("no C compiler run ok"), "{second}");
+
+    // The example a user copies: a real radiograph at 1760², its PNG.
+    run(
+        "pip install pydicom pydicom-data matplotlib",
+        Command::new(&python)
+            .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
+            .args(["pydicom", "pydicom-data", "matplotlib"]),
+    );
+    let figures = dir.join("figures");
+    let said = run(
+        "examples/python/radiograph.py",
+        Command::new(&python)
+            .arg(root("examples/python/radiograph.py"))
+            .args(["--frames", "3", "--out", figures.to_str().unwrap()])
+            .env("SSC_PYTHON_CACHE", dir.join("cache")),
+    );
+    eprintln!("{said}");
+    assert!(said.contains("RG3_UNCR.dcm: 1760 x 1760, 10 bits, MONOCHROME1"), "{said}");
+    assert!(said.contains("3 frames: mean"), "{said}");
+    let png = std::fs::read(figures.join("radiograph.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
 }
 
 fn make_executable(path: &Path) {
