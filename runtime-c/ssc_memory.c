@@ -58,10 +58,8 @@ void ssc_arena_free(ssc_arena *a)
 void *ssc_dyn_alloc(size_t bytes)
 {
     void *p = aligned_alloc(64, round_up(bytes ? bytes : 1, 64));
-    if (!p) {
+    if (!p)
         ssc__message("out of memory allocating %zu bytes", bytes);
-        exit(3);
-    }
     return p;
 }
 
@@ -82,13 +80,14 @@ static void *pool_grow(ssc_pool *p)   /* called with the lock held */
         void **all = realloc(p->all, cap * sizeof *all);
         if (!all) {
             ssc__message("out of memory growing a block pool");
-            exit(3);
+            return NULL;
         }
         p->all = all;
         p->cap_all = cap;
     }
     void *b = ssc_dyn_alloc(p->block_bytes);
-    p->all[p->n_all++] = b;
+    if (b)
+        p->all[p->n_all++] = b;
     return b;
 }
 
@@ -97,12 +96,18 @@ ssc_pool *ssc_pool_create(size_t block_bytes, unsigned preallocate)
     ssc_pool *p = calloc(1, sizeof *p);
     if (!p) {
         ssc__message("out of memory creating a block pool");
-        exit(3);
+        return NULL;
     }
     pthread_mutex_init(&p->lock, NULL);
     p->block_bytes = round_up(block_bytes < sizeof(void *) ? sizeof(void *) : block_bytes, 64);
-    for (unsigned i = 0; i < preallocate; i++)
-        ssc_pool_put(p, pool_grow(p));
+    for (unsigned i = 0; i < preallocate; i++) {
+        void *b = pool_grow(p);
+        if (!b) {
+            ssc_pool_destroy(p);
+            return NULL;
+        }
+        ssc_pool_put(p, b);
+    }
     return p;
 }
 
@@ -130,6 +135,8 @@ size_t ssc_pool_blocks(const ssc_pool *p) { return p->n_all; }
 
 void ssc_pool_destroy(ssc_pool *p)
 {
+    if (!p)
+        return;
     for (size_t i = 0; i < p->n_all; i++)
         free(p->all[i]);
     free(p->all);
@@ -158,6 +165,8 @@ void ssc_dyn_write(ssc_dynbuf *d)
     if (atomic_compare_exchange_strong_explicit(&d->state, &expected, SSC_DYN_ALLOCATING,
                                                 memory_order_acquire, memory_order_acquire)) {
         void *p = d->pool ? ssc_pool_get(d->pool) : ssc_dyn_alloc(d->bytes);
+        if (!p)   /* -dm at run time: an iteration cannot go on without it */
+            exit(3);
         d->data = p;
         d->allocations++;
         for (int i = 0; i < d->n_ports; i++)

@@ -28,18 +28,20 @@ typedef struct {
 int ssc_arena_init(ssc_arena *a, size_t bytes, int huge);
 void ssc_arena_free(ssc_arena *a);
 
-/* -dm dynamic: one 64-byte aligned allocation per use. Exits on OOM. */
+/* -dm dynamic: one 64-byte aligned allocation per use; NULL after a
+ * message when memory is out (init_all then fails: open returns an error,
+ * the program exits 3). */
 void *ssc_dyn_alloc(size_t bytes);
 void ssc_dyn_free(void *p);
 
 /* -dm reduced: a pool of fixed-size 64-byte aligned blocks, reused.
  * get and put may be called from any thread (a mutex guards the list). */
 typedef struct ssc_pool ssc_pool;
-ssc_pool *ssc_pool_create(size_t block_bytes, unsigned preallocate);
-void *ssc_pool_get(ssc_pool *p);            /* grows the pool when empty */
+ssc_pool *ssc_pool_create(size_t block_bytes, unsigned preallocate); /* NULL: out of memory */
+void *ssc_pool_get(ssc_pool *p);            /* grows the pool when empty; NULL: out of memory */
 void ssc_pool_put(ssc_pool *p, void *block);
 size_t ssc_pool_blocks(const ssc_pool *p);  /* blocks ever allocated */
-void ssc_pool_destroy(ssc_pool *p);
+void ssc_pool_destroy(ssc_pool *p);          /* NULL: nothing */
 
 /* -dm dynamic / reduced: one buffer allocated per iteration at run time.
  *

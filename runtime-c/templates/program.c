@@ -249,14 +249,16 @@ static int init_all(int huge_pages)
         return status;
 {%- endfor %}
 {%- for b in own_buffers %}
-    {{ b.name }} = ssc_dyn_alloc({{ b.bytes }});
+    if (!({{ b.name }} = ssc_dyn_alloc({{ b.bytes }})))
+        return 3;
 {%- endfor %}
 {%- for g in guards %}
     if ((status = ssc_guard_init(&{{ g.name }}, "{{ g.label }}", {{ g.row_bytes }}, {{ g.height }}, {{ g.rows }})))
         return status;
 {%- endfor %}
 {%- for p in pools %}
-    {{ p.name }} = ssc_pool_create({{ p.bytes }}, {{ p.blocks }});
+    if (!({{ p.name }} = ssc_pool_create({{ p.bytes }}, {{ p.blocks }})))
+        return 3;
 {%- endfor %}
 {%- for st in states %}
     /* {{ st.label }}: read through a delay, its value before the first iteration. */

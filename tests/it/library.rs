@@ -664,3 +664,50 @@ fn the_python_module_under_threads_close_and_misuse() {
         eprint!("{out}");
     }
 }
+
+/// An allocation that fails in `open` (the address space limited to what
+/// the process holds, plus a little) is an error code in C and
+/// `MODULE.Error` in Python, with ssc's message, and the same process then
+/// opens the chain: with its buffers in arenas, and with each buffer its
+/// own allocation (`-ms none`, which once exited on out-of-memory).
+#[test]
+fn an_allocation_that_fails_in_open_is_an_error_and_the_process_lives_on() {
+    let python =
+        python_with_numpy("an_allocation_that_fails_in_open_is_an_error_and_the_process_lives_on");
+    let file = small_xray("library-oom");
+    for (tag, flags) in [
+        ("arenas", &["-ts", "reduced", "2"][..]),
+        ("own", &["-ts", "reduced", "2", "-ms", "none"][..]),
+    ] {
+        let dir = scratch(&format!("library-oom-{tag}"));
+        build_library(&file, &dir, flags, "cc", "-O1");
+        let exe = driver("oom", "xray_small", &dir, &[]);
+        let ran = Command::new(&exe).current_dir(&dir).output().unwrap();
+        let out = String::from_utf8_lossy(&ran.stdout);
+        eprintln!("{tag} (C):\n{out}");
+        assert!(
+            ran.status.success(),
+            "{tag}: {out}{}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        assert_eq!(out.matches("open failed").count(), 3, "{out}");
+        if tag == "own" {
+            assert!(out.contains("out of memory allocating"), "{out}");
+        }
+        let Some(python) = &python else { continue };
+        let ran = Command::new(python)
+            .arg(root("tests/python/oom.py"))
+            .args([dir.to_str().unwrap(), "xray_small"])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&ran.stdout);
+        eprintln!("{tag} (Python):\n{out}");
+        assert!(
+            ran.status.success(),
+            "{tag}: {out}{}",
+            String::from_utf8_lossy(&ran.stderr)
+        );
+        assert_eq!(out.matches("open raised Error").count(), 3, "{out}");
+        assert!(out.contains("the process lives on"), "{out}");
+    }
+}

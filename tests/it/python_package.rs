@@ -119,10 +119,17 @@ fn pip_install_gives_the_module_the_command_and_compile() {
             .env("SSC_PYTHON_CACHE", dir.join("cache")),
     );
     eprintln!("{said}");
-    assert!(said.contains("RG3_UNCR.dcm: 1760 x 1760, 10 bits, MONOCHROME1"), "{said}");
+    assert!(
+        said.contains("RG3_UNCR.dcm: 1760 x 1760, 10 bits, MONOCHROME1"),
+        "{said}"
+    );
     assert!(said.contains("3 frames: mean"), "{said}");
     let png = std::fs::read(figures.join("radiograph.png")).unwrap();
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "{} bytes", png.len());
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "{} bytes",
+        png.len()
+    );
 }
 
 fn make_executable(path: &Path) {
