@@ -98,7 +98,7 @@ fn pip_install_gives_the_module_the_command_and_compile() {
     };
     let first = check(false);
     eprintln!("{first}");
-    assert_eq!(first.matches(" ok").count(), 4, "{first}");
+    assert_eq!(first.matches(" ok").count(), 5, "{first}");
     let second = check(true);
     eprintln!("{second}");
     assert!(second.contains("no C compiler run ok"), "{second}");

@@ -10,8 +10,8 @@ chain from the same file, that its outputs on the frames as numpy arrays
 are the program's, bit for bit, with the same checksum, that a second
 compile in a new process calls the C compiler for nothing but its
 version, and that a refused description raises ssc.CompileError with its
-code and position. Prints one line per check; exits 1 on the first that
-fails.
+code and position, and that two different chains run open at once.
+Prints one line per check; exits 1 on the first that fails.
 """
 import os
 import subprocess
@@ -78,6 +78,25 @@ except ssc.CompileError as e:
     if e.code is not None or "nonsense" not in e.message:
         fail(f"bad flag: {e.code} {e.message}")
 print("a bad command line is a CompileError without position ok")
+
+# Two different chains open at once in one process: each gives the
+# checksum it gives alone.
+xray = ssc.compile(os.path.join(ROOT, "examples", "xray.ssc"), "-ts", "fused", "2", "-D", "W=128", "-D", "H=128")
+ones = lambda m: {n: np.ones(shape, d) for n, d, shape in m.INPUTS}  # noqa: E731
+alone = []
+for m in (fluoro, xray):
+    with m.open() as chain:
+        for _ in range(5):
+            chain.run(**ones(m))
+        alone.append(chain.checksum())
+with fluoro.open() as a, xray.open() as b:
+    for _ in range(5):
+        a.run(**ones(fluoro))
+        b.run(**ones(xray))
+    together = [a.checksum(), b.checksum()]
+if together != alone:
+    fail(f"two chains at once: {together}, alone {alone}")
+print("fluoro and xray open at once, each its checksum alone ok")
 
 out = subprocess.run([ssc.find_ssc_bin(), "--version"], capture_output=True, text=True)
 if out.stdout.split() != ["ssc", ssc.__version__]:
