@@ -284,3 +284,63 @@ fn options_a_runtime_section_overrides_are_a_warning() {
         );
     }
 }
+
+/// More pinned threads than the process has cores is E505, naming both;
+/// as many as it has is nothing. The cores are the process's (its
+/// affinity mask): under `taskset -c 0` one, else this machine's.
+#[test]
+fn more_threads_than_cores_is_a_warning_naming_both() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("decisions-cores");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let build = |pin: Option<&str>, ts: &str| {
+        let exe = dir.join(ts.replace(' ', "_"));
+        let args = [
+            "build",
+            "examples/fluoro.ssc",
+            "-D",
+            "W=64",
+            "-D",
+            "H=64",
+            "-ts",
+            ts.split(' ').next().unwrap(),
+            ts.split(' ').nth(1).unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ];
+        let mut cmd = match pin {
+            Some(core) => {
+                let mut c = Command::new("taskset");
+                c.args(["-c", core, env!("CARGO_BIN_EXE_ssc")]);
+                c
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_ssc")),
+        };
+        let out = cmd.args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let too_many = build(None, &format!("reduced {}", cores + 2));
+    assert!(
+        too_many.contains(&format!(
+            "warning[E505]: the program runs {} pinned threads, and this machine gives the process {cores} cores",
+            cores + 2
+        )),
+        "{too_many}"
+    );
+    let unwrapped = too_many.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        unwrapped.contains(&format!("`-ts reduced {cores}`")),
+        "{too_many}"
+    );
+    assert!(!build(None, &format!("fused {cores}")).contains("E505"));
+    if Command::new("taskset").arg("-V").output().is_ok() {
+        let pinned = build(Some("0"), "fused 2");
+        assert!(pinned.contains("gives the process 1 cores"), "{pinned}");
+    }
+}

@@ -181,6 +181,30 @@ pub(crate) fn build(a: &BuildArgs, argv: &[String]) -> Result<Built, i32> {
     build_with(a, None, argv)
 }
 
+/// E505: a mapped scheduler's pinned threads outnumber the cores this
+/// process may use (its affinity mask and CPU quota): two threads then
+/// share a core and wait on each other's signals and barriers.
+fn more_threads_than_cores(
+    opts: &pipeline::Options,
+    compiled: &pipeline::Compiled,
+) -> Option<ssc::diagnostics::Diagnostic> {
+    let asked = opts.scheduler.threads()?;
+    let threads = compiled.runtime.thread_executions.len().min(asked);
+    let cores = std::thread::available_parallelism().ok()?.get();
+    (threads > cores).then(|| {
+        ssc::diagnostics::Diagnostic::warning(
+            "E505",
+            format!(
+                "the program runs {threads} pinned threads, and this machine gives the process {cores} cores"
+            ),
+        )
+        .hint(format!(
+            "two threads on one core wait on each other's signals and barriers: build with `-ts {} {cores}` (or run it on a machine with {threads} cores)",
+            opts.scheduler.keyword()
+        ))
+    })
+}
+
 /// [`build`], with `desc` in place of the file's description when given
 /// (`ssc bench` builds a measured description; diagnostics still name the file).
 pub(super) fn build_with(
@@ -232,6 +256,11 @@ pub(super) fn build_with(
     let compiled = compiled?;
     if !compiled.warnings.is_empty() {
         super::diag::emit(&compiled.warnings, &file);
+    }
+    if matches!(config.target, Target::Linux | Target::Library) {
+        if let Some(d) = more_threads_than_cores(&opts, &compiled) {
+            super::diag::emit(&[d], &file);
+        }
     }
     if a.verbose {
         for n in &compiled.notes {
