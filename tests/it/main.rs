@@ -62,5 +62,6 @@ mod sync_props;
 mod tall_frames;
 mod throttle;
 mod timing;
+mod tune;
 mod verify_appendix;
 mod vocabulary;

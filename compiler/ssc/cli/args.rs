@@ -48,12 +48,50 @@ pub(crate) enum Command {
     Ptts(super::ptts::PttsArgs),
     /// Measure this machine's cost-model coefficients (a few seconds) and cache them per CPU model.
     Calibrate(CalibrateArgs),
+    /// Measure a chain's schedules on this machine and keep the fastest in FILE.tune (`ssc build` uses it).
+    Tune(TuneArgs),
     /// Explain a diagnostic code: `ssc explain E108` (as `rustc --explain`).
     Explain(ExplainArgs),
     /// Print a shell completion script: `ssc completions bash > /etc/bash_completion.d/ssc`.
     Completions(CompletionsArgs),
     /// Print the man page `ssc.1`, or write one page per command into a directory.
     Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TuneArgs {
+    /// The description.
+    pub file: PathBuf,
+    /// How long the measuring may take, after the builds: `60s`, `2m`, `90`
+    /// (seconds). One round always runs; at most five.
+    #[arg(long, default_value = "60s", value_parser = parse_budget)]
+    pub budget: f64,
+    /// Frames each candidate runs in a round.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+    pub iterations: u64,
+    /// A frame to run on, as the program takes it (`raw=frames/`); the
+    /// sources' test pattern without.
+    #[arg(long = "input", value_name = "NAME=PATH")]
+    pub inputs: Vec<String>,
+    /// Where to write the tune file (default: FILE.tune, beside FILE).
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// `ssc build`'s other flags, after `--` (`-- -D W=1760 --contract`);
+    /// not `-ts`, `--strip-rows` or `--inline`, which tune chooses.
+    #[arg(last = true, value_name = "BUILD FLAGS")]
+    pub build: Vec<String>,
+}
+
+/// A duration in seconds: `60`, `60s`, `2m`.
+fn parse_budget(s: &str) -> Result<f64, String> {
+    let (n, unit) = match s.strip_suffix('m') {
+        Some(n) => (n, 60.0),
+        None => (s.strip_suffix('s').unwrap_or(s), 1.0),
+    };
+    match n.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v * unit),
+        _ => Err(format!("`{s}`: a duration such as 60s or 2m")),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -202,7 +240,7 @@ pub(crate) enum TimerDump {
 }
 
 /// Every option of `ssc build` (docs/commands.md), in the thesis' groups.
-#[derive(Debug, Args, Default)]
+#[derive(Clone, Debug, Args, Default)]
 pub(crate) struct BuildArgs {
     /// The description (`-` for standard input).
     pub file: PathBuf,

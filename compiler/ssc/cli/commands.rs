@@ -21,6 +21,7 @@ pub(crate) fn dispatch(command: Command, argv: &[String]) -> i32 {
         Command::Throttle(a) => super::throttle::run(&a),
         Command::Ptts(a) => super::ptts::run(&a),
         Command::Calibrate(a) => calibrate(a.show),
+        Command::Tune(a) => super::tune::tune(&a),
         Command::Explain(a) => explain(&a),
         Command::Completions(a) => {
             let mut cmd = <super::args::Cli as clap::CommandFactory>::command();

@@ -14,6 +14,7 @@ mod explain;
 mod ptts;
 mod source;
 mod throttle;
+mod tune;
 
 use clap::Parser;
 

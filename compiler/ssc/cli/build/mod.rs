@@ -212,6 +212,9 @@ pub(super) fn build_with(
     replacement: Option<&ssc::ir::Description>,
     argv: &[String],
 ) -> Result<Built, i32> {
+    // Without -ts, the fastest schedule `ssc tune` measured here.
+    let tuned = super::tune::lookup(a);
+    let a = tuned.as_ref().unwrap_or(a);
     let (file, mut desc) = super::source::load_expanded(&a.file, &a.defines)?;
     if let Some(r) = replacement {
         desc = r.clone();
