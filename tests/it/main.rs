@@ -12,6 +12,7 @@ mod testgen;
 mod analysis;
 mod architecture;
 mod builtins;
+mod chain_props;
 mod chains;
 mod cli;
 mod conduct;

@@ -578,6 +578,29 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Any chain the grammar holds is expanded or refused with coded
+    /// diagnostics, never a panic; what expands, the checker reads.
+    #[test]
+    fn any_chain_expands_or_is_refused_with_a_code(seed in any::<u64>()) {
+        let desc = Description {
+            chain: Some(Gen(seed | 1).chain()),
+            ..Description::default()
+        };
+        match ssc::front::chain::expand(&desc, &[]) {
+            Ok(x) => {
+                let _ = ssc::front::check::check(&x.description);
+            }
+            Err(diags) => {
+                prop_assert!(!diags.is_empty());
+                prop_assert!(diags.iter().all(|d| d.code.starts_with('E')), "{:?}", diags);
+            }
+        }
+    }
+}
+
 #[test]
 fn examples_print_in_normal_form() {
     // Every description that parses: examples, test inputs, wrong runtimes.

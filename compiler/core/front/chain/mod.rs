@@ -381,19 +381,35 @@ impl<'a> Expander<'a> {
         let (mut ports, of) = group(&collected.reads, &known, out_mul, guess, &names);
         let port_names: Vec<String> = of.iter().map(|&p| ports[p].name.clone()).collect();
         let body = rename(&collected.body, &port_names);
-        let mut ty = self.type_of(&body, &ports, out_mul);
-        // A `prev` of this very value reads its own type.
+        // The ports of values not planned yet (a `prev` of this value or
+        // of one below) take the first type that types the expression:
+        // for this value's own, the type the expression then has.
+        let unknown: Vec<usize> = (0..ports.len())
+            .filter(|&p| !self.values.contains_key(&ports[p].value))
+            .collect();
+        if !unknown.is_empty() {
+            let mut tries: Vec<ElemType> = known.iter().flatten().map(|v| v.ty).collect();
+            tries.extend([ElemType::Float, ElemType::Double]);
+            tries.extend(ElemType::ALL);
+            let fits = tries.into_iter().find(|&t| {
+                let mut p = ports.clone();
+                for &k in &unknown {
+                    p[k].ty = t;
+                }
+                let own_ok =
+                    |r: ElemType| unknown.iter().all(|&k| p[k].value != name.name || r == t);
+                matches!(self.quiet_type(&body, &p, out_mul), Some(r) if own_ok(r))
+            });
+            if let Some(t) = fits {
+                for &k in &unknown {
+                    ports[k].ty = t;
+                }
+            }
+        }
+        let ty = self.type_of(&body, &ports, out_mul);
         let own: Vec<usize> = (0..ports.len())
             .filter(|&p| ports[p].value == name.name)
             .collect();
-        if let (Some(t), false) = (ty, own.is_empty()) {
-            if own.iter().any(|&p| ports[p].ty != t) {
-                for &p in &own {
-                    ports[p].ty = t;
-                }
-                ty = self.type_of(&body, &ports, out_mul);
-            }
-        }
         let Some(ty) = ty else {
             return bad;
         };
@@ -674,6 +690,22 @@ impl<'a> Expander<'a> {
             return None;
         };
         Some((size, up.map_or(Pair::ONE, |(k, _)| k)))
+    }
+
+    /// The type the body computes in, when it types (nothing reported).
+    fn quiet_type(&self, body: &Expr, ports: &[PortPlan], out_mul: Pair) -> Option<ElemType> {
+        let mut typed: Vec<Port> = ports
+            .iter()
+            .map(|p| ir_port(&p.name, Direction::In, p.ty, p.mul, p.window))
+            .collect();
+        typed.push(ir_port(
+            "out",
+            Direction::Out,
+            ElemType::Double,
+            out_mul,
+            None,
+        ));
+        expression_type(body, &typed, self.dir).ok().flatten()
     }
 
     /// The type the body computes in, or `None` (reported).

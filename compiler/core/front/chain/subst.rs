@@ -13,7 +13,7 @@ use super::codes;
 use super::scope::Scope;
 use crate::diagnostics::Diagnostic;
 use crate::front::check::names::suggest;
-use crate::ir::{Arg, Expr, ExprKind};
+use crate::ir::{Arg, Expr, ExprKind, MAX_EXPR_NODES};
 use std::collections::BTreeMap;
 
 /// `e` with the `fn`s applied and the parameters as numbers.
@@ -21,6 +21,9 @@ pub(super) fn substitute(e: &Expr, scope: &Scope, errors: &mut Vec<Diagnostic>) 
     Subst {
         scope,
         stack: Vec::new(),
+        nodes: 0,
+        said: false,
+        at: e.span,
         errors,
     }
     .expr(e, &BTreeMap::new(), false)
@@ -30,17 +33,51 @@ struct Subst<'s, 'a> {
     scope: &'s Scope<'a>,
     /// The `fn`s being applied, innermost last.
     stack: Vec<String>,
+    /// The nodes written so far: `fn`s applied inside one another may
+    /// double an expression at each level, so the limit of an expression
+    /// (E058) holds for what they write too.
+    nodes: usize,
+    said: bool,
+    /// The value's expression, where E058 points.
+    at: crate::ir::Span,
     errors: &'s mut Vec<Diagnostic>,
 }
 
 impl Subst<'_, '_> {
     /// `e` with `args` (a `fn`'s parameters) in place; `in_fn`: `e` is a
     /// body, which sees no value of the chain.
+    /// Counts `n` nodes written; whether the limit is passed (E058, said
+    /// once).
+    fn over(&mut self, n: usize) -> bool {
+        self.nodes = self.nodes.saturating_add(n);
+        if self.nodes <= MAX_EXPR_NODES {
+            return false;
+        }
+        if !self.said {
+            self.said = true;
+            self.errors.push(
+                Diagnostic::error(
+                    "E058",
+                    format!("the fns applied here write more than {MAX_EXPR_NODES} nodes"),
+                )
+                .label(self.at, "this value")
+                .hint("a fn is written out where it is applied: name the repeated parts as values (`v = f(x);`) instead of nesting fns"),
+            );
+        }
+        true
+    }
+
     fn expr(&mut self, e: &Expr, args: &BTreeMap<String, Expr>, in_fn: bool) -> Expr {
+        if self.over(1) {
+            return Expr::new(ExprKind::Number(0.0), e.span);
+        }
         let kind = match &e.kind {
             ExprKind::Number(_) => return e.clone(),
             ExprKind::Port { port, offset } => {
                 if let Some(a) = args.get(&port.name) {
+                    if self.over(size(a)) {
+                        return Expr::new(ExprKind::Number(0.0), e.span);
+                    }
                     return match (offset, &a.kind) {
                         (None, _) => a.clone(),
                         (
@@ -187,4 +224,29 @@ impl Subst<'_, '_> {
         self.stack.pop();
         body
     }
+}
+
+/// The nodes of `e`, counted up to just past the limit.
+fn size(e: &Expr) -> usize {
+    let mut n = 0;
+    let mut todo = vec![e];
+    while let Some(e) = todo.pop() {
+        n += 1;
+        if n > MAX_EXPR_NODES {
+            break;
+        }
+        match &e.kind {
+            ExprKind::Number(_) | ExprKind::Port { .. } => {}
+            ExprKind::Neg(a) => todo.push(a),
+            ExprKind::Binary(_, a, b) | ExprKind::Compare(_, a, b) => {
+                todo.push(a);
+                todo.push(b);
+            }
+            ExprKind::Call { args, .. } => todo.extend(args.iter().filter_map(|a| match a {
+                Arg::Expr(x) => Some(x),
+                _ => None,
+            })),
+        }
+    }
+    n
 }
