@@ -496,6 +496,7 @@ const STRING_ERRORS: &[(&str, &[&str])] = &[
             "parse_bytes",
             "parse_positive",
             "parse_cores",
+            "parse_budget",
         ],
     ),
     ("compiler/ssc/cli/ptts.rs", &["parse_step"]),

@@ -24,6 +24,7 @@ mod difftest;
 mod dm;
 mod doc_figures;
 mod docs;
+mod doctor;
 mod e2e;
 mod figures;
 mod fmt;

@@ -50,12 +50,27 @@ pub(crate) enum Command {
     Calibrate(CalibrateArgs),
     /// Measure a chain's schedules on this machine and keep the fastest in FILE.tune (`ssc build` uses it).
     Tune(TuneArgs),
+    /// Is this machine ready for a real-time chain? Isolation, frequency, RT limits, IRQs, a timer-latency probe.
+    Doctor(DoctorArgs),
     /// Explain a diagnostic code: `ssc explain E108` (as `rustc --explain`).
     Explain(ExplainArgs),
     /// Print a shell completion script: `ssc completions bash > /etc/bash_completion.d/ssc`.
     Completions(CompletionsArgs),
     /// Print the man page `ssc.1`, or write one page per command into a directory.
     Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DoctorArgs {
+    /// Absolute sleeps the timer probe takes on each core.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub samples: u64,
+    /// The probe's period: each sleep ends this long after the last one's end.
+    #[arg(long = "period-us", default_value_t = 250, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub period_us: u64,
+    /// The findings and the probe's percentiles as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -22,6 +22,7 @@ pub(crate) fn dispatch(command: Command, argv: &[String]) -> i32 {
         Command::Ptts(a) => super::ptts::run(&a),
         Command::Calibrate(a) => calibrate(a.show),
         Command::Tune(a) => super::tune::tune(&a),
+        Command::Doctor(a) => super::doctor::doctor(&a),
         Command::Explain(a) => explain(&a),
         Command::Completions(a) => {
             let mut cmd = <super::args::Cli as clap::CommandFactory>::command();

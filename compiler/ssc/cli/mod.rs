@@ -10,6 +10,7 @@ mod commands;
 pub(crate) mod config;
 mod defaults;
 pub(crate) mod diag;
+mod doctor;
 mod explain;
 mod ptts;
 mod source;

@@ -168,21 +168,35 @@ fn candidate_flags(cores: usize) -> Vec<Vec<String>> {
     v
 }
 
+/// Why a candidate's run gave no figure.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    #[error("cannot run it: {0}")]
+    Start(#[from] std::io::Error),
+    #[error("it failed: {0}")]
+    Failed(String),
+    #[error("its report is not JSON with a mean latency: {0}")]
+    Report(String),
+}
+
 /// The mean latency (µs) of one run of `exe`.
-fn run_once(exe: &Path, iterations: u64, inputs: &[String]) -> Result<f64, String> {
+fn run_once(exe: &Path, iterations: u64, inputs: &[String]) -> Result<f64, RunError> {
     let mut cmd = Command::new(exe);
     cmd.args(["--iterations", &iterations.to_string(), "--json"]);
     for i in inputs {
         cmd.args(["--input", i]);
     }
-    let out = cmd.output().map_err(|e| e.to_string())?;
+    let out = cmd.output()?;
     if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        return Err(RunError::Failed(
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
     }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| RunError::Report(e.to_string()))?;
     v["latency_us"]["mean"]
         .as_f64()
-        .ok_or_else(|| "no mean latency in the report".to_string())
+        .ok_or_else(|| RunError::Report("no latency_us.mean".into()))
 }
 
 /// `FILE.tune` beside FILE.
