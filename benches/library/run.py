@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""run.py — the X-ray chain's latency through its library against the
-program's, like for like (BENCHMARKS.md, "The chain as a library").
+"""run.py — a chain's latency through its library against the program's,
+like for like (BENCHMARKS.md, "The chain as a library"): examples/xray.ssc
+or examples/fluoro.ssc (--chain), at its own size or --size N (-D W=N -D H=N).
 
 Both read the same two frames from memory (the program with --input, read
 before its timed region; the library's caller, driver.c, before its first
@@ -14,7 +15,7 @@ run interleaved (round robin, --repeat rounds of --iterations frames); every
 run must print the same checksum. Prints one Markdown table with the
 library/program ratios.
 
-    python3 benches/library/run.py [--flags "-ts fused 2"] [--repeat 3] [--iterations 300]
+    python3 benches/library/run.py [--chain xray|fluoro] [--size N] [--flags "-ts fused 2"] [--repeat 3] [--iterations 300]
 """
 import argparse
 import math
@@ -38,6 +39,13 @@ def sh(cmd, **kw):
     return r.stdout
 
 
+# Each chain: its own size, and its inputs (name, what the frame holds).
+CHAINS = {
+    "xray": {"size": 512, "inputs": [("raw", "counts"), ("offset", "offset"), ("gainmap", "gain")]},
+    "fluoro": {"size": 1024, "inputs": [("raw", "counts"), ("dark", "dark"), ("gain", "gain")]},
+}
+
+
 def report(text):
     m = re.search(r"mean ([\d.]+)\s+sd ([\d.]+).*p99\.9 ([\d.]+)\s+max ([\d.]+)", text)
     c = re.search(r"checksum: (0x[0-9a-f]+)", text)
@@ -47,36 +55,44 @@ def report(text):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--flags", default="-ts fused 2")
+    p.add_argument("--chain", choices=sorted(CHAINS), default="xray")
+    p.add_argument("--size", type=int, help="W = H (default: the chain's own)")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--iterations", type=int, default=300)
     p.add_argument("--out", default=str(ROOT / "build" / "bench-library"))
     a = p.parse_args()
-    out = Path(a.out)
+    chain, ports = a.chain, CHAINS[a.chain]
+    out = Path(a.out) / chain
     out.mkdir(parents=True, exist_ok=True)
     ssc = os.environ.get("SSC", str(ROOT / "target" / "release" / "ssc"))
-    flags = shlex.split(a.flags)
-    sh([ssc, "build", str(ROOT / "examples/xray.ssc"), *flags, "-od", str(out / "program")])
-    sh([ssc, "build", str(ROOT / "examples/xray.ssc"), *flags, "-t", "library", "-od", str(out / "lib")])
+    size = a.size or ports["size"]
+    flags = shlex.split(a.flags) + ["-D", f"W={size}", "-D", f"H={size}"]
+    desc = str(ROOT / "examples" / f"{chain}.ssc")
+    sh([ssc, "build", desc, *flags, "-od", str(out / "program")])
+    sh([ssc, "build", desc, *flags, "-t", "library", "-od", str(out / "lib")])
     driver = out / "driver"
-    sh(["cc", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{out / 'lib'}", str(HERE / "driver.c"),
-        str(out / "lib" / "libxray.a"), "-pthread", "-lm", "-o", str(driver)])
+    sh(["cc", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{out / 'lib'}", f"-DCHAIN={chain}",
+        f"-DCHAIN_UPPER={chain.upper()}", "-include", f"{chain}.h", str(HERE / "driver.c"),
+        str(out / "lib" / f"lib{chain}.a"), "-pthread", "-lm", "-o", str(driver)])
     rng = random.Random(1)
     frames = out / "frames"
-    # raw: 16-bit counts; offset (a dark frame) and gainmap: float.
-    for name in ("raw", "offset", "gainmap"):
+    for name, kind in ports["inputs"]:
         (frames / name).mkdir(parents=True, exist_ok=True)
         for k in range(2):
-            if name == "raw":
-                v = [rng.randint(1000, 20000) for _ in range(512 * 512)]
+            if kind == "counts":
+                v = [rng.randint(1000, 20000) for _ in range(size * size)]
+                data = struct.pack("<%dH" % len(v), *v)
+            elif kind == "dark":
+                v = [rng.randint(100, 300) for _ in range(size * size)]
                 data = struct.pack("<%dH" % len(v), *v)
             else:
-                lo, hi = (900, 1100) if name == "offset" else (0.8, 1.2)
-                v = [rng.uniform(lo, hi) for _ in range(512 * 512)]
+                lo, hi = (900, 1100) if kind == "offset" else (0.8, 1.2)
+                v = [rng.uniform(lo, hi) for _ in range(size * size)]
                 data = struct.pack("<%df" % len(v), *v)
             (frames / name / f"f{k}.raw").write_bytes(data)
-    inputs = [x for n in ("raw", "offset", "gainmap") for x in ("--input", f"{n}={frames / n}")]
+    inputs = [x for n, _ in ports["inputs"] for x in ("--input", f"{n}={frames / n}")]
     it = str(a.iterations)
-    program = [str(out / "program" / "xray"), *inputs, "--output", str(out / "outputs"), "--iterations", it]
+    program = [str(out / "program" / chain), *inputs, "--output", str(out / "outputs"), "--iterations", it]
     runs = {
         "program": program,
         "library, submit/wait (2 in flight)": [str(driver), "async", it, str(frames)],
@@ -100,7 +116,7 @@ def main():
         return mean, math.sqrt(var), max(r[2] for r in rows), max(r[3] for r in rows)
 
     table = {k: pooled(v) for k, v in results.items()}
-    print(f"`{a.flags}`, {a.repeat} rounds x {a.iterations} frames, µs; checksum {sums.pop()} (every run)\n")
+    print(f"{chain} {size}², `{a.flags}`, {a.repeat} rounds x {a.iterations} frames, µs; checksum {sums.pop()} (every run)\n")
     print("| | mean | σ | p99.9 | max | mean / program's |")
     print("|---|---:|---:|---:|---:|---:|")
     names = list(runs)

@@ -8,9 +8,11 @@
 //! `examples/python/radiograph.py` runs a real radiograph (pydicom-data's
 //! RG3_UNCR.dcm, 1760²) through `examples/fluoro.ssc` and saves its PNG.
 //!
-//! The wheel is built with cargo's dev profile (`MATURIN_PEP517_ARGS`),
-//! which reuses what the suite has built: a user's `pip install .` builds
-//! the release profile.
+//! The wheel is built with cargo's dev profile (`MATURIN_PEP517_ARGS`) in
+//! a target folder of its own, `target/wheel` (about 2 minutes the first
+//! time on 2 cores, then nothing to do): building it in `target/` would
+//! relink the `ssc` the other tests are running. A user's `pip install .`
+//! builds the release profile.
 
 use crate::support;
 
@@ -52,6 +54,7 @@ fn pip_install_gives_the_module_the_command_and_compile() {
             .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
             .arg(root("."))
             .env("MATURIN_PEP517_ARGS", "--profile dev")
+            .env("CARGO_TARGET_DIR", root("target/wheel"))
             .current_dir(&dir),
     );
     // The frames and the program's outputs on them.
