@@ -100,7 +100,9 @@ fn tune_measures_every_candidate_and_build_uses_the_fastest() {
     // The summary line names the scheduler it was built with: the best's.
     let ts = best.split(" --").next().unwrap().trim_start_matches("-ts ");
     let said = format!("{out}{err}");
-    assert!(said.contains(&format!("(-ts {ts})")), "{said}");
+    // (`… on 2 threads (-ts reduced 2)`, or `(…, box-at-a-time for -ts
+    // fused 2)` where fused does not stream frames this small.)
+    assert!(said.contains(&format!("-ts {ts})")), "{said}");
     let (code, _, err) = ssc(&["build", f, "-D", "W=128", "-D", "H=64", "-t", "info"]);
     assert_eq!(code, 0, "{err}");
     assert!(

@@ -694,34 +694,14 @@ impl<'a> Expander<'a> {
 
     /// The type the body computes in, when it types (nothing reported).
     fn quiet_type(&self, body: &Expr, ports: &[PortPlan], out_mul: Pair) -> Option<ElemType> {
-        let mut typed: Vec<Port> = ports
-            .iter()
-            .map(|p| ir_port(&p.name, Direction::In, p.ty, p.mul, p.window))
-            .collect();
-        typed.push(ir_port(
-            "out",
-            Direction::Out,
-            ElemType::Double,
-            out_mul,
-            None,
-        ));
-        expression_type(body, &typed, self.dir).ok().flatten()
+        expression_type(body, &typing_ports(ports, out_mul), self.dir)
+            .ok()
+            .flatten()
     }
 
     /// The type the body computes in, or `None` (reported).
     fn type_of(&mut self, body: &Expr, ports: &[PortPlan], out_mul: Pair) -> Option<ElemType> {
-        let mut typed: Vec<Port> = ports
-            .iter()
-            .map(|p| ir_port(&p.name, Direction::In, p.ty, p.mul, p.window))
-            .collect();
-        typed.push(ir_port(
-            "out",
-            Direction::Out,
-            ElemType::Double,
-            out_mul,
-            None,
-        ));
-        match expression_type(body, &typed, self.dir) {
+        match expression_type(body, &typing_ports(ports, out_mul), self.dir) {
             Ok(Some(t)) => Some(t),
             Ok(None) => None,
             Err(es) => {
@@ -730,4 +710,21 @@ impl<'a> Expander<'a> {
             }
         }
     }
+}
+
+/// The ports a body is typed against: its inputs, and an output of
+/// `out_mul` whose type does not matter.
+fn typing_ports(ports: &[PortPlan], out_mul: Pair) -> Vec<Port> {
+    let mut typed: Vec<Port> = ports
+        .iter()
+        .map(|p| ir_port(&p.name, Direction::In, p.ty, p.mul, p.window))
+        .collect();
+    typed.push(ir_port(
+        "out",
+        Direction::Out,
+        ElemType::Double,
+        out_mul,
+        None,
+    ));
+    typed
 }
