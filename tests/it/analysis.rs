@@ -459,9 +459,9 @@ fn bench_runs_interleaved_and_writes_its_table_json_and_figures() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Issue 30: `--configs reduced2,fused2,simple --memory interference,fold`
-/// printed the whole E140 block for each of the two fused builds, and the
-/// box plot drew only `reduced2 + interference`.
+/// `--configs reduced2,fused2,simple --memory interference,fold` says the
+/// E140 block once, not for each of the two fused builds, and the box
+/// plot draws every configuration, not `reduced2 + interference` alone.
 #[test]
 fn bench_says_a_warning_once_and_plots_every_configuration() {
     let dir = std::env::temp_dir().join(format!("ssc-bench-once-{}", std::process::id()));

@@ -170,8 +170,8 @@ fn bad_command_lines_exit_2() {
     }
 }
 
-/// Issue 30: `-t library -dm dynamic` was E300 against the file, exit 1,
-/// where `-t library -o foo` exited 2. Options that contradict each other
+/// `-t library -dm dynamic` is a usage error like `-t library -o foo`, not
+/// E300 against the file. Options that contradict each other
 /// are a usage error, exit 2, and the message says they contradict and
 /// names both, whatever the description.
 #[test]

@@ -403,8 +403,8 @@ fn explain_prints_the_entry_of_a_code() {
 
 #[test]
 fn explain_renders_for_a_terminal_without_markdown_or_relative_paths() {
-    // Issue 30: `ssc explain E140` printed `*warning*`, backticks and the
-    // relative path docs/diagnostics.md.
+    // No `*warning*`, backticks or the relative path docs/diagnostics.md
+    // in what `ssc explain` prints.
     for code in ["E140", "E108", "E211", "E503"] {
         let out = ssc().args(["explain", code]).output().unwrap();
         let t = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -820,8 +820,8 @@ fn gg_exports_either_hsdfg_and_its_help_says_which() {
     assert!(gg.contains("instantiation HSDFG"), "{gg}");
 }
 
-/// Issue 30: `ssc check` on a chain binding `func_cnov` printed warning
-/// E036 and "ok", exit 0; only `ssc build` failed. An unknown function is
+/// `ssc check` on a chain binding `func_cnov` fails as `ssc build` does,
+/// not with warning E036 and "ok". An unknown function is
 /// an error of `check` (E038) unless `--kernels` says it is the user's or
 /// the description defines it.
 #[test]

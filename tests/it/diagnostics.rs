@@ -131,7 +131,7 @@ fn ten_megabytes() {
     eprintln!("10 MB checked in {:?}", start.elapsed());
 }
 
-/// Issue 16's diagnostics, one test each, on the rendered text.
+/// The rendered text of a description's diagnostics.
 fn rendered(text: &str) -> String {
     diagnose("t.ssc", text).1
 }

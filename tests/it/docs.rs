@@ -1,4 +1,4 @@
-//! The docs stand alone (issue 16): every code block of README.md and
+//! The docs stand alone: every code block of README.md and
 //! docs/*.md tagged `ssc` is a description `ssc check` accepts, no block
 //! that is a description hides under another tag, and no file cites a
 //! specification the repository does not hold.

@@ -1,4 +1,4 @@
-//! End to end (runtime-c/README.md, issue 5): descriptions → `ssc build` → C compiled
+//! End to end (runtime-c/README.md): descriptions → `ssc build` → C compiled
 //! with warnings as errors → programs run; every configuration must print
 //! the checksum of a one-thread reference. Also ThreadSanitizer, SIGINT,
 //! the JSON report, a user kernel, `ssc run`.

@@ -1,4 +1,4 @@
-//! The figures of ssc (issue 16): each SVG is rendered and its labels
+//! The figures of ssc: each SVG is rendered and its labels
 //! checked — the bench box plot (title whole, a legend, every chain named),
 //! the Gantt chart (thread names beside the rows, sub-boxes named on their
 //! bars, a legend of the functions), the bench table's column legend, the
@@ -99,9 +99,9 @@ fn the_box_plot_keeps_its_title_names_every_chain_and_has_a_legend() {
 
 #[test]
 fn the_box_plot_draws_every_configuration_on_a_log_axis() {
-    // Issue 30: `--configs reduced2,fused2,simple --memory
-    // interference,fold` drew only "reduced2 + interference", on a linear
-    // axis up to 10 000 µs where its 320–339 µs box was a flat line.
+    // `--configs reduced2,fused2,simple --memory interference,fold` draws
+    // every configuration on a log axis, not one box on a linear axis up
+    // to 10 000 µs where a 320–339 µs box is a flat line.
     let mut jobs = Vec::new();
     for (k, s) in ["reduced2", "fused2", "simple"].iter().enumerate() {
         for (m, mem) in ["interference", "fold"].iter().enumerate() {

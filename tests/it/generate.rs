@@ -97,8 +97,8 @@ fn source_wired_to_sink(desc: &ssc::ir::Description) -> bool {
 
 #[test]
 fn few_boxes_still_process_between_sources_and_sinks() {
-    // Issue 30: `--boxes 12` and fewer gave two sources wired straight to
-    // two sinks. The library makes one processing box at least; at the
+    // `--boxes 12` and fewer must not give two sources wired straight to
+    // two sinks: the library makes one processing box at least; at the
     // minimum the CLI requires, the count is honoured within the boxes
     // that close the graph.
     for seed in 1..=3 {

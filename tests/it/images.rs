@@ -1,5 +1,5 @@
 //! A program's image files: `--input [NAME=]PATH` and `--output DIR`
-//! (issue 14, runtime-c/README.md "Image files").
+//! (runtime-c/README.md "Image files").
 //!
 //! `tests/in/images.ssc` has three external inputs and outputs (ushort,
 //! float, uchar). Frames written here go through the program and come back
@@ -448,9 +448,9 @@ fn every_file_of_the_bad_image_corpus_gets_its_clear_error() {
     }
 }
 
-/// Issue 30: `--help` did not name the program's inputs and outputs; a
-/// user learnt that an input is called `image` only from the error for a
-/// wrong name. It lists each with its type, size and file formats.
+/// `--help` names the program's inputs and outputs, each with its type,
+/// size and file formats: a user learns that an input is called `image`
+/// there, not from the error for a wrong name.
 #[test]
 fn help_names_every_input_and_output_with_its_type_and_size() {
     let exe = program("help", "-ts reduced 2");
@@ -597,8 +597,7 @@ fn wrong_paths_and_options_get_clear_errors_and_their_exit_codes() {
 /// Every documented exit of the program (runtime-c/README.md: the command
 /// line, "Image files") under AddressSanitizer with the leak checker: the
 /// documented exit code, and no report — a leak would turn exit 2 into
-/// LeakSanitizer's 23 (issue 31: the `--input` list leaked on every early
-/// exit).
+/// LeakSanitizer's 23 (the `--input` list, freed on every early exit).
 #[test]
 fn every_exit_path_keeps_its_code_and_leaks_nothing_under_address_sanitizer() {
     let tc = Toolchain::new("asan-exits", "cc", "-O1 -g -fsanitize=address")

@@ -1,4 +1,4 @@
-//! Incremental builds (issue 30): `ssc build` of an unchanged file took
+//! Incremental builds: `ssc build` of an unchanged file took
 //! seconds every time, `cc` compiling the runtime again. The runtime's
 //! objects are cached per compiler, flags and runtime source in
 //! `${XDG_CACHE_HOME:-~/.cache}/ssc/objects`, and a program whose

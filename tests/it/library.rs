@@ -1,4 +1,4 @@
-//! `-t library`: the chain as a C library and a Python module (issue 14).
+//! `-t library`: the chain as a C library and a Python module.
 //!
 //! The X-ray chain (at a quarter of its resolution, same graph) is built as
 //! a library under every thread schedule and driven by `tests/library/
@@ -357,7 +357,7 @@ fn the_readme_examples_are_the_example_files_and_run() {
         ran.status.success() && c_out.starts_with("100 frames, latency mean "),
         "{c_out}"
     );
-    // Issue 30: linked as `pkg-config --cflags --libs xray` says (the
+    // Linked as `pkg-config --cflags --libs xray` says (the
     // comment of xray_app.c, docs/library.md), the program runs without
     // LD_LIBRARY_PATH: the .pc file gives an rpath.
     let pc = Command::new("pkg-config")
@@ -486,7 +486,7 @@ fn the_folder_of_frames_example_runs_as_the_readme_says() {
     }
 }
 
-// ---- several callers, close under them, a stuck kernel (issue 31) ------------
+// ---- several callers, close under them, a stuck kernel ------------------------
 
 /// `exe args` in `dir` under `env` (a sanitizer's options), within the
 /// deadline; fails with its output unless it exits 0 with no sanitizer

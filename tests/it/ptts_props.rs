@@ -1,4 +1,4 @@
-//! Properties of the PTTS analysis (issue 7): distributions sum to exactly
+//! Properties of the PTTS analysis: distributions sum to exactly
 //! 1; the exact PMF equals brute-force enumeration of every execution-time
 //! combination; Monte-Carlo converges to it; shifting every offset by its
 //! period changes nothing; a one-component chain gives back its ETP; and

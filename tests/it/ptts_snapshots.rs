@@ -109,7 +109,7 @@ fn section54_json_statistics_and_loss() {
     golden::check("ptts/ptts_section54.json", &json);
 }
 
-/// The Done-when figures of issue 7: C1's triggerings at 88, 146 and 204
+/// The figures of the thesis' example: C1's triggerings at 88, 146 and 204
 /// take the first container with 0.39, 0.58, 0.03; the pair (0, 200)
 /// contributes 169/152250000 ≈ 1.11e-6 to the loss.
 #[test]

@@ -1,4 +1,4 @@
-//! Real-time conduct (issue 28): deadlines, overload with periodic
+//! Real-time conduct: deadlines, overload with periodic
 //! release, a stuck stage, in the generated program and the library.
 //!
 //! - Deadlines: a kernel that sleeps in known frames (`tests/realtime/

@@ -1,4 +1,4 @@
-//! The `-xr` exports checked by the real SDF3 (issue 17).
+//! The `-xr` exports checked by the real SDF3.
 //!
 //! Every `examples/*.ssc` and a few generated chains (`ssc generate`) are
 //! exported with `-xr` — the runtime HSDFG (`-ts reduced 2` and `-ts fixed

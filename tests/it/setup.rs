@@ -1,4 +1,4 @@
-//! Set-up (issue 30): README says how to get `ssc` on the PATH and how
+//! Set-up: README says how to get `ssc` on the PATH and how
 //! long the first build and the tests take; its test command, `./test`,
 //! installs what the tests need and runs every test with nothing skipped,
 //! `.ci/run` runs it; and a test that would skip fails under `./test`

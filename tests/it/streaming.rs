@@ -1,5 +1,5 @@
-//! The generated program's statistics stream and it can run until stopped
-//! (issue 16): its memory does not grow with the iterations (exact count,
+//! The generated program's statistics stream and it can run until
+//! stopped: its memory does not grow with the iterations (exact count,
 //! mean, σ, min and max; percentiles from a log-linear histogram within
 //! 1/128 of the exact value; per-iteration records only for a dump, and
 //! only its first `--dump-iterations`), and `--forever` runs until

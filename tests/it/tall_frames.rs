@@ -1,4 +1,4 @@
-//! `-ts fused` on tall frames (issue 31, item 6; docs/fused.md, "How many
+//! `-ts fused` on tall frames (docs/fused.md, "How many
 //! strips"): compile time is linear in the sub-boxes, and a split makes at
 //! most `--max-subboxes` of them (default 131 072). The three cases of the
 //! issue — `tests/in/chain.ssc` at [1, 1000000] with one-row strips, at

@@ -1,4 +1,4 @@
-//! The imaging vocabulary (issue 25): `examples/fluoro.ssc`, written
+//! The imaging vocabulary: `examples/fluoro.ssc`, written
 //! without C, against an independent numpy reference of its definition
 //! (`tests/fluoro/reference.py`) on X-ray-like frames with Poisson noise,
 //! read as 16-bit PGM, PGM and PFM files and written back as PGM; one

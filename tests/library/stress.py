@@ -1,5 +1,5 @@
 """stress.py — the Python module of a chain built with `-t library` under
-several threads and misuse (tests/it/library.rs, issue 31).
+several threads and misuse (tests/it/library.rs).
 
     python stress.py DIR MODULE threads THREADS FRAMES
         every thread runs FRAMES frames of its own through chain.run and

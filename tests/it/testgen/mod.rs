@@ -54,7 +54,7 @@ pub struct GenParams {
     pub functions: (usize, usize),
     /// Most inputs of one function.
     pub max_inputs: usize,
-    /// Most row strips per FULL function (1–4 in the brief).
+    /// Most row strips per FULL function (1–4).
     pub max_strips: u64,
     /// Rows of the common resolution, inclusive range.
     pub rows: (u64, u64),
