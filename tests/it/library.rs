@@ -35,6 +35,7 @@ fn build_library(file: &Path, dir: &Path, flags: &[&str], cc: &str, cflags: &str
         "libxray_small.a",
         "libxray_small.so",
         "xray_small.py",
+        "xray_small.pyi",
         "xray_small.pc",
     ] {
         assert!(dir.join(f).is_file(), "{f} missing in {}", dir.display());
@@ -105,6 +106,7 @@ pub(crate) fn outputs() -> Vec<String> {
     vec![
         "library/xray_small.h".into(),
         "library/xray_small.py".into(),
+        "library/xray_small.pyi".into(),
     ]
 }
 
@@ -141,8 +143,8 @@ fn the_library_prints_the_executables_checksum_under_every_scheduler() {
             assert!(text.contains("latency (us): count 30 "), "{text}");
             got.push(checksum_of(&text).expect("a checksum"));
         }
-        // What the caller reads: the header and the Python module.
-        let api: Vec<String> = ["xray_small.h", "xray_small.py"]
+        // What the caller reads: the header, the Python module, its stub.
+        let api: Vec<String> = ["xray_small.h", "xray_small.py", "xray_small.pyi"]
             .iter()
             .map(|f| {
                 std::fs::read_to_string(dir.join(f))
@@ -157,6 +159,7 @@ fn the_library_prints_the_executables_checksum_under_every_scheduler() {
         if flags == "-ts fused 2" {
             golden::check("library/xray_small.h", &api[0]);
             golden::check("library/xray_small.py", &api[1]);
+            golden::check("library/xray_small.pyi", &api[2]);
         }
     }
 }

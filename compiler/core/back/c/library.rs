@@ -96,6 +96,15 @@ struct HeaderView<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "library.pyi", escape = "none")]
+struct StubView<'a> {
+    name: &'a str,
+    version: &'static str,
+    source: &'a str,
+    externals: &'a [ExternalView],
+}
+
+#[derive(Template)]
 #[template(path = "library.py", escape = "none")]
 struct PythonView<'a> {
     name: &'a str,
@@ -106,7 +115,8 @@ struct PythonView<'a> {
     externals: &'a [ExternalView],
 }
 
-/// `(file name, contents)` of the header and the Python module.
+/// `(file name, contents)` of the header, the Python module and its type
+/// stub (`NAME.pyi`).
 pub(super) fn files(
     name: &str,
     source: &str,
@@ -135,9 +145,17 @@ pub(super) fn files(
         externals,
     }
     .render()?;
+    let stub = StubView {
+        name,
+        version: env!("CARGO_PKG_VERSION"),
+        source,
+        externals,
+    }
+    .render()?;
     Ok(vec![
         (format!("{name}.h"), header),
         (format!("{name}.py"), python),
+        (format!("{name}.pyi"), stub),
     ])
 }
 

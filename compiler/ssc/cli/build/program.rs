@@ -160,7 +160,7 @@ fn library(
         &back::c::pkg_config(name, &abs),
     )?;
     eprintln!(
-        "built lib{name}.a, lib{name}.so, {name}.h, {name}.py and {name}.pc in {}",
+        "built lib{name}.a, lib{name}.so, {name}.h, {name}.py, {name}.pyi and {name}.pc in {}",
         dir.display()
     );
     Ok(dir.join(format!("lib{name}.so")))
