@@ -1,5 +1,5 @@
 /* stress.c — several application threads calling one chain built with
- * `ssc build -t library` at once, for tests/it/library.rs (issue 31). Compile
+ * `ssc build -t library` at once, for tests/it/library.rs. Compile
  * with -DCHAIN=name -DCHAIN_UPPER=NAME -include name.h.
  *
  *   stress process THREADS FRAMES [submit]
