@@ -18,7 +18,7 @@
 
 #include <omp.h>
 
-enum { ID_ARCHIVE = 18, ID_DISPLAY = 19, ID_PREVIEW = 20 };
+enum { ID_ARCHIVE = 14, ID_DISPLAY = 16, ID_PREVIEW = 20 };
 
 static inline int64_t cl(int64_t v, int64_t n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
 

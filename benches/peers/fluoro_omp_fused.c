@@ -28,7 +28,7 @@
 #endif
 
 enum { R = RES, H = RES / 2, Q = RES / 4, NSTRIPS = (RES + STRIP - 1) / STRIP };
-enum { ID_ARCHIVE = 18, ID_DISPLAY = 19, ID_PREVIEW = 20 };
+enum { ID_ARCHIVE = 14, ID_DISPLAY = 16, ID_PREVIEW = 20 };
 
 /* The rows of each stage a strip [y0, y1) of full-resolution rows needs. */
 typedef struct {

@@ -42,7 +42,7 @@ static const char *const in_names[3] = { "raw", "dark", "gain" };
 static const int in_types[3] = { PEER_U16, PEER_U16, PEER_F32 };
 static const int out_bits[3] = { 16, 8, 8 };            /* archive, display, preview */
 static const int out_div[3] = { 1, 1, 4 };
-static const uint32_t out_id[3] = { 18, 19, 20 };
+static const uint32_t out_id[3] = { 14, 16, 20 };
 #else
 #error "define CHAIN_XRAY or CHAIN_FLUORO"
 #endif
