@@ -144,9 +144,42 @@ impl CmpOp {
     }
 }
 
+/// What [`Expr::map_ports`] puts for a port read: from its port, its
+/// offset and its span, an expression.
+pub type PortMap<'a> = dyn Fn(&Ident, Option<(i64, i64)>, Span) -> Expr + 'a;
+
 impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
+    }
+
+    /// `self` with every port read (`p` or `p[dx, dy]`) replaced by what
+    /// `f` gives for it (the read itself: its port, its offset, its span);
+    /// numbers, operators and calls stay as they are. Stage fusion renames
+    /// and substitutes ports so, and a chain names its boxes' ports.
+    pub fn map_ports(&self, f: &PortMap<'_>) -> Expr {
+        let kind = match &self.kind {
+            ExprKind::Port { port, offset } => return f(port, *offset, self.span),
+            ExprKind::Number(v) => ExprKind::Number(*v),
+            ExprKind::Neg(x) => ExprKind::Neg(Box::new(x.map_ports(f))),
+            ExprKind::Binary(o, a, b) => {
+                ExprKind::Binary(*o, Box::new(a.map_ports(f)), Box::new(b.map_ports(f)))
+            }
+            ExprKind::Compare(o, a, b) => {
+                ExprKind::Compare(*o, Box::new(a.map_ports(f)), Box::new(b.map_ports(f)))
+            }
+            ExprKind::Call { callee, args } => ExprKind::Call {
+                callee: callee.clone(),
+                args: args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Expr(x) => Arg::Expr(x.map_ports(f)),
+                        other => other.clone(),
+                    })
+                    .collect(),
+            },
+        };
+        Expr::new(kind, self.span)
     }
 
     /// What one evaluation computes, by kind, as the generated loop body

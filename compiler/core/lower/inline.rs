@@ -366,41 +366,19 @@ fn shared_input(d: &Declaration, pd: &Defined<'_>, p: &str, i: &Connection) -> O
 /// of another port (its offset kept), or an expression (the port is only
 /// ever read at the element itself).
 fn substitute(e: &Expr, with: &dyn Fn(&str) -> Sub) -> Expr {
-    let kind = match &e.kind {
-        ExprKind::Port { port, offset } => match with(port.as_str()) {
-            Sub::Rename(n) => ExprKind::Port {
+    e.map_ports(&|port, offset, span| match with(port.as_str()) {
+        Sub::Rename(n) => Expr::new(
+            ExprKind::Port {
                 port: Ident {
                     name: n,
                     span: port.span,
                 },
-                offset: *offset,
+                offset,
             },
-            Sub::Expr(x) => return x,
-        },
-        ExprKind::Number(v) => ExprKind::Number(*v),
-        ExprKind::Neg(x) => ExprKind::Neg(Box::new(substitute(x, with))),
-        ExprKind::Binary(o, a, b) => ExprKind::Binary(
-            *o,
-            Box::new(substitute(a, with)),
-            Box::new(substitute(b, with)),
+            span,
         ),
-        ExprKind::Compare(o, a, b) => ExprKind::Compare(
-            *o,
-            Box::new(substitute(a, with)),
-            Box::new(substitute(b, with)),
-        ),
-        ExprKind::Call { callee, args } => ExprKind::Call {
-            callee: callee.clone(),
-            args: args
-                .iter()
-                .map(|a| match a {
-                    Arg::Expr(x) => Arg::Expr(substitute(x, with)),
-                    other => other.clone(),
-                })
-                .collect(),
-        },
-    };
-    Expr::new(kind, e.span)
+        Sub::Expr(x) => x,
+    })
 }
 
 #[derive(Clone)]

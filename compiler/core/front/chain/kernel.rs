@@ -20,12 +20,7 @@ impl Expander<'_> {
         at: Span,
         written: bool,
     ) -> Val {
-        let bad = Val {
-            instance: instance.to_string(),
-            ty: k.output,
-            size: Pair::ONE,
-            bad: true,
-        };
+        let bad = Val::bad(instance);
         let names: Vec<Option<&Ident>> = args
             .iter()
             .map(|a| match a {

@@ -142,6 +142,18 @@ pub(super) struct Val {
     pub(super) bad: bool,
 }
 
+impl Val {
+    /// The value of `instance` once an error was reported for it.
+    pub(super) fn bad(instance: &str) -> Val {
+        Val {
+            instance: instance.to_string(),
+            ty: ElemType::Float,
+            size: Pair::ONE,
+            bad: true,
+        }
+    }
+}
+
 /// One port of a box.
 #[derive(Clone, Debug)]
 pub(super) struct PortPlan {
@@ -259,12 +271,7 @@ impl<'a> Expander<'a> {
             let before = self.errors.len();
             let e = subst::substitute(&v.value, self.scope, &mut self.errors);
             if self.errors.len() > before {
-                let bad = Val {
-                    instance: v.name.name.clone(),
-                    ty: ElemType::Float,
-                    size: Pair::ONE,
-                    bad: true,
-                };
+                let bad = Val::bad(&v.name.name);
                 self.values.insert(v.name.name.clone(), bad);
                 continue;
             }
@@ -344,12 +351,7 @@ impl<'a> Expander<'a> {
         e: &Expr,
         written: bool,
     ) -> Val {
-        let bad = Val {
-            instance: instance.to_string(),
-            ty: ElemType::Float,
-            size: Pair::ONE,
-            bad: true,
-        };
+        let bad = Val::bad(instance);
         let before = self.errors.len();
         let e = self.lift(instance, e, true);
         if let ExprKind::Call { callee, args } = &e.kind {

@@ -374,35 +374,15 @@ fn call(at: &Ident, name: &str, args: Vec<Arg>, span: Span) -> Expr {
     )
 }
 
-/// `e` with every port `p` read as `name(p)`.
+/// `e` with every port `p` read as `name(p)`, its offset kept.
 pub(super) fn map_ports(e: &Expr, name: &dyn Fn(&str) -> String) -> Expr {
-    let kind = match &e.kind {
-        ExprKind::Number(_) => return e.clone(),
-        ExprKind::Port { port, offset } => ExprKind::Port {
-            port: Ident::spanned(name(&port.name), port.span),
-            offset: *offset,
-        },
-        ExprKind::Neg(a) => ExprKind::Neg(Box::new(map_ports(a, name))),
-        ExprKind::Binary(op, a, b) => ExprKind::Binary(
-            *op,
-            Box::new(map_ports(a, name)),
-            Box::new(map_ports(b, name)),
-        ),
-        ExprKind::Compare(op, a, b) => ExprKind::Compare(
-            *op,
-            Box::new(map_ports(a, name)),
-            Box::new(map_ports(b, name)),
-        ),
-        ExprKind::Call { callee, args } => ExprKind::Call {
-            callee: callee.clone(),
-            args: args
-                .iter()
-                .map(|a| match a {
-                    Arg::Expr(x) => Arg::Expr(map_ports(x, name)),
-                    other => other.clone(),
-                })
-                .collect(),
-        },
-    };
-    Expr::new(kind, e.span)
+    e.map_ports(&|port, offset, span| {
+        Expr::new(
+            ExprKind::Port {
+                port: Ident::spanned(name(&port.name), port.span),
+                offset,
+            },
+            span,
+        )
+    })
 }
