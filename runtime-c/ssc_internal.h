@@ -1,9 +1,11 @@
 /* ssc_internal.h — what the runtime's own files share and nobody else
- * includes: the runtime's state (one per process), the futex helpers of
- * ssc_sync.c, the core's message sink and the thread start of ssc_rt.c
- * that a program's main side (ssc_program.c) and the guards (ssc_guard.c)
- * use. Every name here starts with `ssc__`; `rt` is the state. A file
- * that includes this defines _GNU_SOURCE first. */
+ * includes: the runtime's state (one per program, one per open library
+ * instance), the futex helpers of ssc_sync.c, the core's message sink and
+ * the thread start of ssc_rt.c that a program's main side
+ * (ssc_program.c), the library (ssc_lib.c) and the guards (ssc_guard.c)
+ * use. Every name here starts with `ssc__`; `rt` is the state of the
+ * instance this thread works for. A file that includes this defines
+ * _GNU_SOURCE first. */
 #ifndef SSC_INTERNAL_H
 #define SSC_INTERNAL_H
 
@@ -39,6 +41,9 @@ static inline void ssc__cpu_relax(void)
  * ssc_lib_message (this thread's last), and handed to the printer a
  * program installed (ssc__set_printer). The core itself never prints. */
 __attribute__((format(printf, 1, 2))) void ssc__message(const char *fmt, ...);
+/* Each calling thread's own last message (ssc_lib_message). */
+extern _Thread_local char ssc__last_message[1024];
+#define lib_message ssc__last_message
 /* A program's printer of messages (ssc_program.c); NULL: none (a library). */
 void ssc__set_printer(void (*print)(const char *message));
 /* The program's name (argv[0]) that messages start with. */
@@ -59,8 +64,33 @@ extern const char *ssc__prog_name;
  * exact whatever their number). */
 #define SSC_DROPPED_KEPT 65536
 
+/* Library mode: what the calls share (ssc_lib.c). */
+struct ssc__lib {
+    pthread_mutex_t lock;       /* everything below, and rt.stream */
+    pthread_cond_t changed;     /* a slot freed, a call returned, close began,
+                                   the chain stalled */
+    int running;                /* started and not yet stopped: calls are taken */
+    int closing;                /* close began: no new frame, waits still taken */
+    int abandoned;              /* a close left stuck threads behind */
+    atomic_int stalled;         /* the watchdog fired */
+    unsigned callers;           /* calls inside, between enter and leave */
+    uint64_t submitted;         /* frames submitted (rt.submitted publishes it) */
+    unsigned char *slot_state;  /* SLOT_* of each of the rt.lat_slots slots */
+    atomic_uint *begun;         /* per slot: 0 waiting, 1 begun by a source
+                                   sub-box, 2 being replaced (latest) */
+    struct ssc__start *args;    /* each thread's start */
+    char stall[1024];           /* what was stuck when the watchdog fired */
+};
+
+/* One instance of the runtime: a program's (ssc__program), or each open
+ * library's (ssc_lib_create). Nothing of it is shared between instances,
+ * so instances run side by side in one process. */
 struct ssc_runtime {
     ssc_options opt;
+    int lib_mode;                   /* a library: calls return codes, no
+                                       message is printed */
+    atomic_uint_fast64_t spin_ns;   /* the spin bound of its waits */
+    atomic_uint_fast64_t checksum;  /* what its sinks folded */
     int n_threads;
     cpu_set_t *cpusets;             /* thread i may run on cpusets[i] ... */
     int pinned;                     /* ... when this is set */
@@ -125,10 +155,32 @@ struct ssc_runtime {
     atomic_uint exited;             /* threads whose code returned */
     atomic_uint events;             /* futex word of main: bumped by every
                                        thread's exit and by the stop signal */
+    struct ssc__lib lib;            /* library mode */
 };
 
-extern struct ssc_runtime ssc__rt;
-#define rt ssc__rt
+/* The instance this thread works for: each thread of an instance points
+ * at it from its start, each library call points the calling thread at
+ * the instance it is given (ssc__enter). A thread that never did points
+ * at the program's instance, so a program, and code that drives the
+ * runtime by hand, needs nothing more. */
+extern struct ssc_runtime ssc__program;
+extern _Thread_local struct ssc_runtime *ssc__r;
+#define rt (*ssc__r)
+
+/* Points this thread at instance r; returns the instance it pointed at,
+ * for ssc__leave. */
+static inline struct ssc_runtime *ssc__enter(struct ssc_runtime *r)
+{
+    struct ssc_runtime *before = ssc__r;
+    ssc__r = r;
+    return before;
+}
+static inline void ssc__leave(struct ssc_runtime *before)
+{
+    ssc__r = before;
+}
+/* Sets a runtime's fields to those of a fresh instance. */
+void ssc__runtime_reset(struct ssc_runtime *r);
 
 /* The release time of frame f under --period-us (absolute ns). */
 static inline uint64_t release_of(uint64_t f)
@@ -144,8 +196,9 @@ static inline uint64_t release_of(uint64_t f)
 int ssc__init_threads(const ssc_options *o, int n_threads, const int *cores, const int *mask,
                       int n_mask);
 
-struct ssc__start { ssc_thread_fn fn; ssc_thread *self; };
-/* Creates thread i running arg->fn(arg->self), with its affinity and, if
+struct ssc__start { ssc_thread_fn fn; ssc_thread *self; struct ssc_runtime *instance; };
+/* Creates thread i running arg->fn(arg->self) for instance arg->instance (its
+ * ssc__r), with its affinity and, if
  * asked, SCHED_FIFO. 0, or the error after a message. */
 int ssc__create_thread(pthread_t *tid, int i, struct ssc__start *arg);
 /* Sub-boxes finished by every thread so far (only whether it moved matters). */
@@ -155,5 +208,10 @@ int ssc__describe_thread(int j, const char *unit, char *buf, size_t n);
 /* The runtime's record of the thread running here (NULL: not one of the
  * chain's threads). */
 ssc_thread *ssc__this_thread(void);
+
+/* ---- ssc_lib.c ------------------------------------------------------ */
+
+/* A source sub-box begins library frame k (the overload's bookkeeping). */
+void ssc__lib_begin_frame(uint64_t k);
 
 #endif /* SSC_INTERNAL_H */

@@ -40,11 +40,14 @@ typedef struct {
                                  grid's rows there are a guard no access
                                  may touch */
     uint32_t frame_of;        /* 0, or 1 + the function id of the built-in
-                                 source whose external frame this port's
-                                 rows are: a reader may read the frame in
-                                 place, and the source copies nothing when
-                                 every reader does (README.md, "Sources
-                                 read in place") */
+                                 source or sink whose external frame this
+                                 port's rows are: a reader may read a
+                                 source's frame in place, and the source
+                                 copies nothing when every reader does
+                                 (README.md, "Sources read in place"); the
+                                 producer of a sink's rows writes them into
+                                 the sink's frame, and the sink copies
+                                 nothing ("Sinks written in place") */
     int64_t alt;              /* 0, or a double-buffered state: the elements
                                  from copy 0 (at data) to copy 1 */
     int32_t phase;            /* with alt: in iteration i the port is copy

@@ -72,7 +72,9 @@ DISPATCH(func_source, source, c->out[0].type)
 
 /* checksum += key(id, iteration) * sum of mix(position, bits(value)):
  * a sum, so any split and any order of sinks gives the same total. With
- * an external frame the sink also copies its rows there. */
+ * an external frame the sink also copies its rows there, unless its
+ * producer wrote them there in place (README.md, "Sinks written in
+ * place"). */
 #define DEF_SINK(S, T, W, E, K, LO, HI)                                      \
     static void sink_##S(const ssc_call *c)                                  \
     {                                                                        \
@@ -92,8 +94,8 @@ DISPATCH(func_source, source, c->out[0].type)
                     sum += ssc_mix_scaled(scaled, BITS_##K(T, in[x]));       \
         }                                                                    \
         ssc_checksum_add(sum * ssc_checksum_key(c->id, c->iteration));       \
-        ssc_frame ext;                                                       \
-        if (ssc_external_frame(c->id, c->iteration, &ext))                   \
+        ssc_frame ext;   /* written in place by the producer: nothing to copy */ \
+        if (ssc_external_frame(c->id, c->iteration, &ext) && ext.data != ip->data) \
             sink_external(c, &ext);                                          \
     }
 SSC_TYPES(DEF_SINK)

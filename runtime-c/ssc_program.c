@@ -298,7 +298,7 @@ static void *alloc_times(uint64_t rows, uint64_t iterations)
 }
 
 
-int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes)
+int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes, void *chain)
 {
     uint64_t n_iter = rt.opt.iterations;
     rt.boxes = boxes;
@@ -367,8 +367,10 @@ int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes
         rt.threads[i].index = i;
         atomic_init(&rt.threads[i].done, 0);
         atomic_init(&rt.threads[i].watchers, 0);
+        rt.threads[i].chain = chain;
         args[i].fn = fns[i];
         args[i].self = &rt.threads[i];
+        args[i].instance = &rt;
     }
     for (int i = 0; i < n_threads; i++) {
         if (ssc__create_thread(&tids[i], i, &args[i]) != 0)

@@ -20,10 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A library (ssc_lib_init) from here on: the calls of a library return
- * their codes and ssc_lib_message says why. */
-static int lib_mode;
-static _Thread_local char lib_message[1024];   /* each caller's own last error */
+_Thread_local char ssc__last_message[1024];
 
 /* The program's own name (argv[0]) once the arguments are parsed: every
  * message of a program starts with it, as a Unix tool's do. */
@@ -50,11 +47,24 @@ void ssc__message(const char *fmt, ...)
     size_t n = strlen(lib_message);
     if (n && lib_message[n - 1] == '\n')
         lib_message[n - 1] = 0;
-    if (printer && !lib_mode)
+    if (printer && !rt.lib_mode)
         printer(lib_message);
 }
 
-struct ssc_runtime rt = { .fifo_warned = ATOMIC_FLAG_INIT, .lat_slots = 1, .void_from = UINT64_MAX };
+struct ssc_runtime ssc__program = {
+    .fifo_warned = ATOMIC_FLAG_INIT, .lat_slots = 1, .void_from = UINT64_MAX, .spin_ns = 20000,
+    .lib = { .lock = PTHREAD_MUTEX_INITIALIZER },
+};
+_Thread_local struct ssc_runtime *ssc__r = &ssc__program;
+
+void ssc__runtime_reset(struct ssc_runtime *r)
+{
+    memset(r, 0, sizeof *r);
+    atomic_flag_clear(&r->fifo_warned);
+    r->lat_slots = 1;
+    atomic_init(&r->void_from, UINT64_MAX);
+    atomic_init(&r->spin_ns, 20000);
+}
 
 /* ------------------------------------------------------------------ */
 /* Ports and boxes                                                     */
@@ -106,11 +116,10 @@ void ssc_box_plans(ssc_box *boxes, const uint64_t *plan_ns, int n)
 /* Checksum                                                            */
 /* ------------------------------------------------------------------ */
 
-static atomic_uint_fast64_t checksum;
-
-void ssc_checksum_add(uint64_t v) { atomic_fetch_add_explicit(&checksum, v, memory_order_relaxed); }
-uint64_t ssc_checksum(void) { return atomic_load_explicit(&checksum, memory_order_relaxed); }
-void ssc_checksum_reset(void) { atomic_store_explicit(&checksum, 0, memory_order_relaxed); }
+/* Each instance's own (rt.checksum). */
+void ssc_checksum_add(uint64_t v) { atomic_fetch_add_explicit(&rt.checksum, v, memory_order_relaxed); }
+uint64_t ssc_checksum(void) { return atomic_load_explicit(&rt.checksum, memory_order_relaxed); }
+void ssc_checksum_reset(void) { atomic_store_explicit(&rt.checksum, 0, memory_order_relaxed); }
 
 static uint64_t splitmix64(uint64_t z)
 {
@@ -293,7 +302,7 @@ int ssc_iteration_begin(ssc_thread *t)
     uint64_t k = t->iter;
     if (k >= rt.opt.iterations)
         return 0;
-    if (lib_mode) {
+    if (rt.lib_mode) {
         int go = wait_submitted(t, k);
         waiting(t, SSC_WAIT_NONE, NULL);
         if (!go)
@@ -326,7 +335,7 @@ int ssc_iteration_begin(ssc_thread *t)
  * decided another (its slot holds it until the iteration is finished). */
 static uint64_t frame_index(uint64_t i)
 {
-    if (lib_mode || rt.opt.overload == SSC_OVERLOAD_QUEUE || !rt.frame_of)
+    if (rt.lib_mode || rt.opt.overload == SSC_OVERLOAD_QUEUE || !rt.frame_of)
         return i;
     return atomic_load_explicit(&rt.frame_of[i % rt.lat_slots], memory_order_acquire);
 }
@@ -389,7 +398,7 @@ void ssc_iteration_end(ssc_thread *t)
      * pending count, which publish it. */
     if (t->sink_end != NOT_RECORDED)
         atomic_max_u64(&rt.lat_end[t->iter % rt.lat_slots], t->sink_end);
-    if (!lib_mode)
+    if (!rt.lib_mode)
         finish_latency(t, t->iter);
     t->iter++;
     /* Watched by the lead (the latency window, --max-lead) and ssc_lib_wait;
@@ -560,10 +569,9 @@ static uint64_t source_frame(uint64_t i)
  * void_from before its release, which every later sub-box of i follows. */
 static int is_void(uint64_t i)
 {
-    return !lib_mode && atomic_load_explicit(&rt.void_from, memory_order_relaxed) <= i;
+    return !rt.lib_mode && atomic_load_explicit(&rt.void_from, memory_order_relaxed) <= i;
 }
 
-static void lib_begin_frame(uint64_t k);   /* the library's overload (below) */
 
 /* With a deadline: how late sub-box b of iteration i started against its
  * plan (start - the iteration's begin - plan); the thread keeps its worst. */
@@ -585,23 +593,29 @@ static void note_lateness(ssc_thread *t, const ssc_box *b, uint64_t i, uint64_t 
  * reads a source's frame in place (frame_of; README.md, "Sources read in
  * place") becomes the whole frame itself (no ring), when the frame can be
  * read so; every other port as it is. Returns c->in when none changed. */
-static const ssc_port *inputs_in_place(const ssc_call *c, ssc_port *copy)
+static int in_place(ssc_port *p, int n, uint64_t iteration)
 {
     int changed = 0;
-    for (int k = 0; k < c->n_in; k++) {
-        copy[k] = c->in[k];
+    for (int k = 0; k < n; k++) {
         ssc_frame f;
-        if (!ssc_frame_in_place(&copy[k], c->iteration, &f))
+        if (!ssc_frame_in_place(&p[k], iteration, &f))
             continue;
-        copy[k].data = f.data;
-        copy[k].stride = f.stride / (int64_t)ssc_type_size(copy[k].type);
-        copy[k].fold = 0;
-        copy[k].bands = NULL;
-        copy[k].n_bands = 0;
-        copy[k].ring0 = 0;
+        p[k].data = f.data;
+        p[k].stride = f.stride / (int64_t)ssc_type_size(p[k].type);
+        p[k].fold = 0;
+        p[k].bands = NULL;
+        p[k].n_bands = 0;
+        p[k].ring0 = 0;
         changed = 1;
     }
-    return changed ? copy : c->in;
+    return changed;
+}
+
+static const ssc_port *inputs_in_place(const ssc_call *c, ssc_port *copy)
+{
+    for (int k = 0; k < c->n_in; k++)
+        copy[k] = c->in[k];
+    return in_place(copy, c->n_in, c->iteration) ? copy : c->in;
 }
 
 /* The ports of a call with double-buffered states (SSC_BOX_COPIES), as
@@ -623,10 +637,21 @@ static void ports_of_iteration(ssc_call *c, uint64_t i, ssc_port *in, ssc_port *
     c->out = out;
 }
 
-static int reads_frames(const ssc_call *c)
+/* The call's outputs as the kernel writes them this iteration: a port
+ * whose buffer a sink's external frame stands for (frame_of; README.md,
+ * "Sinks written in place") becomes that frame, when there is one. */
+static const ssc_port *outputs_in_place(const ssc_call *c, ssc_port *copy)
 {
-    for (int k = 0; k < c->n_in; k++)
-        if (c->in[k].frame_of)
+    for (int k = 0; k < c->n_out; k++)
+        copy[k] = c->out[k];
+    in_place(copy, c->n_out, c->iteration);
+    return copy;
+}
+
+static int uses_frames(const ssc_port *p, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (p[k].frame_of)
             return 1;
     return 0;
 }
@@ -635,7 +660,7 @@ void ssc_E(ssc_thread *t, ssc_box *b)
 {
     uint64_t i = t->iter;
     int source = (b->flags & SSC_BOX_SOURCE) != 0;
-    uint64_t frame = source && !lib_mode ? source_frame(i) : frame_index(i);
+    uint64_t frame = source && !rt.lib_mode ? source_frame(i) : frame_index(i);
     if (is_void(i)) {   /* no frame: nothing runs, the signals still flow */
         unsigned done_boxes = atomic_load_explicit(&t->progress, memory_order_relaxed);
         atomic_store_explicit(&t->progress, done_boxes + 1, memory_order_relaxed);
@@ -643,8 +668,8 @@ void ssc_E(ssc_thread *t, ssc_box *b)
     }
     if (source && rt.opt.period_ns)
         wait_release(t, frame);
-    if (source && lib_mode)
-        lib_begin_frame(i);
+    if (source && rt.lib_mode)
+        ssc__lib_begin_frame(i);
     /* The clock is read where something uses it: a source's start (the
      * frame's latency begins at the first), a sink's end (it ends at the
      * last), both for -ta/-tt, the start for a deadline. */
@@ -660,12 +685,16 @@ void ssc_E(ssc_thread *t, ssc_box *b)
     ssc_call call = b->call;
     call.iteration = frame;   /* under --overload skip|latest, the frame's index */
     atomic_store_explicit(&t->running, b->index + 1, memory_order_relaxed);
-    if (b->flags & SSC_BOX_COPIES || reads_frames(&call)) {
-        ssc_port in[call.n_in + 1], out[call.n_out + 1], frames[call.n_in + 1];
+    int reads = uses_frames(call.in, call.n_in), writes = uses_frames(call.out, call.n_out);
+    if (b->flags & SSC_BOX_COPIES || reads || writes) {
+        ssc_port in[call.n_in + 1], out[call.n_out + 1], frames[call.n_in + 1],
+            written[call.n_out + 1];
         if (b->flags & SSC_BOX_COPIES)
             ports_of_iteration(&call, i, in, out);
-        if (reads_frames(&call))   /* a state is never a source's frame */
+        if (reads)    /* a state is never an external frame */
             call.in = inputs_in_place(&call, frames);
+        if (writes)
+            call.out = outputs_in_place(&call, written);
         b->kernel(&call);
     } else {
         b->kernel(&call);
@@ -703,6 +732,7 @@ ssc_thread *ssc__this_thread(void)
 static void *thread_main(void *p)
 {
     struct ssc__start *a = p;
+    ssc__r = a->instance;
     this_thread = a->self;
     /* Sleeps (a release, a wait past the spin bound) end when asked, not up
      * to 50 us later: the timer slack of a thread that is not real-time. */
@@ -835,650 +865,3 @@ void ssc_program_externals(const ssc_external *ext, int n_ext, ssc_frame *frames
 }
 
 uint64_t ssc_iterations_completed(void) { return rt.completed; }
-
-const char *ssc_lib_message(void) { return lib_message; }
-
-/* Library mode: frames from any number of calling threads.
- *
- * Frame k holds slot k % depth from its submission until a wait collects
- * it, so frame k + depth is submitted only after frame k was collected: the
- * slot's external frames and latency are never overwritten while a thread
- * of the chain or a caller still reads them. A slot's state says who
- * collects its frame: any wait (OPEN), only a wait for that frame (OWNED:
- * NAME_process submits so, so no other caller takes its outputs), or the
- * wait already in progress (WAITED). Frames finish in order (each thread
- * runs its iterations in order), so frame k is done when every thread's
- * `done` has passed k.
- *
- * Calls register themselves (`callers`) under the lock; close refuses new
- * frames, finishes the frames in flight, waits for the calls inside to
- * return (a wait for a frame in flight is still taken while it waits) and
- * only then, in the same hold of the lock, refuses every call and frees. A wait gives up when no sub-box of the
- * chain finishes for the watchdog's time (`progress`): the chain stalled,
- * every waiting call returns ETIMEDOUT, and from then on only close is
- * taken. */
-enum { SLOT_FREE, SLOT_OPEN, SLOT_OWNED, SLOT_WAITED };
-
-/* Close waits this long without a finished sub-box before it gives up on a
- * chain that has no watchdog of its own. */
-#define CLOSE_PATIENCE_NS 1000000000ull
-
-static struct {
-    pthread_mutex_t lock;       /* everything below, and rt.stream */
-    pthread_cond_t changed;     /* a slot freed, a call returned, close began,
-                                   the chain stalled */
-    int running;                /* started and not yet stopped: calls are taken */
-    int closing;                /* close began: no new frame, waits still taken */
-    int abandoned;              /* a close left stuck threads behind */
-    atomic_int stalled;         /* the watchdog fired */
-    unsigned callers;           /* calls inside, between enter and leave */
-    uint64_t submitted;         /* frames submitted (rt.submitted publishes it) */
-    unsigned char *slot_state;  /* SLOT_* of each of the rt.lat_slots slots */
-    atomic_uint *begun;         /* per slot: 0 waiting, 1 begun by a source
-                                   sub-box, 2 being replaced (latest) */
-    char stall[1024];            /* what was stuck when the watchdog fired */
-} lib = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
-
-/* The condition variable waits on the monotonic clock, like everything. */
-static void lib_cond_init(void)
-{
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&lib.changed, &a);
-    pthread_condattr_destroy(&a);
-}
-
-static struct ssc__start *lib_args;
-
-/* Frees what ssc_lib_start allocated (after the threads are joined). */
-static void lib_free(void)
-{
-    free(rt.lat_begin);
-    free(rt.threads);
-    free(rt.cpusets);
-    free(rt.tids);
-    free(lib_args);
-    free((void *)rt.ext);
-    free(rt.ext_frames);
-    free(lib.slot_state);
-    free(lib.begun);
-    lib.begun = NULL;
-    rt.lat_begin = rt.lat_end = NULL;
-    rt.threads = NULL;
-    rt.cpusets = NULL;
-    rt.tids = NULL;
-    lib_args = NULL;
-    rt.ext = NULL;
-    rt.ext_frames = NULL;
-    rt.n_ext = 0;
-    rt.lat_slots = 1;
-    lib.slot_state = NULL;
-}
-
-/* Stops the threads (none may be inside a frame) and joins the first n. */
-static void lib_join(int n)
-{
-    atomic_fetch_or(&rt.frontier, STOP_BIT);
-    atomic_fetch_add(&rt.bell, 1);
-    ssc__futex_wake(&rt.bell, INT_MAX);
-    for (int i = 0; i < n; i++)
-        pthread_join(rt.tids[i], NULL);
-}
-
-int ssc_lib_init(const ssc_options *o, int n_threads, const int *cores)
-{
-    pthread_once(&lib_once, lib_cond_init);
-    lib_mode = 1;
-    lib_message[0] = 0;
-    if (lib.abandoned) {
-        ssc__message("%s", lib.stall);
-        return SSC_LIB_ERUNTIME;
-    }
-    ssc_options opt = *o;
-    opt.iterations = UINT64_MAX;
-    opt.period_ns = 0;
-    opt.time_boxes = opt.time_threads = 0;
-    opt.dump_path = NULL;
-    opt.json = 0;
-    return ssc__init_threads(&opt, n_threads, cores, NULL, 0) != 0 ? SSC_LIB_ERUNTIME : SSC_LIB_OK;
-}
-
-static int lib_alloc(int n_threads, int n_ext, unsigned depth)
-{
-    rt.lat_begin = malloc(sizeof(atomic_uint_fast64_t) * 2 * (size_t)depth);
-    rt.ext = malloc(sizeof *rt.ext * (size_t)(n_ext ? n_ext : 1));
-    rt.ext_frames = calloc((size_t)depth * (size_t)(n_ext ? n_ext : 1), sizeof *rt.ext_frames);
-    rt.threads = aligned_alloc(64, sizeof(ssc_thread) * (size_t)n_threads);
-    rt.tids = malloc(sizeof *rt.tids * (size_t)n_threads);
-    lib_args = malloc(sizeof *lib_args * (size_t)n_threads);
-    lib.slot_state = calloc(depth, 1);   /* SLOT_FREE */
-    lib.begun = calloc(depth, sizeof *lib.begun);
-    if (!rt.lat_begin || !rt.ext || !rt.ext_frames || !rt.threads || !rt.tids || !lib_args ||
-        !lib.slot_state || !lib.begun) {
-        ssc__message("out of memory starting the library");
-        lib_free();
-        return SSC_LIB_ERUNTIME;
-    }
-    return SSC_LIB_OK;
-}
-
-int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
-                  const ssc_external *ext, int n_ext, unsigned depth)
-{
-    int n_threads = rt.n_threads;
-    if (depth == 0)
-        depth = 1;
-    rt.boxes = boxes;
-    rt.n_boxes = n_boxes;
-    for (int b = 0; b < n_boxes; b++)
-        boxes[b].index = b;
-    rt.lat_slots = depth;
-    rt.lead = rt.opt.max_lead;
-    rt.trace_n = 0;
-    if (lib_alloc(n_threads, n_ext, depth))
-        return SSC_LIB_ERUNTIME;
-    rt.lat_end = rt.lat_begin + depth;
-    for (unsigned i = 0; i < 2 * depth; i++)
-        atomic_init(&rt.lat_begin[i], NOT_RECORDED);
-    memcpy((void *)rt.ext, ext, sizeof *ext * (size_t)n_ext);
-    rt.n_ext = n_ext;
-    rt.ext_slots = depth;
-    atomic_store(&rt.submitted, 0);
-    atomic_store(&rt.bell, 0);
-    atomic_store(&rt.bell_sleepers, 0);
-    lib.submitted = 0;
-    lib.callers = 0;
-    atomic_store(&lib.stalled, 0);
-    ssc_stream_reset(&rt.stream);
-    memset(&rt.conduct, 0, sizeof rt.conduct);
-    ssc_checksum_reset();
-    rt.thread_times = rt.box_times = NULL;
-    rt.t0 = ssc_now_ns();
-    for (int i = 0; i < n_threads; i++) {
-        memset(&rt.threads[i], 0, sizeof rt.threads[i]);
-        rt.threads[i].index = i;
-        atomic_init(&rt.threads[i].done, 0);
-        atomic_init(&rt.threads[i].watchers, 0);
-        atomic_init(&rt.threads[i].progress, 0);
-        atomic_init(&rt.threads[i].running, 0);
-        lib_args[i].fn = fns[i];
-        lib_args[i].self = &rt.threads[i];
-    }
-    for (int i = 0; i < n_threads; i++)
-        if (ssc__create_thread(&rt.tids[i], i, &lib_args[i]) != 0) {
-            char why[sizeof lib_message];
-            memcpy(why, lib_message, sizeof why);
-            lib_join(i);   /* no frame was submitted: they stop at once */
-            lib_free();
-            memcpy(lib_message, why, sizeof why);
-            return SSC_LIB_ERUNTIME;
-        }
-    pthread_mutex_lock(&lib.lock);
-    lib.running = 1;
-    pthread_mutex_unlock(&lib.lock);
-    return SSC_LIB_OK;
-}
-
-/* With the lock held: registers a call, or says why it is refused. A
- * call that would submit a frame is refused once close began. */
-static int lib_enter(int submits)
-{
-    if (!lib.running) {
-        ssc__message("the chain is not open");
-        return SSC_LIB_EINVAL;
-    }
-    if (submits && lib.closing) {
-        ssc__message("the chain is being closed: no new frame is taken");
-        return SSC_LIB_EINVAL;
-    }
-    if (atomic_load(&lib.stalled)) {
-        ssc__message("%s", lib.stall);
-        return SSC_LIB_ETIMEDOUT;
-    }
-    lib.callers++;
-    return SSC_LIB_OK;
-}
-
-/* With the lock held: the call returns (close may be waiting for it). */
-static void lib_leave(void)
-{
-    lib.callers--;
-    pthread_cond_broadcast(&lib.changed);
-}
-
-/* The callers' frames are no longer the chain's: an iteration still running
- * (behind a stuck kernel) sees none and touches no caller's memory. */
-static void lib_detach_frames(void)
-{
-    uint64_t n = rt.ext_slots * (uint64_t)rt.n_ext;
-    for (uint64_t i = 0; i < n; i++)
-        __atomic_store_n(&rt.ext_frames[i].data, NULL, __ATOMIC_RELAXED);
-}
-
-/* Declares the chain stalled while frame k was awaited: names what each
- * thread was doing, detaches the frames, wakes every waiting call. */
-static int lib_stall(uint64_t k, uint64_t patience)
-{
-    pthread_mutex_lock(&lib.lock);
-    if (!atomic_load(&lib.stalled)) {
-        int n = snprintf(lib.stall, sizeof lib.stall,
-                         "the chain is stuck: no sub-box finished for %" PRIu64 " ms "
-                         "while frame %" PRIu64 " was in flight;", patience / 1000000, k);
-        for (int j = 0; j < rt.n_threads && n > 0 && (size_t)n + 2 < sizeof lib.stall; j++) {
-            lib.stall[n++] = ' ';
-            int room = (int)(sizeof lib.stall - (size_t)n) - 1;
-            int m = ssc__describe_thread(j, "frame", lib.stall + n, sizeof lib.stall - (size_t)n);
-            n += m < 0 ? 0 : m > room ? room : m;
-            if ((size_t)n + 1 < sizeof lib.stall) {
-                lib.stall[n++] = ';';
-                lib.stall[n] = 0;
-            }
-        }
-        size_t len = strlen(lib.stall);
-        if (len && lib.stall[len - 1] == ';')
-            lib.stall[len - 1] = 0;
-        lib_detach_frames();
-        atomic_store(&lib.stalled, 1);
-        for (int j = 0; j < rt.n_threads; j++)
-            ssc__futex_wake(&rt.threads[j].done, INT_MAX);
-        pthread_cond_broadcast(&lib.changed);
-    }
-    ssc__message("%s", lib.stall);
-    pthread_mutex_unlock(&lib.lock);
-    return SSC_LIB_ETIMEDOUT;
-}
-
-/* Waits until every thread has finished frame k, or gives up: when no
- * sub-box finished for `patience` ns while it waited (0: never), or when
- * another call found the chain stalled. OK or ETIMEDOUT. */
-static int wait_frame_done(uint64_t k, uint64_t patience)
-{
-    uint64_t seen = patience ? ssc__progress_sum() : 0, since = patience ? ssc_now_ns() : 0;
-    uint64_t slice = patience / 4 > 1000000 ? patience / 4 : 1000000;
-    for (int j = 0; j < rt.n_threads; j++) {
-        ssc_thread *o = &rt.threads[j];
-        for (;;) {
-            unsigned d = atomic_load_explicit(&o->done, memory_order_acquire);
-            if ((int32_t)(d - (unsigned)(k + 1)) >= 0)
-                break;
-            if (ssc__spin_while_equal(&o->done, d))
-                continue;
-            if (atomic_load(&lib.stalled)) {
-                pthread_mutex_lock(&lib.lock);
-                ssc__message("%s", lib.stall);
-                pthread_mutex_unlock(&lib.lock);
-                return SSC_LIB_ETIMEDOUT;
-            }
-            atomic_fetch_add(&o->watchers, 1);           /* Dekker, as in signals */
-            /* Bounded even without a watchdog: a stall found by close
-             * sets `stalled` and wakes the word, but that wake may come
-             * between the check and the sleep. */
-            if (atomic_load(&o->done) == d && !atomic_load(&lib.stalled))
-                ssc__futex_wait_ns(&o->done, d, patience ? slice : 100000000);
-            atomic_fetch_sub(&o->watchers, 1);
-            if (!patience)
-                continue;
-            uint64_t p = ssc__progress_sum(), now = ssc_now_ns();
-            if (p != seen) {
-                seen = p;
-                since = now;
-            } else if (now - since >= patience && atomic_load(&o->done) == d) {
-                return lib_stall(k, patience);
-            }
-        }
-    }
-    return SSC_LIB_OK;
-}
-
-/* With the lock held: wait for a free slot, or for `ns` at most. */
-static void lib_cond_wait(uint64_t ns)
-{
-    if (!ns) {
-        pthread_cond_wait(&lib.changed, &lib.lock);
-        return;
-    }
-    struct timespec at;
-    clock_gettime(CLOCK_MONOTONIC, &at);
-    uint64_t t = (uint64_t)at.tv_nsec + ns % 1000000000u;
-    at.tv_sec += (time_t)(ns / 1000000000u + t / 1000000000u);
-    at.tv_nsec = (long)(t % 1000000000u);
-    pthread_cond_timedwait(&lib.changed, &lib.lock, &at);
-}
-
-/* With the lock held and the call entered: waits until the next frame's
- * slot is free. It is freed by the wait that collects the frame depth
- * frames older; while that frame is not done and nothing progresses for
- * the watchdog's time, the chain stalled. */
-static int wait_free_slot(unsigned how)
-{
-    uint64_t patience = rt.opt.watchdog_ns;
-    uint64_t seen = ssc__progress_sum(), since = ssc_now_ns();
-    for (;;) {
-        uint64_t k = lib.submitted;
-        if (lib.slot_state[k % rt.lat_slots] == SLOT_FREE)
-            return SSC_LIB_OK;
-        if (!(how & SSC_LIB_BLOCK)) {
-            ssc__message("%" PRIu64 " frames are in flight, as many as the library holds "
-                       "(depth): wait for one before submitting another", rt.lat_slots);
-            return SSC_LIB_EBUSY;
-        }
-        if (lib.closing) {
-            ssc__message("the chain was closed while this call waited to submit a frame");
-            return SSC_LIB_EINVAL;
-        }
-        if (atomic_load(&lib.stalled)) {
-            ssc__message("%s", lib.stall);
-            return SSC_LIB_ETIMEDOUT;
-        }
-        lib_cond_wait(patience ? (patience / 4 > 1000000 ? patience / 4 : 1000000) : 0);
-        if (!patience)
-            continue;
-        uint64_t p = ssc__progress_sum(), now = ssc_now_ns(), oldest = lib.submitted - rt.lat_slots;
-        int oldest_done = 1;
-        for (int j = 0; j < rt.n_threads; j++)
-            if ((int32_t)(atomic_load(&rt.threads[j].done) - (unsigned)(oldest + 1)) < 0)
-                oldest_done = 0;
-        if (p != seen || oldest_done) {   /* a done frame not yet collected is no stall */
-            seen = p;
-            since = now;
-        } else if (now - since >= patience) {
-            pthread_mutex_unlock(&lib.lock);
-            lib_stall(oldest, patience);
-            pthread_mutex_lock(&lib.lock);
-        }
-    }
-}
-
-/* A source sub-box begins frame k: from now on the frame cannot be
- * replaced (--overload latest). Waits the moment a replacement takes. */
-static void lib_begin_frame(uint64_t k)
-{
-    atomic_uint *b = &lib.begun[k % rt.lat_slots];
-    for (;;) {
-        unsigned v = 0;
-        if (atomic_compare_exchange_strong(b, &v, 1) || v == 1)
-            return;
-        ssc__cpu_relax();   /* v == 2: a submit replaces the frame's pointers */
-    }
-}
-
-/* With the lock held: counts a frame the overload policy dropped. */
-static int lib_drop(const char *why)
-{
-    rt.conduct.dropped++;
-    ssc__message("%s", why);
-    return SSC_LIB_EBUSY;
-}
-
-/* With the lock held and the call entered, under --overload skip|latest:
- * SSC_LIB_OK when the frame may be submitted into a free slot; EBUSY (a
- * dropped frame) when skip finds the previous frame not yet begun or no
- * free slot; for latest, 1 + the number of the waiting frame it replaced. */
-static int lib_overload(const ssc_frame *frames, unsigned how, uint64_t *frame)
-{
-    uint64_t k = lib.submitted;
-    int waiting = k && atomic_load(&lib.begun[(k - 1) % rt.lat_slots]) == 0;
-    if (rt.opt.overload == SSC_OVERLOAD_LATEST && waiting && !(how & SSC_LIB_OWN) &&
-        lib.slot_state[(k - 1) % rt.lat_slots] == SLOT_OPEN) {
-        atomic_uint *b = &lib.begun[(k - 1) % rt.lat_slots];
-        unsigned v = 0;
-        if (atomic_compare_exchange_strong(b, &v, 2)) {   /* no source begun it: replace */
-            if (rt.n_ext)
-                memcpy(&rt.ext_frames[((k - 1) % rt.lat_slots) * (uint64_t)rt.n_ext], frames,
-                       sizeof *frames * (size_t)rt.n_ext);
-            atomic_store(b, 0);
-            rt.conduct.dropped++;
-            *frame = k - 1;
-            return 1;
-        }
-        waiting = 0;   /* begun meanwhile: submit it as a new frame */
-    }
-    if (waiting && rt.opt.overload == SSC_OVERLOAD_SKIP)
-        return lib_drop("the chain has not begun the previous frame yet: the frame is "
-                        "dropped (overload skip)");
-    if (lib.slot_state[k % rt.lat_slots] != SLOT_FREE)
-        return lib_drop("every slot holds a frame (depth): the frame is dropped "
-                        "(overload skip or latest)");
-    return SSC_LIB_OK;
-}
-
-/* With the lock held and the call entered: submits frame *frame. */
-static int submit(const ssc_frame *frames, unsigned how, uint64_t *frame)
-{
-    if (rt.opt.overload != SSC_OVERLOAD_QUEUE) {
-        int o = lib_overload(frames, how, frame);
-        if (o == 1)
-            return SSC_LIB_OK;   /* replaced the waiting frame */
-        if (o)
-            return o;
-        how &= ~(unsigned)SSC_LIB_BLOCK;   /* a free slot is there: never blocks */
-    }
-    int status = wait_free_slot(how);
-    if (!status) {
-        uint64_t k = lib.submitted;
-        uint64_t slot = k % rt.lat_slots;
-        if (rt.n_ext)
-            memcpy(&rt.ext_frames[slot * (uint64_t)rt.n_ext], frames,
-                   sizeof *frames * (size_t)rt.n_ext);
-        atomic_store_explicit(&rt.lat_begin[slot], NOT_RECORDED, memory_order_relaxed);
-        atomic_store_explicit(&rt.lat_end[slot], NOT_RECORDED, memory_order_relaxed);
-        atomic_store(&lib.begun[slot], 0);
-        lib.slot_state[slot] = (how & SSC_LIB_OWN) ? SLOT_OWNED : SLOT_OPEN;
-        lib.submitted = k + 1;
-        atomic_store_explicit(&rt.submitted, k + 1, memory_order_release);
-        atomic_fetch_add(&rt.bell, 1);
-        if (atomic_load(&rt.bell_sleepers))
-            ssc__futex_wake(&rt.bell, INT_MAX);
-        *frame = k;
-    }
-    return status;
-}
-
-int ssc_lib_submit(const ssc_frame *frames, unsigned how, uint64_t *frame)
-{
-    pthread_mutex_lock(&lib.lock);
-    int status = lib_enter(1);
-    uint64_t k;
-    if (!status) {
-        status = submit(frames, how, &k);
-        if (!status && frame)
-            *frame = k;
-        lib_leave();
-    }
-    pthread_mutex_unlock(&lib.lock);
-    return status;
-}
-
-/* With the lock held, the call entered and frame k's slot marked WAITED
- * (it was `before`): waits for it without the lock, then collects it. */
-static int collect(uint64_t k, unsigned char before, uint64_t *latency_ns)
-{
-    uint64_t slot = k % rt.lat_slots;
-    pthread_mutex_unlock(&lib.lock);
-    int status = wait_frame_done(k, rt.opt.watchdog_ns);
-    pthread_mutex_lock(&lib.lock);
-    if (status) {
-        lib.slot_state[slot] = before;   /* still in flight */
-        return status;
-    }
-    uint64_t b = atomic_load(&rt.lat_begin[slot]), e = atomic_load(&rt.lat_end[slot]);
-    uint64_t lat = b != NOT_RECORDED && e != NOT_RECORDED && e >= b ? e - b : 0;
-    ssc_stream_add(&rt.stream, lat);
-    ssc_conduct_add(&rt.conduct, k, lat, rt.opt.deadline_ns);
-    lib.slot_state[slot] = SLOT_FREE;
-    if (latency_ns)
-        *latency_ns = lat;
-    return SSC_LIB_OK;
-}
-
-int ssc_lib_wait_frame(uint64_t k, uint64_t *latency_ns)
-{
-    pthread_mutex_lock(&lib.lock);
-    int status = lib_enter(0);
-    if (status) {
-        pthread_mutex_unlock(&lib.lock);
-        return status;
-    }
-    unsigned char state = lib.slot_state[k % rt.lat_slots];
-    if (k >= lib.submitted) {
-        ssc__message("frame %" PRIu64 " was not submitted (%" PRIu64 " were)", k, lib.submitted);
-        status = SSC_LIB_EINVAL;
-    } else if (k + rt.lat_slots < lib.submitted || state == SLOT_FREE) {
-        ssc__message("frame %" PRIu64 " was already waited for", k);
-        status = SSC_LIB_EINVAL;
-    } else if (state == SLOT_WAITED) {
-        ssc__message("another call is waiting for frame %" PRIu64, k);
-        status = SSC_LIB_EINVAL;
-    } else {
-        lib.slot_state[k % rt.lat_slots] = SLOT_WAITED;
-        status = collect(k, state, latency_ns);
-    }
-    lib_leave();
-    pthread_mutex_unlock(&lib.lock);
-    return status;
-}
-
-int ssc_lib_wait_any(uint64_t *frame, uint64_t *latency_ns)
-{
-    pthread_mutex_lock(&lib.lock);
-    int status = lib_enter(0);
-    if (status) {
-        pthread_mutex_unlock(&lib.lock);
-        return status;
-    }
-    uint64_t first = lib.submitted > rt.lat_slots ? lib.submitted - rt.lat_slots : 0, k;
-    for (k = first; k < lib.submitted; k++)
-        if (lib.slot_state[k % rt.lat_slots] == SLOT_OPEN)
-            break;
-    if (k == lib.submitted) {
-        ssc__message("no frame is in flight that another call does not wait for: "
-                   "submit one before waiting");
-        status = SSC_LIB_EINVAL;
-    } else {
-        lib.slot_state[k % rt.lat_slots] = SLOT_WAITED;
-        status = collect(k, SLOT_OPEN, latency_ns);
-        if (!status && frame)
-            *frame = k;
-    }
-    lib_leave();
-    pthread_mutex_unlock(&lib.lock);
-    return status;
-}
-
-int ssc_lib_process(const ssc_frame *frames, uint64_t *latency_ns)
-{
-    pthread_mutex_lock(&lib.lock);
-    int status = lib_enter(1);
-    uint64_t k;
-    if (!status) {   /* one call from submission to collection: close waits for it */
-        status = submit(frames, SSC_LIB_BLOCK | SSC_LIB_OWN, &k);
-        if (!status) {
-            lib.slot_state[k % rt.lat_slots] = SLOT_WAITED;
-            status = collect(k, SLOT_OWNED, latency_ns);
-        }
-        lib_leave();
-    }
-    pthread_mutex_unlock(&lib.lock);
-    return status;
-}
-
-/* Close of a chain that does not finish its frames: the threads that stop
- * within a moment are joined, the others (in a stuck kernel, or waiting for
- * it) are left running with the runtime's memory, which is never freed. */
-static void lib_abandon(void)
-{
-    atomic_fetch_or(&rt.frontier, STOP_BIT);
-    atomic_fetch_add(&rt.bell, 1);
-    ssc__futex_wake(&rt.bell, INT_MAX);
-    struct timespec at;
-    clock_gettime(CLOCK_REALTIME, &at);   /* pthread_timedjoin_np's clock */
-    at.tv_nsec += 100000000;              /* 100 ms for all of them */
-    if (at.tv_nsec >= 1000000000) {
-        at.tv_sec++;
-        at.tv_nsec -= 1000000000;
-    }
-    for (int i = 0; i < rt.n_threads; i++)
-        if (pthread_timedjoin_np(rt.tids[i], NULL, &at) != 0)
-            pthread_detach(rt.tids[i]);
-    lib.abandoned = 1;
-    size_t n = strlen(lib.stall);
-    snprintf(lib.stall + n, sizeof lib.stall - n,
-             "; closed stuck, its threads were left holding the chain's memory: "
-             "it cannot be opened again in this process");
-}
-
-int ssc_lib_stop(void)
-{
-    pthread_once(&lib_once, lib_cond_init);
-    if (lib.abandoned) {   /* an earlier chain's stuck threads hold it all */
-        ssc__message("%s", lib.stall);
-        return SSC_LIB_ERUNTIME;
-    }
-    if (!rt.tids) {   /* never started, or a failed start */
-        lib_free();
-        return SSC_LIB_OK;
-    }
-    pthread_mutex_lock(&lib.lock);
-    lib.closing = 1;
-    pthread_cond_broadcast(&lib.changed);   /* submits blocked for a slot */
-    uint64_t n = lib.submitted;
-    pthread_mutex_unlock(&lib.lock);
-    uint64_t patience = rt.opt.watchdog_ns ? rt.opt.watchdog_ns : CLOSE_PATIENCE_NS;
-    int status = n && !atomic_load(&lib.stalled) ? wait_frame_done(n - 1, patience) : SSC_LIB_OK;
-    if (atomic_load(&lib.stalled))
-        status = SSC_LIB_ETIMEDOUT;
-    pthread_mutex_lock(&lib.lock);
-    while (lib.callers)   /* their frames are done, or they saw the stall */
-        pthread_cond_wait(&lib.changed, &lib.lock);
-    lib.running = 0;      /* in the same hold: no call enters from here on */
-    lib.closing = 0;
-    pthread_mutex_unlock(&lib.lock);
-    if (status) {
-        lib_abandon();
-        ssc__message("%s", lib.stall);
-        return SSC_LIB_ERUNTIME;
-    }
-    lib_join(rt.n_threads);
-    lib_free();
-    return SSC_LIB_OK;
-}
-
-int ssc_lib_conduct(ssc_conduct *out, ssc_lateness *late)
-{
-    pthread_mutex_lock(&lib.lock);
-    int status = lib.running ? SSC_LIB_OK : SSC_LIB_EINVAL;
-    if (status) {
-        ssc__message("the chain is not open");
-    } else {
-        *out = rt.conduct;
-        for (int j = 0; late && j < rt.n_threads; j++) {
-            ssc_thread *t = &rt.threads[j];
-            late[j].box = atomic_load_explicit(&t->late_box, memory_order_relaxed) - 1;
-            late[j].frame = atomic_load_explicit(&t->late_frame, memory_order_relaxed);
-            late[j].late_ns = atomic_load_explicit(&t->late_ns, memory_order_relaxed);
-        }
-    }
-    pthread_mutex_unlock(&lib.lock);
-    return status;
-}
-
-const char *ssc_box_name(int box)
-{
-    return box >= 0 && box < rt.n_boxes ? rt.boxes[box].name : "";
-}
-
-int ssc_lib_stats(ssc_stats *out)
-{
-    pthread_mutex_lock(&lib.lock);
-    int status = lib.running ? SSC_LIB_OK : SSC_LIB_EINVAL;
-    if (status)
-        ssc__message("the chain is not open");
-    else
-        ssc_stream_summary(&rt.stream, out);
-    pthread_mutex_unlock(&lib.lock);
-    return status;
-}
-

@@ -159,9 +159,12 @@ void ssc_box_init(ssc_box *b, const char *name, ssc_kernel kernel, unsigned flag
                   uint32_t function_id, ssc_region region, int64_t width, int64_t height,
                   const ssc_port *in, int n_in, const ssc_port *out, int n_out);
 
-/* One per thread, owned by the runtime; the thread code only passes it on. */
+/* One per thread, owned by the runtime; the thread code only passes it on,
+ * and finds its instance's state in `chain`. */
 typedef struct {
     _Alignas(64) int index;
+    void *chain;            /* what ssc_run / ssc_lib_start were given: the
+                               generated code's state of this instance */
     uint64_t iter;          /* the iteration being run */
     uint64_t busy, wait;    /* ns in this iteration (-tt) */
     uint64_t sink_end;      /* the latest end of this thread's sinks in this
@@ -210,9 +213,9 @@ void ssc_E(ssc_thread *t, ssc_box *b);
 
 /* A program's (ssc_program.c): starts fns[i] on thread i (pinned and
  * prioritised as ssc_init said), waits for all of them. boxes: the table
- * ssc_E's boxes belong to (names for dumps, timers). Returns 0, or 3
- * after a message. */
-int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes);
+ * ssc_E's boxes belong to (names for dumps, timers); chain: each thread's
+ * ssc_thread.chain. Returns 0, or 3 after a message. */
+int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes, void *chain);
 
 /* A program's (ssc_program.c): prints the report (text or JSON), writes
  * the dump, frees the runtime's memory. Returns the exit status for main:
@@ -239,20 +242,30 @@ enum {
                                watchdog's time; only close is taken after it */
 };
 
+/* One instance of the runtime: everything a running chain holds (its
+ * threads, frames in flight, statistics, checksum, spin bound) is its
+ * own, so any number of instances, of one chain or of several, run side
+ * by side in a process. NULL when out of memory (ssc_lib_message says so).
+ * Every call below takes the instance it works on; destroy frees it after
+ * ssc_lib_stop (and keeps it when the stop left stuck threads behind that
+ * may still use it). */
+typedef struct ssc_runtime ssc_runtime;
+ssc_runtime *ssc_lib_create(void);
+void ssc_lib_destroy(ssc_runtime *r);
+
 /* The library's ssc_init: the options (iterations, period, timers, dumps
  * do not apply; watchdog_ns does) and the cores of the threads (NULL: not
- * pinned). From here on the runtime never prints, never exits and installs
- * no signal handler: a failing call returns its code and ssc_lib_message()
- * says why. One library per process at a time: the runtime's state is the
- * process's. ERUNTIME when an earlier chain was closed while stuck (its
- * threads still hold the runtime). */
-int ssc_lib_init(const ssc_options *o, int n_threads, const int *cores);
+ * pinned). A library's runtime never prints, never exits and installs no
+ * signal handler: a failing call returns its code and ssc_lib_message()
+ * says why. ERUNTIME when the instance was closed while stuck (its
+ * threads still hold it). */
+int ssc_lib_init(ssc_runtime *r, const ssc_options *o, int n_threads, const int *cores);
 /* After the arenas, signals, ports and boxes are initialised: starts the
  * threads and returns; they wait for frames. depth: frames that may be in
- * flight (submitted, not yet collected by a wait), at least 1. OK, or
- * ERUNTIME with no thread left running. */
-int ssc_lib_start(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
-                  const ssc_external *ext, int n_ext, unsigned depth);
+ * flight (submitted, not yet collected by a wait), at least 1; chain: each
+ * thread's ssc_thread.chain. OK, or ERUNTIME with no thread left running. */
+int ssc_lib_start(ssc_runtime *r, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
+                  const ssc_external *ext, int n_ext, unsigned depth, void *chain);
 
 /* Every call below may come from any thread at any time, close included
  * (runtime-c/README.md, "Library": callers). */
@@ -268,18 +281,18 @@ enum {
  * not yet begun or no free slot; latest replaces a waiting frame that was
  * submitted without SSC_LIB_OWN (the same number, one dropped frame) and
  * refuses like skip otherwise; neither blocks for a slot. */
-int ssc_lib_submit(const ssc_frame *frames, unsigned how, uint64_t *frame);
+int ssc_lib_submit(ssc_runtime *r, const ssc_frame *frames, unsigned how, uint64_t *frame);
 /* Blocks until frame `frame` is done and collects it: its latency (first
  * source start to last sink end, ns) goes to the statistics and *latency_ns.
  * EINVAL when it was never submitted, was collected already, or another
  * call waits for it; ETIMEDOUT when the chain stalled. */
-int ssc_lib_wait_frame(uint64_t frame, uint64_t *latency_ns);
+int ssc_lib_wait_frame(ssc_runtime *r, uint64_t frame, uint64_t *latency_ns);
 /* The same for the oldest frame in flight that was submitted without
  * SSC_LIB_OWN and that no other call waits for. */
-int ssc_lib_wait_any(uint64_t *frame, uint64_t *latency_ns);
+int ssc_lib_wait_any(ssc_runtime *r, uint64_t *frame, uint64_t *latency_ns);
 /* Submit (blocking for a slot, owned) and wait, as one call: close waits
  * for it to return with its frame. */
-int ssc_lib_process(const ssc_frame *frames, uint64_t *latency_ns);
+int ssc_lib_process(ssc_runtime *r, const ssc_frame *frames, uint64_t *latency_ns);
 /* Close: refuses new frames (a submit blocked for a slot returns EINVAL;
  * waits for frames in flight are still taken), finishes the frames in
  * flight, waits for every call inside to return, then refuses every call,
@@ -289,16 +302,18 @@ int ssc_lib_process(const ssc_frame *frames, uint64_t *latency_ns);
  * waiting get ETIMEDOUT and the threads that cannot stop are left behind
  * with the runtime's memory: then it returns ERUNTIME, and the caller must
  * not free what those threads may still touch (the buffers). */
-int ssc_lib_stop(void);
+int ssc_lib_stop(ssc_runtime *r);
 /* Latency statistics of the frames collected since the start; EINVAL
  * when the chain is not open. */
-int ssc_lib_stats(ssc_stats *out);
+int ssc_lib_stats(ssc_runtime *r, ssc_stats *out);
 /* The misses, dropped frames and slowest frames so far, and each thread's
  * latest sub-box against the plan (late: n_threads entries, may be NULL);
  * EINVAL when the chain is not open. */
-int ssc_lib_conduct(ssc_conduct *out, ssc_lateness *late);
+int ssc_lib_conduct(ssc_runtime *r, ssc_conduct *out, ssc_lateness *late);
 /* The name of sub-box `box` of the table ("" out of range). */
-const char *ssc_box_name(int box);
+const char *ssc_box_name(const ssc_runtime *r, int box);
+/* The sum its sinks folded so far. */
+uint64_t ssc_lib_checksum(const ssc_runtime *r);
 /* The last error of a library call in this thread ("" if none). */
 const char *ssc_lib_message(void);
 

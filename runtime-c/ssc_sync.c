@@ -49,12 +49,11 @@ void ssc__futex_wake(atomic_uint *word, int how_many)
 
 /* 20 us: a spinning waiter sees a post in ~60 ns, a sleeping one is woken
  * in 13-31 us (p50; 48 us p99) on the 2-vCPU KVM machine ssc was developed
- * on (runtime-c/README.md, "Measured costs"). Atomic so it may be changed
- * while threads run. */
-static atomic_uint_fast64_t spin_bound_ns = 20000;
-
-void ssc_set_spin_ns(uint64_t ns) { atomic_store_explicit(&spin_bound_ns, ns, memory_order_relaxed); }
-uint64_t ssc_get_spin_ns(void) { return atomic_load_explicit(&spin_bound_ns, memory_order_relaxed); }
+ * on (runtime-c/README.md, "Measured costs"). Each instance has its own
+ * (rt.spin_ns, 20 us when it starts), atomic so it may be changed while
+ * its threads run. */
+void ssc_set_spin_ns(uint64_t ns) { atomic_store_explicit(&rt.spin_ns, ns, memory_order_relaxed); }
+uint64_t ssc_get_spin_ns(void) { return atomic_load_explicit(&rt.spin_ns, memory_order_relaxed); }
 
 /* Spins while *word == value, for at most the spin bound. Returns 1 when
  * the word changed (read with acquire), 0 when the bound ran out. */

@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 
     /* ---- 3. start ------------------------------------------------------ */
     static const ssc_thread_fn threads[N_THREADS] = { thread0, thread1 };
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES, NULL)))
         return status;
 
     /* ---- 4. clean-up: report, dump, memory ----------------------------- */

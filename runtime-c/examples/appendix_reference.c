@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     ssc_box_init(&boxes[F9], "f9", func_sink, SSC_BOX_SINK, 9, all, W, H, &f9_in, 1, NULL, 0);
 
     static const ssc_thread_fn threads[1] = { thread0 };
-    if ((status = ssc_run(1, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(1, threads, boxes, N_BOXES, NULL)))
         return status;
     status = ssc_finish();
     ssc_arena_free(&buf_a);

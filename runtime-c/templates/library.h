@@ -2,10 +2,15 @@
  *
  * The chain `{{ name }}` as a library (ssc build -t library): {{ n_threads }} pinned
  * threads that stay alive between frames, synchronisation proven by ssc.
- * Link with -l{{ name }} (pkg-config {{ name }}). One chain per process at a
- * time. Every call may come from any thread at any time, close included:
- * each {{ name }}_process returns its own frame's outputs, whatever other
- * threads do.
+ * Link with -l{{ name }} (pkg-config {{ name }}). Each {{ name }}_open makes an
+ * instance of its own (its buffers, threads, pinning, statistics and
+ * checksum), up to {{ upper }}_MAX_OPEN at once; instances of this chain and of
+ * other chains run side by side. Instances given the same cores share
+ * them: each stays correct, and their frames take turns on those cores
+ * (give each its own cores, or spin_ns 0 so that a waiting thread sleeps
+ * instead of spinning on a core the other needs). Every call may come
+ * from any thread at any time, close included: each {{ name }}_process
+ * returns its own frame's outputs, whatever other threads do.
  *
  *     {{ name }} *c;
  *     if ({{ name }}_open(&c, NULL) != {{ upper }}_OK) { puts({{ name }}_error(NULL)); ... }
@@ -28,6 +33,7 @@ typedef struct {{ name }} {{ name }};
 
 enum {
     {{ upper }}_THREADS = {{ n_threads }},
+    {{ upper }}_MAX_OPEN = 64,       /* instances open at once in a process */
     {{ upper }}_INPUTS = {{ n_inputs }},    /* sources bound to func_source */
     {{ upper }}_OUTPUTS = {{ n_outputs }},   /* sinks bound to func_sink */
 };
@@ -97,14 +103,15 @@ typedef struct {
 enum {
     {{ upper }}_OK = 0,
     {{ upper }}_EINVAL = 1,    /* a bad argument, or a call on a closed (closing) chain */
-    {{ upper }}_EBUSY = 2,     /* already open; or depth frames in flight (submit) */
+    {{ upper }}_EBUSY = 2,     /* {{ upper }}_MAX_OPEN instances open; or depth frames in flight (submit) */
     {{ upper }}_ERUNTIME = 3,  /* the runtime could not start (cores, memory, threads);
                                close: the chain was stuck, its threads were left */
     {{ upper }}_ETIMEDOUT = 4, /* the chain is stuck (watchdog_ms): only close is taken */
 };
 
 void {{ name }}_options_default({{ name }}_options *o);
-/* Starts the threads. options may be NULL (the defaults). */
+/* A new instance: its memory, then its threads. options may be NULL (the
+ * defaults). */
 int {{ name }}_open({{ name }} **chain, const {{ name }}_options *options);
 /* One frame: blocks until its outputs are written (and, when depth frames
  * of other callers are in flight, until one of them is done). latency_ns
@@ -134,8 +141,9 @@ const char *{{ name }}_error(const {{ name }} *chain);
  * inside to return, stops the threads, frees everything. A stuck chain
  * (no sub-box finished for watchdog_ms, or 1 s without a watchdog): the
  * waiting calls return {{ upper }}_ETIMEDOUT, close returns {{ upper }}_ERUNTIME
- * and leaves the stuck threads with the chain's memory, and the chain
- * cannot be opened again in this process. */
+ * and leaves the stuck threads with the instance's memory (never freed);
+ * new instances open as before. After close, a call with the closed
+ * handle returns {{ upper }}_EINVAL, and close again {{ upper }}_OK. */
 int {{ name }}_close({{ name }} *chain);
 
 #ifdef __cplusplus

@@ -6,7 +6,9 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define API __attribute__((visibility("default")))
@@ -30,15 +32,40 @@ API const {{ name }}_port {{ name }}_outputs[{{ upper }}_OUTPUTS] = {
 {%- endif %}{% endfor %}
 };
 
-/* One chain per process: the runtime and the buffers above are the
- * process's. open_lock orders open and close; the calls on the open chain
- * are the runtime's business (ssc_lib_*: any thread, any time). */
-struct {{ name }} {
-    int unused;
+/* One open instance: its buffers, signals, ports and sub-boxes (the
+ * chain), and its runtime (threads, frames in flight, statistics). Up to
+ * {{ upper }}_MAX_OPEN of them run side by side; the calls on one are its
+ * runtime's business (ssc_lib_*: any thread, any time). */
+struct instance {
+    struct ssc_chain chain;
+    ssc_runtime *rt;
 };
-static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {{ name }} chain;
-static int is_open;              /* under open_lock */
+
+/* What {{ name }}_open hands out: a slot of this table, which lives as long
+ * as the process, so that a call that races with close (or comes after
+ * it) finds the slot closed instead of freed memory. `refs` counts the
+ * calls between their check of the slot and their return: close frees the
+ * instance once the runtime stopped and refs is 0. Slots are taken in
+ * turn, so a handle kept after its close meets another instance only
+ * after {{ upper }}_MAX_OPEN more opens. */
+struct {{ name }} {
+    pthread_mutex_t lock;       /* the fields below */
+    pthread_cond_t left;        /* refs went down */
+    struct instance *in;        /* NULL: free, or closed */
+    unsigned refs;
+};
+static struct {{ name }} slots[{{ upper }}_MAX_OPEN];
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;  /* taking a slot */
+static unsigned next_slot;      /* under slots_lock: where the search starts */
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+
+static void slots_init(void)
+{
+    for (int i = 0; i < {{ upper }}_MAX_OPEN; i++) {
+        pthread_mutex_init(&slots[i].lock, NULL);
+        pthread_cond_init(&slots[i].left, NULL);
+    }
+}
 static _Thread_local char last_error[1024];   /* this thread's last failed call */
 
 API void {{ name }}_options_default({{ name }}_options *o)
@@ -63,6 +90,13 @@ static int from_runtime(int status)
     if (status)
         snprintf(last_error, sizeof last_error, "%s", ssc_lib_message());
     return status;
+}
+
+/* A call on a closed instance, or on no handle of {{ name }}_open. */
+static int closed(const char *call)
+{
+    return fail({{ upper }}_EINVAL, "%s: the chain is not open (closed, or not a chain of "
+                "{{ name }}_open)", call);
 }
 
 static int check_options(const {{ name }}_options *o)
@@ -98,11 +132,13 @@ API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
     *out = NULL;
     if (check_options(&o))
         return {{ upper }}_EINVAL;
-    pthread_mutex_lock(&open_lock);
-    if (is_open) {
-        pthread_mutex_unlock(&open_lock);
-        return fail({{ upper }}_EBUSY,
-                    "{{ name }} is already open in this process (one chain per process): close it first");
+    struct instance *c = aligned_alloc(64, (sizeof *c + 63) / 64 * 64);
+    if (!c)
+        return fail({{ upper }}_ERUNTIME, "{{ name }}_open: out of memory for the instance");
+    memset(c, 0, sizeof *c);
+    if (!(c->rt = ssc_lib_create())) {
+        free(c);
+        return from_runtime({{ upper }}_ERUNTIME);
     }
     int pinned[N_THREADS];
     const int *list = NULL;
@@ -126,24 +162,74 @@ API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
     opt.deadline_ns = o.deadline_ns;
     opt.overload = o.overload;
 {%- include "program_options.c" %}
-    int status = ssc_lib_init(&opt, N_THREADS, list);
+    int status = ssc_lib_init(c->rt, &opt, N_THREADS, list);
     int memory = !status;   /* init_all ran (a failed one may hold arenas) */
-    if (!status && init_all(opt.huge_pages))
+    if (!status && init_all(&c->chain, opt.huge_pages))
         status = {{ upper }}_ERUNTIME;
     if (!status)
-        status = ssc_lib_start(threads, boxes, N_BOXES, externals, {{ externals.len() }}, o.depth);
+        status = ssc_lib_start(c->rt, threads, c->chain.boxes, N_BOXES, externals,
+                               {{ externals.len() }}, o.depth, &c->chain);
     if (status) {
         from_runtime({{ upper }}_ERUNTIME);
-        if (!ssc_lib_stop() && memory)
-            free_all();
-        pthread_mutex_unlock(&open_lock);
+        if (!ssc_lib_stop(c->rt)) {
+            if (memory)
+                free_all(&c->chain);
+            ssc_lib_destroy(c->rt);
+            free(c);
+        }
         return {{ upper }}_ERUNTIME;
     }
-    is_open = 1;
+    pthread_once(&slots_once, slots_init);
+    pthread_mutex_lock(&slots_lock);
+    {{ name }} *slot = NULL;
+    for (int k = 0; k < {{ upper }}_MAX_OPEN && !slot; k++) {
+        {{ name }} *s = &slots[(next_slot + (unsigned)k) % {{ upper }}_MAX_OPEN];
+        pthread_mutex_lock(&s->lock);
+        if (!s->in && !s->refs) {
+            s->in = c;
+            slot = s;
+            next_slot = (unsigned)(s - slots + 1) % {{ upper }}_MAX_OPEN;
+        }
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_unlock(&slots_lock);
+    if (!slot) {
+        if (!ssc_lib_stop(c->rt)) {
+            free_all(&c->chain);
+            ssc_lib_destroy(c->rt);
+            free(c);
+        }
+        return fail({{ upper }}_EBUSY, "{{ name }}_open: %d instances are open already, the most "
+                    "one process may hold: close one first", {{ upper }}_MAX_OPEN);
+    }
     last_error[0] = 0;
-    *out = &chain;
-    pthread_mutex_unlock(&open_lock);
+    *out = slot;
     return {{ upper }}_OK;
+}
+
+/* The instance of handle c for a call, or NULL when c is no handle of
+ * {{ name }}_open or its instance is closed; the call ends with leave(c). */
+static struct instance *enter(const {{ name }} *handle)
+{
+    uintptr_t at = (uintptr_t)handle, first = (uintptr_t)slots;
+    if (!handle || at < first || at >= first + sizeof slots || (at - first) % sizeof slots[0])
+        return NULL;
+    {{ name }} *c = &slots[(at - first) / sizeof slots[0]];
+    pthread_mutex_lock(&c->lock);
+    struct instance *in = c->in;
+    if (in)
+        c->refs++;
+    pthread_mutex_unlock(&c->lock);
+    return in;
+}
+
+static void leave(const {{ name }} *handle)
+{
+    {{ name }} *c = &slots[((uintptr_t)handle - (uintptr_t)slots) / sizeof slots[0]];
+    pthread_mutex_lock(&c->lock);
+    if (--c->refs == 0)
+        pthread_cond_broadcast(&c->left);
+    pthread_mutex_unlock(&c->lock);
 }
 
 /* Frames of the caller's inputs and outputs, in the order of `externals`;
@@ -176,48 +262,67 @@ static int frames_of(const char *call, const {{ name }}_input *in, const {{ name
 API int {{ name }}_submit({{ name }} *c, const {{ name }}_input *in, const {{ name }}_output *out,
                    uint64_t *frame)
 {
-    if (c != &chain)
-        return fail({{ upper }}_EINVAL, "{{ name }}_submit: not a chain of {{ name }}_open");
     ssc_frame f[{{ externals.len() }} + 1];
     if (frames_of("{{ name }}_submit", in, out, f))
         return {{ upper }}_EINVAL;
-    return from_runtime(ssc_lib_submit(f, 0, frame));
+    struct instance *i = enter(c);
+    if (!i)
+        return closed("{{ name }}_submit");
+    int status = from_runtime(ssc_lib_submit(i->rt, f, 0, frame));
+    leave(c);
+    return status;
 }
 
 API int {{ name }}_wait({{ name }} *c, uint64_t *frame, uint64_t *latency_ns)
 {
-    if (c != &chain)
-        return fail({{ upper }}_EINVAL, "{{ name }}_wait: not a chain of {{ name }}_open");
-    return from_runtime(ssc_lib_wait_any(frame, latency_ns));
+    struct instance *i = enter(c);
+    if (!i)
+        return closed("{{ name }}_wait");
+    int status = from_runtime(ssc_lib_wait_any(i->rt, frame, latency_ns));
+    leave(c);
+    return status;
 }
 
 API int {{ name }}_wait_frame({{ name }} *c, uint64_t frame, uint64_t *latency_ns)
 {
-    if (c != &chain)
-        return fail({{ upper }}_EINVAL, "{{ name }}_wait_frame: not a chain of {{ name }}_open");
-    return from_runtime(ssc_lib_wait_frame(frame, latency_ns));
+    struct instance *i = enter(c);
+    if (!i)
+        return closed("{{ name }}_wait_frame");
+    int status = from_runtime(ssc_lib_wait_frame(i->rt, frame, latency_ns));
+    leave(c);
+    return status;
 }
 
 API int {{ name }}_process({{ name }} *c, const {{ name }}_input *in, const {{ name }}_output *out,
                     uint64_t *latency_ns)
 {
-    if (c != &chain)
-        return fail({{ upper }}_EINVAL, "{{ name }}_process: not a chain of {{ name }}_open");
     ssc_frame f[{{ externals.len() }} + 1];
     if (frames_of("{{ name }}_process", in, out, f))
         return {{ upper }}_EINVAL;
-    return from_runtime(ssc_lib_process(f, latency_ns));
+    struct instance *i = enter(c);
+    if (!i)
+        return closed("{{ name }}_process");
+    int status = from_runtime(ssc_lib_process(i->rt, f, latency_ns));
+    leave(c);
+    return status;
 }
 
 API int {{ name }}_statistics(const {{ name }} *c, {{ name }}_stats *s)
 {
-    if (c != &chain || !s)
-        return fail({{ upper }}_EINVAL, "{{ name }}_statistics: not a chain of {{ name }}_open, "
-                    "or no place for the statistics");
+    if (!s)
+        return fail({{ upper }}_EINVAL, "{{ name }}_statistics: no place for the statistics");
+    struct instance *i = enter(c);
+    if (!i)
+        return closed("{{ name }}_statistics");
     ssc_stats st;
     ssc_conduct cd;
     ssc_lateness late[N_THREADS];
-    if (from_runtime(ssc_lib_stats(&st)) || from_runtime(ssc_lib_conduct(&cd, late)))
+    int status = from_runtime(ssc_lib_stats(i->rt, &st)) || from_runtime(ssc_lib_conduct(i->rt, &cd, late));
+    const char *names[N_THREADS];
+    for (int j = 0; j < N_THREADS; j++)
+        names[j] = late[j].box >= 0 ? ssc_box_name(i->rt, late[j].box) : NULL;
+    leave(c);
+    if (status)
         return {{ upper }}_EINVAL;
     memset(s, 0, sizeof *s);
     s->misses = cd.misses;
@@ -228,7 +333,7 @@ API int {{ name }}_statistics(const {{ name }} *c, {{ name }}_stats *s)
         s->worst[w].latency_ns = cd.worst[w].latency_ns;
     }
     for (int j = 0; j < N_THREADS; j++) {
-        s->late[j].subbox = late[j].box >= 0 ? ssc_box_name(late[j].box) : NULL;
+        s->late[j].subbox = names[j];  /* static strings: they outlive the instance */
         s->late[j].frame = late[j].frame;
         s->late[j].late_ns = late[j].late_ns;
     }
@@ -245,8 +350,12 @@ API int {{ name }}_statistics(const {{ name }} *c, {{ name }}_stats *s)
 
 API uint64_t {{ name }}_checksum(const {{ name }} *c)
 {
-    (void)c;
-    return ssc_checksum();
+    struct instance *i = enter(c);
+    if (!i)
+        return 0;
+    uint64_t sum = ssc_lib_checksum(i->rt);
+    leave(c);
+    return sum;
 }
 
 API const char *{{ name }}_error(const {{ name }} *c)
@@ -255,19 +364,33 @@ API const char *{{ name }}_error(const {{ name }} *c)
     return last_error;
 }
 
-API int {{ name }}_close({{ name }} *c)
+API int {{ name }}_close({{ name }} *handle)
 {
-    if (c != &chain)
-        return fail({{ upper }}_EINVAL, "{{ name }}_close: not a chain of {{ name }}_open");
-    int status = {{ upper }}_OK;
-    pthread_mutex_lock(&open_lock);
-    if (is_open) {
-        /* Stuck threads keep the buffers: they are never freed then. */
-        status = from_runtime(ssc_lib_stop());
-        if (!status)
-            free_all();
-        is_open = 0;
+    struct instance *i = enter(handle);
+    if (!i) {   /* closed already: nothing to do; no handle at all: an error */
+        if (!handle || (uintptr_t)handle < (uintptr_t)slots ||
+            (uintptr_t)handle >= (uintptr_t)slots + sizeof slots)
+            return fail({{ upper }}_EINVAL, "{{ name }}_close: not a chain of {{ name }}_open");
+        return {{ upper }}_OK;
     }
-    pthread_mutex_unlock(&open_lock);
+    {{ name }} *c = &slots[((uintptr_t)handle - (uintptr_t)slots) / sizeof slots[0]];
+    pthread_mutex_lock(&c->lock);
+    int mine = c->in == i;   /* a second close at once finds it taken */
+    c->in = NULL;            /* no call enters from here on */
+    pthread_mutex_unlock(&c->lock);
+    int status = mine ? from_runtime(ssc_lib_stop(i->rt)) : {{ upper }}_OK;
+    leave(c);
+    if (!mine)
+        return status;
+    pthread_mutex_lock(&c->lock);
+    while (c->refs)          /* calls that entered before: the runtime refused
+                                or finished them */
+        pthread_cond_wait(&c->left, &c->lock);
+    pthread_mutex_unlock(&c->lock);
+    if (!status) {           /* stuck threads keep the instance: never freed then */
+        free_all(&i->chain);
+        ssc_lib_destroy(i->rt);
+        free(i);
+    }
     return status;
 }

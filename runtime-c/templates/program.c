@@ -1,35 +1,35 @@
 {#- One statement of each list (in one function, or in parts). -#}
 {%- macro signal_line(s, verbose) -%}
-ssc_signal_init_named(&{{ s.name }}, {{ s.tokens }}, "{{ s.label }}");{% if verbose %}  /* {{ s.comment }} */{% endif %}
+ssc_signal_init_named(&chain->{{ s.name }}, {{ s.tokens }}, "{{ s.label }}");{% if verbose %}  /* {{ s.comment }} */{% endif %}
 {%- endmacro -%}
 {%- macro port_line(p, verbose) -%}
 {{ p.make.name }} = ssc_port_make({{ p.make.data }}, {{ p.make.ty }}, {{ p.make.width }}, {{ p.make.height }}, {{ p.make.mul_x }}, {{ p.make.mul_y }}, {{ p.make.win_x }}, {{ p.make.win_y }});{% if verbose %}  /* {{ p.comment }} */{% endif %}
 {%- if let Some(rows) = p.fold %} {{ p.make.name }}.fold = {{ rows }};{% endif %}
 {%- if let Some((table, n)) = p.bands %} {{ p.make.name }}.bands = {{ table }}; {{ p.make.name }}.n_bands = {{ n }};{% endif %}
-{%- if let Some(g) = p.guard %} {{ p.make.name }}.ring0 = {{ g }}.ring0;{% endif %}
+{%- if let Some(g) = p.guard %} {{ p.make.name }}.ring0 = chain->{{ g }}.ring0;{% endif %}
 {%- if let Some(id) = p.frame_of %} {{ p.make.name }}.frame_of = 1 + {{ id }};{% endif %}
 {%- if let Some(alt) = p.alt %} {{ p.make.name }}.alt = {{ alt }};{% endif %}
 {%- if p.phase %} {{ p.make.name }}.phase = 1;{% endif %}
 {%- endmacro -%}
 {%- macro box_line(b) -%}
-ssc_box_init(&boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }}, {{ b.function_id }}, (ssc_region){ {{ b.x0 }}, {{ b.y0 }}, {{ b.x1 }}, {{ b.y1 }} }, {{ b.width }}, {{ b.height }}, {{ b.inputs }}, {{ b.n_in }}, {{ b.outputs }}, {{ b.n_out }});
+ssc_box_init(&chain->boxes[{{ b.id }}], "{{ b.label }}", {{ b.kernel }}, {{ b.flags }}, {{ b.function_id }}, (ssc_region){ {{ b.x0 }}, {{ b.y0 }}, {{ b.x1 }}, {{ b.y1 }} }, {{ b.width }}, {{ b.height }}, {{ b.inputs }}, {{ b.n_in }}, {{ b.outputs }}, {{ b.n_out }});
 {%- endmacro -%}
 {%- macro op_line(op, verbose) -%}
 {%- match op.code -%}
 {%- when Code::Wait with (s) -%}
-ssc_W(t, &{{ s }});
+ssc_W(t, &chain->{{ s }});
 {%- when Code::Signal with (s) -%}
-ssc_S(t, &{{ s }});
+ssc_S(t, &chain->{{ s }});
 {%- when Code::Exec with (b) -%}
-ssc_E(t, &boxes[{{ b }}]);
+ssc_E(t, &chain->boxes[{{ b }}]);
 {%- when Code::Barrier with (b) -%}
-ssc_B(t, &{{ b }});
+ssc_B(t, &chain->{{ b }});
 {%- when Code::DynWrite with (d) -%}
-ssc_dyn_write(&{{ d }});
+ssc_dyn_write(&chain->{{ d }});
 {%- when Code::DynDone with (d) -%}
-ssc_dyn_done(&{{ d }});
+ssc_dyn_done(&chain->{{ d }});
 {%- when Code::Periodic with { every, barrier } -%}
-if ((t->iter + 1) % {{ every }} == 0) ssc_B(t, &{{ barrier }});
+if ((t->iter + 1) % {{ every }} == 0) ssc_B(t, &chain->{{ barrier }});
 {%- endmatch -%}
 {% if verbose %}  /* {{ op.comment }} */{% endif %}
 {%- endmacro -%}
@@ -68,25 +68,51 @@ enum { N_THREADS = {{ threads.len() }}, N_BOXES = {{ boxes.len() }} };
 
 /* ---- 1. initialisation -------------------------------------------------- */
 
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
 {%- if shared_bytes > 0 %}
-static ssc_arena shared_arena;  /* {{ shared_bytes }} bytes */
+    ssc_arena shared_arena;  /* {{ shared_bytes }} bytes */
 {%- endif %}
 {%- for l in locals %}
-static ssc_arena {{ l.name }};  /* {{ l.bytes }} bytes, local to {{ l.thread }} */
+    ssc_arena {{ l.name }};  /* {{ l.bytes }} bytes, local to {{ l.thread }} */
 {%- endfor %}
 {%- for b in own_buffers %}
-static void *{{ b.name }};  /* {{ b.label }}: {{ b.bytes }} bytes, allocated on its own */
+    void *{{ b.name }};  /* {{ b.label }}: {{ b.bytes }} bytes, allocated on its own */
 {%- endfor %}
 {%- for g in guards %}
-static ssc_guard {{ g.name }};  /* --check-kernels: the rings of {{ g.label }} behind a guard of its grid */
+    ssc_guard {{ g.name }};  /* --check-kernels: the rings of {{ g.label }} behind a guard of its grid */
 {%- endfor %}
 {%- if !signals.is_empty() %}
-static ssc_signal {% for s in signals %}{{ s.name }}{% if !loop.last %}, {% endif %}{% endfor %};
+    ssc_signal {% for s in signals %}{{ s.name }}{% if !loop.last %}, {% endif %}{% endfor %};
 {%- endif %}
 {%- for b in barriers %}
-static ssc_barrier {{ b.name }};  /* {{ b.threads }} */
+    ssc_barrier {{ b.name }};  /* {{ b.threads }} */
 {%- endfor %}
-
+    /* The ports of each function instance: where its buffers are, their grids. */
+{%- for f in functions %}
+{%- if f.n_in > 0 %}
+    ssc_port in_{{ f.name }}[{{ f.n_in }}];
+{%- endif %}
+{%- if f.n_out > 0 %}
+    ssc_port out_{{ f.name }}[{{ f.n_out }}];
+{%- endif %}
+{%- endfor %}
+{%- if !dynbufs.is_empty() %}
+    /* -dm: each buffer allocated per iteration by its first writer and
+     * freed after its last use; the ports that point at it (see
+     * ssc_dynbuf). */
+{%- for p in pools %}
+    ssc_pool *{{ p.name }};  /* blocks of {{ p.bytes }} bytes, {{ p.blocks }} buffers */
+{%- endfor %}
+{%- for d in dynbufs %}
+    ssc_dynbuf {{ d.name }};  /* {{ d.label }}: {{ d.bytes }} bytes, {{ d.users }} sub-boxes */
+    ssc_port *ports_{{ d.name }}[{{ d.ports.len() }}];
+{%- endfor %}
+{%- endif %}
+    ssc_box boxes[N_BOXES];
+};
 {%- if !band_tables.is_empty() %}
 
 /* Buffers folded into one ring of rows per band (rows lo..hi, up: counted
@@ -96,42 +122,18 @@ static const ssc_band {{ t.name }}[{{ t.bands.len() }}] = { {% for b in t.bands 
 {%- endfor %}
 {%- endif %}
 
-/* The ports of each function instance: where its buffers are, their grids. */
-{%- for f in functions %}
-{%- if f.n_in > 0 %}
-static ssc_port in_{{ f.name }}[{{ f.n_in }}];
-{%- endif %}
-{%- if f.n_out > 0 %}
-static ssc_port out_{{ f.name }}[{{ f.n_out }}];
-{%- endif %}
-{%- endfor %}
-
-{%- if !dynbufs.is_empty() %}
-
-/* -dm: each buffer allocated per iteration by its first writer and freed
- * after its last use; the ports that point at it (see ssc_dynbuf). */
-{%- for p in pools %}
-static ssc_pool *{{ p.name }};  /* blocks of {{ p.bytes }} bytes, {{ p.blocks }} buffers */
-{%- endfor %}
-{%- for d in dynbufs %}
-static ssc_dynbuf {{ d.name }};  /* {{ d.label }}: {{ d.bytes }} bytes, {{ d.users }} sub-boxes */
-static ssc_port *const ports_{{ d.name }}[{{ d.ports.len() }}] = { {% for p in d.ports %}&{{ p }}{% if !loop.last %}, {% endif %}{% endfor %} };
-{%- endfor %}
-{%- endif %}
-
 enum {
 {%- for b in boxes %}
     {{ b.id }},  /* {{ b.label }} {{ b.region }} */
 {%- endfor %}
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { {{ plans }} };
 {%- for part in signal_parts %}
 
 /* Signals {{ part.range }}. */
-SSC_PART static void {{ part.name }}(void)
+SSC_PART static void {{ part.name }}(struct ssc_chain *chain)
 {
 {%- for s in part.items %}
     {% call signal_line(s, verbose) %}
@@ -139,25 +141,28 @@ SSC_PART static void {{ part.name }}(void)
 }
 {%- endfor %}
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
+{%- if signals.is_empty() && barriers.is_empty() %}
+    (void)chain;  /* one thread: nothing to synchronise */
+{%- endif %}
 {%- if signal_parts.is_empty() %}
 {%- for s in signals %}
     {% call signal_line(s, verbose) %}
 {%- endfor %}
 {%- else %}
 {%- for part in signal_parts %}
-    {{ part.name }}();
+    {{ part.name }}(chain);
 {%- endfor %}
 {%- endif %}
 {%- for b in barriers %}
-    ssc_barrier_init_named(&{{ b.name }}, {{ b.count }}, "{{ b.label }}");
+    ssc_barrier_init_named(&chain->{{ b.name }}, {{ b.count }}, "{{ b.label }}");
 {%- endfor %}
 }
 {%- for part in port_parts %}
 
 /* Ports {{ part.range }}. */
-SSC_PART static void {{ part.name }}(void)
+SSC_PART static void {{ part.name }}(struct ssc_chain *chain)
 {
 {%- for p in part.items %}
     {% call port_line(p, verbose) %}
@@ -165,7 +170,7 @@ SSC_PART static void {{ part.name }}(void)
 }
 {%- endfor %}
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
 {%- if port_parts.is_empty() %}
 {%- for p in ports %}
@@ -173,14 +178,14 @@ static void init_ports(void)
 {%- endfor %}
 {%- else %}
 {%- for part in port_parts %}
-    {{ part.name }}();
+    {{ part.name }}(chain);
 {%- endfor %}
 {%- endif %}
 }
 {%- for part in box_parts %}
 
 /* Sub-boxes {{ part.range }}. */
-SSC_PART static void {{ part.name }}(void)
+SSC_PART static void {{ part.name }}(struct ssc_chain *chain)
 {
 {%- for b in part.items %}
     {% call box_line(b) %}
@@ -188,7 +193,7 @@ SSC_PART static void {{ part.name }}(void)
 }
 {%- endfor %}
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
 {%- if box_parts.is_empty() %}
 {%- for b in boxes %}
@@ -196,10 +201,10 @@ static void init_boxes(void)
 {%- endfor %}
 {%- else %}
 {%- for part in box_parts %}
-    {{ part.name }}();
+    {{ part.name }}(chain);
 {%- endfor %}
 {%- endif %}
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
@@ -209,6 +214,7 @@ static void init_boxes(void)
 /* {{ t.name }}, operations {{ part.range }} of one iteration. */
 SSC_PART static void {{ part.name }}(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
 {%- for op in part.items %}
     {% call op_line(op, verbose) %}
 {%- endfor %}
@@ -217,6 +223,9 @@ SSC_PART static void {{ part.name }}(ssc_thread *t)
 
 static void {{ t.name }}(ssc_thread *t)
 {
+{%- if t.parts.is_empty() && !t.ops.is_empty() %}
+    struct ssc_chain *chain = t->chain;
+{%- endif %}
     while (ssc_iteration_begin(t)) {
 {%- if t.parts.is_empty() %}
 {%- for op in t.ops %}
@@ -236,28 +245,28 @@ static void {{ t.name }}(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
 {%- if shared_bytes > 0 %}
-    if ((status = ssc_arena_init(&shared_arena, {{ shared_bytes }}, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, {{ shared_bytes }}, huge_pages)))
         return status;
 {%- endif %}
 {%- for l in locals %}
-    if ((status = ssc_arena_init(&{{ l.name }}, {{ l.bytes }}, huge_pages)))
+    if ((status = ssc_arena_init(&chain->{{ l.name }}, {{ l.bytes }}, huge_pages)))
         return status;
 {%- endfor %}
 {%- for b in own_buffers %}
-    if (!({{ b.name }} = ssc_dyn_alloc({{ b.bytes }})))
+    if (!(chain->{{ b.name }} = ssc_dyn_alloc({{ b.bytes }})))
         return 3;
 {%- endfor %}
 {%- for g in guards %}
-    if ((status = ssc_guard_init(&{{ g.name }}, "{{ g.label }}", {{ g.row_bytes }}, {{ g.height }}, {{ g.rows }})))
+    if ((status = ssc_guard_init(&chain->{{ g.name }}, "{{ g.label }}", {{ g.row_bytes }}, {{ g.height }}, {{ g.rows }})))
         return status;
 {%- endfor %}
 {%- for p in pools %}
-    if (!({{ p.name }} = ssc_pool_create({{ p.bytes }}, {{ p.blocks }})))
+    if (!(chain->{{ p.name }} = ssc_pool_create({{ p.bytes }}, {{ p.blocks }})))
         return 3;
 {%- endfor %}
 {%- for st in states %}
@@ -265,35 +274,41 @@ static int init_all(int huge_pages)
     for (size_t i = 0; i < {{ st.elements }}; i++)
         (({{ st.ctype }} *)({{ st.data }}))[i] = ({{ st.ctype }}){{ st.value }};
 {%- endfor %}
-    init_signals();
-    init_ports();
+    init_signals(chain);
+    init_ports(chain);
 {%- for d in dynbufs %}
-    ssc_dynbuf_init(&{{ d.name }}, {{ d.bytes }}, {{ d.users }}, {{ d.pool }}, ports_{{ d.name }}, {{ d.ports.len() }});
+{%- for p in d.ports %}
+    chain->ports_{{ d.name }}[{{ loop.index0 }}] = &{{ p }};
 {%- endfor %}
-    init_boxes();
+    ssc_dynbuf_init(&chain->{{ d.name }}, {{ d.bytes }}, {{ d.users }}, {{ d.pool }}, chain->ports_{{ d.name }}, {{ d.ports.len() }});
+{%- endfor %}
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
+{%- if shared_bytes == 0 && locals.is_empty() && own_buffers.is_empty() && guards.is_empty() && dynbufs.is_empty() && pools.is_empty() %}
+    (void)chain;  /* nothing allocated */
+{%- endif %}
 {%- if shared_bytes > 0 %}
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 {%- endif %}
 {%- for l in locals %}
-    ssc_arena_free(&{{ l.name }});
+    ssc_arena_free(&chain->{{ l.name }});
 {%- endfor %}
 {%- for b in own_buffers %}
-    ssc_dyn_free({{ b.name }});
-    {{ b.name }} = NULL;
+    ssc_dyn_free(chain->{{ b.name }});
+    chain->{{ b.name }} = NULL;
 {%- endfor %}
 {%- for g in guards %}
-    ssc_guard_free(&{{ g.name }});
+    ssc_guard_free(&chain->{{ g.name }});
 {%- endfor %}
 {%- for d in dynbufs %}
-    ssc_dynbuf_destroy(&{{ d.name }});
+    ssc_dynbuf_destroy(&chain->{{ d.name }});
 {%- endfor %}
 {%- for p in pools %}
-    ssc_pool_destroy({{ p.name }});
+    ssc_pool_destroy(chain->{{ p.name }});
 {%- endfor %}
 }
 
@@ -357,13 +372,14 @@ int main(int argc, char **argv)
     status = ssc_init(&opt, N_THREADS, NULL);  /* threads not pinned: the OS schedules */
 {%- endmatch %}
 {%- endmatch %}
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }
 {%- endif %}

@@ -744,9 +744,18 @@ fn a_source_read_now_and_through_a_delay_gives_each_frame_and_the_one_before() {
             })
             .map(|p| std::fs::read_to_string(p).unwrap())
             .expect("the generated C");
-        // No port reads the frame in place; the state's ports carry the
-        // distance to its second copy, the delayed reader's phase 1.
-        assert!(!c.contains(".frame_of = "), "{flags}");
+        // No port reads the source's frame in place (only d writes the
+        // sink's frame in place, and the sink reads it there); the state's
+        // ports carry the distance to its second copy, the delayed
+        // reader's phase 1.
+        let in_place: Vec<&str> = c.lines().filter(|l| l.contains(".frame_of = ")).collect();
+        assert!(
+            in_place.len() == 2
+                && in_place
+                    .iter()
+                    .all(|l| l.contains("chain->out_d[0]") || l.contains("chain->in_o[0]")),
+            "{flags}: {in_place:#?}"
+        );
         let copies: Vec<&str> = c.lines().filter(|l| l.contains(".alt = 3072;")).collect();
         assert_eq!(copies.len(), 3, "{flags}: {copies:#?}");
         assert_eq!(

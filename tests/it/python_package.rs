@@ -102,6 +102,10 @@ fn pip_install_gives_the_module_the_command_and_compile() {
     let first = check(false);
     eprintln!("{first}");
     assert_eq!(first.matches(" ok").count(), 5, "{first}");
+    assert!(
+        first.contains("two fluoro instances and one xray open at once, own threads, cores, frames and checksum ok"),
+        "{first}"
+    );
     let second = check(true);
     eprintln!("{second}");
     assert!(second.contains("no C compiler run ok"), "{second}");

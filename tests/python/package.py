@@ -10,12 +10,14 @@ chain from the same file, that its outputs on the frames as numpy arrays
 are the program's, bit for bit, with the same checksum, that a second
 compile in a new process calls the C compiler for nothing but its
 version, and that a refused description raises ssc.CompileError with its
-code and position, and that two different chains run open at once.
+code and position, and that two instances of one chain and an instance of
+another run open at once, each with its own threads, cores and figures.
 Prints one line per check; exits 1 on the first that fails.
 """
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 
@@ -89,14 +91,60 @@ for m in (fluoro, xray):
         for _ in range(5):
             chain.run(**ones(m))
         alone.append(chain.checksum())
-with fluoro.open() as a, xray.open() as b:
-    for _ in range(5):
-        a.run(**ones(fluoro))
-        b.run(**ones(xray))
-    together = [a.checksum(), b.checksum()]
+def tasks():
+    return set(os.listdir("/proc/self/task"))
+
+
+# Two instances of fluoro and one of xray open at once, each with threads
+# of its own pinned to the cores it was given, fed from three Python
+# threads at once: each gives the checksum it gives alone, and counts its
+# own frames.
+cores = sorted(os.sched_getaffinity(0))
+first, second = cores[0], cores[-1]
+before = tasks()
+a = fluoro.open(cores=[first])
+threads_a = tasks() - before
+a2 = fluoro.open(cores=[second])
+threads_a2 = tasks() - before - threads_a
+b = xray.open(cores=[second], spin_ns=0)
+threads_b = tasks() - before - threads_a - threads_a2
+for name, mine, core in (("fluoro", threads_a, first), ("fluoro again", threads_a2, second),
+                         ("xray", threads_b, second)):
+    if len(mine) != 2:
+        fail(f"{name}: {len(mine)} threads of its own, expected 2")
+    for tid in mine:
+        if os.sched_getaffinity(int(tid)) != {core}:
+            fail(f"{name}: thread {tid} may run on {os.sched_getaffinity(int(tid))}, not core {core}")
+runs = {"a": (a, fluoro, 5), "a2": (a2, fluoro, 7), "b": (b, xray, 5)}
+errors = []
+
+
+def feed(chain, m, n):
+    try:
+        for _ in range(n):
+            chain.run(**ones(m))
+    except Exception as e:  # noqa: BLE001 - reported below
+        errors.append(repr(e))
+
+
+workers = [threading.Thread(target=feed, args=v) for v in runs.values()]
+for w in workers:
+    w.start()
+for w in workers:
+    w.join()
+if errors:
+    fail(f"instances side by side: {errors}")
+counts = [chain.stats()["count"] for chain, _, _ in runs.values()]
+together = [a.checksum(), b.checksum()]
+for chain, _, _ in runs.values():
+    chain.close()
+if counts != [5, 7, 5]:
+    fail(f"each instance's frames: {counts}, expected [5, 7, 5]")
 if together != alone:
-    fail(f"two chains at once: {together}, alone {alone}")
-print("fluoro and xray open at once, each its checksum alone ok")
+    fail(f"instances at once: {together}, alone {alone}")
+if tasks() != before:
+    fail(f"threads left after close: {sorted(tasks() - before)}")
+print("two fluoro instances and one xray open at once, own threads, cores, frames and checksum ok")
 
 out = subprocess.run([ssc.find_ssc_bin(), "--version"], capture_output=True, text=True)
 if out.stdout.split() != ["ssc", ssc.__version__]:

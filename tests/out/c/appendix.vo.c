@@ -107,16 +107,22 @@ static void def_func_gain(const ssc_call *call)
 enum { N_THREADS = 2, N_BOXES = 6 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 786432 bytes */
-static ssc_signal sig_s1, sig_s3, sig_s5, sig_s7, sig_s8, sig_s10, sig_s12, sig_s13;
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port in_f6[1];
-static ssc_port out_f6[1];
-static ssc_port in_f7[1];
-static ssc_port out_f7[1];
-static ssc_port out_f8[1];
-static ssc_port in_f9[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 786432 bytes */
+    ssc_signal sig_s1, sig_s3, sig_s5, sig_s7, sig_s8, sig_s10, sig_s12, sig_s13;
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port in_f6[1];
+    ssc_port out_f6[1];
+    ssc_port in_f7[1];
+    ssc_port out_f7[1];
+    ssc_port out_f8[1];
+    ssc_port in_f9[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_f6_0,  /* f6.0 [0, 0]:[256, 128] */
@@ -126,78 +132,79 @@ enum {
     BOX_f8_0,  /* f8.0 [0, 0]:[256, 256] */
     BOX_f9_0,  /* f9.0 [0, 0]:[256, 256] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 1300000, 1307734, 1589824, 1587734, 0, 1645469 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
-    ssc_signal_init_named(&sig_s1, 1, "s1");  /* !s1: f6.1 on thread1 -> f8.0 on thread0 */
-    ssc_signal_init_named(&sig_s3, 0, "s3");  /* s3: f8.0 on thread0 -> f6.1 on thread1 */
-    ssc_signal_init_named(&sig_s5, 1, "s5");  /* !s5: f7.1 on thread1 -> f6.0 on thread0 */
-    ssc_signal_init_named(&sig_s7, 0, "s7");  /* s7: f6.0 on thread0 -> f7.1 on thread1 */
-    ssc_signal_init_named(&sig_s8, 0, "s8");  /* s8: f6.1 on thread1 -> f7.0 on thread0 */
-    ssc_signal_init_named(&sig_s10, 1, "s10");  /* !s10: f7.0 on thread0 -> f6.1 on thread1 */
-    ssc_signal_init_named(&sig_s12, 0, "s12");  /* s12: f7.1 on thread1 -> f9.0 on thread0 */
-    ssc_signal_init_named(&sig_s13, 1, "s13");  /* !s13: f9.0 on thread0 -> f7.1 on thread1 */
+    ssc_signal_init_named(&chain->sig_s1, 1, "s1");  /* !s1: f6.1 on thread1 -> f8.0 on thread0 */
+    ssc_signal_init_named(&chain->sig_s3, 0, "s3");  /* s3: f8.0 on thread0 -> f6.1 on thread1 */
+    ssc_signal_init_named(&chain->sig_s5, 1, "s5");  /* !s5: f7.1 on thread1 -> f6.0 on thread0 */
+    ssc_signal_init_named(&chain->sig_s7, 0, "s7");  /* s7: f6.0 on thread0 -> f7.1 on thread1 */
+    ssc_signal_init_named(&chain->sig_s8, 0, "s8");  /* s8: f6.1 on thread1 -> f7.0 on thread0 */
+    ssc_signal_init_named(&chain->sig_s10, 1, "s10");  /* !s10: f7.0 on thread0 -> f6.1 on thread1 */
+    ssc_signal_init_named(&chain->sig_s12, 0, "s12");  /* s12: f7.1 on thread1 -> f9.0 on thread0 */
+    ssc_signal_init_named(&chain->sig_s13, 1, "s13");  /* !s13: f9.0 on thread0 -> f7.1 on thread1 */
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    in_f6[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f6.in: buffer f8.out */ in_f6[0].frame_of = 1 + 2;
-    out_f6[0] = ssc_port_make(shared_arena.base + 262144, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f6.out: buffer f6.out */
-    in_f7[0] = ssc_port_make(shared_arena.base + 262144, SSC_INT, 256, 256, 1, 1, 4, 4);  /* f7.in: buffer f6.out */
-    out_f7[0] = ssc_port_make(shared_arena.base + 524288, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f7.out: buffer f7.out */
-    out_f8[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f8.out: buffer f8.out */ out_f8[0].frame_of = 1 + 2;
-    in_f9[0] = ssc_port_make(shared_arena.base + 524288, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f9.in: buffer f7.out */
+    chain->in_f6[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f6.in: buffer f8.out */ chain->in_f6[0].frame_of = 1 + 2;
+    chain->out_f6[0] = ssc_port_make(chain->shared_arena.base + 262144, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f6.out: buffer f6.out */
+    chain->in_f7[0] = ssc_port_make(chain->shared_arena.base + 262144, SSC_INT, 256, 256, 1, 1, 4, 4);  /* f7.in: buffer f6.out */
+    chain->out_f7[0] = ssc_port_make(chain->shared_arena.base + 524288, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f7.out: buffer f7.out */ chain->out_f7[0].frame_of = 1 + 3;
+    chain->out_f8[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f8.out: buffer f8.out */ chain->out_f8[0].frame_of = 1 + 2;
+    chain->in_f9[0] = ssc_port_make(chain->shared_arena.base + 524288, SSC_INT, 256, 256, 1, 1, 1, 1);  /* f9.in: buffer f7.out */ chain->in_f9[0].frame_of = 1 + 3;
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_f6_0], "f6.0", def_func_gain, 0, 0, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_f6, 1, out_f6, 1);
-    ssc_box_init(&boxes[BOX_f6_1], "f6.1", def_func_gain, 0, 0, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_f6, 1, out_f6, 1);
-    ssc_box_init(&boxes[BOX_f7_0], "f7.0", def_func_conv, 0, 1, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_f7, 1, out_f7, 1);
-    ssc_box_init(&boxes[BOX_f7_1], "f7.1", def_func_conv, 0, 1, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_f7, 1, out_f7, 1);
-    ssc_box_init(&boxes[BOX_f8_0], "f8.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 256, 256 }, 256, 256, NULL, 0, out_f8, 1);
-    ssc_box_init(&boxes[BOX_f9_0], "f9.0", func_sink, SSC_BOX_SINK, 3, (ssc_region){ 0, 0, 256, 256 }, 256, 256, in_f9, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_f6_0], "f6.0", def_func_gain, 0, 0, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_f6, 1, chain->out_f6, 1);
+    ssc_box_init(&chain->boxes[BOX_f6_1], "f6.1", def_func_gain, 0, 0, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_f6, 1, chain->out_f6, 1);
+    ssc_box_init(&chain->boxes[BOX_f7_0], "f7.0", def_func_conv, 0, 1, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_f7, 1, chain->out_f7, 1);
+    ssc_box_init(&chain->boxes[BOX_f7_1], "f7.1", def_func_conv, 0, 1, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_f7, 1, chain->out_f7, 1);
+    ssc_box_init(&chain->boxes[BOX_f8_0], "f8.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 256, 256 }, 256, 256, NULL, 0, chain->out_f8, 1);
+    ssc_box_init(&chain->boxes[BOX_f9_0], "f9.0", func_sink, SSC_BOX_SINK, 3, (ssc_region){ 0, 0, 256, 256 }, 256, 256, chain->in_f9, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s1);  /* W s1: after f6.1 on thread1 */
-        ssc_E(t, &boxes[BOX_f8_0]);  /* E f8.0: func_source over [0, 0]:[256, 256] of f8 */
-        ssc_S(t, &sig_s3);  /* S s3: before f6.1 on thread1 */
-        ssc_W(t, &sig_s5);  /* W s5: after f7.1 on thread1 */
-        ssc_E(t, &boxes[BOX_f6_0]);  /* E f6.0: func_gain over [0, 0]:[256, 128] of f6 */
-        ssc_S(t, &sig_s7);  /* S s7: before f7.1 on thread1 */
-        ssc_W(t, &sig_s8);  /* W s8: after f6.1 on thread1 */
-        ssc_E(t, &boxes[BOX_f7_0]);  /* E f7.0: func_conv over [0, 0]:[256, 128] of f7 */
-        ssc_S(t, &sig_s10);  /* S s10: before f6.1 on thread1 */
-        ssc_W(t, &sig_s12);  /* W s12: after f7.1 on thread1 */
-        ssc_E(t, &boxes[BOX_f9_0]);  /* E f9.0: func_sink over [0, 0]:[256, 256] of f9 */
-        ssc_S(t, &sig_s13);  /* S s13: before f7.1 on thread1 */
+        ssc_W(t, &chain->sig_s1);  /* W s1: after f6.1 on thread1 */
+        ssc_E(t, &chain->boxes[BOX_f8_0]);  /* E f8.0: func_source over [0, 0]:[256, 256] of f8 */
+        ssc_S(t, &chain->sig_s3);  /* S s3: before f6.1 on thread1 */
+        ssc_W(t, &chain->sig_s5);  /* W s5: after f7.1 on thread1 */
+        ssc_E(t, &chain->boxes[BOX_f6_0]);  /* E f6.0: func_gain over [0, 0]:[256, 128] of f6 */
+        ssc_S(t, &chain->sig_s7);  /* S s7: before f7.1 on thread1 */
+        ssc_W(t, &chain->sig_s8);  /* W s8: after f6.1 on thread1 */
+        ssc_E(t, &chain->boxes[BOX_f7_0]);  /* E f7.0: func_conv over [0, 0]:[256, 128] of f7 */
+        ssc_S(t, &chain->sig_s10);  /* S s10: before f6.1 on thread1 */
+        ssc_W(t, &chain->sig_s12);  /* W s12: after f7.1 on thread1 */
+        ssc_E(t, &chain->boxes[BOX_f9_0]);  /* E f9.0: func_sink over [0, 0]:[256, 256] of f9 */
+        ssc_S(t, &chain->sig_s13);  /* S s13: before f7.1 on thread1 */
         ssc_iteration_end(t);
     }
 }
 
 static void thread_thread1(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s3);  /* W s3: after f8.0 on thread0 */
-        ssc_W(t, &sig_s10);  /* W s10: after f7.0 on thread0 */
-        ssc_E(t, &boxes[BOX_f6_1]);  /* E f6.1: func_gain over [0, 128]:[256, 256] of f6 */
-        ssc_S(t, &sig_s1);  /* S s1: before f8.0 on thread0 */
-        ssc_S(t, &sig_s8);  /* S s8: before f7.0 on thread0 */
-        ssc_W(t, &sig_s7);  /* W s7: after f6.0 on thread0 */
-        ssc_W(t, &sig_s13);  /* W s13: after f9.0 on thread0 */
-        ssc_E(t, &boxes[BOX_f7_1]);  /* E f7.1: func_conv over [0, 128]:[256, 256] of f7 */
-        ssc_S(t, &sig_s5);  /* S s5: before f6.0 on thread0 */
-        ssc_S(t, &sig_s12);  /* S s12: before f9.0 on thread0 */
+        ssc_W(t, &chain->sig_s3);  /* W s3: after f8.0 on thread0 */
+        ssc_W(t, &chain->sig_s10);  /* W s10: after f7.0 on thread0 */
+        ssc_E(t, &chain->boxes[BOX_f6_1]);  /* E f6.1: func_gain over [0, 128]:[256, 256] of f6 */
+        ssc_S(t, &chain->sig_s1);  /* S s1: before f8.0 on thread0 */
+        ssc_S(t, &chain->sig_s8);  /* S s8: before f7.0 on thread0 */
+        ssc_W(t, &chain->sig_s7);  /* W s7: after f6.0 on thread0 */
+        ssc_W(t, &chain->sig_s13);  /* W s13: after f9.0 on thread0 */
+        ssc_E(t, &chain->boxes[BOX_f7_1]);  /* E f7.1: func_conv over [0, 128]:[256, 256] of f7 */
+        ssc_S(t, &chain->sig_s5);  /* S s5: before f6.0 on thread0 */
+        ssc_S(t, &chain->sig_s12);  /* S s12: before f9.0 on thread0 */
         ssc_iteration_end(t);
     }
 }
@@ -206,21 +213,21 @@ static void thread_thread1(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 786432, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 786432, huge_pages)))
         return status;
-    init_signals();
-    init_ports();
-    init_boxes();
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
@@ -252,12 +259,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

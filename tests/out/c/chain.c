@@ -58,13 +58,19 @@ static void def_func_gain(const ssc_call *call)
 enum { N_THREADS = 1, N_BOXES = 4 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 6144 bytes */
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port out_a[1];
-static ssc_port in_b[1];
-static ssc_port out_b[1];
-static ssc_port in_c[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 6144 bytes */
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port out_a[1];
+    ssc_port in_b[1];
+    ssc_port out_b[1];
+    ssc_port in_c[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_a_0,  /* a.0 [0, 0]:[64, 48] */
@@ -72,41 +78,42 @@ enum {
     BOX_b_1,  /* b.1 [0, 24]:[64, 48] */
     BOX_c_0,  /* c.0 [0, 0]:[64, 48] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 0, 1786, 1957, 2129 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
+    (void)chain;  /* one thread: nothing to synchronise */
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    out_a[0] = ssc_port_make(shared_arena.base + 0, SSC_UCHAR, 64, 48, 1, 1, 1, 1); out_a[0].frame_of = 1 + 0;
-    in_b[0] = ssc_port_make(shared_arena.base + 0, SSC_UCHAR, 64, 48, 1, 1, 1, 1); in_b[0].frame_of = 1 + 0;
-    out_b[0] = ssc_port_make(shared_arena.base + 3072, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
-    in_c[0] = ssc_port_make(shared_arena.base + 3072, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
+    chain->out_a[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_UCHAR, 64, 48, 1, 1, 1, 1); chain->out_a[0].frame_of = 1 + 0;
+    chain->in_b[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_UCHAR, 64, 48, 1, 1, 1, 1); chain->in_b[0].frame_of = 1 + 0;
+    chain->out_b[0] = ssc_port_make(chain->shared_arena.base + 3072, SSC_UCHAR, 64, 48, 1, 1, 1, 1); chain->out_b[0].frame_of = 1 + 2;
+    chain->in_c[0] = ssc_port_make(chain->shared_arena.base + 3072, SSC_UCHAR, 64, 48, 1, 1, 1, 1); chain->in_c[0].frame_of = 1 + 2;
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_a_0], "a.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 64, 48 }, 64, 48, NULL, 0, out_a, 1);
-    ssc_box_init(&boxes[BOX_b_0], "b.0", def_func_gain, 0, 1, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_b, 1, out_b, 1);
-    ssc_box_init(&boxes[BOX_b_1], "b.1", def_func_gain, 0, 1, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_b, 1, out_b, 1);
-    ssc_box_init(&boxes[BOX_c_0], "c.0", func_sink, SSC_BOX_SINK, 2, (ssc_region){ 0, 0, 64, 48 }, 64, 48, in_c, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_a_0], "a.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 64, 48 }, 64, 48, NULL, 0, chain->out_a, 1);
+    ssc_box_init(&chain->boxes[BOX_b_0], "b.0", def_func_gain, 0, 1, (ssc_region){ 0, 0, 64, 24 }, 64, 48, chain->in_b, 1, chain->out_b, 1);
+    ssc_box_init(&chain->boxes[BOX_b_1], "b.1", def_func_gain, 0, 1, (ssc_region){ 0, 24, 64, 48 }, 64, 48, chain->in_b, 1, chain->out_b, 1);
+    ssc_box_init(&chain->boxes[BOX_c_0], "c.0", func_sink, SSC_BOX_SINK, 2, (ssc_region){ 0, 0, 64, 48 }, 64, 48, chain->in_c, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_E(t, &boxes[BOX_a_0]);
-        ssc_E(t, &boxes[BOX_b_0]);
-        ssc_E(t, &boxes[BOX_b_1]);
-        ssc_E(t, &boxes[BOX_c_0]);
+        ssc_E(t, &chain->boxes[BOX_a_0]);
+        ssc_E(t, &chain->boxes[BOX_b_0]);
+        ssc_E(t, &chain->boxes[BOX_b_1]);
+        ssc_E(t, &chain->boxes[BOX_c_0]);
         ssc_iteration_end(t);
     }
 }
@@ -115,21 +122,21 @@ static void thread_thread0(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 6144, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 6144, huge_pages)))
         return status;
-    init_signals();
-    init_ports();
-    init_boxes();
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0 };
@@ -161,12 +168,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

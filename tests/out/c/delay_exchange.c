@@ -54,16 +54,22 @@ static void def_f(const ssc_call *call)
 enum { N_THREADS = 1, N_BOXES = 7 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 2048 bytes */
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port out_s[1];
-static ssc_port in_x[2];
-static ssc_port out_x[1];
-static ssc_port in_y[2];
-static ssc_port out_y[1];
-static ssc_port in_k1[1];
-static ssc_port in_k2[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 2048 bytes */
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port out_s[1];
+    ssc_port in_x[2];
+    ssc_port out_x[1];
+    ssc_port in_y[2];
+    ssc_port out_y[1];
+    ssc_port in_k1[1];
+    ssc_port in_k2[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_s_0,  /* s.0 [0, 0]:[16, 8] */
@@ -74,52 +80,53 @@ enum {
     BOX_k1_0,  /* k1.0 [0, 0]:[16, 8] */
     BOX_k2_0,  /* k2.0 [0, 0]:[16, 8] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 0, 68, 85, 119, 102, 136, 195 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
+    (void)chain;  /* one thread: nothing to synchronise */
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    out_s[0] = ssc_port_make(shared_arena.base + 1024, SSC_FLOAT, 16, 8, 1, 1, 1, 1); out_s[0].frame_of = 1 + 0;
-    in_x[0] = ssc_port_make(shared_arena.base + 1024, SSC_FLOAT, 16, 8, 1, 1, 1, 1); in_x[0].frame_of = 1 + 0;
-    in_x[1] = ssc_port_make(shared_arena.base + 1536, SSC_FLOAT, 16, 8, 1, 1, 1, 1);
-    out_x[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 16, 8, 1, 1, 1, 1); out_x[0].alt = 128;
-    in_y[0] = ssc_port_make(shared_arena.base + 1024, SSC_FLOAT, 16, 8, 1, 1, 1, 1); in_y[0].frame_of = 1 + 0;
-    in_y[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 16, 8, 1, 1, 1, 1); in_y[1].alt = 128; in_y[1].phase = 1;
-    out_y[0] = ssc_port_make(shared_arena.base + 1536, SSC_FLOAT, 16, 8, 1, 1, 1, 1);
-    in_k1[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 16, 8, 1, 1, 1, 1); in_k1[0].alt = 128;
-    in_k2[0] = ssc_port_make(shared_arena.base + 1536, SSC_FLOAT, 16, 8, 1, 1, 1, 1);
+    chain->out_s[0] = ssc_port_make(chain->shared_arena.base + 1024, SSC_FLOAT, 16, 8, 1, 1, 1, 1); chain->out_s[0].frame_of = 1 + 0;
+    chain->in_x[0] = ssc_port_make(chain->shared_arena.base + 1024, SSC_FLOAT, 16, 8, 1, 1, 1, 1); chain->in_x[0].frame_of = 1 + 0;
+    chain->in_x[1] = ssc_port_make(chain->shared_arena.base + 1536, SSC_FLOAT, 16, 8, 1, 1, 1, 1);
+    chain->out_x[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 16, 8, 1, 1, 1, 1); chain->out_x[0].alt = 128;
+    chain->in_y[0] = ssc_port_make(chain->shared_arena.base + 1024, SSC_FLOAT, 16, 8, 1, 1, 1, 1); chain->in_y[0].frame_of = 1 + 0;
+    chain->in_y[1] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 16, 8, 1, 1, 1, 1); chain->in_y[1].alt = 128; chain->in_y[1].phase = 1;
+    chain->out_y[0] = ssc_port_make(chain->shared_arena.base + 1536, SSC_FLOAT, 16, 8, 1, 1, 1, 1);
+    chain->in_k1[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 16, 8, 1, 1, 1, 1); chain->in_k1[0].alt = 128;
+    chain->in_k2[0] = ssc_port_make(chain->shared_arena.base + 1536, SSC_FLOAT, 16, 8, 1, 1, 1, 1);
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_s_0], "s.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 16, 8 }, 16, 8, NULL, 0, out_s, 1);
-    ssc_box_init(&boxes[BOX_x_0], "x.0", def_f, 0, 1, (ssc_region){ 0, 0, 16, 4 }, 16, 8, in_x, 2, out_x, 1);
-    ssc_box_init(&boxes[BOX_x_1], "x.1", def_f, 0, 1, (ssc_region){ 0, 4, 16, 8 }, 16, 8, in_x, 2, out_x, 1);
-    ssc_box_init(&boxes[BOX_y_0], "y.0", def_f, 0, 2, (ssc_region){ 0, 0, 16, 4 }, 16, 8, in_y, 2, out_y, 1);
-    ssc_box_init(&boxes[BOX_y_1], "y.1", def_f, 0, 2, (ssc_region){ 0, 4, 16, 8 }, 16, 8, in_y, 2, out_y, 1);
-    ssc_box_init(&boxes[BOX_k1_0], "k1.0", func_sink, SSC_BOX_SINK, 3, (ssc_region){ 0, 0, 16, 8 }, 16, 8, in_k1, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_k2_0], "k2.0", func_sink, SSC_BOX_SINK, 4, (ssc_region){ 0, 0, 16, 8 }, 16, 8, in_k2, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_s_0], "s.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 16, 8 }, 16, 8, NULL, 0, chain->out_s, 1);
+    ssc_box_init(&chain->boxes[BOX_x_0], "x.0", def_f, 0, 1, (ssc_region){ 0, 0, 16, 4 }, 16, 8, chain->in_x, 2, chain->out_x, 1);
+    ssc_box_init(&chain->boxes[BOX_x_1], "x.1", def_f, 0, 1, (ssc_region){ 0, 4, 16, 8 }, 16, 8, chain->in_x, 2, chain->out_x, 1);
+    ssc_box_init(&chain->boxes[BOX_y_0], "y.0", def_f, 0, 2, (ssc_region){ 0, 0, 16, 4 }, 16, 8, chain->in_y, 2, chain->out_y, 1);
+    ssc_box_init(&chain->boxes[BOX_y_1], "y.1", def_f, 0, 2, (ssc_region){ 0, 4, 16, 8 }, 16, 8, chain->in_y, 2, chain->out_y, 1);
+    ssc_box_init(&chain->boxes[BOX_k1_0], "k1.0", func_sink, SSC_BOX_SINK, 3, (ssc_region){ 0, 0, 16, 8 }, 16, 8, chain->in_k1, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_k2_0], "k2.0", func_sink, SSC_BOX_SINK, 4, (ssc_region){ 0, 0, 16, 8 }, 16, 8, chain->in_k2, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_E(t, &boxes[BOX_s_0]);
-        ssc_E(t, &boxes[BOX_x_0]);
-        ssc_E(t, &boxes[BOX_x_1]);
-        ssc_E(t, &boxes[BOX_y_1]);
-        ssc_E(t, &boxes[BOX_y_0]);
-        ssc_E(t, &boxes[BOX_k1_0]);
-        ssc_E(t, &boxes[BOX_k2_0]);
+        ssc_E(t, &chain->boxes[BOX_s_0]);
+        ssc_E(t, &chain->boxes[BOX_x_0]);
+        ssc_E(t, &chain->boxes[BOX_x_1]);
+        ssc_E(t, &chain->boxes[BOX_y_1]);
+        ssc_E(t, &chain->boxes[BOX_y_0]);
+        ssc_E(t, &chain->boxes[BOX_k1_0]);
+        ssc_E(t, &chain->boxes[BOX_k2_0]);
         ssc_iteration_end(t);
     }
 }
@@ -128,27 +135,27 @@ static void thread_thread0(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 2048, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 2048, huge_pages)))
         return status;
     /* x.out: read through a delay, its value before the first iteration. */
     for (size_t i = 0; i < 256; i++)
-        ((float *)(shared_arena.base + 0))[i] = (float)0.0;
+        ((float *)(chain->shared_arena.base + 0))[i] = (float)0.0;
     /* y.out: read through a delay, its value before the first iteration. */
     for (size_t i = 0; i < 128; i++)
-        ((float *)(shared_arena.base + 1536))[i] = (float)0.0;
-    init_signals();
-    init_ports();
-    init_boxes();
+        ((float *)(chain->shared_arena.base + 1536))[i] = (float)0.0;
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0 };
@@ -181,12 +188,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

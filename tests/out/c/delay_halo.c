@@ -70,14 +70,20 @@ static void def_blend(const ssc_call *call)
 enum { N_THREADS = 2, N_BOXES = 6 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 12288 bytes */
-static ssc_signal sig_s0, sig_s1;
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port out_s[1];
-static ssc_port in_t[2];
-static ssc_port out_t[1];
-static ssc_port in_k[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 12288 bytes */
+    ssc_signal sig_s0, sig_s1;
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port out_s[1];
+    ssc_port in_t[2];
+    ssc_port out_t[1];
+    ssc_port in_k[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_s_0,  /* s.0 [0, 0]:[32, 16] */
@@ -87,59 +93,60 @@ enum {
     BOX_k_0,  /* k.0 [0, 0]:[32, 16] */
     BOX_k_1,  /* k.1 [0, 16]:[32, 32] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 0, 0, 266, 266, 564, 564 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
-    ssc_signal_init_named(&sig_s0, 1, "s0");
-    ssc_signal_init_named(&sig_s1, 1, "s1");
+    ssc_signal_init_named(&chain->sig_s0, 1, "s0");
+    ssc_signal_init_named(&chain->sig_s1, 1, "s1");
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    out_s[0] = ssc_port_make(shared_arena.base + 8192, SSC_FLOAT, 32, 32, 1, 1, 1, 1); out_s[0].frame_of = 1 + 0;
-    in_t[0] = ssc_port_make(shared_arena.base + 8192, SSC_FLOAT, 32, 32, 1, 1, 1, 1); in_t[0].frame_of = 1 + 0;
-    in_t[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 32, 32, 1, 1, 3, 3); in_t[1].alt = 1024; in_t[1].phase = 1;
-    out_t[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 32, 32, 1, 1, 1, 1); out_t[0].alt = 1024;
-    in_k[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 32, 32, 1, 1, 1, 1); in_k[0].alt = 1024;
+    chain->out_s[0] = ssc_port_make(chain->shared_arena.base + 8192, SSC_FLOAT, 32, 32, 1, 1, 1, 1); chain->out_s[0].frame_of = 1 + 0;
+    chain->in_t[0] = ssc_port_make(chain->shared_arena.base + 8192, SSC_FLOAT, 32, 32, 1, 1, 1, 1); chain->in_t[0].frame_of = 1 + 0;
+    chain->in_t[1] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 32, 32, 1, 1, 3, 3); chain->in_t[1].alt = 1024; chain->in_t[1].phase = 1;
+    chain->out_t[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 32, 32, 1, 1, 1, 1); chain->out_t[0].alt = 1024;
+    chain->in_k[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 32, 32, 1, 1, 1, 1); chain->in_k[0].alt = 1024;
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_s_0], "s.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 32, 16 }, 32, 32, NULL, 0, out_s, 1);
-    ssc_box_init(&boxes[BOX_s_1], "s.1", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 16, 32, 32 }, 32, 32, NULL, 0, out_s, 1);
-    ssc_box_init(&boxes[BOX_t_0], "t.0", def_blend, 0, 1, (ssc_region){ 0, 0, 32, 16 }, 32, 32, in_t, 2, out_t, 1);
-    ssc_box_init(&boxes[BOX_t_1], "t.1", def_blend, 0, 1, (ssc_region){ 0, 16, 32, 32 }, 32, 32, in_t, 2, out_t, 1);
-    ssc_box_init(&boxes[BOX_k_0], "k.0", func_sink, SSC_BOX_SINK, 2, (ssc_region){ 0, 0, 32, 16 }, 32, 32, in_k, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_k_1], "k.1", func_sink, SSC_BOX_SINK, 2, (ssc_region){ 0, 16, 32, 32 }, 32, 32, in_k, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_s_0], "s.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 32, 16 }, 32, 32, NULL, 0, chain->out_s, 1);
+    ssc_box_init(&chain->boxes[BOX_s_1], "s.1", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 16, 32, 32 }, 32, 32, NULL, 0, chain->out_s, 1);
+    ssc_box_init(&chain->boxes[BOX_t_0], "t.0", def_blend, 0, 1, (ssc_region){ 0, 0, 32, 16 }, 32, 32, chain->in_t, 2, chain->out_t, 1);
+    ssc_box_init(&chain->boxes[BOX_t_1], "t.1", def_blend, 0, 1, (ssc_region){ 0, 16, 32, 32 }, 32, 32, chain->in_t, 2, chain->out_t, 1);
+    ssc_box_init(&chain->boxes[BOX_k_0], "k.0", func_sink, SSC_BOX_SINK, 2, (ssc_region){ 0, 0, 32, 16 }, 32, 32, chain->in_k, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_k_1], "k.1", func_sink, SSC_BOX_SINK, 2, (ssc_region){ 0, 16, 32, 32 }, 32, 32, chain->in_k, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_E(t, &boxes[BOX_s_0]);
-        ssc_W(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_t_0]);
-        ssc_S(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_k_0]);
+        ssc_E(t, &chain->boxes[BOX_s_0]);
+        ssc_W(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_t_0]);
+        ssc_S(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_k_0]);
         ssc_iteration_end(t);
     }
 }
 
 static void thread_thread1(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_E(t, &boxes[BOX_s_1]);
-        ssc_W(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_t_1]);
-        ssc_S(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_k_1]);
+        ssc_E(t, &chain->boxes[BOX_s_1]);
+        ssc_W(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_t_1]);
+        ssc_S(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_k_1]);
         ssc_iteration_end(t);
     }
 }
@@ -148,24 +155,24 @@ static void thread_thread1(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 12288, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 12288, huge_pages)))
         return status;
     /* t.out: read through a delay, its value before the first iteration. */
     for (size_t i = 0; i < 2048; i++)
-        ((float *)(shared_arena.base + 0))[i] = (float)3.0;
-    init_signals();
-    init_ports();
-    init_boxes();
+        ((float *)(chain->shared_arena.base + 0))[i] = (float)3.0;
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
@@ -197,12 +204,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

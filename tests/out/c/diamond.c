@@ -158,23 +158,29 @@ static void def_func_plus(const ssc_call *call)
 enum { N_THREADS = 2, N_BOXES = 13 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 1572864 bytes */
-static ssc_signal sig_s0, sig_s1, sig_s2, sig_s3, sig_s4;
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port out_src[1];
-static ssc_port in_split[1];
-static ssc_port out_split[2];
-static ssc_port in_left[1];
-static ssc_port out_left[1];
-static ssc_port in_right[1];
-static ssc_port out_right[1];
-static ssc_port in_merge[2];
-static ssc_port out_merge[1];
-static ssc_port in_out[1];
-static ssc_port in_keep[1];
-static ssc_port out_keep[1];
-static ssc_port in_archive[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 1572864 bytes */
+    ssc_signal sig_s0, sig_s1, sig_s2, sig_s3, sig_s4;
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port out_src[1];
+    ssc_port in_split[1];
+    ssc_port out_split[2];
+    ssc_port in_left[1];
+    ssc_port out_left[1];
+    ssc_port in_right[1];
+    ssc_port out_right[1];
+    ssc_port in_merge[2];
+    ssc_port out_merge[1];
+    ssc_port in_out[1];
+    ssc_port in_keep[1];
+    ssc_port out_keep[1];
+    ssc_port in_archive[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_src_0,  /* src.0 [0, 0]:[256, 256] */
@@ -191,92 +197,93 @@ enum {
     BOX_keep_1,  /* keep.1 [0, 128]:[256, 256] */
     BOX_archive_0,  /* archive.0 [0, 0]:[256, 256] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 0, 33448, 39344, 55599, 61494, 63800, 69696, 79238, 85133, 93292, 87397, 99188, 110137 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
-    ssc_signal_init_named(&sig_s0, 0, "s0");
-    ssc_signal_init_named(&sig_s1, 0, "s1");
-    ssc_signal_init_named(&sig_s2, 0, "s2");
-    ssc_signal_init_named(&sig_s3, 0, "s3");
-    ssc_signal_init_named(&sig_s4, 0, "s4");
+    ssc_signal_init_named(&chain->sig_s0, 0, "s0");
+    ssc_signal_init_named(&chain->sig_s1, 0, "s1");
+    ssc_signal_init_named(&chain->sig_s2, 0, "s2");
+    ssc_signal_init_named(&chain->sig_s3, 0, "s3");
+    ssc_signal_init_named(&chain->sig_s4, 0, "s4");
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1); out_src[0].frame_of = 1 + 0;
-    in_split[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1); in_split[0].frame_of = 1 + 0;
-    out_split[0] = ssc_port_make(shared_arena.base + 262144, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    out_split[1] = ssc_port_make(shared_arena.base + 524288, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_left[0] = ssc_port_make(shared_arena.base + 262144, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    out_left[0] = ssc_port_make(shared_arena.base + 786432, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_right[0] = ssc_port_make(shared_arena.base + 524288, SSC_FLOAT, 256, 256, 1, 1, 3, 3);
-    out_right[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_merge[0] = ssc_port_make(shared_arena.base + 786432, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_merge[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    out_merge[0] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_out[0] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_keep[0] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    out_keep[0] = ssc_port_make(shared_arena.base + 1310720, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_archive[0] = ssc_port_make(shared_arena.base + 1310720, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->out_src[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1); chain->out_src[0].frame_of = 1 + 0;
+    chain->in_split[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1); chain->in_split[0].frame_of = 1 + 0;
+    chain->out_split[0] = ssc_port_make(chain->shared_arena.base + 262144, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->out_split[1] = ssc_port_make(chain->shared_arena.base + 524288, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_left[0] = ssc_port_make(chain->shared_arena.base + 262144, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->out_left[0] = ssc_port_make(chain->shared_arena.base + 786432, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_right[0] = ssc_port_make(chain->shared_arena.base + 524288, SSC_FLOAT, 256, 256, 1, 1, 3, 3);
+    chain->out_right[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_merge[0] = ssc_port_make(chain->shared_arena.base + 786432, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_merge[1] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->out_merge[0] = ssc_port_make(chain->shared_arena.base + 1048576, SSC_FLOAT, 256, 256, 1, 1, 1, 1); chain->out_merge[0].frame_of = 1 + 5;
+    chain->in_out[0] = ssc_port_make(chain->shared_arena.base + 1048576, SSC_FLOAT, 256, 256, 1, 1, 1, 1); chain->in_out[0].frame_of = 1 + 5;
+    chain->in_keep[0] = ssc_port_make(chain->shared_arena.base + 1048576, SSC_FLOAT, 256, 256, 1, 1, 1, 1); chain->in_keep[0].frame_of = 1 + 5;
+    chain->out_keep[0] = ssc_port_make(chain->shared_arena.base + 1310720, SSC_FLOAT, 256, 256, 1, 1, 1, 1); chain->out_keep[0].frame_of = 1 + 7;
+    chain->in_archive[0] = ssc_port_make(chain->shared_arena.base + 1310720, SSC_FLOAT, 256, 256, 1, 1, 1, 1); chain->in_archive[0].frame_of = 1 + 7;
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_src_0], "src.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 256, 256 }, 256, 256, NULL, 0, out_src, 1);
-    ssc_box_init(&boxes[BOX_split_0], "split.0", def_func_dup, 0, 1, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_split, 1, out_split, 2);
-    ssc_box_init(&boxes[BOX_split_1], "split.1", def_func_dup, 0, 1, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_split, 1, out_split, 2);
-    ssc_box_init(&boxes[BOX_left_0], "left.0", def_func_gain, 0, 2, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_left, 1, out_left, 1);
-    ssc_box_init(&boxes[BOX_left_1], "left.1", def_func_gain, 0, 2, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_left, 1, out_left, 1);
-    ssc_box_init(&boxes[BOX_right_0], "right.0", def_func_conv, 0, 3, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_right, 1, out_right, 1);
-    ssc_box_init(&boxes[BOX_right_1], "right.1", def_func_conv, 0, 3, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_right, 1, out_right, 1);
-    ssc_box_init(&boxes[BOX_merge_0], "merge.0", def_func_plus, 0, 4, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_merge, 2, out_merge, 1);
-    ssc_box_init(&boxes[BOX_merge_1], "merge.1", def_func_plus, 0, 4, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_merge, 2, out_merge, 1);
-    ssc_box_init(&boxes[BOX_out_0], "out.0", func_sink, SSC_BOX_SINK, 5, (ssc_region){ 0, 0, 256, 256 }, 256, 256, in_out, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_keep_0], "keep.0", def_func_copy, 0, 6, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_keep, 1, out_keep, 1);
-    ssc_box_init(&boxes[BOX_keep_1], "keep.1", def_func_copy, 0, 6, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_keep, 1, out_keep, 1);
-    ssc_box_init(&boxes[BOX_archive_0], "archive.0", func_sink, SSC_BOX_SINK, 7, (ssc_region){ 0, 0, 256, 256 }, 256, 256, in_archive, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_src_0], "src.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 256, 256 }, 256, 256, NULL, 0, chain->out_src, 1);
+    ssc_box_init(&chain->boxes[BOX_split_0], "split.0", def_func_dup, 0, 1, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_split, 1, chain->out_split, 2);
+    ssc_box_init(&chain->boxes[BOX_split_1], "split.1", def_func_dup, 0, 1, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_split, 1, chain->out_split, 2);
+    ssc_box_init(&chain->boxes[BOX_left_0], "left.0", def_func_gain, 0, 2, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_left, 1, chain->out_left, 1);
+    ssc_box_init(&chain->boxes[BOX_left_1], "left.1", def_func_gain, 0, 2, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_left, 1, chain->out_left, 1);
+    ssc_box_init(&chain->boxes[BOX_right_0], "right.0", def_func_conv, 0, 3, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_right, 1, chain->out_right, 1);
+    ssc_box_init(&chain->boxes[BOX_right_1], "right.1", def_func_conv, 0, 3, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_right, 1, chain->out_right, 1);
+    ssc_box_init(&chain->boxes[BOX_merge_0], "merge.0", def_func_plus, 0, 4, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_merge, 2, chain->out_merge, 1);
+    ssc_box_init(&chain->boxes[BOX_merge_1], "merge.1", def_func_plus, 0, 4, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_merge, 2, chain->out_merge, 1);
+    ssc_box_init(&chain->boxes[BOX_out_0], "out.0", func_sink, SSC_BOX_SINK, 5, (ssc_region){ 0, 0, 256, 256 }, 256, 256, chain->in_out, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_keep_0], "keep.0", def_func_copy, 0, 6, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_keep, 1, chain->out_keep, 1);
+    ssc_box_init(&chain->boxes[BOX_keep_1], "keep.1", def_func_copy, 0, 6, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_keep, 1, chain->out_keep, 1);
+    ssc_box_init(&chain->boxes[BOX_archive_0], "archive.0", func_sink, SSC_BOX_SINK, 7, (ssc_region){ 0, 0, 256, 256 }, 256, 256, chain->in_archive, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_E(t, &boxes[BOX_src_0]);
-        ssc_S(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_split_0]);
-        ssc_S(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_left_0]);
-        ssc_W(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_right_0]);
-        ssc_E(t, &boxes[BOX_merge_0]);
-        ssc_S(t, &sig_s2);
-        ssc_E(t, &boxes[BOX_keep_0]);
-        ssc_W(t, &sig_s4);
-        ssc_E(t, &boxes[BOX_keep_1]);
-        ssc_E(t, &boxes[BOX_archive_0]);
+        ssc_E(t, &chain->boxes[BOX_src_0]);
+        ssc_S(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_split_0]);
+        ssc_S(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_left_0]);
+        ssc_W(t, &chain->sig_s3);
+        ssc_E(t, &chain->boxes[BOX_right_0]);
+        ssc_E(t, &chain->boxes[BOX_merge_0]);
+        ssc_S(t, &chain->sig_s2);
+        ssc_E(t, &chain->boxes[BOX_keep_0]);
+        ssc_W(t, &chain->sig_s4);
+        ssc_E(t, &chain->boxes[BOX_keep_1]);
+        ssc_E(t, &chain->boxes[BOX_archive_0]);
         ssc_iteration_end(t);
     }
 }
 
 static void thread_thread1(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_split_1]);
-        ssc_S(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_left_1]);
-        ssc_W(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_right_1]);
-        ssc_E(t, &boxes[BOX_merge_1]);
-        ssc_S(t, &sig_s4);
-        ssc_W(t, &sig_s2);
-        ssc_E(t, &boxes[BOX_out_0]);
+        ssc_W(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_split_1]);
+        ssc_S(t, &chain->sig_s3);
+        ssc_E(t, &chain->boxes[BOX_left_1]);
+        ssc_W(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_right_1]);
+        ssc_E(t, &chain->boxes[BOX_merge_1]);
+        ssc_S(t, &chain->sig_s4);
+        ssc_W(t, &chain->sig_s2);
+        ssc_E(t, &chain->boxes[BOX_out_0]);
         ssc_iteration_end(t);
     }
 }
@@ -285,21 +292,21 @@ static void thread_thread1(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 1572864, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 1572864, huge_pages)))
         return status;
-    init_signals();
-    init_ports();
-    init_boxes();
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
@@ -332,12 +339,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

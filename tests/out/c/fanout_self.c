@@ -60,20 +60,26 @@ static void def_func_gain(const ssc_call *call)
 enum { N_THREADS = 2, N_BOXES = 10 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 6144 bytes */
-static ssc_signal sig_s0, sig_s1;
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port out_src[1];
-static ssc_port in_o_a[1];
-static ssc_port out_o_a[1];
-static ssc_port in_o_b[1];
-static ssc_port out_o_b[1];
-static ssc_port in_o_n_g[1];
-static ssc_port out_o_n_g[1];
-static ssc_port in_k1[1];
-static ssc_port in_k2[1];
-static ssc_port in_k3[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 6144 bytes */
+    ssc_signal sig_s0, sig_s1;
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port out_src[1];
+    ssc_port in_o_a[1];
+    ssc_port out_o_a[1];
+    ssc_port in_o_b[1];
+    ssc_port out_o_b[1];
+    ssc_port in_o_n_g[1];
+    ssc_port out_o_n_g[1];
+    ssc_port in_k1[1];
+    ssc_port in_k2[1];
+    ssc_port in_k3[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_src_0,  /* src.0 [0, 0]:[32, 16] */
@@ -87,72 +93,73 @@ enum {
     BOX_k2_0,  /* k2.0 [0, 0]:[32, 16] */
     BOX_k3_0,  /* k3.0 [0, 0]:[32, 16] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 0, 162, 304, 368, 510, 676, 818, 445, 651, 960 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
-    ssc_signal_init_named(&sig_s0, 0, "s0");
-    ssc_signal_init_named(&sig_s1, 1, "s1");
+    ssc_signal_init_named(&chain->sig_s0, 0, "s0");
+    ssc_signal_init_named(&chain->sig_s1, 1, "s1");
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); out_src[0].frame_of = 1 + 0;
-    in_o_a[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); in_o_a[0].frame_of = 1 + 0;
-    out_o_a[0] = ssc_port_make(shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1);
-    in_o_b[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); in_o_b[0].frame_of = 1 + 0;
-    out_o_b[0] = ssc_port_make(shared_arena.base + 4096, SSC_INT, 32, 16, 1, 1, 1, 1);
-    in_o_n_g[0] = ssc_port_make(shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); in_o_n_g[0].frame_of = 1 + 0;
-    out_o_n_g[0] = ssc_port_make(shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1);
-    in_k1[0] = ssc_port_make(shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1);
-    in_k2[0] = ssc_port_make(shared_arena.base + 4096, SSC_INT, 32, 16, 1, 1, 1, 1);
-    in_k3[0] = ssc_port_make(shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1);
+    chain->out_src[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); chain->out_src[0].frame_of = 1 + 0;
+    chain->in_o_a[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); chain->in_o_a[0].frame_of = 1 + 0;
+    chain->out_o_a[0] = ssc_port_make(chain->shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1); chain->out_o_a[0].frame_of = 1 + 4;
+    chain->in_o_b[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); chain->in_o_b[0].frame_of = 1 + 0;
+    chain->out_o_b[0] = ssc_port_make(chain->shared_arena.base + 4096, SSC_INT, 32, 16, 1, 1, 1, 1); chain->out_o_b[0].frame_of = 1 + 5;
+    chain->in_o_n_g[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_INT, 32, 16, 1, 1, 1, 1); chain->in_o_n_g[0].frame_of = 1 + 0;
+    chain->out_o_n_g[0] = ssc_port_make(chain->shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1); chain->out_o_n_g[0].frame_of = 1 + 6;
+    chain->in_k1[0] = ssc_port_make(chain->shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1); chain->in_k1[0].frame_of = 1 + 4;
+    chain->in_k2[0] = ssc_port_make(chain->shared_arena.base + 4096, SSC_INT, 32, 16, 1, 1, 1, 1); chain->in_k2[0].frame_of = 1 + 5;
+    chain->in_k3[0] = ssc_port_make(chain->shared_arena.base + 2048, SSC_INT, 32, 16, 1, 1, 1, 1); chain->in_k3[0].frame_of = 1 + 6;
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_src_0], "src.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 32, 16 }, 32, 16, NULL, 0, out_src, 1);
-    ssc_box_init(&boxes[BOX_o_a_0], "o_a.0", def_func_gain, 0, 1, (ssc_region){ 0, 0, 32, 8 }, 32, 16, in_o_a, 1, out_o_a, 1);
-    ssc_box_init(&boxes[BOX_o_a_1], "o_a.1", def_func_gain, 0, 1, (ssc_region){ 0, 8, 32, 16 }, 32, 16, in_o_a, 1, out_o_a, 1);
-    ssc_box_init(&boxes[BOX_o_b_0], "o_b.0", def_func_gain, 0, 2, (ssc_region){ 0, 0, 32, 8 }, 32, 16, in_o_b, 1, out_o_b, 1);
-    ssc_box_init(&boxes[BOX_o_b_1], "o_b.1", def_func_gain, 0, 2, (ssc_region){ 0, 8, 32, 16 }, 32, 16, in_o_b, 1, out_o_b, 1);
-    ssc_box_init(&boxes[BOX_o_n_g_0], "o_n_g.0", def_func_gain, 0, 3, (ssc_region){ 0, 0, 32, 8 }, 32, 16, in_o_n_g, 1, out_o_n_g, 1);
-    ssc_box_init(&boxes[BOX_o_n_g_1], "o_n_g.1", def_func_gain, 0, 3, (ssc_region){ 0, 8, 32, 16 }, 32, 16, in_o_n_g, 1, out_o_n_g, 1);
-    ssc_box_init(&boxes[BOX_k1_0], "k1.0", func_sink, SSC_BOX_SINK, 4, (ssc_region){ 0, 0, 32, 16 }, 32, 16, in_k1, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_k2_0], "k2.0", func_sink, SSC_BOX_SINK, 5, (ssc_region){ 0, 0, 32, 16 }, 32, 16, in_k2, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_k3_0], "k3.0", func_sink, SSC_BOX_SINK, 6, (ssc_region){ 0, 0, 32, 16 }, 32, 16, in_k3, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_src_0], "src.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 32, 16 }, 32, 16, NULL, 0, chain->out_src, 1);
+    ssc_box_init(&chain->boxes[BOX_o_a_0], "o_a.0", def_func_gain, 0, 1, (ssc_region){ 0, 0, 32, 8 }, 32, 16, chain->in_o_a, 1, chain->out_o_a, 1);
+    ssc_box_init(&chain->boxes[BOX_o_a_1], "o_a.1", def_func_gain, 0, 1, (ssc_region){ 0, 8, 32, 16 }, 32, 16, chain->in_o_a, 1, chain->out_o_a, 1);
+    ssc_box_init(&chain->boxes[BOX_o_b_0], "o_b.0", def_func_gain, 0, 2, (ssc_region){ 0, 0, 32, 8 }, 32, 16, chain->in_o_b, 1, chain->out_o_b, 1);
+    ssc_box_init(&chain->boxes[BOX_o_b_1], "o_b.1", def_func_gain, 0, 2, (ssc_region){ 0, 8, 32, 16 }, 32, 16, chain->in_o_b, 1, chain->out_o_b, 1);
+    ssc_box_init(&chain->boxes[BOX_o_n_g_0], "o_n_g.0", def_func_gain, 0, 3, (ssc_region){ 0, 0, 32, 8 }, 32, 16, chain->in_o_n_g, 1, chain->out_o_n_g, 1);
+    ssc_box_init(&chain->boxes[BOX_o_n_g_1], "o_n_g.1", def_func_gain, 0, 3, (ssc_region){ 0, 8, 32, 16 }, 32, 16, chain->in_o_n_g, 1, chain->out_o_n_g, 1);
+    ssc_box_init(&chain->boxes[BOX_k1_0], "k1.0", func_sink, SSC_BOX_SINK, 4, (ssc_region){ 0, 0, 32, 16 }, 32, 16, chain->in_k1, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_k2_0], "k2.0", func_sink, SSC_BOX_SINK, 5, (ssc_region){ 0, 0, 32, 16 }, 32, 16, chain->in_k2, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_k3_0], "k3.0", func_sink, SSC_BOX_SINK, 6, (ssc_region){ 0, 0, 32, 16 }, 32, 16, chain->in_k3, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_src_0]);
-        ssc_S(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_o_a_0]);
-        ssc_E(t, &boxes[BOX_o_a_1]);
-        ssc_E(t, &boxes[BOX_k1_0]);
-        ssc_E(t, &boxes[BOX_o_n_g_0]);
-        ssc_E(t, &boxes[BOX_o_n_g_1]);
-        ssc_E(t, &boxes[BOX_k3_0]);
+        ssc_W(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_src_0]);
+        ssc_S(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_o_a_0]);
+        ssc_E(t, &chain->boxes[BOX_o_a_1]);
+        ssc_E(t, &chain->boxes[BOX_k1_0]);
+        ssc_E(t, &chain->boxes[BOX_o_n_g_0]);
+        ssc_E(t, &chain->boxes[BOX_o_n_g_1]);
+        ssc_E(t, &chain->boxes[BOX_k3_0]);
         ssc_iteration_end(t);
     }
 }
 
 static void thread_thread1(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_o_b_0]);
-        ssc_E(t, &boxes[BOX_o_b_1]);
-        ssc_S(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_k2_0]);
+        ssc_W(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_o_b_0]);
+        ssc_E(t, &chain->boxes[BOX_o_b_1]);
+        ssc_S(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_k2_0]);
         ssc_iteration_end(t);
     }
 }
@@ -161,21 +168,21 @@ static void thread_thread1(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 6144, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 6144, huge_pages)))
         return status;
-    init_signals();
-    init_ports();
-    init_boxes();
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
@@ -209,12 +216,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

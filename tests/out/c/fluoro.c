@@ -251,46 +251,52 @@ static void def_to_archive(const ssc_call *call)
 enum { N_THREADS = 2, N_BOXES = 42 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 15532032 bytes */
-static ssc_signal sig_s0, sig_s1, sig_s2, sig_s3, sig_s4, sig_s5, sig_s6, sig_s7, sig_s8, sig_s9, sig_s10, sig_s11;
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port out_raw[1];
-static ssc_port out_dark[1];
-static ssc_port out_gain[1];
-static ssc_port in_c[3];
-static ssc_port out_c[1];
-static ssc_port in_g0[1];
-static ssc_port out_g0[1];
-static ssc_port in_e0[2];
-static ssc_port out_e0[1];
-static ssc_port in_l1[1];
-static ssc_port out_l1[1];
-static ssc_port in_g1[1];
-static ssc_port out_g1[1];
-static ssc_port in_e1[2];
-static ssc_port out_e1[1];
-static ssc_port in_l2[1];
-static ssc_port out_l2[1];
-static ssc_port in_g2[1];
-static ssc_port out_g2[1];
-static ssc_port in_r1[2];
-static ssc_port out_r1[1];
-static ssc_port in_r0[2];
-static ssc_port out_r0[1];
-static ssc_port in_to_archive[1];
-static ssc_port out_to_archive[1];
-static ssc_port in_archive[1];
-static ssc_port in_to_display[1];
-static ssc_port out_to_display[1];
-static ssc_port in_display[1];
-static ssc_port in_p1[1];
-static ssc_port out_p1[1];
-static ssc_port in_p2[1];
-static ssc_port out_p2[1];
-static ssc_port in_to_preview[1];
-static ssc_port out_to_preview[1];
-static ssc_port in_preview[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 15532032 bytes */
+    ssc_signal sig_s0, sig_s1, sig_s2, sig_s3, sig_s4, sig_s5, sig_s6, sig_s7, sig_s8, sig_s9, sig_s10, sig_s11;
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port out_raw[1];
+    ssc_port out_dark[1];
+    ssc_port out_gain[1];
+    ssc_port in_c[3];
+    ssc_port out_c[1];
+    ssc_port in_g0[1];
+    ssc_port out_g0[1];
+    ssc_port in_e0[2];
+    ssc_port out_e0[1];
+    ssc_port in_l1[1];
+    ssc_port out_l1[1];
+    ssc_port in_g1[1];
+    ssc_port out_g1[1];
+    ssc_port in_e1[2];
+    ssc_port out_e1[1];
+    ssc_port in_l2[1];
+    ssc_port out_l2[1];
+    ssc_port in_g2[1];
+    ssc_port out_g2[1];
+    ssc_port in_r1[2];
+    ssc_port out_r1[1];
+    ssc_port in_r0[2];
+    ssc_port out_r0[1];
+    ssc_port in_to_archive[1];
+    ssc_port out_to_archive[1];
+    ssc_port in_archive[1];
+    ssc_port in_to_display[1];
+    ssc_port out_to_display[1];
+    ssc_port in_display[1];
+    ssc_port in_p1[1];
+    ssc_port out_p1[1];
+    ssc_port in_p2[1];
+    ssc_port out_p2[1];
+    ssc_port in_to_preview[1];
+    ssc_port out_to_preview[1];
+    ssc_port in_preview[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_raw_0,  /* raw.0 [0, 0]:[1024, 512] */
@@ -336,198 +342,199 @@ enum {
     BOX_preview_0,  /* preview.0 [0, 0]:[256, 128] */
     BOX_preview_1,  /* preview.1 [0, 128]:[256, 256] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 0, 0, 65767, 65767, 131534, 131534, 236929, 236929, 546309, 546309, 1138141, 1138141, 1447360, 1447360, 1576542, 1576542, 1724500, 1724500, 1757646, 1757646, 1767806, 1767806, 1804796, 1804796, 1838451, 1838451, 2555298, 2555298, 2709908, 2709908, 2070366, 2070366, 2199208, 2199208, 2426456, 2426456, 2937866, 2937866, 2947775, 2947775, 2955334, 2955334 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
-    ssc_signal_init_named(&sig_s0, 0, "s0");
-    ssc_signal_init_named(&sig_s1, 0, "s1");
-    ssc_signal_init_named(&sig_s2, 0, "s2");
-    ssc_signal_init_named(&sig_s3, 1, "s3");
-    ssc_signal_init_named(&sig_s4, 1, "s4");
-    ssc_signal_init_named(&sig_s5, 1, "s5");
-    ssc_signal_init_named(&sig_s6, 0, "s6");
-    ssc_signal_init_named(&sig_s7, 0, "s7");
-    ssc_signal_init_named(&sig_s8, 0, "s8");
-    ssc_signal_init_named(&sig_s9, 1, "s9");
-    ssc_signal_init_named(&sig_s10, 1, "s10");
-    ssc_signal_init_named(&sig_s11, 1, "s11");
+    ssc_signal_init_named(&chain->sig_s0, 0, "s0");
+    ssc_signal_init_named(&chain->sig_s1, 0, "s1");
+    ssc_signal_init_named(&chain->sig_s2, 0, "s2");
+    ssc_signal_init_named(&chain->sig_s3, 1, "s3");
+    ssc_signal_init_named(&chain->sig_s4, 1, "s4");
+    ssc_signal_init_named(&chain->sig_s5, 1, "s5");
+    ssc_signal_init_named(&chain->sig_s6, 0, "s6");
+    ssc_signal_init_named(&chain->sig_s7, 0, "s7");
+    ssc_signal_init_named(&chain->sig_s8, 0, "s8");
+    ssc_signal_init_named(&chain->sig_s9, 1, "s9");
+    ssc_signal_init_named(&chain->sig_s10, 1, "s10");
+    ssc_signal_init_named(&chain->sig_s11, 1, "s11");
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    out_raw[0] = ssc_port_make(shared_arena.base + 8388608, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); out_raw[0].frame_of = 1 + 0;
-    out_dark[0] = ssc_port_make(shared_arena.base + 10485760, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); out_dark[0].frame_of = 1 + 1;
-    out_gain[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1); out_gain[0].frame_of = 1 + 2;
-    in_c[0] = ssc_port_make(shared_arena.base + 8388608, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); in_c[0].frame_of = 1 + 0;
-    in_c[1] = ssc_port_make(shared_arena.base + 10485760, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); in_c[1].frame_of = 1 + 1;
-    in_c[2] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1); in_c[2].frame_of = 1 + 2;
-    out_c[0] = ssc_port_make(shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    in_g0[0] = ssc_port_make(shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 5, 5);
-    out_g0[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    in_e0[0] = ssc_port_make(shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    in_e0[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    out_e0[0] = ssc_port_make(shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    in_l1[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
-    out_l1[0] = ssc_port_make(shared_arena.base + 12582912, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_g1[0] = ssc_port_make(shared_arena.base + 12582912, SSC_FLOAT, 512, 512, 1, 1, 5, 5);
-    out_g1[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_e1[0] = ssc_port_make(shared_arena.base + 12582912, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_e1[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    out_e1[0] = ssc_port_make(shared_arena.base + 6291456, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_l2[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
-    out_l2[0] = ssc_port_make(shared_arena.base + 14680064, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_g2[0] = ssc_port_make(shared_arena.base + 14680064, SSC_FLOAT, 256, 256, 1, 1, 5, 5);
-    out_g2[0] = ssc_port_make(shared_arena.base + 14942208, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_r1[0] = ssc_port_make(shared_arena.base + 14942208, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_r1[1] = ssc_port_make(shared_arena.base + 6291456, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
-    out_r1[0] = ssc_port_make(shared_arena.base + 7340032, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
-    in_r0[0] = ssc_port_make(shared_arena.base + 7340032, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_r0[1] = ssc_port_make(shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
-    out_r0[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
-    in_to_archive[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    out_to_archive[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    in_archive[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 1024, 1024, 1, 1, 1, 1);
-    in_to_display[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    out_to_display[0] = ssc_port_make(shared_arena.base + 12582912, SSC_UCHAR, 1024, 1024, 1, 1, 1, 1);
-    in_display[0] = ssc_port_make(shared_arena.base + 12582912, SSC_UCHAR, 1024, 1024, 1, 1, 1, 1);
-    in_p1[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
-    out_p1[0] = ssc_port_make(shared_arena.base + 13631488, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_p2[0] = ssc_port_make(shared_arena.base + 13631488, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
-    out_p2[0] = ssc_port_make(shared_arena.base + 15204352, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_to_preview[0] = ssc_port_make(shared_arena.base + 15204352, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    out_to_preview[0] = ssc_port_make(shared_arena.base + 15466496, SSC_UCHAR, 256, 256, 1, 1, 1, 1);
-    in_preview[0] = ssc_port_make(shared_arena.base + 15466496, SSC_UCHAR, 256, 256, 1, 1, 1, 1);
+    chain->out_raw[0] = ssc_port_make(chain->shared_arena.base + 8388608, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); chain->out_raw[0].frame_of = 1 + 0;
+    chain->out_dark[0] = ssc_port_make(chain->shared_arena.base + 10485760, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); chain->out_dark[0].frame_of = 1 + 1;
+    chain->out_gain[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1); chain->out_gain[0].frame_of = 1 + 2;
+    chain->in_c[0] = ssc_port_make(chain->shared_arena.base + 8388608, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); chain->in_c[0].frame_of = 1 + 0;
+    chain->in_c[1] = ssc_port_make(chain->shared_arena.base + 10485760, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); chain->in_c[1].frame_of = 1 + 1;
+    chain->in_c[2] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1); chain->in_c[2].frame_of = 1 + 2;
+    chain->out_c[0] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->in_g0[0] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 5, 5);
+    chain->out_g0[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->in_e0[0] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->in_e0[1] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->out_e0[0] = ssc_port_make(chain->shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->in_l1[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
+    chain->out_l1[0] = ssc_port_make(chain->shared_arena.base + 12582912, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_g1[0] = ssc_port_make(chain->shared_arena.base + 12582912, SSC_FLOAT, 512, 512, 1, 1, 5, 5);
+    chain->out_g1[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_e1[0] = ssc_port_make(chain->shared_arena.base + 12582912, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_e1[1] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->out_e1[0] = ssc_port_make(chain->shared_arena.base + 6291456, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_l2[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
+    chain->out_l2[0] = ssc_port_make(chain->shared_arena.base + 14680064, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_g2[0] = ssc_port_make(chain->shared_arena.base + 14680064, SSC_FLOAT, 256, 256, 1, 1, 5, 5);
+    chain->out_g2[0] = ssc_port_make(chain->shared_arena.base + 14942208, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_r1[0] = ssc_port_make(chain->shared_arena.base + 14942208, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_r1[1] = ssc_port_make(chain->shared_arena.base + 6291456, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
+    chain->out_r1[0] = ssc_port_make(chain->shared_arena.base + 7340032, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
+    chain->in_r0[0] = ssc_port_make(chain->shared_arena.base + 7340032, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_r0[1] = ssc_port_make(chain->shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
+    chain->out_r0[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
+    chain->in_to_archive[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->out_to_archive[0] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); chain->out_to_archive[0].frame_of = 1 + 14;
+    chain->in_archive[0] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_USHORT, 1024, 1024, 1, 1, 1, 1); chain->in_archive[0].frame_of = 1 + 14;
+    chain->in_to_display[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->out_to_display[0] = ssc_port_make(chain->shared_arena.base + 12582912, SSC_UCHAR, 1024, 1024, 1, 1, 1, 1); chain->out_to_display[0].frame_of = 1 + 16;
+    chain->in_display[0] = ssc_port_make(chain->shared_arena.base + 12582912, SSC_UCHAR, 1024, 1024, 1, 1, 1, 1); chain->in_display[0].frame_of = 1 + 16;
+    chain->in_p1[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 2, 2, 1, 1);
+    chain->out_p1[0] = ssc_port_make(chain->shared_arena.base + 13631488, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_p2[0] = ssc_port_make(chain->shared_arena.base + 13631488, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
+    chain->out_p2[0] = ssc_port_make(chain->shared_arena.base + 15204352, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_to_preview[0] = ssc_port_make(chain->shared_arena.base + 15204352, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->out_to_preview[0] = ssc_port_make(chain->shared_arena.base + 15466496, SSC_UCHAR, 256, 256, 1, 1, 1, 1); chain->out_to_preview[0].frame_of = 1 + 20;
+    chain->in_preview[0] = ssc_port_make(chain->shared_arena.base + 15466496, SSC_UCHAR, 256, 256, 1, 1, 1, 1); chain->in_preview[0].frame_of = 1 + 20;
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_raw_0], "raw.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, NULL, 0, out_raw, 1);
-    ssc_box_init(&boxes[BOX_raw_1], "raw.1", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, NULL, 0, out_raw, 1);
-    ssc_box_init(&boxes[BOX_dark_0], "dark.0", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, NULL, 0, out_dark, 1);
-    ssc_box_init(&boxes[BOX_dark_1], "dark.1", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, NULL, 0, out_dark, 1);
-    ssc_box_init(&boxes[BOX_gain_0], "gain.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, NULL, 0, out_gain, 1);
-    ssc_box_init(&boxes[BOX_gain_1], "gain.1", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, NULL, 0, out_gain, 1);
-    ssc_box_init(&boxes[BOX_c_0], "c.0", def_c, 0, 3, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_c, 3, out_c, 1);
-    ssc_box_init(&boxes[BOX_c_1], "c.1", def_c, 0, 3, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_c, 3, out_c, 1);
-    ssc_box_init(&boxes[BOX_g0_0], "g0.0", def_gauss5, 0, 4, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_g0, 1, out_g0, 1);
-    ssc_box_init(&boxes[BOX_g0_1], "g0.1", def_gauss5, 0, 4, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_g0, 1, out_g0, 1);
-    ssc_box_init(&boxes[BOX_e0_0], "e0.0", def_e0, 0, 5, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_e0, 2, out_e0, 1);
-    ssc_box_init(&boxes[BOX_e0_1], "e0.1", def_e0, 0, 5, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_e0, 2, out_e0, 1);
-    ssc_box_init(&boxes[BOX_l1_0], "l1.0", def_l1, 0, 6, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_l1, 1, out_l1, 1);
-    ssc_box_init(&boxes[BOX_l1_1], "l1.1", def_l1, 0, 6, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_l1, 1, out_l1, 1);
-    ssc_box_init(&boxes[BOX_g1_0], "g1.0", def_gauss5, 0, 7, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_g1, 1, out_g1, 1);
-    ssc_box_init(&boxes[BOX_g1_1], "g1.1", def_gauss5, 0, 7, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_g1, 1, out_g1, 1);
-    ssc_box_init(&boxes[BOX_e1_0], "e1.0", def_e0, 0, 8, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_e1, 2, out_e1, 1);
-    ssc_box_init(&boxes[BOX_e1_1], "e1.1", def_e0, 0, 8, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_e1, 2, out_e1, 1);
-    ssc_box_init(&boxes[BOX_l2_0], "l2.0", def_l1, 0, 9, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_l2, 1, out_l2, 1);
-    ssc_box_init(&boxes[BOX_l2_1], "l2.1", def_l1, 0, 9, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_l2, 1, out_l2, 1);
-    ssc_box_init(&boxes[BOX_g2_0], "g2.0", def_gauss5, 0, 10, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_g2, 1, out_g2, 1);
-    ssc_box_init(&boxes[BOX_g2_1], "g2.1", def_gauss5, 0, 10, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_g2, 1, out_g2, 1);
-    ssc_box_init(&boxes[BOX_r1_0], "r1.0", def_r1, 0, 11, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_r1, 2, out_r1, 1);
-    ssc_box_init(&boxes[BOX_r1_1], "r1.1", def_r1, 0, 11, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_r1, 2, out_r1, 1);
-    ssc_box_init(&boxes[BOX_r0_0], "r0.0", def_r0, 0, 12, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_r0, 2, out_r0, 1);
-    ssc_box_init(&boxes[BOX_r0_1], "r0.1", def_r0, 0, 12, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_r0, 2, out_r0, 1);
-    ssc_box_init(&boxes[BOX_to_archive_0], "to_archive.0", def_to_archive, 0, 13, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_to_archive, 1, out_to_archive, 1);
-    ssc_box_init(&boxes[BOX_to_archive_1], "to_archive.1", def_to_archive, 0, 13, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_to_archive, 1, out_to_archive, 1);
-    ssc_box_init(&boxes[BOX_archive_0], "archive.0", func_sink, SSC_BOX_SINK, 14, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_archive, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_archive_1], "archive.1", func_sink, SSC_BOX_SINK, 14, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_archive, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_to_display_0], "to_display.0", def_to8, 0, 15, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_to_display, 1, out_to_display, 1);
-    ssc_box_init(&boxes[BOX_to_display_1], "to_display.1", def_to8, 0, 15, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_to_display, 1, out_to_display, 1);
-    ssc_box_init(&boxes[BOX_display_0], "display.0", func_sink, SSC_BOX_SINK, 16, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_display, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_display_1], "display.1", func_sink, SSC_BOX_SINK, 16, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_display, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_p1_0], "p1.0", def_l1, 0, 17, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_p1, 1, out_p1, 1);
-    ssc_box_init(&boxes[BOX_p1_1], "p1.1", def_l1, 0, 17, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_p1, 1, out_p1, 1);
-    ssc_box_init(&boxes[BOX_p2_0], "p2.0", def_l1, 0, 18, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_p2, 1, out_p2, 1);
-    ssc_box_init(&boxes[BOX_p2_1], "p2.1", def_l1, 0, 18, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_p2, 1, out_p2, 1);
-    ssc_box_init(&boxes[BOX_to_preview_0], "to_preview.0", def_to8, 0, 19, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_to_preview, 1, out_to_preview, 1);
-    ssc_box_init(&boxes[BOX_to_preview_1], "to_preview.1", def_to8, 0, 19, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_to_preview, 1, out_to_preview, 1);
-    ssc_box_init(&boxes[BOX_preview_0], "preview.0", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_preview, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_preview_1], "preview.1", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_preview, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_raw_0], "raw.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, NULL, 0, chain->out_raw, 1);
+    ssc_box_init(&chain->boxes[BOX_raw_1], "raw.1", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, NULL, 0, chain->out_raw, 1);
+    ssc_box_init(&chain->boxes[BOX_dark_0], "dark.0", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, NULL, 0, chain->out_dark, 1);
+    ssc_box_init(&chain->boxes[BOX_dark_1], "dark.1", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, NULL, 0, chain->out_dark, 1);
+    ssc_box_init(&chain->boxes[BOX_gain_0], "gain.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, NULL, 0, chain->out_gain, 1);
+    ssc_box_init(&chain->boxes[BOX_gain_1], "gain.1", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, NULL, 0, chain->out_gain, 1);
+    ssc_box_init(&chain->boxes[BOX_c_0], "c.0", def_c, 0, 3, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, chain->in_c, 3, chain->out_c, 1);
+    ssc_box_init(&chain->boxes[BOX_c_1], "c.1", def_c, 0, 3, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, chain->in_c, 3, chain->out_c, 1);
+    ssc_box_init(&chain->boxes[BOX_g0_0], "g0.0", def_gauss5, 0, 4, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, chain->in_g0, 1, chain->out_g0, 1);
+    ssc_box_init(&chain->boxes[BOX_g0_1], "g0.1", def_gauss5, 0, 4, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, chain->in_g0, 1, chain->out_g0, 1);
+    ssc_box_init(&chain->boxes[BOX_e0_0], "e0.0", def_e0, 0, 5, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, chain->in_e0, 2, chain->out_e0, 1);
+    ssc_box_init(&chain->boxes[BOX_e0_1], "e0.1", def_e0, 0, 5, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, chain->in_e0, 2, chain->out_e0, 1);
+    ssc_box_init(&chain->boxes[BOX_l1_0], "l1.0", def_l1, 0, 6, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_l1, 1, chain->out_l1, 1);
+    ssc_box_init(&chain->boxes[BOX_l1_1], "l1.1", def_l1, 0, 6, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_l1, 1, chain->out_l1, 1);
+    ssc_box_init(&chain->boxes[BOX_g1_0], "g1.0", def_gauss5, 0, 7, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_g1, 1, chain->out_g1, 1);
+    ssc_box_init(&chain->boxes[BOX_g1_1], "g1.1", def_gauss5, 0, 7, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_g1, 1, chain->out_g1, 1);
+    ssc_box_init(&chain->boxes[BOX_e1_0], "e1.0", def_e0, 0, 8, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_e1, 2, chain->out_e1, 1);
+    ssc_box_init(&chain->boxes[BOX_e1_1], "e1.1", def_e0, 0, 8, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_e1, 2, chain->out_e1, 1);
+    ssc_box_init(&chain->boxes[BOX_l2_0], "l2.0", def_l1, 0, 9, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_l2, 1, chain->out_l2, 1);
+    ssc_box_init(&chain->boxes[BOX_l2_1], "l2.1", def_l1, 0, 9, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_l2, 1, chain->out_l2, 1);
+    ssc_box_init(&chain->boxes[BOX_g2_0], "g2.0", def_gauss5, 0, 10, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_g2, 1, chain->out_g2, 1);
+    ssc_box_init(&chain->boxes[BOX_g2_1], "g2.1", def_gauss5, 0, 10, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_g2, 1, chain->out_g2, 1);
+    ssc_box_init(&chain->boxes[BOX_r1_0], "r1.0", def_r1, 0, 11, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_r1, 2, chain->out_r1, 1);
+    ssc_box_init(&chain->boxes[BOX_r1_1], "r1.1", def_r1, 0, 11, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_r1, 2, chain->out_r1, 1);
+    ssc_box_init(&chain->boxes[BOX_r0_0], "r0.0", def_r0, 0, 12, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_r0, 2, chain->out_r0, 1);
+    ssc_box_init(&chain->boxes[BOX_r0_1], "r0.1", def_r0, 0, 12, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_r0, 2, chain->out_r0, 1);
+    ssc_box_init(&chain->boxes[BOX_to_archive_0], "to_archive.0", def_to_archive, 0, 13, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, chain->in_to_archive, 1, chain->out_to_archive, 1);
+    ssc_box_init(&chain->boxes[BOX_to_archive_1], "to_archive.1", def_to_archive, 0, 13, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, chain->in_to_archive, 1, chain->out_to_archive, 1);
+    ssc_box_init(&chain->boxes[BOX_archive_0], "archive.0", func_sink, SSC_BOX_SINK, 14, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, chain->in_archive, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_archive_1], "archive.1", func_sink, SSC_BOX_SINK, 14, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, chain->in_archive, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_to_display_0], "to_display.0", def_to8, 0, 15, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, chain->in_to_display, 1, chain->out_to_display, 1);
+    ssc_box_init(&chain->boxes[BOX_to_display_1], "to_display.1", def_to8, 0, 15, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, chain->in_to_display, 1, chain->out_to_display, 1);
+    ssc_box_init(&chain->boxes[BOX_display_0], "display.0", func_sink, SSC_BOX_SINK, 16, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, chain->in_display, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_display_1], "display.1", func_sink, SSC_BOX_SINK, 16, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, chain->in_display, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_p1_0], "p1.0", def_l1, 0, 17, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_p1, 1, chain->out_p1, 1);
+    ssc_box_init(&chain->boxes[BOX_p1_1], "p1.1", def_l1, 0, 17, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_p1, 1, chain->out_p1, 1);
+    ssc_box_init(&chain->boxes[BOX_p2_0], "p2.0", def_l1, 0, 18, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_p2, 1, chain->out_p2, 1);
+    ssc_box_init(&chain->boxes[BOX_p2_1], "p2.1", def_l1, 0, 18, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_p2, 1, chain->out_p2, 1);
+    ssc_box_init(&chain->boxes[BOX_to_preview_0], "to_preview.0", def_to8, 0, 19, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_to_preview, 1, chain->out_to_preview, 1);
+    ssc_box_init(&chain->boxes[BOX_to_preview_1], "to_preview.1", def_to8, 0, 19, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_to_preview, 1, chain->out_to_preview, 1);
+    ssc_box_init(&chain->boxes[BOX_preview_0], "preview.0", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_preview, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_preview_1], "preview.1", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_preview, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s9);
-        ssc_E(t, &boxes[BOX_raw_0]);
-        ssc_E(t, &boxes[BOX_dark_0]);
-        ssc_W(t, &sig_s10);
-        ssc_E(t, &boxes[BOX_gain_0]);
-        ssc_W(t, &sig_s11);
-        ssc_E(t, &boxes[BOX_c_0]);
-        ssc_S(t, &sig_s0);
-        ssc_W(t, &sig_s6);
-        ssc_E(t, &boxes[BOX_g0_0]);
-        ssc_E(t, &boxes[BOX_e0_0]);
-        ssc_E(t, &boxes[BOX_l1_0]);
-        ssc_S(t, &sig_s1);
-        ssc_W(t, &sig_s7);
-        ssc_E(t, &boxes[BOX_g1_0]);
-        ssc_E(t, &boxes[BOX_e1_0]);
-        ssc_E(t, &boxes[BOX_l2_0]);
-        ssc_S(t, &sig_s2);
-        ssc_W(t, &sig_s8);
-        ssc_E(t, &boxes[BOX_g2_0]);
-        ssc_E(t, &boxes[BOX_r1_0]);
-        ssc_E(t, &boxes[BOX_r0_0]);
-        ssc_S(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_to_display_0]);
-        ssc_E(t, &boxes[BOX_display_0]);
-        ssc_E(t, &boxes[BOX_p1_0]);
-        ssc_E(t, &boxes[BOX_to_archive_0]);
-        ssc_S(t, &sig_s4);
-        ssc_E(t, &boxes[BOX_archive_0]);
-        ssc_S(t, &sig_s5);
-        ssc_E(t, &boxes[BOX_p2_0]);
-        ssc_E(t, &boxes[BOX_to_preview_0]);
-        ssc_E(t, &boxes[BOX_preview_0]);
+        ssc_W(t, &chain->sig_s9);
+        ssc_E(t, &chain->boxes[BOX_raw_0]);
+        ssc_E(t, &chain->boxes[BOX_dark_0]);
+        ssc_W(t, &chain->sig_s10);
+        ssc_E(t, &chain->boxes[BOX_gain_0]);
+        ssc_W(t, &chain->sig_s11);
+        ssc_E(t, &chain->boxes[BOX_c_0]);
+        ssc_S(t, &chain->sig_s0);
+        ssc_W(t, &chain->sig_s6);
+        ssc_E(t, &chain->boxes[BOX_g0_0]);
+        ssc_E(t, &chain->boxes[BOX_e0_0]);
+        ssc_E(t, &chain->boxes[BOX_l1_0]);
+        ssc_S(t, &chain->sig_s1);
+        ssc_W(t, &chain->sig_s7);
+        ssc_E(t, &chain->boxes[BOX_g1_0]);
+        ssc_E(t, &chain->boxes[BOX_e1_0]);
+        ssc_E(t, &chain->boxes[BOX_l2_0]);
+        ssc_S(t, &chain->sig_s2);
+        ssc_W(t, &chain->sig_s8);
+        ssc_E(t, &chain->boxes[BOX_g2_0]);
+        ssc_E(t, &chain->boxes[BOX_r1_0]);
+        ssc_E(t, &chain->boxes[BOX_r0_0]);
+        ssc_S(t, &chain->sig_s3);
+        ssc_E(t, &chain->boxes[BOX_to_display_0]);
+        ssc_E(t, &chain->boxes[BOX_display_0]);
+        ssc_E(t, &chain->boxes[BOX_p1_0]);
+        ssc_E(t, &chain->boxes[BOX_to_archive_0]);
+        ssc_S(t, &chain->sig_s4);
+        ssc_E(t, &chain->boxes[BOX_archive_0]);
+        ssc_S(t, &chain->sig_s5);
+        ssc_E(t, &chain->boxes[BOX_p2_0]);
+        ssc_E(t, &chain->boxes[BOX_to_preview_0]);
+        ssc_E(t, &chain->boxes[BOX_preview_0]);
         ssc_iteration_end(t);
     }
 }
 
 static void thread_thread1(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_raw_1]);
-        ssc_E(t, &boxes[BOX_dark_1]);
-        ssc_W(t, &sig_s4);
-        ssc_E(t, &boxes[BOX_gain_1]);
-        ssc_W(t, &sig_s5);
-        ssc_E(t, &boxes[BOX_c_1]);
-        ssc_S(t, &sig_s6);
-        ssc_W(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_g0_1]);
-        ssc_E(t, &boxes[BOX_e0_1]);
-        ssc_E(t, &boxes[BOX_l1_1]);
-        ssc_S(t, &sig_s7);
-        ssc_W(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_g1_1]);
-        ssc_E(t, &boxes[BOX_e1_1]);
-        ssc_E(t, &boxes[BOX_l2_1]);
-        ssc_S(t, &sig_s8);
-        ssc_W(t, &sig_s2);
-        ssc_E(t, &boxes[BOX_g2_1]);
-        ssc_E(t, &boxes[BOX_r1_1]);
-        ssc_E(t, &boxes[BOX_r0_1]);
-        ssc_S(t, &sig_s9);
-        ssc_E(t, &boxes[BOX_to_display_1]);
-        ssc_E(t, &boxes[BOX_display_1]);
-        ssc_E(t, &boxes[BOX_p1_1]);
-        ssc_E(t, &boxes[BOX_to_archive_1]);
-        ssc_S(t, &sig_s10);
-        ssc_E(t, &boxes[BOX_archive_1]);
-        ssc_S(t, &sig_s11);
-        ssc_E(t, &boxes[BOX_p2_1]);
-        ssc_E(t, &boxes[BOX_to_preview_1]);
-        ssc_E(t, &boxes[BOX_preview_1]);
+        ssc_W(t, &chain->sig_s3);
+        ssc_E(t, &chain->boxes[BOX_raw_1]);
+        ssc_E(t, &chain->boxes[BOX_dark_1]);
+        ssc_W(t, &chain->sig_s4);
+        ssc_E(t, &chain->boxes[BOX_gain_1]);
+        ssc_W(t, &chain->sig_s5);
+        ssc_E(t, &chain->boxes[BOX_c_1]);
+        ssc_S(t, &chain->sig_s6);
+        ssc_W(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_g0_1]);
+        ssc_E(t, &chain->boxes[BOX_e0_1]);
+        ssc_E(t, &chain->boxes[BOX_l1_1]);
+        ssc_S(t, &chain->sig_s7);
+        ssc_W(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_g1_1]);
+        ssc_E(t, &chain->boxes[BOX_e1_1]);
+        ssc_E(t, &chain->boxes[BOX_l2_1]);
+        ssc_S(t, &chain->sig_s8);
+        ssc_W(t, &chain->sig_s2);
+        ssc_E(t, &chain->boxes[BOX_g2_1]);
+        ssc_E(t, &chain->boxes[BOX_r1_1]);
+        ssc_E(t, &chain->boxes[BOX_r0_1]);
+        ssc_S(t, &chain->sig_s9);
+        ssc_E(t, &chain->boxes[BOX_to_display_1]);
+        ssc_E(t, &chain->boxes[BOX_display_1]);
+        ssc_E(t, &chain->boxes[BOX_p1_1]);
+        ssc_E(t, &chain->boxes[BOX_to_archive_1]);
+        ssc_S(t, &chain->sig_s10);
+        ssc_E(t, &chain->boxes[BOX_archive_1]);
+        ssc_S(t, &chain->sig_s11);
+        ssc_E(t, &chain->boxes[BOX_p2_1]);
+        ssc_E(t, &chain->boxes[BOX_to_preview_1]);
+        ssc_E(t, &chain->boxes[BOX_preview_1]);
         ssc_iteration_end(t);
     }
 }
@@ -536,21 +543,21 @@ static void thread_thread1(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 15532032, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 15532032, huge_pages)))
         return status;
-    init_signals();
-    init_ports();
-    init_boxes();
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
@@ -586,12 +593,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

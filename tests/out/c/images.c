@@ -122,22 +122,28 @@ static void def_func_gain(const ssc_call *call)
 enum { N_THREADS = 2, N_BOXES = 18 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 30720 bytes */
-static ssc_signal sig_s0, sig_s1, sig_s2, sig_s3;
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port out_image[1];
-static ssc_port out_flat[1];
-static ssc_port out_mask[1];
-static ssc_port in_brighter[1];
-static ssc_port out_brighter[1];
-static ssc_port in_smooth[1];
-static ssc_port out_smooth[1];
-static ssc_port in_same[1];
-static ssc_port out_same[1];
-static ssc_port in_out[1];
-static ssc_port in_flatout[1];
-static ssc_port in_maskout[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 30720 bytes */
+    ssc_signal sig_s0, sig_s1, sig_s2, sig_s3;
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port out_image[1];
+    ssc_port out_flat[1];
+    ssc_port out_mask[1];
+    ssc_port in_brighter[1];
+    ssc_port out_brighter[1];
+    ssc_port in_smooth[1];
+    ssc_port out_smooth[1];
+    ssc_port in_same[1];
+    ssc_port out_same[1];
+    ssc_port in_out[1];
+    ssc_port in_flatout[1];
+    ssc_port in_maskout[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_image_0,  /* image.0 [0, 0]:[64, 24] */
@@ -159,96 +165,97 @@ enum {
     BOX_maskout_0,  /* maskout.0 [0, 0]:[64, 24] */
     BOX_maskout_1,  /* maskout.1 [0, 24]:[64, 48] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 1788, 1788, 3157, 3157, 0, 0, 2286, 2286, 4126, 4126, 893, 893, 2488, 2488, 4850, 4850, 1122, 1122 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
-    ssc_signal_init_named(&sig_s0, 0, "s0");
-    ssc_signal_init_named(&sig_s1, 1, "s1");
-    ssc_signal_init_named(&sig_s2, 0, "s2");
-    ssc_signal_init_named(&sig_s3, 1, "s3");
+    ssc_signal_init_named(&chain->sig_s0, 0, "s0");
+    ssc_signal_init_named(&chain->sig_s1, 1, "s1");
+    ssc_signal_init_named(&chain->sig_s2, 0, "s2");
+    ssc_signal_init_named(&chain->sig_s3, 1, "s3");
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    out_image[0] = ssc_port_make(shared_arena.base + 12288, SSC_USHORT, 64, 48, 1, 1, 1, 1); out_image[0].frame_of = 1 + 0;
-    out_flat[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1); out_flat[0].frame_of = 1 + 1;
-    out_mask[0] = ssc_port_make(shared_arena.base + 24576, SSC_UCHAR, 64, 48, 1, 1, 1, 1); out_mask[0].frame_of = 1 + 2;
-    in_brighter[0] = ssc_port_make(shared_arena.base + 12288, SSC_USHORT, 64, 48, 1, 1, 1, 1); in_brighter[0].frame_of = 1 + 0;
-    out_brighter[0] = ssc_port_make(shared_arena.base + 18432, SSC_USHORT, 64, 48, 1, 1, 1, 1);
-    in_smooth[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 3, 3); in_smooth[0].frame_of = 1 + 1;
-    out_smooth[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_same[0] = ssc_port_make(shared_arena.base + 24576, SSC_UCHAR, 64, 48, 1, 1, 1, 1); in_same[0].frame_of = 1 + 2;
-    out_same[0] = ssc_port_make(shared_arena.base + 27648, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
-    in_out[0] = ssc_port_make(shared_arena.base + 18432, SSC_USHORT, 64, 48, 1, 1, 1, 1);
-    in_flatout[0] = ssc_port_make(shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1);
-    in_maskout[0] = ssc_port_make(shared_arena.base + 27648, SSC_UCHAR, 64, 48, 1, 1, 1, 1);
+    chain->out_image[0] = ssc_port_make(chain->shared_arena.base + 12288, SSC_USHORT, 64, 48, 1, 1, 1, 1); chain->out_image[0].frame_of = 1 + 0;
+    chain->out_flat[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 1, 1); chain->out_flat[0].frame_of = 1 + 1;
+    chain->out_mask[0] = ssc_port_make(chain->shared_arena.base + 24576, SSC_UCHAR, 64, 48, 1, 1, 1, 1); chain->out_mask[0].frame_of = 1 + 2;
+    chain->in_brighter[0] = ssc_port_make(chain->shared_arena.base + 12288, SSC_USHORT, 64, 48, 1, 1, 1, 1); chain->in_brighter[0].frame_of = 1 + 0;
+    chain->out_brighter[0] = ssc_port_make(chain->shared_arena.base + 18432, SSC_USHORT, 64, 48, 1, 1, 1, 1); chain->out_brighter[0].frame_of = 1 + 6;
+    chain->in_smooth[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 64, 48, 1, 1, 3, 3); chain->in_smooth[0].frame_of = 1 + 1;
+    chain->out_smooth[0] = ssc_port_make(chain->shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1); chain->out_smooth[0].frame_of = 1 + 7;
+    chain->in_same[0] = ssc_port_make(chain->shared_arena.base + 24576, SSC_UCHAR, 64, 48, 1, 1, 1, 1); chain->in_same[0].frame_of = 1 + 2;
+    chain->out_same[0] = ssc_port_make(chain->shared_arena.base + 27648, SSC_UCHAR, 64, 48, 1, 1, 1, 1); chain->out_same[0].frame_of = 1 + 8;
+    chain->in_out[0] = ssc_port_make(chain->shared_arena.base + 18432, SSC_USHORT, 64, 48, 1, 1, 1, 1); chain->in_out[0].frame_of = 1 + 6;
+    chain->in_flatout[0] = ssc_port_make(chain->shared_arena.base + 12288, SSC_FLOAT, 64, 48, 1, 1, 1, 1); chain->in_flatout[0].frame_of = 1 + 7;
+    chain->in_maskout[0] = ssc_port_make(chain->shared_arena.base + 27648, SSC_UCHAR, 64, 48, 1, 1, 1, 1); chain->in_maskout[0].frame_of = 1 + 8;
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_image_0], "image.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 64, 24 }, 64, 48, NULL, 0, out_image, 1);
-    ssc_box_init(&boxes[BOX_image_1], "image.1", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 24, 64, 48 }, 64, 48, NULL, 0, out_image, 1);
-    ssc_box_init(&boxes[BOX_flat_0], "flat.0", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 0, 64, 24 }, 64, 48, NULL, 0, out_flat, 1);
-    ssc_box_init(&boxes[BOX_flat_1], "flat.1", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 24, 64, 48 }, 64, 48, NULL, 0, out_flat, 1);
-    ssc_box_init(&boxes[BOX_mask_0], "mask.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 64, 24 }, 64, 48, NULL, 0, out_mask, 1);
-    ssc_box_init(&boxes[BOX_mask_1], "mask.1", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 24, 64, 48 }, 64, 48, NULL, 0, out_mask, 1);
-    ssc_box_init(&boxes[BOX_brighter_0], "brighter.0", def_func_gain, 0, 3, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_brighter, 1, out_brighter, 1);
-    ssc_box_init(&boxes[BOX_brighter_1], "brighter.1", def_func_gain, 0, 3, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_brighter, 1, out_brighter, 1);
-    ssc_box_init(&boxes[BOX_smooth_0], "smooth.0", def_func_conv, 0, 4, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_smooth, 1, out_smooth, 1);
-    ssc_box_init(&boxes[BOX_smooth_1], "smooth.1", def_func_conv, 0, 4, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_smooth, 1, out_smooth, 1);
-    ssc_box_init(&boxes[BOX_same_0], "same.0", def_func_copy, 0, 5, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_same, 1, out_same, 1);
-    ssc_box_init(&boxes[BOX_same_1], "same.1", def_func_copy, 0, 5, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_same, 1, out_same, 1);
-    ssc_box_init(&boxes[BOX_out_0], "out.0", func_sink, SSC_BOX_SINK, 6, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_out, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_out_1], "out.1", func_sink, SSC_BOX_SINK, 6, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_out, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_flatout_0], "flatout.0", func_sink, SSC_BOX_SINK, 7, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_flatout, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_flatout_1], "flatout.1", func_sink, SSC_BOX_SINK, 7, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_flatout, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_maskout_0], "maskout.0", func_sink, SSC_BOX_SINK, 8, (ssc_region){ 0, 0, 64, 24 }, 64, 48, in_maskout, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_maskout_1], "maskout.1", func_sink, SSC_BOX_SINK, 8, (ssc_region){ 0, 24, 64, 48 }, 64, 48, in_maskout, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_image_0], "image.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 64, 24 }, 64, 48, NULL, 0, chain->out_image, 1);
+    ssc_box_init(&chain->boxes[BOX_image_1], "image.1", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 24, 64, 48 }, 64, 48, NULL, 0, chain->out_image, 1);
+    ssc_box_init(&chain->boxes[BOX_flat_0], "flat.0", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 0, 64, 24 }, 64, 48, NULL, 0, chain->out_flat, 1);
+    ssc_box_init(&chain->boxes[BOX_flat_1], "flat.1", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 24, 64, 48 }, 64, 48, NULL, 0, chain->out_flat, 1);
+    ssc_box_init(&chain->boxes[BOX_mask_0], "mask.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 64, 24 }, 64, 48, NULL, 0, chain->out_mask, 1);
+    ssc_box_init(&chain->boxes[BOX_mask_1], "mask.1", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 24, 64, 48 }, 64, 48, NULL, 0, chain->out_mask, 1);
+    ssc_box_init(&chain->boxes[BOX_brighter_0], "brighter.0", def_func_gain, 0, 3, (ssc_region){ 0, 0, 64, 24 }, 64, 48, chain->in_brighter, 1, chain->out_brighter, 1);
+    ssc_box_init(&chain->boxes[BOX_brighter_1], "brighter.1", def_func_gain, 0, 3, (ssc_region){ 0, 24, 64, 48 }, 64, 48, chain->in_brighter, 1, chain->out_brighter, 1);
+    ssc_box_init(&chain->boxes[BOX_smooth_0], "smooth.0", def_func_conv, 0, 4, (ssc_region){ 0, 0, 64, 24 }, 64, 48, chain->in_smooth, 1, chain->out_smooth, 1);
+    ssc_box_init(&chain->boxes[BOX_smooth_1], "smooth.1", def_func_conv, 0, 4, (ssc_region){ 0, 24, 64, 48 }, 64, 48, chain->in_smooth, 1, chain->out_smooth, 1);
+    ssc_box_init(&chain->boxes[BOX_same_0], "same.0", def_func_copy, 0, 5, (ssc_region){ 0, 0, 64, 24 }, 64, 48, chain->in_same, 1, chain->out_same, 1);
+    ssc_box_init(&chain->boxes[BOX_same_1], "same.1", def_func_copy, 0, 5, (ssc_region){ 0, 24, 64, 48 }, 64, 48, chain->in_same, 1, chain->out_same, 1);
+    ssc_box_init(&chain->boxes[BOX_out_0], "out.0", func_sink, SSC_BOX_SINK, 6, (ssc_region){ 0, 0, 64, 24 }, 64, 48, chain->in_out, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_out_1], "out.1", func_sink, SSC_BOX_SINK, 6, (ssc_region){ 0, 24, 64, 48 }, 64, 48, chain->in_out, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_flatout_0], "flatout.0", func_sink, SSC_BOX_SINK, 7, (ssc_region){ 0, 0, 64, 24 }, 64, 48, chain->in_flatout, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_flatout_1], "flatout.1", func_sink, SSC_BOX_SINK, 7, (ssc_region){ 0, 24, 64, 48 }, 64, 48, chain->in_flatout, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_maskout_0], "maskout.0", func_sink, SSC_BOX_SINK, 8, (ssc_region){ 0, 0, 64, 24 }, 64, 48, chain->in_maskout, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_maskout_1], "maskout.1", func_sink, SSC_BOX_SINK, 8, (ssc_region){ 0, 24, 64, 48 }, 64, 48, chain->in_maskout, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_E(t, &boxes[BOX_mask_0]);
-        ssc_E(t, &boxes[BOX_same_0]);
-        ssc_E(t, &boxes[BOX_maskout_0]);
-        ssc_W(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_image_0]);
-        ssc_E(t, &boxes[BOX_brighter_0]);
-        ssc_E(t, &boxes[BOX_out_0]);
-        ssc_E(t, &boxes[BOX_flat_0]);
-        ssc_S(t, &sig_s0);
-        ssc_W(t, &sig_s2);
-        ssc_E(t, &boxes[BOX_smooth_0]);
-        ssc_E(t, &boxes[BOX_flatout_0]);
-        ssc_S(t, &sig_s1);
+        ssc_E(t, &chain->boxes[BOX_mask_0]);
+        ssc_E(t, &chain->boxes[BOX_same_0]);
+        ssc_E(t, &chain->boxes[BOX_maskout_0]);
+        ssc_W(t, &chain->sig_s3);
+        ssc_E(t, &chain->boxes[BOX_image_0]);
+        ssc_E(t, &chain->boxes[BOX_brighter_0]);
+        ssc_E(t, &chain->boxes[BOX_out_0]);
+        ssc_E(t, &chain->boxes[BOX_flat_0]);
+        ssc_S(t, &chain->sig_s0);
+        ssc_W(t, &chain->sig_s2);
+        ssc_E(t, &chain->boxes[BOX_smooth_0]);
+        ssc_E(t, &chain->boxes[BOX_flatout_0]);
+        ssc_S(t, &chain->sig_s1);
         ssc_iteration_end(t);
     }
 }
 
 static void thread_thread1(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_E(t, &boxes[BOX_mask_1]);
-        ssc_E(t, &boxes[BOX_same_1]);
-        ssc_E(t, &boxes[BOX_maskout_1]);
-        ssc_W(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_image_1]);
-        ssc_E(t, &boxes[BOX_brighter_1]);
-        ssc_E(t, &boxes[BOX_out_1]);
-        ssc_E(t, &boxes[BOX_flat_1]);
-        ssc_S(t, &sig_s2);
-        ssc_W(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_smooth_1]);
-        ssc_E(t, &boxes[BOX_flatout_1]);
-        ssc_S(t, &sig_s3);
+        ssc_E(t, &chain->boxes[BOX_mask_1]);
+        ssc_E(t, &chain->boxes[BOX_same_1]);
+        ssc_E(t, &chain->boxes[BOX_maskout_1]);
+        ssc_W(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_image_1]);
+        ssc_E(t, &chain->boxes[BOX_brighter_1]);
+        ssc_E(t, &chain->boxes[BOX_out_1]);
+        ssc_E(t, &chain->boxes[BOX_flat_1]);
+        ssc_S(t, &chain->sig_s2);
+        ssc_W(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_smooth_1]);
+        ssc_E(t, &chain->boxes[BOX_flatout_1]);
+        ssc_S(t, &chain->sig_s3);
         ssc_iteration_end(t);
     }
 }
@@ -257,21 +264,21 @@ static void thread_thread1(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 30720, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 30720, huge_pages)))
         return status;
-    init_signals();
-    init_ports();
-    init_boxes();
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
@@ -307,12 +314,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

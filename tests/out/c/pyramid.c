@@ -193,28 +193,34 @@ static void def_func_up(const ssc_call *call)
 enum { N_THREADS = 2, N_BOXES = 18 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 507904 bytes */
-static ssc_signal sig_s0, sig_s1, sig_s2, sig_s3;
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port out_src[1];
-static ssc_port in_half[1];
-static ssc_port out_half[1];
-static ssc_port in_f1[1];
-static ssc_port out_f1[1];
-static ssc_port in_quarter[1];
-static ssc_port out_quarter[1];
-static ssc_port in_f2[1];
-static ssc_port out_f2[1];
-static ssc_port in_back1[1];
-static ssc_port out_back1[1];
-static ssc_port in_add1[2];
-static ssc_port out_add1[1];
-static ssc_port in_back0[1];
-static ssc_port out_back0[1];
-static ssc_port in_add0[2];
-static ssc_port out_add0[1];
-static ssc_port in_out[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 507904 bytes */
+    ssc_signal sig_s0, sig_s1, sig_s2, sig_s3;
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port out_src[1];
+    ssc_port in_half[1];
+    ssc_port out_half[1];
+    ssc_port in_f1[1];
+    ssc_port out_f1[1];
+    ssc_port in_quarter[1];
+    ssc_port out_quarter[1];
+    ssc_port in_f2[1];
+    ssc_port out_f2[1];
+    ssc_port in_back1[1];
+    ssc_port out_back1[1];
+    ssc_port in_add1[2];
+    ssc_port out_add1[1];
+    ssc_port in_back0[1];
+    ssc_port out_back0[1];
+    ssc_port in_add0[2];
+    ssc_port out_add0[1];
+    ssc_port in_out[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_src_0,  /* src.0 [0, 0]:[256, 256] */
@@ -236,104 +242,105 @@ enum {
     BOX_add0_1,  /* add0.1 [0, 128]:[256, 256] */
     BOX_out_0,  /* out.0 [0, 0]:[256, 256] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 0, 21274, 24506, 27739, 28617, 32332, 33210, 34191, 34018, 36537, 36364, 37889, 37717, 40317, 40145, 45725, 45553, 58290 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
-    ssc_signal_init_named(&sig_s0, 0, "s0");
-    ssc_signal_init_named(&sig_s1, 0, "s1");
-    ssc_signal_init_named(&sig_s2, 0, "s2");
-    ssc_signal_init_named(&sig_s3, 0, "s3");
+    ssc_signal_init_named(&chain->sig_s0, 0, "s0");
+    ssc_signal_init_named(&chain->sig_s1, 0, "s1");
+    ssc_signal_init_named(&chain->sig_s2, 0, "s2");
+    ssc_signal_init_named(&chain->sig_s3, 0, "s3");
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_SHORT, 256, 256, 1, 1, 1, 1); out_src[0].frame_of = 1 + 0;
-    in_half[0] = ssc_port_make(shared_arena.base + 0, SSC_SHORT, 256, 256, 2, 2, 1, 1); in_half[0].frame_of = 1 + 0;
-    out_half[0] = ssc_port_make(shared_arena.base + 131072, SSC_SHORT, 128, 128, 1, 1, 1, 1);
-    in_f1[0] = ssc_port_make(shared_arena.base + 131072, SSC_SHORT, 128, 128, 1, 1, 3, 3);
-    out_f1[0] = ssc_port_make(shared_arena.base + 393216, SSC_SHORT, 128, 128, 1, 1, 1, 1);
-    in_quarter[0] = ssc_port_make(shared_arena.base + 393216, SSC_SHORT, 128, 128, 2, 2, 1, 1);
-    out_quarter[0] = ssc_port_make(shared_arena.base + 491520, SSC_SHORT, 64, 64, 1, 1, 1, 1);
-    in_f2[0] = ssc_port_make(shared_arena.base + 491520, SSC_SHORT, 64, 64, 1, 1, 5, 5);
-    out_f2[0] = ssc_port_make(shared_arena.base + 499712, SSC_SHORT, 64, 64, 1, 1, 1, 1);
-    in_back1[0] = ssc_port_make(shared_arena.base + 499712, SSC_SHORT, 64, 64, 1, 1, 1, 1);
-    out_back1[0] = ssc_port_make(shared_arena.base + 425984, SSC_SHORT, 128, 128, 2, 2, 1, 1);
-    in_add1[0] = ssc_port_make(shared_arena.base + 393216, SSC_SHORT, 128, 128, 1, 1, 1, 1);
-    in_add1[1] = ssc_port_make(shared_arena.base + 425984, SSC_SHORT, 128, 128, 1, 1, 1, 1);
-    out_add1[0] = ssc_port_make(shared_arena.base + 458752, SSC_SHORT, 128, 128, 1, 1, 1, 1);
-    in_back0[0] = ssc_port_make(shared_arena.base + 458752, SSC_SHORT, 128, 128, 1, 1, 1, 1);
-    out_back0[0] = ssc_port_make(shared_arena.base + 131072, SSC_SHORT, 256, 256, 2, 2, 1, 1);
-    in_add0[0] = ssc_port_make(shared_arena.base + 0, SSC_SHORT, 256, 256, 1, 1, 1, 1); in_add0[0].frame_of = 1 + 0;
-    in_add0[1] = ssc_port_make(shared_arena.base + 131072, SSC_SHORT, 256, 256, 1, 1, 1, 1);
-    out_add0[0] = ssc_port_make(shared_arena.base + 262144, SSC_SHORT, 256, 256, 1, 1, 1, 1);
-    in_out[0] = ssc_port_make(shared_arena.base + 262144, SSC_SHORT, 256, 256, 1, 1, 1, 1);
+    chain->out_src[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_SHORT, 256, 256, 1, 1, 1, 1); chain->out_src[0].frame_of = 1 + 0;
+    chain->in_half[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_SHORT, 256, 256, 2, 2, 1, 1); chain->in_half[0].frame_of = 1 + 0;
+    chain->out_half[0] = ssc_port_make(chain->shared_arena.base + 131072, SSC_SHORT, 128, 128, 1, 1, 1, 1);
+    chain->in_f1[0] = ssc_port_make(chain->shared_arena.base + 131072, SSC_SHORT, 128, 128, 1, 1, 3, 3);
+    chain->out_f1[0] = ssc_port_make(chain->shared_arena.base + 393216, SSC_SHORT, 128, 128, 1, 1, 1, 1);
+    chain->in_quarter[0] = ssc_port_make(chain->shared_arena.base + 393216, SSC_SHORT, 128, 128, 2, 2, 1, 1);
+    chain->out_quarter[0] = ssc_port_make(chain->shared_arena.base + 491520, SSC_SHORT, 64, 64, 1, 1, 1, 1);
+    chain->in_f2[0] = ssc_port_make(chain->shared_arena.base + 491520, SSC_SHORT, 64, 64, 1, 1, 5, 5);
+    chain->out_f2[0] = ssc_port_make(chain->shared_arena.base + 499712, SSC_SHORT, 64, 64, 1, 1, 1, 1);
+    chain->in_back1[0] = ssc_port_make(chain->shared_arena.base + 499712, SSC_SHORT, 64, 64, 1, 1, 1, 1);
+    chain->out_back1[0] = ssc_port_make(chain->shared_arena.base + 425984, SSC_SHORT, 128, 128, 2, 2, 1, 1);
+    chain->in_add1[0] = ssc_port_make(chain->shared_arena.base + 393216, SSC_SHORT, 128, 128, 1, 1, 1, 1);
+    chain->in_add1[1] = ssc_port_make(chain->shared_arena.base + 425984, SSC_SHORT, 128, 128, 1, 1, 1, 1);
+    chain->out_add1[0] = ssc_port_make(chain->shared_arena.base + 458752, SSC_SHORT, 128, 128, 1, 1, 1, 1);
+    chain->in_back0[0] = ssc_port_make(chain->shared_arena.base + 458752, SSC_SHORT, 128, 128, 1, 1, 1, 1);
+    chain->out_back0[0] = ssc_port_make(chain->shared_arena.base + 131072, SSC_SHORT, 256, 256, 2, 2, 1, 1);
+    chain->in_add0[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_SHORT, 256, 256, 1, 1, 1, 1); chain->in_add0[0].frame_of = 1 + 0;
+    chain->in_add0[1] = ssc_port_make(chain->shared_arena.base + 131072, SSC_SHORT, 256, 256, 1, 1, 1, 1);
+    chain->out_add0[0] = ssc_port_make(chain->shared_arena.base + 262144, SSC_SHORT, 256, 256, 1, 1, 1, 1); chain->out_add0[0].frame_of = 1 + 9;
+    chain->in_out[0] = ssc_port_make(chain->shared_arena.base + 262144, SSC_SHORT, 256, 256, 1, 1, 1, 1); chain->in_out[0].frame_of = 1 + 9;
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_src_0], "src.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 256, 256 }, 256, 256, NULL, 0, out_src, 1);
-    ssc_box_init(&boxes[BOX_half_0], "half.0", def_func_down, 0, 1, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_half, 1, out_half, 1);
-    ssc_box_init(&boxes[BOX_half_1], "half.1", def_func_down, 0, 1, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_half, 1, out_half, 1);
-    ssc_box_init(&boxes[BOX_f1_0], "f1.0", def_func_conv, 0, 2, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_f1, 1, out_f1, 1);
-    ssc_box_init(&boxes[BOX_f1_1], "f1.1", def_func_conv, 0, 2, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_f1, 1, out_f1, 1);
-    ssc_box_init(&boxes[BOX_quarter_0], "quarter.0", def_func_down, 0, 3, (ssc_region){ 0, 0, 64, 32 }, 64, 64, in_quarter, 1, out_quarter, 1);
-    ssc_box_init(&boxes[BOX_quarter_1], "quarter.1", def_func_down, 0, 3, (ssc_region){ 0, 32, 64, 64 }, 64, 64, in_quarter, 1, out_quarter, 1);
-    ssc_box_init(&boxes[BOX_f2_0], "f2.0", def_func_conv_5x5, 0, 4, (ssc_region){ 0, 0, 64, 32 }, 64, 64, in_f2, 1, out_f2, 1);
-    ssc_box_init(&boxes[BOX_f2_1], "f2.1", def_func_conv_5x5, 0, 4, (ssc_region){ 0, 32, 64, 64 }, 64, 64, in_f2, 1, out_f2, 1);
-    ssc_box_init(&boxes[BOX_back1_0], "back1.0", def_func_up, 0, 5, (ssc_region){ 0, 0, 64, 32 }, 64, 64, in_back1, 1, out_back1, 1);
-    ssc_box_init(&boxes[BOX_back1_1], "back1.1", def_func_up, 0, 5, (ssc_region){ 0, 32, 64, 64 }, 64, 64, in_back1, 1, out_back1, 1);
-    ssc_box_init(&boxes[BOX_add1_0], "add1.0", def_func_plus, 0, 6, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_add1, 2, out_add1, 1);
-    ssc_box_init(&boxes[BOX_add1_1], "add1.1", def_func_plus, 0, 6, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_add1, 2, out_add1, 1);
-    ssc_box_init(&boxes[BOX_back0_0], "back0.0", def_func_up, 0, 7, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_back0, 1, out_back0, 1);
-    ssc_box_init(&boxes[BOX_back0_1], "back0.1", def_func_up, 0, 7, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_back0, 1, out_back0, 1);
-    ssc_box_init(&boxes[BOX_add0_0], "add0.0", def_func_plus, 0, 8, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_add0, 2, out_add0, 1);
-    ssc_box_init(&boxes[BOX_add0_1], "add0.1", def_func_plus, 0, 8, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_add0, 2, out_add0, 1);
-    ssc_box_init(&boxes[BOX_out_0], "out.0", func_sink, SSC_BOX_SINK, 9, (ssc_region){ 0, 0, 256, 256 }, 256, 256, in_out, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_src_0], "src.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 256, 256 }, 256, 256, NULL, 0, chain->out_src, 1);
+    ssc_box_init(&chain->boxes[BOX_half_0], "half.0", def_func_down, 0, 1, (ssc_region){ 0, 0, 128, 64 }, 128, 128, chain->in_half, 1, chain->out_half, 1);
+    ssc_box_init(&chain->boxes[BOX_half_1], "half.1", def_func_down, 0, 1, (ssc_region){ 0, 64, 128, 128 }, 128, 128, chain->in_half, 1, chain->out_half, 1);
+    ssc_box_init(&chain->boxes[BOX_f1_0], "f1.0", def_func_conv, 0, 2, (ssc_region){ 0, 0, 128, 64 }, 128, 128, chain->in_f1, 1, chain->out_f1, 1);
+    ssc_box_init(&chain->boxes[BOX_f1_1], "f1.1", def_func_conv, 0, 2, (ssc_region){ 0, 64, 128, 128 }, 128, 128, chain->in_f1, 1, chain->out_f1, 1);
+    ssc_box_init(&chain->boxes[BOX_quarter_0], "quarter.0", def_func_down, 0, 3, (ssc_region){ 0, 0, 64, 32 }, 64, 64, chain->in_quarter, 1, chain->out_quarter, 1);
+    ssc_box_init(&chain->boxes[BOX_quarter_1], "quarter.1", def_func_down, 0, 3, (ssc_region){ 0, 32, 64, 64 }, 64, 64, chain->in_quarter, 1, chain->out_quarter, 1);
+    ssc_box_init(&chain->boxes[BOX_f2_0], "f2.0", def_func_conv_5x5, 0, 4, (ssc_region){ 0, 0, 64, 32 }, 64, 64, chain->in_f2, 1, chain->out_f2, 1);
+    ssc_box_init(&chain->boxes[BOX_f2_1], "f2.1", def_func_conv_5x5, 0, 4, (ssc_region){ 0, 32, 64, 64 }, 64, 64, chain->in_f2, 1, chain->out_f2, 1);
+    ssc_box_init(&chain->boxes[BOX_back1_0], "back1.0", def_func_up, 0, 5, (ssc_region){ 0, 0, 64, 32 }, 64, 64, chain->in_back1, 1, chain->out_back1, 1);
+    ssc_box_init(&chain->boxes[BOX_back1_1], "back1.1", def_func_up, 0, 5, (ssc_region){ 0, 32, 64, 64 }, 64, 64, chain->in_back1, 1, chain->out_back1, 1);
+    ssc_box_init(&chain->boxes[BOX_add1_0], "add1.0", def_func_plus, 0, 6, (ssc_region){ 0, 0, 128, 64 }, 128, 128, chain->in_add1, 2, chain->out_add1, 1);
+    ssc_box_init(&chain->boxes[BOX_add1_1], "add1.1", def_func_plus, 0, 6, (ssc_region){ 0, 64, 128, 128 }, 128, 128, chain->in_add1, 2, chain->out_add1, 1);
+    ssc_box_init(&chain->boxes[BOX_back0_0], "back0.0", def_func_up, 0, 7, (ssc_region){ 0, 0, 128, 64 }, 128, 128, chain->in_back0, 1, chain->out_back0, 1);
+    ssc_box_init(&chain->boxes[BOX_back0_1], "back0.1", def_func_up, 0, 7, (ssc_region){ 0, 64, 128, 128 }, 128, 128, chain->in_back0, 1, chain->out_back0, 1);
+    ssc_box_init(&chain->boxes[BOX_add0_0], "add0.0", def_func_plus, 0, 8, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_add0, 2, chain->out_add0, 1);
+    ssc_box_init(&chain->boxes[BOX_add0_1], "add0.1", def_func_plus, 0, 8, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_add0, 2, chain->out_add0, 1);
+    ssc_box_init(&chain->boxes[BOX_out_0], "out.0", func_sink, SSC_BOX_SINK, 9, (ssc_region){ 0, 0, 256, 256 }, 256, 256, chain->in_out, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_E(t, &boxes[BOX_src_0]);
-        ssc_E(t, &boxes[BOX_half_0]);
-        ssc_E(t, &boxes[BOX_half_1]);
-        ssc_S(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_f1_0]);
-        ssc_E(t, &boxes[BOX_quarter_0]);
-        ssc_S(t, &sig_s1);
-        ssc_W(t, &sig_s2);
-        ssc_E(t, &boxes[BOX_f2_0]);
-        ssc_E(t, &boxes[BOX_back1_0]);
-        ssc_E(t, &boxes[BOX_add1_0]);
-        ssc_E(t, &boxes[BOX_back0_0]);
-        ssc_E(t, &boxes[BOX_add0_0]);
-        ssc_W(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_out_0]);
+        ssc_E(t, &chain->boxes[BOX_src_0]);
+        ssc_E(t, &chain->boxes[BOX_half_0]);
+        ssc_E(t, &chain->boxes[BOX_half_1]);
+        ssc_S(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_f1_0]);
+        ssc_E(t, &chain->boxes[BOX_quarter_0]);
+        ssc_S(t, &chain->sig_s1);
+        ssc_W(t, &chain->sig_s2);
+        ssc_E(t, &chain->boxes[BOX_f2_0]);
+        ssc_E(t, &chain->boxes[BOX_back1_0]);
+        ssc_E(t, &chain->boxes[BOX_add1_0]);
+        ssc_E(t, &chain->boxes[BOX_back0_0]);
+        ssc_E(t, &chain->boxes[BOX_add0_0]);
+        ssc_W(t, &chain->sig_s3);
+        ssc_E(t, &chain->boxes[BOX_out_0]);
         ssc_iteration_end(t);
     }
 }
 
 static void thread_thread1(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_f1_1]);
-        ssc_E(t, &boxes[BOX_quarter_1]);
-        ssc_S(t, &sig_s2);
-        ssc_W(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_f2_1]);
-        ssc_E(t, &boxes[BOX_back1_1]);
-        ssc_E(t, &boxes[BOX_add1_1]);
-        ssc_E(t, &boxes[BOX_back0_1]);
-        ssc_E(t, &boxes[BOX_add0_1]);
-        ssc_S(t, &sig_s3);
+        ssc_W(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_f1_1]);
+        ssc_E(t, &chain->boxes[BOX_quarter_1]);
+        ssc_S(t, &chain->sig_s2);
+        ssc_W(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_f2_1]);
+        ssc_E(t, &chain->boxes[BOX_back1_1]);
+        ssc_E(t, &chain->boxes[BOX_add1_1]);
+        ssc_E(t, &chain->boxes[BOX_back0_1]);
+        ssc_E(t, &chain->boxes[BOX_add0_1]);
+        ssc_S(t, &chain->sig_s3);
         ssc_iteration_end(t);
     }
 }
@@ -342,21 +349,21 @@ static void thread_thread1(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 507904, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 507904, huge_pages)))
         return status;
-    init_signals();
-    init_ports();
-    init_boxes();
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
@@ -388,12 +395,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

@@ -104,16 +104,22 @@ static void def_unsharp(const ssc_call *call)
 enum { N_THREADS = 2, N_BOXES = 8 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 12582912 bytes */
-static ssc_signal sig_s0, sig_s1, sig_s2, sig_s3;
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port out_src[1];
-static ssc_port in_g[1];
-static ssc_port out_g[1];
-static ssc_port in_d[2];
-static ssc_port out_d[1];
-static ssc_port in_snk[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 12582912 bytes */
+    ssc_signal sig_s0, sig_s1, sig_s2, sig_s3;
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port out_src[1];
+    ssc_port in_g[1];
+    ssc_port out_g[1];
+    ssc_port in_d[2];
+    ssc_port out_d[1];
+    ssc_port in_snk[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_src_0,  /* src.0 [0, 0]:[1024, 512] */
@@ -125,71 +131,72 @@ enum {
     BOX_snk_0,  /* snk.0 [0, 0]:[1024, 512] */
     BOX_snk_1,  /* snk.1 [0, 512]:[1024, 1024] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 0, 0, 661, 661, 592492, 592492, 901712, 901712 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
-    ssc_signal_init_named(&sig_s0, 0, "s0");
-    ssc_signal_init_named(&sig_s1, 1, "s1");
-    ssc_signal_init_named(&sig_s2, 0, "s2");
-    ssc_signal_init_named(&sig_s3, 1, "s3");
+    ssc_signal_init_named(&chain->sig_s0, 0, "s0");
+    ssc_signal_init_named(&chain->sig_s1, 1, "s1");
+    ssc_signal_init_named(&chain->sig_s2, 0, "s2");
+    ssc_signal_init_named(&chain->sig_s3, 1, "s3");
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    out_src[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    in_g[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 5, 5);
-    out_g[0] = ssc_port_make(shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    in_d[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    in_d[1] = ssc_port_make(shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    out_d[0] = ssc_port_make(shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
-    in_snk[0] = ssc_port_make(shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->out_src[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->in_g[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 5, 5);
+    chain->out_g[0] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->in_d[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->in_d[1] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->out_d[0] = ssc_port_make(chain->shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
+    chain->in_snk[0] = ssc_port_make(chain->shared_arena.base + 8388608, SSC_FLOAT, 1024, 1024, 1, 1, 1, 1);
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_src_0], "src.0", rows_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, NULL, 0, out_src, 1);
-    ssc_box_init(&boxes[BOX_src_1], "src.1", rows_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, NULL, 0, out_src, 1);
-    ssc_box_init(&boxes[BOX_g_0], "g.0", def_gauss5, 0, 1, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_g, 1, out_g, 1);
-    ssc_box_init(&boxes[BOX_g_1], "g.1", def_gauss5, 0, 1, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_g, 1, out_g, 1);
-    ssc_box_init(&boxes[BOX_d_0], "d.0", def_unsharp, 0, 2, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_d, 2, out_d, 1);
-    ssc_box_init(&boxes[BOX_d_1], "d.1", def_unsharp, 0, 2, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_d, 2, out_d, 1);
-    ssc_box_init(&boxes[BOX_snk_0], "snk.0", rows_sink, SSC_BOX_SINK, 3, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, in_snk, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_snk_1], "snk.1", rows_sink, SSC_BOX_SINK, 3, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, in_snk, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_src_0], "src.0", rows_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, NULL, 0, chain->out_src, 1);
+    ssc_box_init(&chain->boxes[BOX_src_1], "src.1", rows_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, NULL, 0, chain->out_src, 1);
+    ssc_box_init(&chain->boxes[BOX_g_0], "g.0", def_gauss5, 0, 1, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, chain->in_g, 1, chain->out_g, 1);
+    ssc_box_init(&chain->boxes[BOX_g_1], "g.1", def_gauss5, 0, 1, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, chain->in_g, 1, chain->out_g, 1);
+    ssc_box_init(&chain->boxes[BOX_d_0], "d.0", def_unsharp, 0, 2, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, chain->in_d, 2, chain->out_d, 1);
+    ssc_box_init(&chain->boxes[BOX_d_1], "d.1", def_unsharp, 0, 2, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, chain->in_d, 2, chain->out_d, 1);
+    ssc_box_init(&chain->boxes[BOX_snk_0], "snk.0", rows_sink, SSC_BOX_SINK, 3, (ssc_region){ 0, 0, 1024, 512 }, 1024, 1024, chain->in_snk, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_snk_1], "snk.1", rows_sink, SSC_BOX_SINK, 3, (ssc_region){ 0, 512, 1024, 1024 }, 1024, 1024, chain->in_snk, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_src_0]);
-        ssc_S(t, &sig_s0);
-        ssc_W(t, &sig_s2);
-        ssc_E(t, &boxes[BOX_g_0]);
-        ssc_S(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_d_0]);
-        ssc_E(t, &boxes[BOX_snk_0]);
+        ssc_W(t, &chain->sig_s3);
+        ssc_E(t, &chain->boxes[BOX_src_0]);
+        ssc_S(t, &chain->sig_s0);
+        ssc_W(t, &chain->sig_s2);
+        ssc_E(t, &chain->boxes[BOX_g_0]);
+        ssc_S(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_d_0]);
+        ssc_E(t, &chain->boxes[BOX_snk_0]);
         ssc_iteration_end(t);
     }
 }
 
 static void thread_thread1(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_src_1]);
-        ssc_S(t, &sig_s2);
-        ssc_W(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_g_1]);
-        ssc_S(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_d_1]);
-        ssc_E(t, &boxes[BOX_snk_1]);
+        ssc_W(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_src_1]);
+        ssc_S(t, &chain->sig_s2);
+        ssc_W(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_g_1]);
+        ssc_S(t, &chain->sig_s3);
+        ssc_E(t, &chain->boxes[BOX_d_1]);
+        ssc_E(t, &chain->boxes[BOX_snk_1]);
         ssc_iteration_end(t);
     }
 }
@@ -198,21 +205,21 @@ static void thread_thread1(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 12582912, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 12582912, huge_pages)))
         return status;
-    init_signals();
-    init_ports();
-    init_boxes();
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
@@ -237,12 +244,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

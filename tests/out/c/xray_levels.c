@@ -496,46 +496,52 @@ static void def_window(const ssc_call *call)
 enum { N_THREADS = 2, N_BOXES = 42 };
 
 /* ---- 1. initialisation -------------------------------------------------- */
-static ssc_arena shared_arena;  /* 5242880 bytes */
-static ssc_signal sig_s0, sig_s1, sig_s2, sig_s3, sig_s4, sig_s5, sig_s6, sig_s7, sig_s8, sig_s9, sig_s10, sig_s11;
 
-/* The ports of each function instance: where its buffers are, their grids. */
-static ssc_port out_raw[1];
-static ssc_port out_offset[1];
-static ssc_port out_gainmap[1];
-static ssc_port in_subtract[2];
-static ssc_port out_subtract[1];
-static ssc_port in_flatfield[2];
-static ssc_port out_flatfield[1];
-static ssc_port in_defect[1];
-static ssc_port out_defect[1];
-static ssc_port in_nr0[1];
-static ssc_port out_nr0[1];
-static ssc_port in_down1[1];
-static ssc_port out_down1[1];
-static ssc_port in_nr1[1];
-static ssc_port out_nr1[1];
-static ssc_port in_down2[1];
-static ssc_port out_down2[1];
-static ssc_port in_nr2[1];
-static ssc_port out_nr2[1];
-static ssc_port in_up2[1];
-static ssc_port out_up2[1];
-static ssc_port in_merge1[2];
-static ssc_port out_merge1[1];
-static ssc_port in_up1[1];
-static ssc_port out_up1[1];
-static ssc_port in_merge0[2];
-static ssc_port out_merge0[1];
-static ssc_port in_contrast[1];
-static ssc_port out_contrast[1];
-static ssc_port in_display[1];
-static ssc_port in_archive[1];
-static ssc_port out_archive[1];
-static ssc_port in_store[1];
-static ssc_port in_preview[1];
-static ssc_port out_preview[1];
-static ssc_port in_monitor[1];
+/* Everything one instance of the chain holds: its arenas, signals,
+ * barriers, ports and sub-boxes. A program has one; a library one per
+ * open instance. */
+struct ssc_chain {
+    ssc_arena shared_arena;  /* 5242880 bytes */
+    ssc_signal sig_s0, sig_s1, sig_s2, sig_s3, sig_s4, sig_s5, sig_s6, sig_s7, sig_s8, sig_s9, sig_s10, sig_s11;
+    /* The ports of each function instance: where its buffers are, their grids. */
+    ssc_port out_raw[1];
+    ssc_port out_offset[1];
+    ssc_port out_gainmap[1];
+    ssc_port in_subtract[2];
+    ssc_port out_subtract[1];
+    ssc_port in_flatfield[2];
+    ssc_port out_flatfield[1];
+    ssc_port in_defect[1];
+    ssc_port out_defect[1];
+    ssc_port in_nr0[1];
+    ssc_port out_nr0[1];
+    ssc_port in_down1[1];
+    ssc_port out_down1[1];
+    ssc_port in_nr1[1];
+    ssc_port out_nr1[1];
+    ssc_port in_down2[1];
+    ssc_port out_down2[1];
+    ssc_port in_nr2[1];
+    ssc_port out_nr2[1];
+    ssc_port in_up2[1];
+    ssc_port out_up2[1];
+    ssc_port in_merge1[2];
+    ssc_port out_merge1[1];
+    ssc_port in_up1[1];
+    ssc_port out_up1[1];
+    ssc_port in_merge0[2];
+    ssc_port out_merge0[1];
+    ssc_port in_contrast[1];
+    ssc_port out_contrast[1];
+    ssc_port in_display[1];
+    ssc_port in_archive[1];
+    ssc_port out_archive[1];
+    ssc_port in_store[1];
+    ssc_port in_preview[1];
+    ssc_port out_preview[1];
+    ssc_port in_monitor[1];
+    ssc_box boxes[N_BOXES];
+};
 
 enum {
     BOX_raw_0,  /* raw.0 [0, 0]:[512, 256] */
@@ -581,196 +587,197 @@ enum {
     BOX_monitor_0,  /* monitor.0 [0, 0]:[256, 128] */
     BOX_monitor_1,  /* monitor.1 [0, 128]:[256, 256] */
 };
-static ssc_box boxes[N_BOXES];
 /* The static schedule's planned start of each sub-box within an iteration,
  * ns: a run with a deadline reports each thread's latest start against it. */
 static const uint64_t box_plan_ns[N_BOXES] = { 0, 0, 24876, 24876, 108287, 108287, 64740, 64740, 148151, 148151, 181548, 181548, 420240, 420240, 391515, 391515, 401631, 401631, 494678, 494678, 497339, 497339, 502176, 502176, 522382, 522382, 531256, 531256, 612078, 612078, 646751, 646751, 680915, 680915, 750004, 750004, 787632, 787632, 740095, 740095, 844622, 844622 };
 
-static void init_signals(void)
+static void init_signals(struct ssc_chain *chain)
 {
-    ssc_signal_init_named(&sig_s0, 0, "s0");
-    ssc_signal_init_named(&sig_s1, 0, "s1");
-    ssc_signal_init_named(&sig_s2, 0, "s2");
-    ssc_signal_init_named(&sig_s3, 0, "s3");
-    ssc_signal_init_named(&sig_s4, 0, "s4");
-    ssc_signal_init_named(&sig_s5, 1, "s5");
-    ssc_signal_init_named(&sig_s6, 0, "s6");
-    ssc_signal_init_named(&sig_s7, 0, "s7");
-    ssc_signal_init_named(&sig_s8, 0, "s8");
-    ssc_signal_init_named(&sig_s9, 0, "s9");
-    ssc_signal_init_named(&sig_s10, 0, "s10");
-    ssc_signal_init_named(&sig_s11, 1, "s11");
+    ssc_signal_init_named(&chain->sig_s0, 0, "s0");
+    ssc_signal_init_named(&chain->sig_s1, 0, "s1");
+    ssc_signal_init_named(&chain->sig_s2, 0, "s2");
+    ssc_signal_init_named(&chain->sig_s3, 0, "s3");
+    ssc_signal_init_named(&chain->sig_s4, 0, "s4");
+    ssc_signal_init_named(&chain->sig_s5, 1, "s5");
+    ssc_signal_init_named(&chain->sig_s6, 0, "s6");
+    ssc_signal_init_named(&chain->sig_s7, 0, "s7");
+    ssc_signal_init_named(&chain->sig_s8, 0, "s8");
+    ssc_signal_init_named(&chain->sig_s9, 0, "s9");
+    ssc_signal_init_named(&chain->sig_s10, 0, "s10");
+    ssc_signal_init_named(&chain->sig_s11, 1, "s11");
 }
 
-static void init_ports(void)
+static void init_ports(struct ssc_chain *chain)
 {
-    out_raw[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1); out_raw[0].frame_of = 1 + 0;
-    out_offset[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1); out_offset[0].frame_of = 1 + 1;
-    out_gainmap[0] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1); out_gainmap[0].frame_of = 1 + 2;
-    in_subtract[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1); in_subtract[0].frame_of = 1 + 0;
-    in_subtract[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1); in_subtract[1].frame_of = 1 + 1;
-    out_subtract[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_flatfield[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_flatfield[1] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1); in_flatfield[1].frame_of = 1 + 2;
-    out_flatfield[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_defect[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 3, 3);
-    out_defect[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_nr0[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 3, 3);
-    out_nr0[0] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_down1[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
-    out_down1[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_nr1[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 256, 256, 1, 1, 3, 3);
-    out_nr1[0] = ssc_port_make(shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_down2[0] = ssc_port_make(shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 2, 2, 1, 1);
-    out_down2[0] = ssc_port_make(shared_arena.base + 2621440, SSC_FLOAT, 128, 128, 1, 1, 1, 1);
-    in_nr2[0] = ssc_port_make(shared_arena.base + 2621440, SSC_FLOAT, 128, 128, 1, 1, 3, 3);
-    out_nr2[0] = ssc_port_make(shared_arena.base + 262144, SSC_FLOAT, 128, 128, 1, 1, 1, 1);
-    in_up2[0] = ssc_port_make(shared_arena.base + 262144, SSC_FLOAT, 128, 128, 1, 1, 3, 3);
-    out_up2[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 2, 2, 1, 1);
-    in_merge1[0] = ssc_port_make(shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_merge1[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    out_merge1[0] = ssc_port_make(shared_arena.base + 4718592, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_up1[0] = ssc_port_make(shared_arena.base + 4718592, SSC_FLOAT, 256, 256, 1, 1, 3, 3);
-    out_up1[0] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
-    in_merge0[0] = ssc_port_make(shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_merge0[1] = ssc_port_make(shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    out_merge0[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_contrast[0] = ssc_port_make(shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    out_contrast[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_display[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    in_archive[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
-    out_archive[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1);
-    in_store[0] = ssc_port_make(shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1);
-    in_preview[0] = ssc_port_make(shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
-    out_preview[0] = ssc_port_make(shared_arena.base + 4980736, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
-    in_monitor[0] = ssc_port_make(shared_arena.base + 4980736, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->out_raw[0] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1); chain->out_raw[0].frame_of = 1 + 0;
+    chain->out_offset[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1); chain->out_offset[0].frame_of = 1 + 1;
+    chain->out_gainmap[0] = ssc_port_make(chain->shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1); chain->out_gainmap[0].frame_of = 1 + 2;
+    chain->in_subtract[0] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1); chain->in_subtract[0].frame_of = 1 + 0;
+    chain->in_subtract[1] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1); chain->in_subtract[1].frame_of = 1 + 1;
+    chain->out_subtract[0] = ssc_port_make(chain->shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_flatfield[0] = ssc_port_make(chain->shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_flatfield[1] = ssc_port_make(chain->shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1); chain->in_flatfield[1].frame_of = 1 + 2;
+    chain->out_flatfield[0] = ssc_port_make(chain->shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_defect[0] = ssc_port_make(chain->shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 3, 3);
+    chain->out_defect[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_nr0[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 3, 3);
+    chain->out_nr0[0] = ssc_port_make(chain->shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_down1[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
+    chain->out_down1[0] = ssc_port_make(chain->shared_arena.base + 2097152, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_nr1[0] = ssc_port_make(chain->shared_arena.base + 2097152, SSC_FLOAT, 256, 256, 1, 1, 3, 3);
+    chain->out_nr1[0] = ssc_port_make(chain->shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_down2[0] = ssc_port_make(chain->shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 2, 2, 1, 1);
+    chain->out_down2[0] = ssc_port_make(chain->shared_arena.base + 2621440, SSC_FLOAT, 128, 128, 1, 1, 1, 1);
+    chain->in_nr2[0] = ssc_port_make(chain->shared_arena.base + 2621440, SSC_FLOAT, 128, 128, 1, 1, 3, 3);
+    chain->out_nr2[0] = ssc_port_make(chain->shared_arena.base + 262144, SSC_FLOAT, 128, 128, 1, 1, 1, 1);
+    chain->in_up2[0] = ssc_port_make(chain->shared_arena.base + 262144, SSC_FLOAT, 128, 128, 1, 1, 3, 3);
+    chain->out_up2[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 256, 256, 2, 2, 1, 1);
+    chain->in_merge1[0] = ssc_port_make(chain->shared_arena.base + 2359296, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_merge1[1] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->out_merge1[0] = ssc_port_make(chain->shared_arena.base + 4718592, SSC_FLOAT, 256, 256, 1, 1, 1, 1);
+    chain->in_up1[0] = ssc_port_make(chain->shared_arena.base + 4718592, SSC_FLOAT, 256, 256, 1, 1, 3, 3);
+    chain->out_up1[0] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 512, 512, 2, 2, 1, 1);
+    chain->in_merge0[0] = ssc_port_make(chain->shared_arena.base + 1048576, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_merge0[1] = ssc_port_make(chain->shared_arena.base + 0, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->out_merge0[0] = ssc_port_make(chain->shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->in_contrast[0] = ssc_port_make(chain->shared_arena.base + 2097152, SSC_FLOAT, 512, 512, 1, 1, 1, 1);
+    chain->out_contrast[0] = ssc_port_make(chain->shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1); chain->out_contrast[0].frame_of = 1 + 16;
+    chain->in_display[0] = ssc_port_make(chain->shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1); chain->in_display[0].frame_of = 1 + 16;
+    chain->in_archive[0] = ssc_port_make(chain->shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 1, 1, 1, 1); chain->in_archive[0].frame_of = 1 + 16;
+    chain->out_archive[0] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1); chain->out_archive[0].frame_of = 1 + 18;
+    chain->in_store[0] = ssc_port_make(chain->shared_arena.base + 4194304, SSC_USHORT, 512, 512, 1, 1, 1, 1); chain->in_store[0].frame_of = 1 + 18;
+    chain->in_preview[0] = ssc_port_make(chain->shared_arena.base + 3145728, SSC_FLOAT, 512, 512, 2, 2, 1, 1); chain->in_preview[0].frame_of = 1 + 16;
+    chain->out_preview[0] = ssc_port_make(chain->shared_arena.base + 4980736, SSC_FLOAT, 256, 256, 1, 1, 1, 1); chain->out_preview[0].frame_of = 1 + 20;
+    chain->in_monitor[0] = ssc_port_make(chain->shared_arena.base + 4980736, SSC_FLOAT, 256, 256, 1, 1, 1, 1); chain->in_monitor[0].frame_of = 1 + 20;
 }
 
-static void init_boxes(void)
+static void init_boxes(struct ssc_chain *chain)
 {
-    ssc_box_init(&boxes[BOX_raw_0], "raw.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 512, 256 }, 512, 512, NULL, 0, out_raw, 1);
-    ssc_box_init(&boxes[BOX_raw_1], "raw.1", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 256, 512, 512 }, 512, 512, NULL, 0, out_raw, 1);
-    ssc_box_init(&boxes[BOX_offset_0], "offset.0", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 0, 512, 256 }, 512, 512, NULL, 0, out_offset, 1);
-    ssc_box_init(&boxes[BOX_offset_1], "offset.1", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 256, 512, 512 }, 512, 512, NULL, 0, out_offset, 1);
-    ssc_box_init(&boxes[BOX_gainmap_0], "gainmap.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 512, 256 }, 512, 512, NULL, 0, out_gainmap, 1);
-    ssc_box_init(&boxes[BOX_gainmap_1], "gainmap.1", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 256, 512, 512 }, 512, 512, NULL, 0, out_gainmap, 1);
-    ssc_box_init(&boxes[BOX_subtract_0], "subtract.0", def_subtract, 0, 3, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_subtract, 2, out_subtract, 1);
-    ssc_box_init(&boxes[BOX_subtract_1], "subtract.1", def_subtract, 0, 3, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_subtract, 2, out_subtract, 1);
-    ssc_box_init(&boxes[BOX_flatfield_0], "flatfield.0", def_multiply, 0, 4, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_flatfield, 2, out_flatfield, 1);
-    ssc_box_init(&boxes[BOX_flatfield_1], "flatfield.1", def_multiply, 0, 4, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_flatfield, 2, out_flatfield, 1);
-    ssc_box_init(&boxes[BOX_defect_0], "defect.0", def_median3x3, 0, 5, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_defect, 1, out_defect, 1);
-    ssc_box_init(&boxes[BOX_defect_1], "defect.1", def_median3x3, 0, 5, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_defect, 1, out_defect, 1);
-    ssc_box_init(&boxes[BOX_nr0_0], "nr0.0", def_gauss3x3, 0, 6, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_nr0, 1, out_nr0, 1);
-    ssc_box_init(&boxes[BOX_nr0_1], "nr0.1", def_gauss3x3, 0, 6, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_nr0, 1, out_nr0, 1);
-    ssc_box_init(&boxes[BOX_down1_0], "down1.0", def_down2, 0, 7, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_down1, 1, out_down1, 1);
-    ssc_box_init(&boxes[BOX_down1_1], "down1.1", def_down2, 0, 7, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_down1, 1, out_down1, 1);
-    ssc_box_init(&boxes[BOX_nr1_0], "nr1.0", def_gauss3x3, 0, 8, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_nr1, 1, out_nr1, 1);
-    ssc_box_init(&boxes[BOX_nr1_1], "nr1.1", def_gauss3x3, 0, 8, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_nr1, 1, out_nr1, 1);
-    ssc_box_init(&boxes[BOX_down2_0], "down2.0", def_down2, 0, 9, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_down2, 1, out_down2, 1);
-    ssc_box_init(&boxes[BOX_down2_1], "down2.1", def_down2, 0, 9, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_down2, 1, out_down2, 1);
-    ssc_box_init(&boxes[BOX_nr2_0], "nr2.0", def_gauss3x3, 0, 10, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_nr2, 1, out_nr2, 1);
-    ssc_box_init(&boxes[BOX_nr2_1], "nr2.1", def_gauss3x3, 0, 10, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_nr2, 1, out_nr2, 1);
-    ssc_box_init(&boxes[BOX_up2_0], "up2.0", def_up2, 0, 11, (ssc_region){ 0, 0, 128, 64 }, 128, 128, in_up2, 1, out_up2, 1);
-    ssc_box_init(&boxes[BOX_up2_1], "up2.1", def_up2, 0, 11, (ssc_region){ 0, 64, 128, 128 }, 128, 128, in_up2, 1, out_up2, 1);
-    ssc_box_init(&boxes[BOX_merge1_0], "merge1.0", def_boost_detail, 0, 12, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_merge1, 2, out_merge1, 1);
-    ssc_box_init(&boxes[BOX_merge1_1], "merge1.1", def_boost_detail, 0, 12, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_merge1, 2, out_merge1, 1);
-    ssc_box_init(&boxes[BOX_up1_0], "up1.0", def_up2, 0, 13, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_up1, 1, out_up1, 1);
-    ssc_box_init(&boxes[BOX_up1_1], "up1.1", def_up2, 0, 13, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_up1, 1, out_up1, 1);
-    ssc_box_init(&boxes[BOX_merge0_0], "merge0.0", def_soften_detail, 0, 14, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_merge0, 2, out_merge0, 1);
-    ssc_box_init(&boxes[BOX_merge0_1], "merge0.1", def_soften_detail, 0, 14, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_merge0, 2, out_merge0, 1);
-    ssc_box_init(&boxes[BOX_contrast_0], "contrast.0", def_window, 0, 15, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_contrast, 1, out_contrast, 1);
-    ssc_box_init(&boxes[BOX_contrast_1], "contrast.1", def_window, 0, 15, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_contrast, 1, out_contrast, 1);
-    ssc_box_init(&boxes[BOX_display_0], "display.0", func_sink, SSC_BOX_SINK, 16, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_display, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_display_1], "display.1", func_sink, SSC_BOX_SINK, 16, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_display, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_archive_0], "archive.0", def_to_archive, 0, 17, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_archive, 1, out_archive, 1);
-    ssc_box_init(&boxes[BOX_archive_1], "archive.1", def_to_archive, 0, 17, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_archive, 1, out_archive, 1);
-    ssc_box_init(&boxes[BOX_store_0], "store.0", func_sink, SSC_BOX_SINK, 18, (ssc_region){ 0, 0, 512, 256 }, 512, 512, in_store, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_store_1], "store.1", func_sink, SSC_BOX_SINK, 18, (ssc_region){ 0, 256, 512, 512 }, 512, 512, in_store, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_preview_0], "preview.0", def_down2, 0, 19, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_preview, 1, out_preview, 1);
-    ssc_box_init(&boxes[BOX_preview_1], "preview.1", def_down2, 0, 19, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_preview, 1, out_preview, 1);
-    ssc_box_init(&boxes[BOX_monitor_0], "monitor.0", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 0, 256, 128 }, 256, 256, in_monitor, 1, NULL, 0);
-    ssc_box_init(&boxes[BOX_monitor_1], "monitor.1", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 128, 256, 256 }, 256, 256, in_monitor, 1, NULL, 0);
-    ssc_box_plans(boxes, box_plan_ns, N_BOXES);
+    ssc_box_init(&chain->boxes[BOX_raw_0], "raw.0", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 0, 512, 256 }, 512, 512, NULL, 0, chain->out_raw, 1);
+    ssc_box_init(&chain->boxes[BOX_raw_1], "raw.1", func_source, SSC_BOX_SOURCE, 0, (ssc_region){ 0, 256, 512, 512 }, 512, 512, NULL, 0, chain->out_raw, 1);
+    ssc_box_init(&chain->boxes[BOX_offset_0], "offset.0", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 0, 512, 256 }, 512, 512, NULL, 0, chain->out_offset, 1);
+    ssc_box_init(&chain->boxes[BOX_offset_1], "offset.1", func_source, SSC_BOX_SOURCE, 1, (ssc_region){ 0, 256, 512, 512 }, 512, 512, NULL, 0, chain->out_offset, 1);
+    ssc_box_init(&chain->boxes[BOX_gainmap_0], "gainmap.0", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 0, 512, 256 }, 512, 512, NULL, 0, chain->out_gainmap, 1);
+    ssc_box_init(&chain->boxes[BOX_gainmap_1], "gainmap.1", func_source, SSC_BOX_SOURCE, 2, (ssc_region){ 0, 256, 512, 512 }, 512, 512, NULL, 0, chain->out_gainmap, 1);
+    ssc_box_init(&chain->boxes[BOX_subtract_0], "subtract.0", def_subtract, 0, 3, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_subtract, 2, chain->out_subtract, 1);
+    ssc_box_init(&chain->boxes[BOX_subtract_1], "subtract.1", def_subtract, 0, 3, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_subtract, 2, chain->out_subtract, 1);
+    ssc_box_init(&chain->boxes[BOX_flatfield_0], "flatfield.0", def_multiply, 0, 4, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_flatfield, 2, chain->out_flatfield, 1);
+    ssc_box_init(&chain->boxes[BOX_flatfield_1], "flatfield.1", def_multiply, 0, 4, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_flatfield, 2, chain->out_flatfield, 1);
+    ssc_box_init(&chain->boxes[BOX_defect_0], "defect.0", def_median3x3, 0, 5, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_defect, 1, chain->out_defect, 1);
+    ssc_box_init(&chain->boxes[BOX_defect_1], "defect.1", def_median3x3, 0, 5, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_defect, 1, chain->out_defect, 1);
+    ssc_box_init(&chain->boxes[BOX_nr0_0], "nr0.0", def_gauss3x3, 0, 6, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_nr0, 1, chain->out_nr0, 1);
+    ssc_box_init(&chain->boxes[BOX_nr0_1], "nr0.1", def_gauss3x3, 0, 6, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_nr0, 1, chain->out_nr0, 1);
+    ssc_box_init(&chain->boxes[BOX_down1_0], "down1.0", def_down2, 0, 7, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_down1, 1, chain->out_down1, 1);
+    ssc_box_init(&chain->boxes[BOX_down1_1], "down1.1", def_down2, 0, 7, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_down1, 1, chain->out_down1, 1);
+    ssc_box_init(&chain->boxes[BOX_nr1_0], "nr1.0", def_gauss3x3, 0, 8, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_nr1, 1, chain->out_nr1, 1);
+    ssc_box_init(&chain->boxes[BOX_nr1_1], "nr1.1", def_gauss3x3, 0, 8, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_nr1, 1, chain->out_nr1, 1);
+    ssc_box_init(&chain->boxes[BOX_down2_0], "down2.0", def_down2, 0, 9, (ssc_region){ 0, 0, 128, 64 }, 128, 128, chain->in_down2, 1, chain->out_down2, 1);
+    ssc_box_init(&chain->boxes[BOX_down2_1], "down2.1", def_down2, 0, 9, (ssc_region){ 0, 64, 128, 128 }, 128, 128, chain->in_down2, 1, chain->out_down2, 1);
+    ssc_box_init(&chain->boxes[BOX_nr2_0], "nr2.0", def_gauss3x3, 0, 10, (ssc_region){ 0, 0, 128, 64 }, 128, 128, chain->in_nr2, 1, chain->out_nr2, 1);
+    ssc_box_init(&chain->boxes[BOX_nr2_1], "nr2.1", def_gauss3x3, 0, 10, (ssc_region){ 0, 64, 128, 128 }, 128, 128, chain->in_nr2, 1, chain->out_nr2, 1);
+    ssc_box_init(&chain->boxes[BOX_up2_0], "up2.0", def_up2, 0, 11, (ssc_region){ 0, 0, 128, 64 }, 128, 128, chain->in_up2, 1, chain->out_up2, 1);
+    ssc_box_init(&chain->boxes[BOX_up2_1], "up2.1", def_up2, 0, 11, (ssc_region){ 0, 64, 128, 128 }, 128, 128, chain->in_up2, 1, chain->out_up2, 1);
+    ssc_box_init(&chain->boxes[BOX_merge1_0], "merge1.0", def_boost_detail, 0, 12, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_merge1, 2, chain->out_merge1, 1);
+    ssc_box_init(&chain->boxes[BOX_merge1_1], "merge1.1", def_boost_detail, 0, 12, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_merge1, 2, chain->out_merge1, 1);
+    ssc_box_init(&chain->boxes[BOX_up1_0], "up1.0", def_up2, 0, 13, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_up1, 1, chain->out_up1, 1);
+    ssc_box_init(&chain->boxes[BOX_up1_1], "up1.1", def_up2, 0, 13, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_up1, 1, chain->out_up1, 1);
+    ssc_box_init(&chain->boxes[BOX_merge0_0], "merge0.0", def_soften_detail, 0, 14, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_merge0, 2, chain->out_merge0, 1);
+    ssc_box_init(&chain->boxes[BOX_merge0_1], "merge0.1", def_soften_detail, 0, 14, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_merge0, 2, chain->out_merge0, 1);
+    ssc_box_init(&chain->boxes[BOX_contrast_0], "contrast.0", def_window, 0, 15, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_contrast, 1, chain->out_contrast, 1);
+    ssc_box_init(&chain->boxes[BOX_contrast_1], "contrast.1", def_window, 0, 15, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_contrast, 1, chain->out_contrast, 1);
+    ssc_box_init(&chain->boxes[BOX_display_0], "display.0", func_sink, SSC_BOX_SINK, 16, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_display, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_display_1], "display.1", func_sink, SSC_BOX_SINK, 16, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_display, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_archive_0], "archive.0", def_to_archive, 0, 17, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_archive, 1, chain->out_archive, 1);
+    ssc_box_init(&chain->boxes[BOX_archive_1], "archive.1", def_to_archive, 0, 17, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_archive, 1, chain->out_archive, 1);
+    ssc_box_init(&chain->boxes[BOX_store_0], "store.0", func_sink, SSC_BOX_SINK, 18, (ssc_region){ 0, 0, 512, 256 }, 512, 512, chain->in_store, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_store_1], "store.1", func_sink, SSC_BOX_SINK, 18, (ssc_region){ 0, 256, 512, 512 }, 512, 512, chain->in_store, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_preview_0], "preview.0", def_down2, 0, 19, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_preview, 1, chain->out_preview, 1);
+    ssc_box_init(&chain->boxes[BOX_preview_1], "preview.1", def_down2, 0, 19, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_preview, 1, chain->out_preview, 1);
+    ssc_box_init(&chain->boxes[BOX_monitor_0], "monitor.0", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 0, 256, 128 }, 256, 256, chain->in_monitor, 1, NULL, 0);
+    ssc_box_init(&chain->boxes[BOX_monitor_1], "monitor.1", func_sink, SSC_BOX_SINK, 20, (ssc_region){ 0, 128, 256, 256 }, 256, 256, chain->in_monitor, 1, NULL, 0);
+    ssc_box_plans(chain->boxes, box_plan_ns, N_BOXES);
 }
 
 /* ---- 2. thread code ----------------------------------------------------- */
 
 static void thread_thread0(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s11);
-        ssc_E(t, &boxes[BOX_raw_0]);
-        ssc_E(t, &boxes[BOX_offset_0]);
-        ssc_E(t, &boxes[BOX_subtract_0]);
-        ssc_E(t, &boxes[BOX_gainmap_0]);
-        ssc_E(t, &boxes[BOX_flatfield_0]);
-        ssc_S(t, &sig_s0);
-        ssc_W(t, &sig_s6);
-        ssc_E(t, &boxes[BOX_defect_0]);
-        ssc_E(t, &boxes[BOX_down1_0]);
-        ssc_S(t, &sig_s1);
-        ssc_W(t, &sig_s7);
-        ssc_E(t, &boxes[BOX_nr1_0]);
-        ssc_E(t, &boxes[BOX_nr0_0]);
-        ssc_E(t, &boxes[BOX_down2_0]);
-        ssc_S(t, &sig_s2);
-        ssc_W(t, &sig_s8);
-        ssc_E(t, &boxes[BOX_nr2_0]);
-        ssc_S(t, &sig_s3);
-        ssc_W(t, &sig_s9);
-        ssc_E(t, &boxes[BOX_up2_0]);
-        ssc_E(t, &boxes[BOX_merge1_0]);
-        ssc_S(t, &sig_s4);
-        ssc_W(t, &sig_s10);
-        ssc_E(t, &boxes[BOX_up1_0]);
-        ssc_E(t, &boxes[BOX_merge0_0]);
-        ssc_E(t, &boxes[BOX_contrast_0]);
-        ssc_E(t, &boxes[BOX_display_0]);
-        ssc_E(t, &boxes[BOX_preview_0]);
-        ssc_E(t, &boxes[BOX_archive_0]);
-        ssc_E(t, &boxes[BOX_store_0]);
-        ssc_S(t, &sig_s5);
-        ssc_E(t, &boxes[BOX_monitor_0]);
+        ssc_W(t, &chain->sig_s11);
+        ssc_E(t, &chain->boxes[BOX_raw_0]);
+        ssc_E(t, &chain->boxes[BOX_offset_0]);
+        ssc_E(t, &chain->boxes[BOX_subtract_0]);
+        ssc_E(t, &chain->boxes[BOX_gainmap_0]);
+        ssc_E(t, &chain->boxes[BOX_flatfield_0]);
+        ssc_S(t, &chain->sig_s0);
+        ssc_W(t, &chain->sig_s6);
+        ssc_E(t, &chain->boxes[BOX_defect_0]);
+        ssc_E(t, &chain->boxes[BOX_down1_0]);
+        ssc_S(t, &chain->sig_s1);
+        ssc_W(t, &chain->sig_s7);
+        ssc_E(t, &chain->boxes[BOX_nr1_0]);
+        ssc_E(t, &chain->boxes[BOX_nr0_0]);
+        ssc_E(t, &chain->boxes[BOX_down2_0]);
+        ssc_S(t, &chain->sig_s2);
+        ssc_W(t, &chain->sig_s8);
+        ssc_E(t, &chain->boxes[BOX_nr2_0]);
+        ssc_S(t, &chain->sig_s3);
+        ssc_W(t, &chain->sig_s9);
+        ssc_E(t, &chain->boxes[BOX_up2_0]);
+        ssc_E(t, &chain->boxes[BOX_merge1_0]);
+        ssc_S(t, &chain->sig_s4);
+        ssc_W(t, &chain->sig_s10);
+        ssc_E(t, &chain->boxes[BOX_up1_0]);
+        ssc_E(t, &chain->boxes[BOX_merge0_0]);
+        ssc_E(t, &chain->boxes[BOX_contrast_0]);
+        ssc_E(t, &chain->boxes[BOX_display_0]);
+        ssc_E(t, &chain->boxes[BOX_preview_0]);
+        ssc_E(t, &chain->boxes[BOX_archive_0]);
+        ssc_E(t, &chain->boxes[BOX_store_0]);
+        ssc_S(t, &chain->sig_s5);
+        ssc_E(t, &chain->boxes[BOX_monitor_0]);
         ssc_iteration_end(t);
     }
 }
 
 static void thread_thread1(ssc_thread *t)
 {
+    struct ssc_chain *chain = t->chain;
     while (ssc_iteration_begin(t)) {
-        ssc_W(t, &sig_s5);
-        ssc_E(t, &boxes[BOX_raw_1]);
-        ssc_E(t, &boxes[BOX_offset_1]);
-        ssc_E(t, &boxes[BOX_subtract_1]);
-        ssc_E(t, &boxes[BOX_gainmap_1]);
-        ssc_E(t, &boxes[BOX_flatfield_1]);
-        ssc_S(t, &sig_s6);
-        ssc_W(t, &sig_s0);
-        ssc_E(t, &boxes[BOX_defect_1]);
-        ssc_E(t, &boxes[BOX_down1_1]);
-        ssc_S(t, &sig_s7);
-        ssc_W(t, &sig_s1);
-        ssc_E(t, &boxes[BOX_nr1_1]);
-        ssc_E(t, &boxes[BOX_nr0_1]);
-        ssc_E(t, &boxes[BOX_down2_1]);
-        ssc_S(t, &sig_s8);
-        ssc_W(t, &sig_s2);
-        ssc_E(t, &boxes[BOX_nr2_1]);
-        ssc_S(t, &sig_s9);
-        ssc_W(t, &sig_s3);
-        ssc_E(t, &boxes[BOX_up2_1]);
-        ssc_E(t, &boxes[BOX_merge1_1]);
-        ssc_S(t, &sig_s10);
-        ssc_W(t, &sig_s4);
-        ssc_E(t, &boxes[BOX_up1_1]);
-        ssc_E(t, &boxes[BOX_merge0_1]);
-        ssc_E(t, &boxes[BOX_contrast_1]);
-        ssc_E(t, &boxes[BOX_display_1]);
-        ssc_E(t, &boxes[BOX_preview_1]);
-        ssc_E(t, &boxes[BOX_archive_1]);
-        ssc_E(t, &boxes[BOX_store_1]);
-        ssc_S(t, &sig_s11);
-        ssc_E(t, &boxes[BOX_monitor_1]);
+        ssc_W(t, &chain->sig_s5);
+        ssc_E(t, &chain->boxes[BOX_raw_1]);
+        ssc_E(t, &chain->boxes[BOX_offset_1]);
+        ssc_E(t, &chain->boxes[BOX_subtract_1]);
+        ssc_E(t, &chain->boxes[BOX_gainmap_1]);
+        ssc_E(t, &chain->boxes[BOX_flatfield_1]);
+        ssc_S(t, &chain->sig_s6);
+        ssc_W(t, &chain->sig_s0);
+        ssc_E(t, &chain->boxes[BOX_defect_1]);
+        ssc_E(t, &chain->boxes[BOX_down1_1]);
+        ssc_S(t, &chain->sig_s7);
+        ssc_W(t, &chain->sig_s1);
+        ssc_E(t, &chain->boxes[BOX_nr1_1]);
+        ssc_E(t, &chain->boxes[BOX_nr0_1]);
+        ssc_E(t, &chain->boxes[BOX_down2_1]);
+        ssc_S(t, &chain->sig_s8);
+        ssc_W(t, &chain->sig_s2);
+        ssc_E(t, &chain->boxes[BOX_nr2_1]);
+        ssc_S(t, &chain->sig_s9);
+        ssc_W(t, &chain->sig_s3);
+        ssc_E(t, &chain->boxes[BOX_up2_1]);
+        ssc_E(t, &chain->boxes[BOX_merge1_1]);
+        ssc_S(t, &chain->sig_s10);
+        ssc_W(t, &chain->sig_s4);
+        ssc_E(t, &chain->boxes[BOX_up1_1]);
+        ssc_E(t, &chain->boxes[BOX_merge0_1]);
+        ssc_E(t, &chain->boxes[BOX_contrast_1]);
+        ssc_E(t, &chain->boxes[BOX_display_1]);
+        ssc_E(t, &chain->boxes[BOX_preview_1]);
+        ssc_E(t, &chain->boxes[BOX_archive_1]);
+        ssc_E(t, &chain->boxes[BOX_store_1]);
+        ssc_S(t, &chain->sig_s11);
+        ssc_E(t, &chain->boxes[BOX_monitor_1]);
         ssc_iteration_end(t);
     }
 }
@@ -779,21 +786,21 @@ static void thread_thread1(ssc_thread *t)
 
 /* The arenas and buffers, then everything that points into them. 0, or 3
  * after a message. */
-static int init_all(int huge_pages)
+static int init_all(struct ssc_chain *chain, int huge_pages)
 {
     int status = 0;
     (void)huge_pages;
-    if ((status = ssc_arena_init(&shared_arena, 5242880, huge_pages)))
+    if ((status = ssc_arena_init(&chain->shared_arena, 5242880, huge_pages)))
         return status;
-    init_signals();
-    init_ports();
-    init_boxes();
+    init_signals(chain);
+    init_ports(chain);
+    init_boxes(chain);
     return status;
 }
 
-static void free_all(void)
+static void free_all(struct ssc_chain *chain)
 {
-    ssc_arena_free(&shared_arena);
+    ssc_arena_free(&chain->shared_arena);
 }
 
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
@@ -829,12 +836,13 @@ int main(int argc, char **argv)
     if (status)
         return status;
     status = ssc_init(&opt, N_THREADS, cores);
-    if (status || (status = init_all(opt.huge_pages)))
+    static struct ssc_chain chain;  /* the program's one instance */
+    if (status || (status = init_all(&chain, opt.huge_pages)))
         return status;
-    if ((status = ssc_run(N_THREADS, threads, boxes, N_BOXES)))
+    if ((status = ssc_run(N_THREADS, threads, chain.boxes, N_BOXES, &chain)))
         return status;
     int saved = ssc_images_save();  /* --output, after the run */
     status = ssc_finish();
-    free_all();
+    free_all(&chain);
     return status ? status : saved;
 }

@@ -2,10 +2,15 @@
  *
  * The chain `xray_small` as a library (ssc build -t library): 2 pinned
  * threads that stay alive between frames, synchronisation proven by ssc.
- * Link with -lxray_small (pkg-config xray_small). One chain per process at a
- * time. Every call may come from any thread at any time, close included:
- * each xray_small_process returns its own frame's outputs, whatever other
- * threads do.
+ * Link with -lxray_small (pkg-config xray_small). Each xray_small_open makes an
+ * instance of its own (its buffers, threads, pinning, statistics and
+ * checksum), up to XRAY_SMALL_MAX_OPEN at once; instances of this chain and of
+ * other chains run side by side. Instances given the same cores share
+ * them: each stays correct, and their frames take turns on those cores
+ * (give each its own cores, or spin_ns 0 so that a waiting thread sleeps
+ * instead of spinning on a core the other needs). Every call may come
+ * from any thread at any time, close included: each xray_small_process
+ * returns its own frame's outputs, whatever other threads do.
  *
  *     xray_small *c;
  *     if (xray_small_open(&c, NULL) != XRAY_SMALL_OK) { puts(xray_small_error(NULL)); ... }
@@ -28,6 +33,7 @@ typedef struct xray_small xray_small;
 
 enum {
     XRAY_SMALL_THREADS = 2,
+    XRAY_SMALL_MAX_OPEN = 64,       /* instances open at once in a process */
     XRAY_SMALL_INPUTS = 3,    /* sources bound to func_source */
     XRAY_SMALL_OUTPUTS = 3,   /* sinks bound to func_sink */
 };
@@ -97,14 +103,15 @@ typedef struct {
 enum {
     XRAY_SMALL_OK = 0,
     XRAY_SMALL_EINVAL = 1,    /* a bad argument, or a call on a closed (closing) chain */
-    XRAY_SMALL_EBUSY = 2,     /* already open; or depth frames in flight (submit) */
+    XRAY_SMALL_EBUSY = 2,     /* XRAY_SMALL_MAX_OPEN instances open; or depth frames in flight (submit) */
     XRAY_SMALL_ERUNTIME = 3,  /* the runtime could not start (cores, memory, threads);
                                close: the chain was stuck, its threads were left */
     XRAY_SMALL_ETIMEDOUT = 4, /* the chain is stuck (watchdog_ms): only close is taken */
 };
 
 void xray_small_options_default(xray_small_options *o);
-/* Starts the threads. options may be NULL (the defaults). */
+/* A new instance: its memory, then its threads. options may be NULL (the
+ * defaults). */
 int xray_small_open(xray_small **chain, const xray_small_options *options);
 /* One frame: blocks until its outputs are written (and, when depth frames
  * of other callers are in flight, until one of them is done). latency_ns
@@ -134,8 +141,9 @@ const char *xray_small_error(const xray_small *chain);
  * inside to return, stops the threads, frees everything. A stuck chain
  * (no sub-box finished for watchdog_ms, or 1 s without a watchdog): the
  * waiting calls return XRAY_SMALL_ETIMEDOUT, close returns XRAY_SMALL_ERUNTIME
- * and leaves the stuck threads with the chain's memory, and the chain
- * cannot be opened again in this process. */
+ * and leaves the stuck threads with the instance's memory (never freed);
+ * new instances open as before. After close, a call with the closed
+ * handle returns XRAY_SMALL_EINVAL, and close again XRAY_SMALL_OK. */
 int xray_small_close(xray_small *chain);
 
 #ifdef __cplusplus

@@ -282,7 +282,8 @@ class Chain:
 
 def open(cores=None, spin_ns=20000, fifo_priority=0, lock_memory=False, depth=2, watchdog_ms=0,
          deadline_ns=0, overload="queue"):
-    """Opens the chain (one per process at a time). overload: "queue",
+    """Opens an instance of the chain: its own buffers, threads, pinning and
+    statistics, beside any other open instance. overload: "queue",
     "skip" (a frame that finds the chain busy raises Busy) or "latest"
     (submit replaces the frame still waiting)."""
     return Chain(cores, spin_ns, fifo_priority, lock_memory, depth, watchdog_ms, deadline_ns,

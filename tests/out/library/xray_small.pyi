@@ -45,4 +45,4 @@ class Chain:
 def open(cores: Optional[Sequence[int]] = None, spin_ns: int = 20000, fifo_priority: int = 0,
          lock_memory: bool = False, depth: int = 2, watchdog_ms: int = 0, deadline_ns: int = 0,
          overload: str = "queue") -> Chain:
-    """Opens the chain (one per process at a time)."""
+    """Opens an instance of the chain, beside any other open instance."""

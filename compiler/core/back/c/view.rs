@@ -448,7 +448,7 @@ fn state_views(h: &Hsdfg, layout: &Layout) -> Vec<StateView> {
             let v = b.initial?;
             Some(StateView {
                 label: crate::back::layout::comment(&l.label),
-                data: l.data(),
+                data: in_chain(&l.data()),
                 ctype: super::expr::c_name(b.ty),
                 elements: b.grid.x * b.grid.y * u64::from(b.copies.max(1)),
                 // `{:?}` writes a float with a point or an exponent, a
@@ -527,16 +527,19 @@ fn port_views(
     o: &COptions,
 ) -> (Vec<PortView>, BTreeMap<BufferId, Vec<String>>) {
     let check_kernels = o.check_kernels;
-    let in_place = frames_read_in_place(h, &o.user_kernels);
+    let mut in_place = frames_read_in_place(h, &o.user_kernels);
+    in_place.extend(frames_written_in_place(h, &o.user_kernels));
     let mut ports = Vec::new();
     let mut of_buffer: BTreeMap<BufferId, Vec<String>> = BTreeMap::new();
     for f in &layout.functions {
         for p in &f.ports {
             let mut make = layout.port_make(f, p);
+            make.name = in_chain(&make.name);
+            make.data = in_chain(&make.data);
             let buffer = &layout.buffers[p.buffer.0];
             let guard = (check_kernels && buffer.ring.is_some()).then(|| guard_name(buffer));
             if let Some(g) = &guard {
-                make.data = format!("{g}.data");
+                make.data = format!("chain->{g}.data");
             }
             of_buffer
                 .entry(p.buffer)
@@ -594,6 +597,45 @@ pub fn frames_read_in_place(h: &Hsdfg, user_kernels: &[String]) -> BTreeMap<Buff
         .collect()
 }
 
+/// The buffers whose producer writes the sink's external frame in place,
+/// with the sink's function id: a buffer that one built-in sink reads,
+/// written by a generated kernel (not a source, not a user kernel: those
+/// may address rows their own way) and read by generated kernels only,
+/// unless it is state. When the iteration has an output frame (the
+/// library's caller, a program's `--output`), the runtime hands the
+/// producer and every reader the frame itself, so the last stage writes
+/// its rows straight into the caller's array and the sink copies nothing
+/// (`runtime-c/README.md`, "Sinks written in place"); without one the
+/// producer fills the buffer as before. Nothing else writes the frame
+/// during the iteration, and the frame holds every row, so the proof of
+/// the buffer (a ring of rows, or the whole grid) covers it.
+pub fn frames_written_in_place(h: &Hsdfg, user_kernels: &[String]) -> BTreeMap<BufferId, u32> {
+    let builtin = |f: &crate::ir::hsdfg::FunctionInfo| !user_kernels.contains(&f.function);
+    let is = |f: &crate::ir::hsdfg::FunctionInfo, name| {
+        crate::ir::builtins::builtin_of(&f.function) == Some(name) && builtin(f)
+    };
+    h.buffers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| {
+            let producer = &h.functions[b.producer.0 .0];
+            let sinks: Vec<_> = b
+                .readers
+                .iter()
+                .map(|(r, _)| &h.functions[r.0])
+                .filter(|f| is(f, "func_sink"))
+                .collect();
+            let writable = sinks.len() == 1
+                && builtin(producer)
+                && !is(producer, "func_source")
+                && b.initial.is_none()
+                && b.copies <= 1
+                && b.readers.iter().all(|(r, _)| builtin(&h.functions[r.0]));
+            writable.then(|| (BufferId(i), sinks[0].id))
+        })
+        .collect()
+}
+
 /// Every sub-box, in the HSDFG's actor order.
 fn box_views(h: &Hsdfg, layout: &Layout) -> Vec<BoxView> {
     layout
@@ -619,9 +661,9 @@ fn box_views(h: &Hsdfg, layout: &Layout) -> Vec<BoxView> {
                 y1: actor.region.y1,
                 width: f.resolution.x,
                 height: f.resolution.y,
-                inputs: f.inputs(),
+                inputs: in_chain(&f.inputs()),
                 n_in: f.n_in,
-                outputs: f.outputs(),
+                outputs: in_chain(&f.outputs()),
                 n_out: f.n_out,
             }
         })
@@ -718,7 +760,7 @@ fn dynamic_views(
                         blocks: 1,
                     }),
                 }
-                format!("pool_{}", buf.bytes)
+                format!("chain->pool_{}", buf.bytes)
             }
         };
         dynbufs.push(DynBufView {
@@ -731,6 +773,19 @@ fn dynamic_views(
         });
     }
     (dynbufs, pools, uses)
+}
+
+/// A variable of the chain's state as the generated code names it: a
+/// member of `struct ssc_chain`, reached through the `chain` pointer
+/// every function of the program's parts 1 to 3 has (`NULL` stays
+/// `NULL`). One instance of the chain is one such struct, so a library
+/// holds one per open instance.
+fn in_chain(name: &str) -> String {
+    if name == "NULL" {
+        name.to_string()
+    } else {
+        format!("chain->{name}")
+    }
 }
 
 /// `n` and `noun`, plural unless `n` is 1 (`1 thread`, `2 sub-boxes`).
