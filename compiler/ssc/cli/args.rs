@@ -62,8 +62,20 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct DoctorArgs {
-    /// Absolute sleeps the timer probe takes on each core.
-    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    /// A chain: check the cores its build runs on (its threads, on the
+    /// first cores of `-cm`, or of 0, 1, … without it).
+    pub file: Option<PathBuf>,
+    /// [-cm] The cores to check (default: those this process may use), or
+    /// with FILE, the mask the chain is built with.
+    #[arg(long = "coremask", value_name = "CORE,…", value_parser = parse_cores)]
+    pub core_mask: Option<CoreMask>,
+    /// Read /proc and /sys under DIR instead of / (a copy of another
+    /// machine's, or a test's): the kernel's answers (the SCHED_FIFO try)
+    /// and the timer probe are still this machine's.
+    #[arg(long, value_name = "DIR", default_value = "/")]
+    pub root: PathBuf,
+    /// Absolute sleeps the timer probe takes on each core (0: no probe).
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub samples: u64,
     /// The probe's period: each sleep ends this long after the last one's end.
     #[arg(long = "period-us", default_value_t = 250, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
@@ -71,6 +83,10 @@ pub(crate) struct DoctorArgs {
     /// The findings and the probe's percentiles as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// With FILE: `ssc build`'s flags, after `--` (`-- -ts fused 2`), which
+    /// say how many threads it has.
+    #[arg(last = true, value_name = "BUILD FLAGS")]
+    pub build: Vec<String>,
 }
 
 #[derive(Debug, Args)]

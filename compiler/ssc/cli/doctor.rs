@@ -1,23 +1,74 @@
-//! `ssc doctor [--samples N] [--period-us P] [--json]`: is this machine
-//! ready for a real-time chain? (docs/commands.md, "ssc doctor").
+//! `ssc doctor [FILE] [-cm CORES] [--root DIR] [--samples N] [--period-us
+//! P] [--json] [-- BUILD FLAGS]`: is this machine ready for a real-time
+//! chain? (docs/commands.md, "ssc doctor").
 //!
-//! Reads what Linux says in /proc and /sys and asks the kernel what this
-//! process may do; gives one finding a check, each `ok`, `warn` or
-//! `info`, with what was seen and, for a warning, the fix: isolated cores
-//! (`isolcpus`, `nohz_full`, the cpuset), SMT siblings among the cores,
-//! the cpufreq governor and frequency limits, C-states, RT throttling
-//! (`sched_rt_runtime_us`), permission for SCHED_FIFO (tried on a thread of
-//! its own) and SCHED_DEADLINE (root or CAP_SYS_NICE), the mlock limit,
-//! transparent huge pages, the IRQs that may land on the cores, the
-//! clock source; then a timer-latency probe on each core this process
-//! may use (cyclictest's idea: sleep to an absolute time, measure how late
-//! the thread wakes), with its percentiles. Guarantees: changes nothing on
-//! the machine (the FIFO try is undone, on a thread that then ends);
-//! a file it cannot read is said as unknown, never an error; exit 0.
+//! Reads what Linux says in /proc and /sys (under `--root`, a copy of
+//! them) and asks the kernel what this process may do; gives one finding a
+//! check, each `ok`, `warn` or `info`, with what was seen and, for a
+//! warning, the fix: isolated cores (`isolcpus`, `nohz_full`, the cpuset),
+//! SMT siblings among the cores, the cpufreq governor and frequency
+//! limits, C-states, RT throttling (`sched_rt_runtime_us`), permission for
+//! SCHED_FIFO (tried on a thread of its own; from the capabilities and
+//! `RLIMIT_RTPRIO` under `--root`) and SCHED_DEADLINE (CAP_SYS_NICE), the
+//! mlock limit, transparent huge pages, the IRQs that may land on the
+//! cores, the clock source; then a timer-latency probe on each core
+//! (cyclictest's idea: sleep to an absolute time, measure how late the
+//! thread wakes), with its percentiles. The cores are the chain's when
+//! FILE is given (its build's threads on the first cores of `-cm`), else
+//! `-cm`, else those of this process's affinity. Guarantees: changes
+//! nothing on the machine (the FIFO try is undone, on a thread that then
+//! ends); a file it cannot read is said as unknown, never an error; exit 0
+//! when no check warns, 1 when one does, the build's code when FILE does
+//! not build.
 
 use super::args::DoctorArgs;
 use super::exit;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Where /proc and /sys are read: `/`, or a copy under `--root`.
+struct Host {
+    root: PathBuf,
+}
+
+impl Host {
+    /// This machine's own files: the kernel may also be asked.
+    fn live(&self) -> bool {
+        self.root == Path::new("/")
+    }
+
+    fn path(&self, path: impl AsRef<Path>) -> PathBuf {
+        let p = path.as_ref();
+        self.root.join(p.strip_prefix("/").unwrap_or(p))
+    }
+
+    fn read(&self, path: impl AsRef<Path>) -> Option<String> {
+        std::fs::read_to_string(self.path(path))
+            .ok()
+            .map(|s| s.trim().to_string())
+    }
+
+    /// A field of /proc/self/status (`CapEff`, `Cpus_allowed_list`).
+    fn status(&self, field: &str) -> Option<String> {
+        self.read("/proc/self/status")?.lines().find_map(|l| {
+            l.strip_prefix(field)
+                .and_then(|r| r.strip_prefix(':'))
+                .map(|v| v.trim().to_string())
+        })
+    }
+
+    /// The soft limit of a row of /proc/self/limits (`Max locked memory`):
+    /// `None` unknown, `Some(None)` unlimited.
+    fn limit(&self, row: &str) -> Option<Option<u64>> {
+        let text = self.read("/proc/self/limits")?;
+        let rest = text.lines().find_map(|l| l.strip_prefix(row))?;
+        let soft = rest.split_whitespace().next()?;
+        if soft == "unlimited" {
+            Some(None)
+        } else {
+            soft.parse().ok().map(Some)
+        }
+    }
+}
 
 /// One finding.
 struct Finding {
@@ -27,30 +78,37 @@ struct Finding {
     fix: Option<String>,
 }
 
-fn read(path: impl AsRef<Path>) -> Option<String> {
-    std::fs::read_to_string(path)
-        .ok()
-        .map(|s| s.trim().to_string())
-}
-
 /// `doctor`.
 pub(crate) fn doctor(a: &DoctorArgs) -> i32 {
-    let cores = allowed_cores();
+    let host = Host {
+        root: a.root.clone(),
+    };
+    let cores = match cores(a, &host) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     let mut f = Vec::new();
-    isolation(&cores, &mut f);
-    smt(&cores, &mut f);
-    frequency(&mut f);
-    rt_limits(&mut f);
-    memory(&mut f);
-    irqs(&cores, &mut f);
-    clock(&mut f);
-    let probes: Vec<(usize, Vec<f64>)> = cores
-        .iter()
-        .filter_map(|&c| probe(c, a.samples as usize, a.period_us).map(|p| (c, p)))
-        .collect();
+    isolation(&host, &cores, &mut f);
+    smt(&host, &cores, &mut f);
+    frequency(&host, &mut f);
+    rt_limits(&host, &mut f);
+    memory(&host, &mut f);
+    irqs(&host, &cores, &mut f);
+    clock(&host, &mut f);
+    let probes: Vec<(usize, Vec<f64>)> = if a.samples == 0 {
+        Vec::new()
+    } else {
+        cores
+            .iter()
+            .filter_map(|&c| probe(c, a.samples as usize, a.period_us).map(|p| (c, p)))
+            .collect()
+    };
+    let warns = f.iter().filter(|x| x.level == "warn").count();
+    let code = if warns == 0 { exit::OK } else { 1 };
     if a.json {
         let v = serde_json::json!({
             "cores": cores,
+            "ready": warns == 0,
             "findings": f.iter().map(|x| serde_json::json!({
                 "check": x.check, "level": x.level, "seen": x.seen, "fix": x.fix,
             })).collect::<Vec<_>>(),
@@ -60,32 +118,84 @@ pub(crate) fn doctor(a: &DoctorArgs) -> i32 {
             })).collect::<Vec<_>>(),
         });
         println!("{v}");
-        return exit::OK;
+        return code;
     }
-    println!("ssc doctor: this process may use cores {}", list(&cores));
+    let whose = if a.file.is_some() {
+        "the chain runs on"
+    } else if a.core_mask.is_some() {
+        "checking"
+    } else {
+        "this process may use"
+    };
+    println!("ssc doctor: {whose} cores {}", list(&cores));
     for x in &f {
         println!("{:<5} {:<22} {}", x.level, x.check, x.seen);
         if let Some(fix) = &x.fix {
             println!("{:<28} fix: {fix}", "");
         }
     }
-    println!(
-        "timer latency (wake-up after an absolute sleep of {} µs, {} samples a core):",
-        a.period_us, a.samples
-    );
-    println!("  core      p50      p99    p99.9      max  (µs)");
-    for (c, l) in &probes {
+    if !probes.is_empty() {
         println!(
-            "  {c:>4} {:>8.1} {:>8.1} {:>8.1} {:>8.1}",
-            pct(l, 50.0),
-            pct(l, 99.0),
-            pct(l, 99.9),
-            pct(l, 100.0)
+            "timer latency (wake-up after an absolute sleep of {} µs, {} samples a core):",
+            a.period_us, a.samples
         );
+        println!("  core      p50      p99    p99.9      max  (µs)");
+        for (c, l) in &probes {
+            println!(
+                "  {c:>4} {:>8.1} {:>8.1} {:>8.1} {:>8.1}",
+                pct(l, 50.0),
+                pct(l, 99.0),
+                pct(l, 99.9),
+                pct(l, 100.0)
+            );
+        }
     }
-    let warns = f.iter().filter(|x| x.level == "warn").count();
-    println!("{warns} warning(s): each costs latency or jitter a chain would see (docs/commands.md, \"ssc doctor\")");
-    exit::OK
+    if warns == 0 {
+        println!("ready: no check warns");
+    } else {
+        println!("{warns} warning(s): each costs latency or jitter a chain would see (docs/commands.md, \"ssc doctor\")");
+    }
+    code
+}
+
+/// The cores to check: the chain's (FILE: its build's threads on the
+/// first cores of the mask, as `ssc build` pins them), `-cm`'s, or this
+/// process's. Err: the exit code, after the build's message.
+fn cores(a: &DoctorArgs, host: &Host) -> Result<Vec<usize>, i32> {
+    let mask = a.core_mask.as_ref().map(|m| m.0.clone());
+    let Some(file) = &a.file else {
+        return Ok(mask.unwrap_or_else(|| allowed_cores(host)));
+    };
+    let exe = std::env::current_exe().map_err(|e| {
+        eprintln!("error: the ssc command's own path: {e}");
+        exit::EXTERNAL
+    })?;
+    let out = std::process::Command::new(exe)
+        .arg("build")
+        .arg(file)
+        .args(&a.build)
+        .args(["-t", "info", "--json"])
+        .output()
+        .map_err(|e| {
+            eprintln!("error: running ssc build: {e}");
+            exit::EXTERNAL
+        })?;
+    if !out.status.success() {
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        return Err(out.status.code().unwrap_or(exit::EXTERNAL));
+    }
+    let threads = serde_json::from_slice::<serde_json::Value>(&out.stdout)
+        .ok()
+        .and_then(|v| v["threads"].as_u64())
+        .ok_or_else(|| {
+            eprintln!("error: `ssc build -t info --json` did not say the chain's threads");
+            exit::EXTERNAL
+        })? as usize;
+    let mask = mask.unwrap_or_else(|| (0..super::config::online_cpus()).collect());
+    let mut chain: Vec<usize> = mask.iter().copied().cycle().take(threads.max(1)).collect();
+    chain.sort_unstable();
+    chain.dedup();
+    Ok(chain)
 }
 
 fn push(f: &mut Vec<Finding>, check: &'static str, warn: bool, seen: String, fix: &str) {
@@ -106,8 +216,12 @@ fn info(f: &mut Vec<Finding>, check: &'static str, seen: String) {
     });
 }
 
-/// The cores of this process's affinity mask.
-fn allowed_cores() -> Vec<usize> {
+/// The cores of this process's affinity mask (`Cpus_allowed_list` of
+/// /proc/self/status, or the kernel's answer).
+fn allowed_cores(host: &Host) -> Vec<usize> {
+    if let Some(l) = host.status("Cpus_allowed_list") {
+        return parse_list(&l);
+    }
     // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity
     // fills at most its size.
     unsafe {
@@ -140,9 +254,13 @@ fn list(cores: &[usize]) -> String {
         .join(",")
 }
 
-fn isolation(cores: &[usize], f: &mut Vec<Finding>) {
-    let isolated = read("/sys/devices/system/cpu/isolated").unwrap_or_default();
-    let nohz = read("/sys/devices/system/cpu/nohz_full").unwrap_or_default();
+fn isolation(host: &Host, cores: &[usize], f: &mut Vec<Finding>) {
+    let isolated = host
+        .read("/sys/devices/system/cpu/isolated")
+        .unwrap_or_default();
+    let nohz = host
+        .read("/sys/devices/system/cpu/nohz_full")
+        .unwrap_or_default();
     let iso = parse_list(&isolated);
     let on_isolated = cores.iter().filter(|c| iso.contains(c)).count();
     push(
@@ -150,18 +268,18 @@ fn isolation(cores: &[usize], f: &mut Vec<Finding>) {
         "isolated cores",
         on_isolated == 0,
         format!(
-            "isolated: {}; nohz_full: {}; of this process's cores {on_isolated} isolated",
+            "isolated: {}; nohz_full: {}; of these cores {on_isolated} isolated",
             if isolated.is_empty() { "none" } else { &isolated },
             if nohz.is_empty() || nohz == "(null)" { "none" } else { &nohz }
         ),
-        "boot with isolcpus=2-3 nohz_full=2-3 (the chain's cores) and run it there (taskset, or -cm): no other task, timer tick or kernel thread then shares them",
+        &format!("boot with isolcpus={0} nohz_full={0} (the chain's cores) and run it there (taskset, or -cm): no other task, timer tick or kernel thread then shares them", list(cores)),
     );
-    if let Some(cg) = read("/proc/self/cgroup").and_then(|c| {
+    if let Some(cg) = host.read("/proc/self/cgroup").and_then(|c| {
         c.lines()
             .last()
             .map(|l| l.rsplit(':').next().unwrap_or("").to_string())
     }) {
-        let cpus = read(format!("/sys/fs/cgroup{cg}/cpuset.cpus.effective"));
+        let cpus = host.read(format!("/sys/fs/cgroup{cg}/cpuset.cpus.effective"));
         info(
             f,
             "cpuset",
@@ -173,13 +291,14 @@ fn isolation(cores: &[usize], f: &mut Vec<Finding>) {
     }
 }
 
-fn smt(cores: &[usize], f: &mut Vec<Finding>) {
+fn smt(host: &Host, cores: &[usize], f: &mut Vec<Finding>) {
     let mut shared = Vec::new();
     for &c in cores {
-        let sib = read(format!(
-            "/sys/devices/system/cpu/cpu{c}/topology/thread_siblings_list"
-        ))
-        .unwrap_or_default();
+        let sib = host
+            .read(format!(
+                "/sys/devices/system/cpu/cpu{c}/topology/thread_siblings_list"
+            ))
+            .unwrap_or_default();
         let s = parse_list(&sib);
         if s.len() > 1 {
             shared.push(format!("{c}: {sib}"));
@@ -190,7 +309,7 @@ fn smt(cores: &[usize], f: &mut Vec<Finding>) {
         "SMT siblings",
         !shared.is_empty(),
         if shared.is_empty() {
-            "no core of this process shares its physical core".into()
+            "no one of these cores shares its physical core".into()
         } else {
             format!("siblings among the cores: {}", shared.join("; "))
         },
@@ -198,13 +317,15 @@ fn smt(cores: &[usize], f: &mut Vec<Finding>) {
     );
 }
 
-fn frequency(f: &mut Vec<Finding>) {
-    match read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") {
+fn frequency(host: &Host, f: &mut Vec<Finding>) {
+    match host.read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") {
         Some(g) => {
-            let lo =
-                read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq").unwrap_or_default();
-            let hi =
-                read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq").unwrap_or_default();
+            let lo = host
+                .read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq")
+                .unwrap_or_default();
+            let hi = host
+                .read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq")
+                .unwrap_or_default();
             push(
                 f,
                 "cpufreq governor",
@@ -222,11 +343,11 @@ fn frequency(f: &mut Vec<Finding>) {
     let mut states = Vec::new();
     for k in 0..16 {
         let d = format!("/sys/devices/system/cpu/cpu0/cpuidle/state{k}");
-        let Some(name) = read(format!("{d}/name")) else {
+        let Some(name) = host.read(format!("{d}/name")) else {
             break;
         };
-        let lat = read(format!("{d}/latency")).unwrap_or_default();
-        let off = read(format!("{d}/disable")).is_some_and(|v| v == "1");
+        let lat = host.read(format!("{d}/latency")).unwrap_or_default();
+        let off = host.read(format!("{d}/disable")).is_some_and(|v| v == "1");
         states.push(format!(
             "{name} {lat} µs{}",
             if off { " (off)" } else { "" }
@@ -245,17 +366,65 @@ fn frequency(f: &mut Vec<Finding>) {
     }
 }
 
-fn rt_limits(f: &mut Vec<Finding>) {
-    let runtime = read("/proc/sys/kernel/sched_rt_runtime_us").unwrap_or_else(|| "unknown".into());
+fn rt_limits(host: &Host, f: &mut Vec<Finding>) {
+    let runtime = host
+        .read("/proc/sys/kernel/sched_rt_runtime_us")
+        .unwrap_or_else(|| "unknown".into());
     push(
         f,
         "RT throttling",
         runtime != "-1",
-        format!("sched_rt_runtime_us = {runtime} (of sched_rt_period_us {})", read("/proc/sys/kernel/sched_rt_period_us").unwrap_or_default()),
+        format!("sched_rt_runtime_us = {runtime} (of sched_rt_period_us {})", host.read("/proc/sys/kernel/sched_rt_period_us").unwrap_or_default()),
         "a SCHED_FIFO thread is stopped for the rest of each period once RT tasks used that much of it: echo -1 > /proc/sys/kernel/sched_rt_runtime_us, or keep the chain's duty below it",
     );
-    // SCHED_FIFO, tried on a thread of its own (undone as it ends).
-    let fifo = std::thread::spawn(|| {
+    let caps = host
+        .status("CapEff")
+        .and_then(|v| u64::from_str_radix(&v, 16).ok());
+    let nice = caps.is_some_and(|c| c & (1 << 23) != 0);
+    let rtprio = host.limit("Max realtime priority");
+    // SCHED_FIFO: on this machine tried on a thread of its own (undone as
+    // it ends); from a copy's files, what the kernel would decide.
+    let (fifo, how) = if host.live() {
+        (try_fifo(), "tried")
+    } else {
+        (
+            nice || rtprio.is_some_and(|l| l.is_none_or(|v| v > 0)),
+            "from CapEff and the limits",
+        )
+    };
+    push(
+        f,
+        "SCHED_FIFO",
+        !fifo,
+        format!(
+            "{} ({how}; RLIMIT_RTPRIO {})",
+            if fifo { "permitted" } else { "refused" },
+            shown(rtprio)
+        ),
+        "run as root, give the binary CAP_SYS_NICE (setcap cap_sys_nice+ep PROGRAM), or raise rtprio in /etc/security/limits.conf: the program's --fifo PRIO needs it",
+    );
+    push(
+        f,
+        "SCHED_DEADLINE",
+        !nice,
+        format!("CAP_SYS_NICE {}", if nice { "held" } else { "not held" }),
+        "SCHED_DEADLINE needs root or CAP_SYS_NICE (RLIMIT_RTPRIO does not give it)",
+    );
+}
+
+/// A limit as read: a number, `unlimited` or `unknown`.
+fn shown(limit: Option<Option<u64>>) -> String {
+    match limit {
+        None => "unknown".into(),
+        Some(None) => "unlimited".into(),
+        Some(Some(v)) => v.to_string(),
+    }
+}
+
+/// Whether a thread of this process may take SCHED_FIFO 1: tried on a
+/// thread of its own, which goes back to SCHED_OTHER and ends.
+fn try_fifo() -> bool {
+    std::thread::spawn(|| {
         // SAFETY: sched_param is plain data; the call changes this thread only.
         unsafe {
             let p = libc::sched_param { sched_priority: 1 };
@@ -266,66 +435,28 @@ fn rt_limits(f: &mut Vec<Finding>) {
         }
     })
     .join()
-    .unwrap_or(false);
-    let mut rl = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit fills the struct it is given.
-    let rtprio =
-        unsafe { libc::getrlimit(libc::RLIMIT_RTPRIO, &mut rl) == 0 }.then_some(rl.rlim_cur);
-    push(
-        f,
-        "SCHED_FIFO",
-        !fifo,
-        format!(
-            "{} (RLIMIT_RTPRIO {})",
-            if fifo { "permitted" } else { "refused" },
-            rtprio.map_or("unknown".into(), |v| if v == libc::RLIM_INFINITY { "unlimited".into() } else { v.to_string() })
-        ),
-        "run as root, give the binary CAP_SYS_NICE (setcap cap_sys_nice+ep PROGRAM), or raise rtprio in /etc/security/limits.conf: the program's --fifo PRIO needs it",
-    );
-    let caps = read("/proc/self/status")
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("CapEff:").map(|v| v.trim().to_string()))
-        })
-        .and_then(|v| u64::from_str_radix(&v, 16).ok());
-    let nice = caps.is_some_and(|c| c & (1 << 23) != 0);
-    push(
-        f,
-        "SCHED_DEADLINE",
-        !nice,
-        format!("CAP_SYS_NICE {}", if nice { "held" } else { "not held" }),
-        "SCHED_DEADLINE needs root or CAP_SYS_NICE (RLIMIT_RTPRIO does not give it)",
-    );
+    .unwrap_or(false)
 }
 
-fn memory(f: &mut Vec<Finding>) {
-    let mut rl = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit fills the struct it is given.
-    let ok = unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut rl) == 0 };
-    let unlimited = ok && rl.rlim_cur == libc::RLIM_INFINITY;
+fn memory(host: &Host, f: &mut Vec<Finding>) {
+    let mlock = host.limit("Max locked memory");
     push(
         f,
         "mlock limit",
-        !unlimited && rl.rlim_cur < (1 << 30),
-        if !ok {
-            "unknown".into()
-        } else if unlimited {
-            "RLIMIT_MEMLOCK unlimited".into()
-        } else {
-            format!("RLIMIT_MEMLOCK {} KiB", rl.rlim_cur / 1024)
+        mlock.is_none_or(|l| l.is_some_and(|v| v < (1 << 30))),
+        match mlock {
+            None => "unknown".into(),
+            Some(None) => "RLIMIT_MEMLOCK unlimited".into(),
+            Some(Some(v)) => format!("RLIMIT_MEMLOCK {} KiB", v / 1024),
         },
         "the program's --mlock keeps its buffers resident only within this limit: ulimit -l unlimited, or memlock in /etc/security/limits.conf",
     );
-    let thp =
-        read("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_else(|| "unknown".into());
-    let defrag =
-        read("/sys/kernel/mm/transparent_hugepage/defrag").unwrap_or_else(|| "unknown".into());
+    let thp = host
+        .read("/sys/kernel/mm/transparent_hugepage/enabled")
+        .unwrap_or_else(|| "unknown".into());
+    let defrag = host
+        .read("/sys/kernel/mm/transparent_hugepage/defrag")
+        .unwrap_or_else(|| "unknown".into());
     push(
         f,
         "transparent huge pages",
@@ -335,14 +466,15 @@ fn memory(f: &mut Vec<Finding>) {
     );
 }
 
-fn irqs(cores: &[usize], f: &mut Vec<Finding>) {
-    let Ok(dir) = std::fs::read_dir("/proc/irq") else {
+fn irqs(host: &Host, cores: &[usize], f: &mut Vec<Finding>) {
+    let Ok(dir) = std::fs::read_dir(host.path("/proc/irq")) else {
         info(f, "IRQs", "/proc/irq not readable".into());
         return;
     };
     let (mut total, mut on) = (0, 0);
     for e in dir.flatten() {
-        if let Some(aff) = read(e.path().join("smp_affinity_list")) {
+        let aff = std::fs::read_to_string(e.path().join("smp_affinity_list"));
+        if let Some(aff) = aff.ok().map(|a| a.trim().to_string()) {
             total += 1;
             if parse_list(&aff).iter().any(|c| cores.contains(c)) {
                 on += 1;
@@ -353,13 +485,14 @@ fn irqs(cores: &[usize], f: &mut Vec<Finding>) {
         f,
         "IRQs",
         on > 0,
-        format!("{on} of {total} IRQs may be served on this process's cores"),
+        format!("{on} of {total} IRQs may be served on these cores"),
         "steer them away: echo 0-1 > /proc/irq/N/smp_affinity_list for each (or irqbalance --banirq / IRQBALANCE_BANNED_CPUS), keeping the chain's cores free",
     );
 }
 
-fn clock(f: &mut Vec<Finding>) {
-    let src = read("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+fn clock(host: &Host, f: &mut Vec<Finding>) {
+    let src = host
+        .read("/sys/devices/system/clocksource/clocksource0/current_clocksource")
         .unwrap_or_else(|| "unknown".into());
     push(
         f,
