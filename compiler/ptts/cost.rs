@@ -612,9 +612,9 @@ pub fn factor(model: &Model, opts: &Options, plan: &Plan) -> u128 {
 
 /// The default of `--max-operations`: a few seconds on the project's
 /// machine (1–3 ns of CPU per bounded operation measured on the examples,
-/// the inputs and shapes made to stress each part; the bound is
-/// 1.3–30 times the count), at most about 12 s where the bound is tight
-/// and the operations the slowest (6 ns).
+/// the edge cases of `tests/it/ptts_guard.rs` and shapes made to stress
+/// each part; the bound is 1.3–30 times the count), at most about 12 s
+/// where the bound is tight and the operations the slowest (6 ns).
 pub const DEFAULT_MAX_OPERATIONS: u128 = 2_000_000_000;
 
 /// The default of `--max-memory`, in MiB.

@@ -362,8 +362,8 @@ fn wcet_harness_prints_a_timing_section_and_profiles() {
 
 #[test]
 fn a_measured_table_is_written_into_the_runtime_and_used() {
-    // xray has no timing table: the cost model times its built-ins (issue
-    // 15) and its defined functions, well enough that the measured table often gives the same
+    // xray has no timing table: the cost model times its built-ins
+    // (compiler/core/lower/cost.rs) and its defined functions, well enough that the measured table often gives the same
     // schedule. What -gw must do: measure, and write the table into the
     // runtime section, per C function and per instance
     // (tests/it/timing.rs checks that a following build schedules by it).

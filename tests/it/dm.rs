@@ -1,4 +1,4 @@
-//! `-dm dynamic|reduced` (run-time buffer allocation, issue: `-dm`): the
+//! `-dm dynamic|reduced` (run-time buffer allocation, docs/commands.md): the
 //! pipeline proves the coarse orderings it adds for every input, scheduler
 //! and runtime option; Appendix A and xray under both modes × every
 //! scheduler print the one-thread reference checksum; ThreadSanitizer finds

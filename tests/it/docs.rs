@@ -1,7 +1,9 @@
 //! The docs stand alone: every code block of README.md and
 //! docs/*.md tagged `ssc` is a description `ssc check` accepts, no block
-//! that is a description hides under another tag, and no file cites a
-//! specification the repository does not hold.
+//! that is a description hides under another tag, no file cites a
+//! specification the repository does not hold, and no text tells how the
+//! work went (issue numbers, sessions, briefs, dates of work) instead of
+//! what the product does.
 
 use ssc::diagnostics::{render, SourceFile};
 use std::path::{Path, PathBuf};
@@ -126,4 +128,178 @@ fn nothing_cites_a_specification_outside_the_repository() {
     // The runtime, the C back end, the schedulers and the split are read too.
     assert!(read > 100, "only {read} files read");
     assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// Files that say how the work went by nature, or are not ours: the
+/// change log is a journal (dates belong there), and third_party/ holds
+/// other projects' sources and licences as they ship them.
+const JOURNAL_OR_NOT_OURS: &[&str] = &["CHANGELOG.md", "third_party/"];
+
+/// Data, not prose or code: JSON results, CSV, XML (the GXL exports, the
+/// SVG figures), proptest's seed files, the lock file, images and other
+/// binary inputs. Binary files that are not UTF-8 are skipped anyway.
+const DATA: &[&str] = &[
+    ".json",
+    ".csv",
+    ".xml",
+    ".gxl",
+    ".svg",
+    ".proptest-regressions",
+    "Cargo.lock",
+    ".pgm",
+    ".pfm",
+    ".ppm",
+    ".raw",
+    ".png",
+    ".gz",
+];
+
+/// The one ISO date that is a product's name, not a day of work: SDF3's
+/// release is called by its date (`sdf3-2009-03-07.tar.gz`, the version
+/// the exports are tested against, README.md and docs/sdf3.md).
+const NAMED_BY_DATE: &[&str] = &["2009-03-07"];
+
+/// The words of one line that tell how the work went rather than what the
+/// product does: `issue N` (any case, also `issue #N`, `issues N`, and an
+/// `issue` that ends the line with its number on the next one), the words
+/// `session` and `brief` (any case, plural, or as one word of an
+/// identifier such as `session_id`), and ISO dates (`NNNN-NN-NN`).
+fn work_words(line: &str, next: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = line.as_bytes();
+    // Dates: four digits, a dash, two digits, a dash, two digits.
+    let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
+    for i in 0..b.len().saturating_sub(9) {
+        let w = &b[i..i + 10];
+        if digits(&w[..4]) && w[4] == b'-' && digits(&w[5..7]) && w[7] == b'-' && digits(&w[8..]) {
+            let date = &line[i..i + 10];
+            if !NAMED_BY_DATE.contains(&date) {
+                out.push(date.to_string());
+            }
+        }
+    }
+    // Words: maximal runs of ASCII letters.
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        let word = line[start..i].to_ascii_lowercase();
+        match word.as_str() {
+            "session" | "sessions" | "brief" | "briefs" => out.push(line[start..i].to_string()),
+            "issue" | "issues" => {
+                let rest = line[i..].trim_start();
+                let rest = rest.strip_prefix('#').unwrap_or(rest).trim_start();
+                // The number may open the next line, after a comment leader.
+                let rest = match (rest.is_empty(), next) {
+                    (true, Some(n)) => n
+                        .trim_start()
+                        .trim_start_matches(['/', '!', '#', '*', '-'])
+                        .trim_start(),
+                    _ => rest,
+                };
+                let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                if !n.is_empty() {
+                    out.push(format!("{} {n}", &line[start..i]));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The repository speaks of the product, not of how it was made: no
+/// prose or code names the issue, the session or the brief a change came
+/// from, or the day it was made. A figure says how to reproduce it (the
+/// command, the machine, the commit), a test says what behaviour it
+/// guards, a comment why the code is so. Scanned: every tracked text
+/// file (and new ones not ignored) — Markdown, Rust, C, Python and its
+/// stubs, descriptions, grammars, TOML, shell and the scripts without an
+/// extension (`test`, `.ci/run`), templates, and the golden outputs under
+/// tests/out, which carry their inputs' text — except [`DATA`],
+/// [`JOURNAL_OR_NOT_OURS`] and this file, which names the words it looks
+/// for. Allowed: [`NAMED_BY_DATE`] only.
+#[test]
+fn no_text_tells_how_the_work_went() {
+    let files = std::process::Command::new("git")
+        .args(["ls-files", "--cached", "--others", "--exclude-standard"])
+        .output()
+        .expect("git");
+    assert!(files.status.success(), "git ls-files failed");
+    let mut found = Vec::new();
+    let mut read = Vec::new();
+    for f in String::from_utf8_lossy(&files.stdout).lines() {
+        if OUTPUT_DIRS.iter().any(|p| f.starts_with(p))
+            || JOURNAL_OR_NOT_OURS.iter().any(|p| f.starts_with(p))
+            || DATA.iter().any(|e| f.ends_with(e))
+            || f == "tests/it/docs.rs"
+        {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        if text.contains('\0') {
+            continue;
+        }
+        read.push(f.to_string());
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            for word in work_words(line, lines.get(i + 1).copied()) {
+                found.push(format!("{f}:{}: {word}", i + 1));
+            }
+        }
+    }
+    // Prose, code, scripts and golden outputs are all read.
+    for f in [
+        "README.md",
+        "runtime-c/ssc_rt.h",
+        "runtime-c/templates/program.c",
+        "test",
+        ".ci/run",
+        "tests/in/chain.ssc",
+        "tests/out/c/chain.c",
+    ] {
+        assert!(read.iter().any(|r| r == f), "{f} is not scanned");
+    }
+    assert!(read.len() > 500, "only {} files read", read.len());
+    assert!(
+        found.is_empty(),
+        "{} places tell how the work went, not what the product does:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+/// The matcher of [`no_text_tells_how_the_work_went`] finds what it
+/// should and nothing more: an issue number on the same line or the next,
+/// the two words as words (not inside `possession` or `briefly`), dates
+/// but not SDF3's release name.
+#[test]
+fn the_work_words_are_found_as_words() {
+    let words = |line: &str, next: Option<&str>| work_words(line, next);
+    assert_eq!(words("pinned (Issue 16).", None), ["Issue 16"]);
+    assert_eq!(
+        words("see issue #3 and issues 4", None),
+        ["issue 3", "issues 4"]
+    );
+    assert_eq!(
+        words("    // its built-ins (issue", Some("    // 15) and")),
+        ["issue 15"]
+    );
+    assert!(words("the issue's inputs; issued 3 micro-ops", None).is_empty());
+    assert_eq!(
+        words("other Sessions' runs, session_id", None),
+        ["Sessions", "session"]
+    );
+    assert_eq!(words("as the brief says", None), ["brief"]);
+    assert!(words("possession, briefly, a briefing", None).is_empty());
+    assert_eq!(words("run on 2026-11-24, 02:18", None), ["2026-11-24"]);
+    assert!(words("sdf3-2009-03-07.tar.gz, 1024-768-1", None).is_empty());
 }

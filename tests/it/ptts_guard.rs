@@ -2,8 +2,10 @@
 //! holds (the analysis never counts more, on the examples, random chains
 //! and mutated examples), the refined bound too, and `ssc ptts` refuses
 //! before it starts what the limits do not allow (E414, exit 1, with the
-//! bound and a way out) or honours a larger `--max-operations`. The four
-//! inputs of the issue are pinned: two finish, two are refused at once.
+//! bound and a way out) or honours a larger `--max-operations`. Four inputs
+//! at the edge of the limits are pinned: two finish (a uniform over
+//! 100 000 values, a table of 1 000 values), two are refused at once (a
+//! uniform over 10^6 values, an execution time of 2^31).
 //!
 //! The fuzz test mutates the example `.ptts` files (numbers blown up,
 //! tables extended, ETPs widened, periods changed, components duplicated
@@ -321,8 +323,9 @@ fn ssc(args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// A `.ptts` of the issue in a temporary folder (with the f0 profile).
-fn issue_case(name: &str, src: &str) -> std::path::PathBuf {
+/// A `.ptts` at the edge of the limits in a temporary folder (with the
+/// f0 profile).
+fn edge_case(name: &str, src: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("ssc-ptts-guard-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy("examples/ptts_f0_xray.json", dir.join("ptts_f0_xray.json")).unwrap();
@@ -343,8 +346,8 @@ fn run(path: &Path, extra: &[&str]) -> (Option<i32>, String, String) {
 /// transitions and distribution follow its runs, and its loss the
 /// shared times: it finishes.
 #[test]
-fn issue_uniform_over_100_000_values_finishes() {
-    let p = issue_case(
+fn uniform_over_100_000_values_finishes() {
+    let p = edge_case(
         "uniform_1e5.ptts",
         "ptts {\n  component a period 200 offset 0 etp uniform [50, 100049];\n  component b period 58 offset 30 etp point 5;\n}\n",
     );
@@ -359,8 +362,8 @@ fn issue_uniform_over_100_000_values_finishes() {
 /// 5 000, each sharing thousands of triggerings: refused at once with the
 /// bound, and `--no-loss` gives the distribution.
 #[test]
-fn issue_uniform_over_a_million_values_is_refused() {
-    let p = issue_case(
+fn uniform_over_a_million_values_is_refused() {
+    let p = edge_case(
         "uniform_1e6.ptts",
         "ptts {\n  component a period 200 offset 0 etp uniform [50, 1000001];\n  component b period 58 offset 30 etp point 5;\n}\n",
     );
@@ -394,9 +397,9 @@ fn issue_uniform_over_a_million_values_is_refused() {
 /// Configuration c with an execution time of 2^31 ms: 1 388 611 trees,
 /// each meeting the next 32 million: refused at once, with `--round 0.1`.
 #[test]
-fn issue_config_c_with_a_huge_execution_time_is_refused() {
+fn config_c_with_a_huge_execution_time_is_refused() {
     let src = example("ptts_config_c").replace("[11: 0.9, 12: 0.1]", "[2147483648: 0.9, 12: 0.1]");
-    let p = issue_case("config_c_2e31.ptts", &src);
+    let p = edge_case("config_c_2e31.ptts", &src);
     let start = Instant::now();
     let (code, out, err) = run(&p, &[]);
     assert!(start.elapsed() < Duration::from_secs(20));
@@ -412,14 +415,15 @@ fn issue_config_c_with_a_huge_execution_time_is_refused() {
     assert!(err.contains("`--round 0.1`"), "{err}");
 }
 
-/// Configuration d with a table of 1 000 values: 48.7 s before (every
-/// pair of trees followed jointly); now it finishes.
+/// Configuration d with a table of 1 000 values finishes: the loss looks
+/// up each tree's partners instead of following every pair of trees
+/// jointly (48.7 s that way).
 #[test]
-fn issue_case_d_with_a_1000_entry_table_finishes() {
+fn case_d_with_a_1000_entry_table_finishes() {
     let entries: Vec<String> = (0..1000).map(|k| format!("{}: 1/1000", 11 + k)).collect();
     let src =
         example("ptts_case_d").replace("[11: 0.9, 12: 0.1]", &format!("[{}]", entries.join(", ")));
-    let p = issue_case("case_d_1000.ptts", &src);
+    let p = edge_case("case_d_1000.ptts", &src);
     let (code, out, err) = run(&p, &[]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("support  [114, 1176], 10621 values"), "{out}");

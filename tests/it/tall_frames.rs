@@ -1,12 +1,12 @@
 //! `-ts fused` on tall frames (docs/fused.md, "How many
 //! strips"): compile time is linear in the sub-boxes, and a split makes at
-//! most `--max-subboxes` of them (default 131 072). The three cases of the
-//! issue — `tests/in/chain.ssc` at [1, 1000000] with one-row strips, at
+//! most `--max-subboxes` of them (default 131 072). Three tall
+//! cases — `tests/in/chain.ssc` at [1, 1000000] with one-row strips, at
 //! [65536, 65536] and at [100000, 100000] — are pinned by their structure
 //! (strips, sub-boxes) or their refusal; the wall-clock bounds are only
-//! there to catch a return to quadratic time (the ssc before took over
-//! 150 s, 20 s and 13 s in a release build) and leave a slow CI machine
-//! several times the time these take.
+//! there to catch quadratic time (a compile quadratic in the sub-boxes
+//! takes over 150 s, 20 s and 13 s on them in a release build) and leave
+//! a slow CI machine several times the time these take.
 
 use crate::support;
 use std::path::PathBuf;

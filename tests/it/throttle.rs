@@ -440,7 +440,7 @@ fn signal_actuator_stops_and_continues_a_busy_process() {
     assert!(matches!(hog.state(), 'R' | 'S'), "left {}", hog.state());
 }
 
-/// Item 6 of the issue: a core above the threshold is suspended for
+/// The duty cycle: a core above the threshold is suspended for
 /// `suspend/(interval+suspend)` of the time within 10 %, measured from the
 /// children's CPU time (/proc/PID/stat utime + stime); a core below it
 /// never is.
