@@ -5,6 +5,28 @@
 //! [`render`], so golden files are stable, ANSI colour from
 //! [`render_styled`] on a terminal) under a `file:line:col` header, or as
 //! one JSON object per diagnostic ([`to_json`], `--message-format json`).
+//!
+//! The text form is `error[E0xx]: message`, `--> file:line:col`, then
+//! miette's snippet at width 100. At most 50 diagnostics and 8 labels per
+//! diagnostic are drawn and the rest counted, because miette lays labels
+//! out quadratically; an over-long line is shown as an excerpt of that line
+//! only. Non-UTF-8 input is E000.
+//!
+//! Code ranges (docs/diagnostics.md lists every code): E000–E038 the front
+//! end (E060–E072 chains, E040–E059 defined functions), E100–E149
+//! lowering, E200–E211 runtime sections (E210/E211: a hand-written runtime
+//! that fails the proof, with the counter-example), E299 an internal error
+//! (ssc emitted something it cannot prove: exit 3, never a panic),
+//! E300–E302 code generation (E301: a function without an implementation,
+//! before any file is written or `cc` runs, labelled where it is bound —
+//! the library's guard, since the CLI stops earlier, in the checker, with
+//! E038; E302: a `--kernels` file defining a built-in's own name, which
+//! would be defined twice at link time, where a *variant*'s name wins),
+//! and E500–E504 warnings about what `ssc build` decided against its
+//! command line or assumed, made by `pipeline::decisions` and returned in
+//! `Compiled::warnings` so the CLI prints them like any other (defaults
+//! are never "ignored"); E504, a calibration cache ignored, comes from the
+//! CLI, which reads the cache.
 
 use crate::ir::Span;
 use std::fmt::Write as _;

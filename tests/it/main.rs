@@ -11,6 +11,7 @@ mod testgen;
 
 mod analysis;
 mod architecture;
+mod architecture_doc;
 mod builtins;
 mod chain_props;
 mod chains;

@@ -14,6 +14,13 @@
 //! N iterations (not homogeneous; it can only lengthen a period), and the
 //! operating system: for `simple` and `barrier` (one unpinned thread per
 //! sub-box) the period assumes as many cores as threads.
+//!
+//! Guarantees: the graph has one actor per `E` of the programs, barrier and
+//! idle thread, and one channel per ordering the runtime enforces, so its
+//! period is what the programs sustain under the timing model and the two
+//! simplifications above; every time is a whole number of ns, so the
+//! period is an exact ratio (`W ns / T tokens`) and SDF3's MCM of the
+//! `-xr` export equals it; deterministic.
 
 pub mod mcm;
 

@@ -6,6 +6,16 @@
 //! `container`, `function`, `function_instantiation`, the runtime lists)
 //! written once, one entry per line; numbers in decimal. Printing what the
 //! parser read from a printed description gives the same bytes.
+//!
+//! Within that form, `!s1` is a signal with an initial token, times are
+//! Rust's shortest round-trip decimal, and several statements of one kind in
+//! the input merge into one list. `ssc fmt` keeps comments
+//! ([`print_with_comments`], comments found by `front::syntax::comments`):
+//! one at the end of a line follows the item that starts before it on that
+//! line; any other goes on its own line before the next item of the source
+//! (port, list entry, connection, `};`, `}`), so it moves with that item
+//! when statements are reordered or merged; one before a list's first entry
+//! goes before the list's keyword.
 
 use crate::ir::*;
 use std::fmt::Write as _;

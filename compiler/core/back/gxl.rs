@@ -20,6 +20,9 @@
 //! program-order step, signal, barrier edge and self-loop (`tokens`,
 //! `kind` `order`/`signal`/`barrier`/`self`, and `signal` or `barrier`
 //! naming it).
+//!
+//! `-gg`'s default stays the instantiation graph; `--gg-graph runtime`
+//! chooses the runtime HSDFG.
 
 use crate::ir::hsdfg::{EdgeKind, Hsdfg};
 use crate::ir::runtime_graph::{ChannelKind, RuntimeGraph};

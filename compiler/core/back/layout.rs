@@ -13,6 +13,11 @@
 //! with `.` made C-safe by `_`; free text reaches C only through
 //! [`c_string`] (a string literal's contents) or [`comment`] (a `/* */`
 //! comment on one line), the one escaper of each kind.
+//!
+//! Free text (the description's path, the command line in the header
+//! comment, `-dt` in a string literal) is made safe: `*/` and `??` cannot
+//! end a comment or form a trigraph, and string escapes are octal (`\012`),
+//! never `\x`, which would swallow the hex digits that follow.
 
 use crate::ir::builtins::builtin_of;
 use crate::ir::hsdfg::{ActorId, BufferId, FunctionId, FunctionInfo, Hsdfg};

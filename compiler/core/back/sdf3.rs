@@ -16,6 +16,14 @@
 //! µs, at least 1); all actors come before all channels; each actor has a
 //! `processor` with `default="true"` and an `executionTime`. Actor names
 //! are `F_k` (sub-box `F.k`; unique, as `k` has no `_`). Deterministic.
+//!
+//! `-xr` takes no file, as in the thesis: it writes
+//! `<outputdir>/<name>.sdf3.xml`, or `--xr-output FILE` (`-` = stdout). The
+//! default graph is the runtime HSDFG whenever the compiled runtime has
+//! programs, which is always for `ssc build` (`--no-threadexecution` only
+//! leaves them out of the *printed* runtime), with times in whole ns, so
+//! SDF3's MCM is exactly `-pr`'s period in ns; `--xr-graph instantiation`
+//! exports the instantiation's HSDFG in whole µs, with no programs.
 
 use crate::ir::hsdfg::Hsdfg;
 use std::fmt::Write as _;

@@ -33,6 +33,10 @@
 //! The harness' own command line: `--runs N`, `--warmup N`,
 //! `--percentile P` (0 < P ≤ 100), `--json`, `--etp-dir DIR`, `--help`.
 //! [`parse_report`] reads its JSON back ([`WcetReport`]).
+//!
+//! The instance entries win and the C function's entry stays for what the
+//! table does not name; [`with_timing`] merges a table into a description,
+//! replacing entries of the same key and grouping the table by C function.
 
 use super::c::{FloatRules, KernelTypes, Program, RUNTIME_FILES};
 use crate::back::layout::{c_string, comment, FunctionLayout, Layout, Memory, PortMake};

@@ -5,6 +5,16 @@
 //! (the defined functions typed by `ir::kernel`); what is wrong is a
 //! [`crate::diagnostics::Diagnostic`] with a code, a labelled span and a
 //! hint, rendered with file:line:col and the source line.
+//!
+//! Takes the text of a description (and the `-D` overrides of a chain, the
+//! names of the `--kernels` functions); gives its
+//! [`Description`](crate::ir::Description) with every chain expanded
+//! ([`chain`]), or every diagnostic. Guarantees: never panics on any input;
+//! when [`check`](mod@check) reports no error, every name resolves, every
+//! graph is a well-typed DAG and every defined function types into a
+//! kernel; what the checker cannot see (a hand-written section against the
+//! sections above it, the runtime's correctness) is reported by
+//! [`crate::lower`] and [`crate::verify`].
 
 pub mod check;
 pub mod syntax;

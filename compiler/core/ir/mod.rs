@@ -6,6 +6,19 @@
 //! text they came from (or [`Span::NONE`] when the compiler made them) so
 //! diagnostics can point at the source; spans never take part in equality, so
 //! `parse(print(ir)) == ir` is a meaningful test.
+//!
+//! Takes nothing: this module is data, with no stage in it. Gives the
+//! sections as written ([`Description`]: [`Chain`], [`Composition`],
+//! [`Declaration`], [`Instantiation`], [`Runtime`]), a defined function as
+//! written ([`Definition`]) and typed ([`kernel`]), the built-in table
+//! ([`builtins`]), and the graphs the stages build: the HSDFG ([`hsdfg`],
+//! built by `lower::hsdfg`) and the runtime HSDFG ([`runtime_graph`], built
+//! by `analysis::runtime_graph`). They live here, not with the stage that
+//! builds them, so every stage depends on `ir` for its input, never on the
+//! stage before it. Guarantees: a description holds what the text says and
+//! what the compiler filled in (a chain's expansion, the lowered sections),
+//! nothing else (no defaults are implied); equality is structural; printing
+//! and parsing again gives an equal IR.
 
 pub mod builtins;
 mod chain;

@@ -76,6 +76,22 @@
 //! without `timing_system` costs ([`Coefficients::system`]): the list
 //! schedulers' price of reading another thread's output and `-pr`'s wait,
 //! signal and transfer costs.
+//!
+//! Why a cost per kind of operation rather than one per operation: the
+//! kinds vectorise differently (a median's compare-exchanges, a mean's
+//! strided reads and `linear`'s interleaved writes cost several times an
+//! add), and a single cost per operation, fitted on the same functions, was
+//! off by 0.3–2.6× on them; with a cost per kind each calibration function
+//! is priced by its own measurement. Why a program factor measured on a
+//! reference chain rather than a model of each effect: per box, the model
+//! is within a few per cent of the program's medians once streaming is
+//! priced; what is left (warm harness times against once-an-iteration
+//! sub-boxes, the stalls of waiting for another thread's slow runs) is
+//! spread over every sub-box and every wait, which a deterministic model
+//! does not see one by one. The model is a stage option
+//! (`LowerOptions::cost`): `None` in the library's default, so library
+//! results do not depend on the machine; the CLI fills in this CPU's
+//! coefficients or the shipped ones, read once per process.
 
 use crate::ir::builtins::{builtin_of, BUILTINS};
 use crate::ir::hsdfg::SystemTiming;

@@ -19,6 +19,42 @@
 //! Guarantees: the declaration is not changed (its four levels print and
 //! lower to themselves); the set depends on the connections' order only
 //! through the rule above, applied in that order, so it is deterministic.
+//!
+//! Why edges with a token: `-> … delay V` is a property of a connection
+//! (`Connection::delay`), carried through compose, split
+//! (`Dependency::delay`) and the HSDFG, where a delayed dependency is a
+//! `Dependency` edge with 1 token and its write-after-read partner has 0 —
+//! the pair of any dependency with its tokens swapped, so each pair still
+//! holds one token (one buffer, one value) and every stage that reasons
+//! with tokens (sync, `reach`, the checker, the memory orderings, `-pr`,
+//! `-xr`) needs nothing new. "Within an iteration" means `tokens == 0`
+//! (`Hsdfg::dependencies`, `predecessors`): the schedulers order a delayed
+//! reader before this iteration's writer. The one place a token count is
+//! not enough is a reader that is, or depends on, the writer: its 0-token
+//! partner would close a cycle. There the partner gets 1 token too, and the
+//! two copies make it sound: port `p` of iteration i addresses copy
+//! `(i + phase) mod 2` (phase 1 for a delayed reader, `Hsdfg::phase`), the
+//! runtime hands each call of such a sub-box a copy of its ports moved to
+//! the iteration's copy (`SSC_BOX_COPIES`, `ssc_port.alt`), and the checker
+//! proves the copies apart (accesses of one state conflict only at
+//! distances of one parity). The iteration, not the frame, picks the copy:
+//! every thread agrees on it, `--overload skip` renumbers frames but not
+//! iterations, and only the run's last iterations are void.
+//!
+//! Double buffering costs a frame of memory and saves a pass: the
+//! alternatives were writing in place (aliasing, no windows) and a copy
+//! function run after the last reader of the old rows, which reads and
+//! writes a frame every iteration (`BENCHMARKS.md`, "Delays": box at a
+//! time up to a fifth of the frame's time at 1760², fused about nothing,
+//! since there the copy reads the writer's ring). A state buffer (`Buffer::initial`) is
+//! isolated in `memory::lifetime` (live over the whole order), so every
+//! allocator gives it bytes of its own, fold never folds it, and under `-dm`
+//! it keeps its own allocation for the whole run (`Storage::Own`: its delay
+//! edges order its uses). The C fills it, both copies, with V in
+//! `init_all`, which the library runs at every open: reopening is the reset,
+//! there is no reset call. The initial value is a constant, not "the first
+//! frame": a chain that wants that writes it in its definition
+//! (`prev(x, c)`, `front::chain`).
 
 use crate::ir::Declaration;
 use std::collections::BTreeSet;

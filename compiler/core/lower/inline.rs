@@ -41,6 +41,21 @@
 //! connections with a delay and the functions they touch, a function read
 //! by something that is not a defined function reading it element by
 //! element.
+//!
+//! Why a rewrite of the declaration, not of the C: the fused chain is a
+//! description like any other, so what the checker proves is what runs, and
+//! each instance keeps the composition's index as its checksum key
+//! (`ir::StableId`), so a fused chain prints the unfused chain's checksum; a
+//! hand-written declaration that matches the composition as fused validates
+//! and takes those ids. A merged consumer's input from elsewhere becomes a
+//! new input of the producer only when what writes it does not depend on
+//! the producer (the merge would close a cycle); a fused function fused
+//! again is dropped with the rest of the unused. A producer read through a
+//! window is not inlined, though the language can say it: it measured no
+//! faster on xray (docs/fused.md). `--inline` is off by default because it
+//! changes the generated C and `-gd` of every chain with defined functions,
+//! which users keep as golden files, though it is the best configuration in
+//! `BENCHMARKS.md`.
 
 use crate::ir::kernel::{builtin_definition, type_definition, Kernel, Op};
 use crate::ir::{

@@ -11,6 +11,14 @@
 //! and instantiation, validating those that are present (a present section
 //! is honoured as written). The result prints (`-t interpreter`) to a
 //! description that, parsed and lowered again, gives the same description.
+//!
+//! Takes a checked description and [`LowerOptions`]; gives the description
+//! with a declaration and an instantiation (and its HSDFG through
+//! [`hsdfg::build`]), or the diagnostics of what cannot be lowered
+//! (E100–E149). Guarantees: a section the user wrote is honoured as written
+//! once [`validate`] accepts it; the same input and options give the same
+//! sections; everything after lowering reads the HSDFG, never the
+//! description.
 
 pub mod compose;
 pub mod cost;

@@ -37,6 +37,15 @@
 //! strips `[0, y0]:[w, y1]` with `y_k = floor(k·h/n)`, which tile the
 //! function's space exactly; sub-boxes `F.0`, `F.1`, … in row order,
 //! functions in declaration order.
+//!
+//! Under fused, when one output frame fills the cache budget, the default
+//! height is also at most 1/[`MEMORY_STRIPS`] of the frame (at least 4
+//! rows), so the folded buffers stay near 1/20 of box-at-a-time's memory.
+//! The sub-box cap raises a default height instead of refusing, so a tall
+//! frame is never refused; E141 for a given `--strip-rows` is a command-line
+//! error (exit 2), because the option is what cannot be honoured: the same
+//! description builds with the default height, and exit 1 stays for
+//! descriptions that are wrong whatever the options.
 
 use super::deps::dependencies;
 use super::timing::{Instance, Timing};

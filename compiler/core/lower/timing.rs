@@ -15,6 +15,13 @@
 //! resolutions no description uses (instances are checked by the front
 //! end, E037). Iteration order is by key (`BTreeMap`s), so it is
 //! deterministic.
+//!
+//! The syntax needs no keyword: an entry is `ident (ident | pair)? number`,
+//! so `FUNC T` parses as it always did, and an instance entry names its C
+//! function too, mirroring the declaration's `function INSTANCE FUNC [w, h]`
+//! (E037 for an unknown instance, with "did you mean", or one that runs
+//! another C function). In the IR the C function stays `TimingEntry::name`
+//! and the kind is `TimingEntry::scope`.
 
 use super::cost::{Coefficients, Traffic, Work};
 use crate::ir::hsdfg::SystemTiming;

@@ -34,6 +34,12 @@
 //! Guarantees: every access fits its ring (`R` ≥ its rows); the orderings
 //! plus dependencies and program order are acyclic (no deadlock); the
 //! runtime checker proves the result race-free on the folded addresses.
+//!
+//! The ring search keeps a topological order of the graph so far:
+//! orderings forward in it need no check, a backward one is checked by a
+//! search between its ends in that order, and only a cycle through several
+//! new orderings takes a pass over the graph (a 1 000-box chain under fused
+//! compiles in 1.5 s).
 
 use super::ring::{self, bands, Band};
 use super::{ArenaId, OrderEdge, Placement};

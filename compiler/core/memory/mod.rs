@@ -17,6 +17,26 @@
 //! [`allocate`] runs one allocator, adds the edges and the notes;
 //! [`check_plan`] re-checks a plan against the rule above, saying what
 //! breaks it as a [`PlanError`] (ids into the HSDFG, named on display).
+//!
+//! **`-dm dynamic|reduced`** allocates each buffer per iteration at run
+//! time (`ssc_dynbuf` in `runtime-c/ssc_memory.h`: the first writer sub-box
+//! of an iteration allocates — `malloc`, or under `reduced` a block of the
+//! pool of its size — and fills in every port that points at the buffer;
+//! the last of its writers and readers frees it); it overrides `-ms` (memory
+//! as `-ms none`, no memory section in the printed runtime). With
+//! fine-grained dependencies no single point exists where an instance is
+//! dead (a writer of iteration i + 1 may start while a reader of i reads
+//! other rows), so [`dynamic_edges`] adds coarse orderings to
+//! `MemoryPlan::extra_edges`: every reader and every other writer of a
+//! buffer before every writer of the next iteration (1 token), and a writer
+//! before each reader that depends on none (0 tokens). Sync enforces them
+//! like any extra edge, so they show in the printed runtime as the signals
+//! they add, and verify proves them (`sync::Extras::orderings`); at most one
+//! instance of each buffer is then live. A hand-written runtime under `-dm`
+//! is honoured only when it already orders these uses (else E211 with the
+//! counter-example), and its memory section is then ignored by the program.
+//! Writers call `ssc_dyn_done` too: a writer's rows need not be read by any
+//! reader, so only counting every user makes the free safe.
 
 pub mod bound;
 pub mod fold;

@@ -16,6 +16,12 @@
 //! Since bands follow the threads, two threads that stream their own bands
 //! never share a ring row, and a ring needs only the rows one thread keeps
 //! live at once.
+//!
+//! Since the bands are derived from the schedule, a runtime section needs no
+//! new syntax: a `memory_mapping` smaller than its buffer, a whole number of
+//! rows, *is* a ring (E030 otherwise), and the C kernel ABI carries
+//! `ssc_port.fold`, `bands`, `n_bands` and `SSC_ROW`. User kernels never get
+//! a folded port unless they say `ROWS`.
 
 use crate::ir::hsdfg::{ActorId, Buffer, BufferId, Hsdfg};
 

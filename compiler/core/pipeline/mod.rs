@@ -8,6 +8,14 @@
 //! counter-example — or schedules, allocates and synchronises, and proves the
 //! result (a failure there is a bug of ssc, reported as such, never a panic).
 //! Gives everything the back ends need.
+//!
+//! Guarantees: every runtime it returns has been proven by [`crate::verify`]
+//! (deadlock-free, race-free, every dependency enforced) on the placements
+//! the back ends will read; a hand-written runtime that fails the proof is
+//! E210/E211 with the counter-example, one of ssc's own is E299 (exit 3);
+//! the warnings of what it decided against the command line
+//! (`decisions.rs`, E500–E503) are in [`Compiled::warnings`]; deterministic
+//! for given options.
 
 use crate::diagnostics::Diagnostic;
 use crate::ir::hsdfg::Hsdfg;

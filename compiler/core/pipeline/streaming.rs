@@ -40,6 +40,10 @@
 //! Guarantees: with strips forced, with a frame as large as the budget, or
 //! for a description whose runtime section already schedules it, the
 //! options are returned unchanged and nothing falls back.
+//!
+//! Under `-ts fused` a caller that gives no strip options (a library user)
+//! gets the default budget here (`Strips::default_cache_bytes`: the
+//! per-core level-2 cache sysfs shows, else 1 MiB).
 
 use super::Options;
 use crate::diagnostics::Diagnostic;

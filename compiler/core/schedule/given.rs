@@ -3,6 +3,11 @@
 //! prints). Its threads and orders are honoured as written; start times are
 //! simulated from the timing with the list schedulers' model (communication
 //! costs included).
+//!
+//! This is what makes `-te` (on by default) optional to print: reading a
+//! runtime back without its programs gives the same memory schedule and
+//! programs again, and a `barrier` statement in it asks for the iteration
+//! barrier, as `-ts barrier`/`-ab` printed it.
 
 use super::{list, Schedule, SchedulerKind, ThreadPlan};
 use crate::diagnostics::Diagnostic;

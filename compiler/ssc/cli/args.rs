@@ -5,6 +5,10 @@
 //! reduced 4`); clap only knows one-letter short options, so [`normalise`]
 //! rewrites each known thesis spelling to its `--` alias before clap sees
 //! the command line. Both spellings are documented in `--help`.
+//!
+//! `-ts KIND N` takes N only for the kinds that count threads
+//! (`SchedulerKind::counted`) and only when it is a number; `-ts fixed`
+//! without N uses the online CPUs.
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};

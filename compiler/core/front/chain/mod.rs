@@ -22,6 +22,19 @@
 //! chain and overrides always give the same expansion, byte for byte when
 //! printed; every box of the expansion is read by a sink (a value or an
 //! input that nothing reads is left out, with a warning, E070).
+//!
+//! Why expand rather than compile: the four levels stay the one form every
+//! stage, proof and export reads, so nothing after the front end knows
+//! chains exist, `-t interpreter` prints the expansion, and building that
+//! print gives the chain's checksum. Fusing the boxes stays the schedule's
+//! choice (`--inline`). Instances follow the text (inputs, then boxes and
+//! sinks where their lines are), because a sink's checksum key is its
+//! index: a chain and its four levels written in the same order print one
+//! checksum. Sharing containers makes g0, g1 and g2 of a pyramid one C
+//! function, as they are written by hand. `prev(x, c)` with a value `c` is
+//! `select(first_frame(), c, x delayed)`, so the runtime needs nothing new (a
+//! kernel reads `call->iteration`) and the delayed state keeps its constant
+//! fill.
 
 mod build;
 mod ends;

@@ -23,6 +23,18 @@
 //! computed for every element type, except `func_conv` on `float` and
 //! `double`, whose window sums run x first, then y (the order of
 //! `separable`), where the C kernel summed columns first.
+//!
+//! Why definitions: one generator, with its specialisation, vectorisation,
+//! folding, `--contract` and `--reciprocal`, serves the built-ins and the
+//! user's functions, and the runtime keeps C only for the sources and
+//! sinks, which do I/O. The window operators of a built-in compute in its
+//! wide type (the typer's `window_type`; a user's compute in float).
+//! `func_conv` keeps the x-then-y order because its row sums stay in the
+//! level-1 cache; a column-first order would need a second loop structure
+//! for one built-in. It reads windows of at most 63 a side, as every
+//! generated kernel (E059). Stage fusion fuses the built-ins whose
+//! definition is the language's as written ([`builtin_definition`]); the
+//! `--kernels` functions (`LowerOptions::own_kernels`) stay out of it.
 
 use super::typer::type_with;
 use super::{Kernel, KernelError};

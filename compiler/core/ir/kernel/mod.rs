@@ -12,6 +12,35 @@
 //! window read is inside the port's window; a table covers its index's
 //! range. The back ends turn a kernel into loops (`back/c/kernels.rs`); the
 //! meaning lives here, not in a C file.
+//!
+//! Why the meaning lives in the compiler: the imaging vocabulary
+//! (arithmetic, min/max/clamp/abs, floor/round, select, conversions with
+//! and without saturation, window/level, stencils, separable and Gaussian
+//! kernels, box, median, 2:1 mean, linear, look-up tables) is the
+//! operators of `function_definition`, not a set of C kernels, so the C is
+//! one way to run a kernel, and the cost model (`lower::cost::Work`) and
+//! stage fusion read the same definitions. Numbers take the type of what
+//! they meet, and an expression of numbers only is computed in that type,
+//! in the order written, as the loop would compute it (`number.rs`), so a
+//! constant is never more precise than its loop; weighted operators on
+//! integer ports compute in float. Integer arithmetic is *proven* in range
+//! (`range.rs`), not checked at run time: a conversion or operation that
+//! could leave its type is refused (E046/E047) unless `T_sat` says what
+//! happens, so the C computes in C's promoted types with casts only where a
+//! conversion is written. Floating ranges, which only conversions to
+//! integers read, are sound for the values the type holds: a bound float
+//! does not hold is widened to the float on its outer side
+//! (`Range::rounded`: 2147483647 is 2³¹ as float), a weighted sum's range
+//! is rounded step by step as its loop rounds, and integer quotients take
+//! the range of their corners' quotients. Floating point is evaluated in
+//! the order written (no reassociation), so every schedule and split gives
+//! the bits numpy computes for the same expression in float32. A
+//! `lut("file")` is read relative to the description (`Description::dir`,
+//! set by the CLI from the file's path; `None` for text given to the
+//! library, where a relative table is relative to the working directory).
+//!
+//! Defined functions are built-ins in all but name for `-ts fused` (their
+//! ports fold) and for E503 (they have a modelled time).
 
 mod builtin;
 mod number;
