@@ -156,6 +156,9 @@ struct ssc_runtime {
     atomic_uint events;             /* futex word of main: bumped by every
                                        thread's exit and by the stop signal */
     struct ssc__lib lib;            /* library mode */
+    atomic_uint dl_started;         /* --sched-deadline: threads that tried
+                                       their reservation (a futex word) */
+    atomic_uint dl_gate;            /* 1 once main let them run (a futex word) */
 };
 
 /* The instance this thread works for: each thread of an instance points
@@ -208,6 +211,20 @@ int ssc__describe_thread(int j, const char *unit, char *buf, size_t n);
 /* The runtime's record of the thread running here (NULL: not one of the
  * chain's threads). */
 ssc_thread *ssc__this_thread(void);
+
+/* ---- ssc_deadline.c: --sched-deadline -------------------------------- */
+
+/* Thread i's reservation: runtime, deadline and period, ns. */
+void ssc__deadline_params(int i, uint64_t *runtime, uint64_t *deadline, uint64_t *period);
+/* In thread t at its start: takes its reservation (or, refused and asked
+ * for, SCHED_FIFO), says so to main, and waits until main lets it run. */
+void ssc__deadline_start(ssc_thread *t);
+/* Main, once every thread was created: waits for each to try; 0 when all
+ * run as asked, else 3 after a message per refused thread (the run is
+ * stopped before its first iteration). */
+int ssc__deadline_admit(void);
+/* What the kernel said, as a hint ("EBUSY: admission control ..."). */
+const char *ssc__deadline_why(int err);
 
 /* ---- ssc_lib.c ------------------------------------------------------ */
 

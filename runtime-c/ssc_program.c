@@ -43,6 +43,12 @@ static void usage(FILE *f, const char *argv0, void (*usage_ports)(FILE *))
         "  --json             print the report as JSON\n"
         "  --spin-ns N        spin N ns before a wait sleeps (0: sleep at once)\n"
         "  --fifo PRIO        run the threads SCHED_FIFO at PRIO (1..99)\n"
+        "  --sched-deadline   run each thread SCHED_DEADLINE (needs --period-us): its\n"
+        "                     runtime is its predicted busy time x (1 + margin) plus\n"
+        "                     its waits x the spin bound; threads are not pinned\n"
+        "  --deadline-margin M  that margin (default 2: three times the prediction)\n"
+        "  --sched-fallback fifo  a thread the kernel refuses runs SCHED_FIFO (--fifo\n"
+        "                     PRIO, or 50) instead of ending the run\n"
         "  --max-lead N       no thread runs more than N iterations ahead of the slowest\n"
         "  --mlock            lock all memory (mlockall)\n"
         "  --input [NAME=]PATH  frames of input NAME: a PGM, PFM or raw file, or a\n"
@@ -106,6 +112,8 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             o->lock_memory = 1, takes_value = 0;
         } else if (!strcmp(a, "--forever")) {
             o->forever = 1, takes_value = 0;
+        } else if (!strcmp(a, "--sched-deadline")) {
+            o->sched_deadline = 1, takes_value = 0;
         } else if (!val) {
             bad_arg(o, argv0, "unknown option or missing value", a);
         } else if (!strcmp(a, "--input")) {
@@ -145,6 +153,16 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
             if (p < 1 || p > 99)
                 bad_arg(o, argv0, a, "priority must be 1..99");
             o->rt_priority = (int)p;
+        } else if (!strcmp(a, "--deadline-margin")) {
+            char *end;
+            double m = strtod(val, &end);
+            if (*end || !(m >= 0 && m <= 100))
+                bad_arg(o, argv0, a, "must be a number from 0 to 100 (2: three times the prediction)");
+            o->deadline_margin = m;
+        } else if (!strcmp(a, "--sched-fallback")) {
+            if (strcmp(val, "fifo"))
+                bad_arg(o, argv0, "--sched-fallback expects fifo", val);
+            o->sched_fallback = 1;
         } else if (!strcmp(a, "--max-lead")) {
             uint64_t n = parse_u64(o, argv0, a, val);
             if (n > 1000000000)
@@ -172,6 +190,15 @@ void ssc_parse_args(ssc_options *o, int argc, char **argv)
     if (o->overload != SSC_OVERLOAD_QUEUE && o->output_dir)
         bad_arg(o, argv0, "--output writes every frame's outputs, and --overload skip|latest "
                 "drops frames", "not yet implemented together");
+    if (o->sched_deadline && !o->period_ns)
+        bad_arg(o, argv0, "--sched-deadline reserves each thread's runtime in every period",
+                "give --period-us");
+    if (o->sched_deadline && o->rt_priority && !o->sched_fallback)
+        bad_arg(o, argv0, "--sched-deadline and --fifo are two policies",
+                "give one (or --sched-fallback fifo, with --fifo its priority)");
+    if (o->sched_fallback && !o->sched_deadline)
+        bad_arg(o, argv0, "--sched-fallback says what a refused --sched-deadline does",
+                "give --sched-deadline");
     if (o->forever) {
         if (o->iterations_given)
             bad_arg(o, argv0, "--forever runs until SIGINT/SIGTERM", "leave out --iterations");
@@ -376,6 +403,13 @@ int ssc_run(int n_threads, const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes
         if (ssc__create_thread(&tids[i], i, &args[i]) != 0)
             exit(3);   /* the started threads would wait forever for this one */
     }
+    if (rt.opt.sched_deadline && ssc__deadline_admit() != 0) {
+        for (int i = 0; i < n_threads; i++)   /* stopped before iteration 0 */
+            pthread_join(tids[i], NULL);
+        free(tids);
+        free(args);
+        return 3;
+    }
     watch_threads(n_threads);
     for (int i = 0; i < n_threads; i++)
         pthread_join(tids[i], NULL);
@@ -401,6 +435,44 @@ static const char *overload_name(int o)
 
 /* The JSON of the deadline, the slowest frames, each thread's lateness and
  * the overload (README, "Deadlines and overload"). */
+/* --sched-deadline: each thread's reservation and its overruns. */
+static void print_deadline_json(void)
+{
+    if (!rt.opt.sched_deadline) {
+        printf(" \"sched_deadline\": null,\n");
+        return;
+    }
+    printf(" \"sched_deadline\": [");
+    for (int j = 0; j < rt.n_threads; j++) {
+        uint64_t runtime, deadline, period;
+        ssc__deadline_params(j, &runtime, &deadline, &period);
+        const ssc_thread *t = &rt.threads[j];
+        printf("%s{\"thread\": %d, \"policy\": \"%s\", \"runtime_us\": %.3f, \"deadline_us\": %.3f, "
+               "\"period_us\": %.3f, \"overruns\": %u}", j ? ", " : "", j,
+               t->dl_error ? "fifo" : "deadline", runtime / 1e3, deadline / 1e3, period / 1e3,
+               atomic_load(&t->dl_overruns));
+    }
+    printf("],\n");
+}
+
+static void print_deadline_text(void)
+{
+    if (!rt.opt.sched_deadline)
+        return;
+    for (int j = 0; j < rt.n_threads; j++) {
+        uint64_t runtime, deadline, period;
+        ssc__deadline_params(j, &runtime, &deadline, &period);
+        const ssc_thread *t = &rt.threads[j];
+        if (t->dl_error)
+            printf("thread %d: SCHED_FIFO %d (SCHED_DEADLINE refused: %s)\n", j,
+                   rt.opt.rt_priority ? rt.opt.rt_priority : 50, ssc__deadline_why(t->dl_error));
+        else
+            printf("thread %d: SCHED_DEADLINE runtime %.3f us, deadline %.3f us, period %.3f us, "
+                   "%u overruns\n", j, runtime / 1e3, deadline / 1e3, period / 1e3,
+                   atomic_load(&t->dl_overruns));
+    }
+}
+
 static void print_conduct_json(void)
 {
     const ssc_conduct *c = &rt.conduct;
@@ -424,6 +496,7 @@ static void print_conduct_json(void)
         first = 0;
     }
     printf("],\n");
+    print_deadline_json();
     if (!rt.opt.period_ns) {
         printf(" \"overload\": null,\n");
         return;
@@ -490,6 +563,7 @@ static void print_report(const ssc_stats *s)
         printf("iterations: %" PRIu64 " of %" PRIu64 "%s\n", rt.completed, rt.opt.iterations,
                rt.stopped_by_signal ? " (stopped by signal)" : "");
     print_conduct_text();
+    print_deadline_text();
     printf("latency (us): count %" PRIu64 "  mean %.3f  sd %.3f  min %.3f  p50 %.3f  "
            "p99 %.3f  p99.9 %.3f  max %.3f\n", s->count, s->mean / 1e3, s->stddev / 1e3,
            s->min / 1e3, s->p50 / 1e3, s->p99 / 1e3, s->p999 / 1e3, s->max / 1e3);

@@ -144,6 +144,7 @@ void ssc_options_init(ssc_options *o, const char *program, uint64_t iterations)
     memset(o, 0, sizeof *o);
     o->iterations = iterations;
     o->spin_ns = 20000;
+    o->deadline_margin = 2.0;
     o->dump_format = SSC_DUMP_CSV;
     o->dump_iterations = SSC_DUMP_ITERATIONS;
     o->program = program;
@@ -203,7 +204,9 @@ int ssc__init_threads(const ssc_options *o, int n_threads, const int *cores, con
         for (int j = 0; !cores && j < n_mask; j++)
             CPU_SET(mask[j], &rt.cpusets[i]);
     }
-    rt.pinned = cores != NULL || n_mask > 0;
+    /* SCHED_DEADLINE refuses a thread whose cores are not its whole root
+     * domain: under --sched-deadline the threads are not pinned. */
+    rt.pinned = (cores != NULL || n_mask > 0) && !o->sched_deadline;
     ssc_set_spin_ns(o->spin_ns);
     rt.lead = o->max_lead;
     atomic_store(&rt.frontier, 0);
@@ -734,6 +737,8 @@ static void *thread_main(void *p)
     struct ssc__start *a = p;
     ssc__r = a->instance;
     this_thread = a->self;
+    if (rt.opt.sched_deadline)
+        ssc__deadline_start(a->self);
     /* Sleeps (a release, a wait past the spin bound) end when asked, not up
      * to 50 us later: the timer slack of a thread that is not real-time. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);

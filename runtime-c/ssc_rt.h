@@ -93,6 +93,15 @@ typedef struct {
     uint64_t deadline_ns;       /* --deadline-us D: a frame whose latency
                                    exceeds D is a miss; 0 = no deadline */
     int overload;               /* --overload: SSC_OVERLOAD_* */
+    int sched_deadline;         /* --sched-deadline: each thread SCHED_DEADLINE
+                                   (needs period_ns; README, "SCHED_DEADLINE") */
+    double deadline_margin;     /* --deadline-margin M: runtime = busy x (1 + M)
+                                   + waits x spin bound (2) */
+    int sched_fallback;         /* --sched-fallback fifo: a refused thread runs
+                                   SCHED_FIFO instead (rt_priority, or 50) */
+    const uint64_t *thread_busy_ns;   /* per thread: predicted busy ns an
+                                         iteration (the generated program's) */
+    const uint32_t *thread_waits;     /* per thread: its waits an iteration */
     void (*usage_ports)(FILE *f);  /* --help: the program's inputs and outputs
                                    (names, types, sizes); NULL: none to say */
 } ssc_options;
@@ -186,6 +195,12 @@ typedef struct {
     atomic_int late_box;    /* 1 + box index, 0 none yet */
     atomic_int_fast64_t late_ns;
     atomic_uint_fast64_t late_frame;
+    /* --sched-deadline: 0 reserved, else the errno sched_setattr gave;
+     * whether it fell back to SCHED_FIFO; the overruns the kernel signalled
+     * (SIGXCPU under SCHED_FLAG_DL_OVERRUN). */
+    int dl_error;
+    int dl_fallback;
+    atomic_uint dl_overruns;
 } ssc_thread;
 
 /* What a thread waits for (ssc_thread.wait_kind). */

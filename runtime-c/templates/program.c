@@ -334,6 +334,12 @@ static const ssc_image_port image_ports[{{ externals.len() }}] = {
 };
 {%- endif %}
 
+/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
+ * its sub-boxes' times summed) and its waits; the runtime reserved is
+ * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
+static const uint64_t thread_busy_ns[N_THREADS] = { {{ busy }} };
+static const uint32_t thread_waits[N_THREADS] = { {{ waits }} };
+
 /* --help names the inputs and outputs. */
 static void usage_ports(FILE *f)
 {
@@ -349,6 +355,8 @@ int main(int argc, char **argv)
     ssc_options opt;
     ssc_options_init(&opt, "{{ name_literal }}", {{ iterations }});
     opt.usage_ports = usage_ports;
+    opt.thread_busy_ns = thread_busy_ns;
+    opt.thread_waits = thread_waits;
 {%- include "program_options.c" %}
     ssc_parse_args(&opt, argc, argv);
 {%- if externals.is_empty() %}

@@ -18,6 +18,7 @@ mod chains;
 mod cli;
 mod conduct;
 mod cost;
+mod deadline;
 mod decisions;
 mod delays;
 mod diagnostics;

@@ -13,6 +13,12 @@
 //! orders cannot be simulated (never the case for what ssc proved) plans
 //! every sub-box at 0, so lateness is then the start after the iteration's
 //! begin.
+//!
+//! It also gives each thread's budget of an iteration for
+//! `--sched-deadline` (`runtime-c/README.md`, "SCHED_DEADLINE"): the sum of
+//! its sub-boxes' times (the timing table's, or the cost model's) and the
+//! number of its waits, from which the program derives the runtime it
+//! reserves.
 
 use crate::back::layout::Layout;
 use crate::ir::hsdfg::Hsdfg;
@@ -50,6 +56,27 @@ pub(super) fn plan_ns(h: &Hsdfg, r: &Runtime, layout: &Layout) -> Vec<u64> {
         .boxes
         .iter()
         .map(|b| ns(start[b.actor.index()]))
+        .collect()
+}
+
+/// Each thread's (busy ns, waits) in one iteration: the times of the
+/// sub-boxes it executes, summed, and the signals and barriers it waits at.
+pub(super) fn thread_budgets(h: &Hsdfg, r: &Runtime) -> Vec<(u64, u64)> {
+    let finder = h.finder();
+    r.thread_executions
+        .iter()
+        .map(|te| {
+            let mut busy = 0.0;
+            let mut waits = 0;
+            for op in &te.ops {
+                match &op.value {
+                    Op::Exec(sb) => busy += finder.find(sb).map_or(0.0, |a| h.actor(a).time),
+                    Op::Wait(_) | Op::Barrier(_) => waits += 1,
+                    Op::Signal(_) => {}
+                }
+            }
+            (ns(busy), waits)
+        })
         .collect()
 }
 

@@ -57,6 +57,9 @@ struct ProgramView {
     boxes: Vec<BoxView>,
     /// The static schedule's planned start of each box, ns ([`super::plan`]).
     plans: String,
+    /// `--sched-deadline`: each thread's busy ns and waits in an iteration.
+    busy: String,
+    waits: String,
     /// Empty unless a list is longer than [`PART`] (see [`parts`]).
     signal_parts: Vec<Part<SignalView>>,
     port_parts: Vec<Part<PortView>>,
@@ -338,6 +341,10 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
         .map(u64::to_string)
         .collect::<Vec<_>>()
         .join(", ");
+    let budgets = super::plan::thread_budgets(h, r);
+    let join = |v: Vec<u64>| v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    let busy = join(budgets.iter().map(|b| b.0).collect());
+    let waits = join(budgets.iter().map(|b| b.1).collect());
     let n_threads = r.thread_executions.len();
     let cores = o.cores.as_ref().filter(|c| !c.is_empty()).map(|c| {
         (0..n_threads)
@@ -403,6 +410,8 @@ fn program_view(h: &Hsdfg, r: &Runtime, o: &COptions, layout: &Layout) -> Progra
         ports,
         boxes,
         plans,
+        busy,
+        waits,
         threads,
         iterations: o.iterations,
         time_boxes: o.time_boxes,

@@ -1,0 +1,193 @@
+//! `--sched-deadline` (runtime-c/README.md, "SCHED_DEADLINE"): every
+//! thread of the program runs under SCHED_DEADLINE (`/proc/PID/task/*/
+//! sched` says policy 6 while it runs), with the runtime its sub-boxes'
+//! predicted times give, deadline and period the `--period-us`; the
+//! report lists each thread's reservation and overruns, and the checksum
+//! is the one without it. A reservation the kernel refuses (a runtime
+//! longer than the period) names the thread, the parameters and the
+//! reason and exits 3 before the first iteration, or runs the thread
+//! SCHED_FIFO under `--sched-fallback fifo`. The options' errors exit 2.
+//! SCHED_DEADLINE needs root (or CAP_SYS_NICE): without it the test says
+//! so and skips, except under CI and `./test`, which run as root.
+
+use crate::support::*;
+
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn every_thread_runs_under_sched_deadline_with_its_reservation() {
+    let dir = scratch("sched-deadline");
+    run_ok(
+        Command::new(SSC)
+            .args([
+                "build",
+                "examples/xray.ssc",
+                "-ts",
+                "fused",
+                "2",
+                "-D",
+                "W=128",
+                "-D",
+                "H=128",
+            ])
+            .arg("-o")
+            .arg(dir.join("xray"))
+            .current_dir(ROOT),
+    );
+    let exe = dir.join("xray");
+    let run = |args: &[&str]| Command::new(&exe).args(args).output().unwrap();
+
+    // Usage errors first: they need no privilege.
+    for (args, says) in [
+        (&["--sched-deadline"][..], "give --period-us"),
+        (
+            &["--sched-deadline", "--period-us", "2000", "--fifo", "10"][..],
+            "two policies",
+        ),
+        (&["--sched-fallback", "fifo"][..], "give --sched-deadline"),
+        (
+            &[
+                "--sched-deadline",
+                "--period-us",
+                "2000",
+                "--sched-fallback",
+                "rr",
+            ][..],
+            "expects fifo",
+        ),
+        (
+            &[
+                "--sched-deadline",
+                "--period-us",
+                "2000",
+                "--deadline-margin",
+                "-1",
+            ][..],
+            "0 to 100",
+        ),
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
+    }
+
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        skip(
+            "every_thread_runs_under_sched_deadline_with_its_reservation",
+            "SCHED_DEADLINE needs root or CAP_SYS_NICE",
+        );
+        return;
+    }
+    let plain = run(&["--iterations", "40", "--period-us", "2000"]);
+    assert!(plain.status.success(), "{}", text(&plain));
+    let sum = |o: &Output| {
+        text(o)
+            .lines()
+            .find(|l| l.starts_with("checksum: "))
+            .map(str::to_string)
+    };
+    let dl = run(&[
+        "--iterations",
+        "40",
+        "--period-us",
+        "2000",
+        "--sched-deadline",
+    ]);
+    let said = text(&dl);
+    assert!(dl.status.success(), "{said}");
+    assert_eq!(sum(&dl), sum(&plain), "{said}");
+    for t in 0..2 {
+        assert!(
+            said.contains(&format!("thread {t}: SCHED_DEADLINE runtime "))
+                && said.contains("deadline 2000.000 us, period 2000.000 us, "),
+            "{said}"
+        );
+    }
+    let j = run(&[
+        "--iterations",
+        "20",
+        "--period-us",
+        "2000",
+        "--sched-deadline",
+        "--json",
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_slice(&j.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&j)));
+    let threads = v["sched_deadline"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(threads.len(), 2, "{v}");
+    for t in threads {
+        let runtime = t["runtime_us"].as_f64().unwrap();
+        assert!(
+            t["policy"] == "deadline" && runtime > 0.0 && runtime <= 2000.0,
+            "{v}"
+        );
+        assert_eq!(t["period_us"], 2000.0, "{v}");
+        assert!(t["overruns"].as_u64().is_some(), "{v}");
+    }
+
+    // While it runs, the kernel says policy 6 for each worker thread.
+    let mut child = Command::new(&exe)
+        .args(["--forever", "--period-us", "2000", "--sched-deadline"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", child.id())).unwrap();
+    let policies: Vec<String> = tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("sched")).ok())
+        .filter_map(|s| {
+            s.lines()
+                .find(|l| l.starts_with("policy"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|p| p.trim().to_string())
+        })
+        .collect();
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        policies.iter().filter(|p| *p == "6").count(),
+        2,
+        "main and two deadline threads: {policies:?}"
+    );
+
+    // Refused: a runtime longer than a 50 µs period.
+    let refused = run(&["--iterations", "5", "--period-us", "50", "--sched-deadline"]);
+    let said = text(&refused);
+    assert_eq!(refused.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains("thread 0: SCHED_DEADLINE with runtime ")
+            && said.contains("deadline 50000 ns, period 50000 ns refused: EINVAL")
+            && !said.contains("checksum"),
+        "{said}"
+    );
+    let fallback = run(&[
+        "--iterations",
+        "5",
+        "--period-us",
+        "50",
+        "--sched-deadline",
+        "--sched-fallback",
+        "fifo",
+    ]);
+    let said = text(&fallback);
+    assert!(fallback.status.success(), "{said}");
+    assert!(
+        said.contains("thread 1: SCHED_FIFO 50 (SCHED_DEADLINE refused: EINVAL"),
+        "{said}"
+    );
+}
