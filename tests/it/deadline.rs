@@ -138,7 +138,7 @@ fn every_thread_runs_under_sched_deadline_with_its_reservation() {
     }
 
     // While it runs, the kernel says policy 6 for each worker thread.
-    let mut child = Command::new(&exe)
+    let child = Command::new(&exe)
         .args(["--forever", "--period-us", "2000", "--sched-deadline"])
         .stdout(Stdio::piped())
         .spawn()
