@@ -187,6 +187,12 @@ static const ssc_image_port image_ports[2] = {
     { "k", 2, 1, SSC_FLOAT, 32, 32 },
 };
 
+/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
+ * its sub-boxes' times summed) and its waits; the runtime reserved is
+ * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
+static const uint64_t thread_busy_ns[N_THREADS] = { 795, 795 };
+static const uint32_t thread_waits[N_THREADS] = { 1, 1 };
+
 /* --help names the inputs and outputs. */
 static void usage_ports(FILE *f)
 {
@@ -198,6 +204,8 @@ int main(int argc, char **argv)
     ssc_options opt;
     ssc_options_init(&opt, "delay_halo", 1000);
     opt.usage_ports = usage_ports;
+    opt.thread_busy_ns = thread_busy_ns;
+    opt.thread_waits = thread_waits;
     ssc_parse_args(&opt, argc, argv);
     int status = ssc_images_load(&opt, image_ports, 2);  /* frames read before the run */
     ssc_options_free(&opt);  /* the --input list is read */

@@ -227,6 +227,12 @@ static const int cores[N_THREADS] = { 0, 1 };
 
 /* ---- 4. start and clean-up ---------------------------------------------- */
 
+/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
+ * its sub-boxes' times summed) and its waits; the runtime reserved is
+ * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
+static const uint64_t thread_busy_ns[N_THREADS] = { 902051, 902051 };
+static const uint32_t thread_waits[N_THREADS] = { 2, 2 };
+
 /* --help names the inputs and outputs. */
 static void usage_ports(FILE *f)
 {
@@ -238,6 +244,8 @@ int main(int argc, char **argv)
     ssc_options opt;
     ssc_options_init(&opt, "streaming_kernels", 1000);
     opt.usage_ports = usage_ports;
+    opt.thread_busy_ns = thread_busy_ns;
+    opt.thread_waits = thread_waits;
     ssc_parse_args(&opt, argc, argv);
     int status = ssc_images_load(&opt, NULL, 0);  /* refuses --input: no func_source */
     ssc_options_free(&opt);  /* the --input list is read */
