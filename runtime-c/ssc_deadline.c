@@ -44,7 +44,7 @@ void ssc__deadline_params(int i, uint64_t *runtime, uint64_t *deadline, uint64_t
     double r = busy * (1.0 + rt.opt.deadline_margin) + (double)waits * (double)ssc_get_spin_ns();
     *runtime = r < DL_MIN_RUNTIME ? DL_MIN_RUNTIME : r > (double)UINT64_MAX / 2 ? UINT64_MAX / 2
                                                                               : (uint64_t)r;
-    *deadline = *period = rt.opt.period_ns;
+    *deadline = *period = rt.opt.sched_period_ns ? rt.opt.sched_period_ns : rt.opt.period_ns;
 }
 
 const char *ssc__deadline_why(int err)
@@ -77,8 +77,11 @@ void ssc__deadline_start(ssc_thread *t)
 {
     uint64_t runtime, deadline, period;
     ssc__deadline_params(t->index, &runtime, &deadline, &period);
+    /* A library installs no signal handler: no SIGXCPU for it (its default
+     * would end the caller's process), so no overrun count either. */
     struct dl_attr a = {
-        .size = sizeof a, .sched_policy = SCHED_DEADLINE, .sched_flags = DL_OVERRUN,
+        .size = sizeof a, .sched_policy = SCHED_DEADLINE,
+        .sched_flags = rt.lib_mode ? 0 : DL_OVERRUN,
         .sched_runtime = runtime, .sched_deadline = deadline, .sched_period = period,
     };
     t->dl_error = syscall(SYS_sched_setattr, 0, &a, 0) == 0 ? 0 : errno;
@@ -94,11 +97,13 @@ void ssc__deadline_start(ssc_thread *t)
 
 int ssc__deadline_admit(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = xcpu;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGXCPU, &sa, NULL);
+    if (!rt.lib_mode) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = xcpu;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGXCPU, &sa, NULL);
+    }
     for (;;) {
         unsigned n = atomic_load(&rt.dl_started);
         if (n >= (unsigned)rt.n_threads)

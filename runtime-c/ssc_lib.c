@@ -194,6 +194,14 @@ static int lib_start_in(const ssc_thread_fn *fns, ssc_box *boxes, int n_boxes,
             memcpy(lib_message, why, sizeof why);
             return SSC_LIB_ERUNTIME;
         }
+    if (rt.opt.sched_deadline && ssc__deadline_admit() != 0) {
+        char why[sizeof lib_message];
+        memcpy(why, lib_message, sizeof why);
+        lib_join(n_threads);   /* stopped before their first frame */
+        lib_free();
+        memcpy(lib_message, why, sizeof why);
+        return SSC_LIB_ERUNTIME;
+    }
     pthread_mutex_lock(&rt.lib.lock);
     rt.lib.running = 1;
     pthread_mutex_unlock(&rt.lib.lock);

@@ -97,6 +97,9 @@ typedef struct {
                                    (needs period_ns; README, "SCHED_DEADLINE") */
     double deadline_margin;     /* --deadline-margin M: runtime = busy x (1 + M)
                                    + waits x spin bound (2) */
+    uint64_t sched_period_ns;   /* the reservation's period and deadline when
+                                   not period_ns (a library's: its frames are
+                                   the caller's, not released) */
     int sched_fallback;         /* --sched-fallback fifo: a refused thread runs
                                    SCHED_FIFO instead (rt_priority, or 50) */
     const uint64_t *thread_busy_ns;   /* per thread: predicted busy ns an

@@ -82,6 +82,14 @@ typedef struct {
                              (the default: submit EBUSY at depth, process
                              waits), {{ upper }}_SKIP (dropped: EBUSY), or
                              {{ upper }}_LATEST (submit replaces the waiting frame) */
+    uint64_t sched_deadline_period_ns;  /* > 0: each thread SCHED_DEADLINE with
+                             this period and deadline (the caller's frame
+                             period), its runtime its predicted busy time of
+                             a frame x (1 + deadline_margin) + its waits x
+                             spin_ns; not pinned (the kernel's rule) */
+    double deadline_margin;   /* (2: three times the prediction) */
+    int sched_fallback_fifo;  /* a refused reservation runs SCHED_FIFO
+                             (fifo_priority, or 50) instead of failing open */
 } {{ name }}_options;
 
 enum { {{ upper }}_QUEUE = 0, {{ upper }}_SKIP = 1, {{ upper }}_LATEST = 2 };

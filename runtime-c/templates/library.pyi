@@ -44,5 +44,6 @@ class Chain:
 
 def open(cores: Optional[Sequence[int]] = None, spin_ns: int = 20000, fifo_priority: int = 0,
          lock_memory: bool = False, depth: int = 2, watchdog_ms: int = 0, deadline_ns: int = 0,
-         overload: str = "queue") -> Chain:
+         overload: str = "queue", sched_deadline_us: int = 0, deadline_margin: float = 2.0,
+         sched_fallback: Optional[str] = None) -> Chain:
     """Opens an instance of the chain, beside any other open instance."""

@@ -73,6 +73,7 @@ API void {{ name }}_options_default({{ name }}_options *o)
     memset(o, 0, sizeof *o);
     o->spin_ns = 20000;
     o->depth = 2;
+    o->deadline_margin = 2.0;
 }
 
 __attribute__((format(printf, 2, 3))) static int fail(int code, const char *fmt, ...)
@@ -114,6 +115,12 @@ static int check_options(const {{ name }}_options *o)
     if (o->overload < {{ upper }}_QUEUE || o->overload > {{ upper }}_LATEST)
         return fail({{ upper }}_EINVAL, "{{ name }}_open: overload is %d; it must be "
                     "{{ upper }}_QUEUE (0), {{ upper }}_SKIP (1) or {{ upper }}_LATEST (2)", o->overload);
+    if (!(o->deadline_margin >= 0 && o->deadline_margin <= 100))
+        return fail({{ upper }}_EINVAL, "{{ name }}_open: deadline_margin is %g; it must be 0 "
+                    "to 100 (2 by default)", o->deadline_margin);
+    if (o->sched_fallback_fifo && !o->sched_deadline_period_ns)
+        return fail({{ upper }}_EINVAL, "{{ name }}_open: sched_fallback_fifo says what a refused "
+                    "reservation does: give sched_deadline_period_ns");
     if (o->spin_ns > 1000000000u)
         return fail({{ upper }}_EINVAL, "{{ name }}_open: spin_ns is %" PRIu64 "; at most "
                     "1000000000 (a second)", o->spin_ns);
@@ -161,6 +168,12 @@ API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
     opt.watchdog_ns = (uint64_t)o.watchdog_ms * 1000000u;
     opt.deadline_ns = o.deadline_ns;
     opt.overload = o.overload;
+    opt.sched_deadline = o.sched_deadline_period_ns > 0;
+    opt.sched_period_ns = o.sched_deadline_period_ns;
+    opt.deadline_margin = o.deadline_margin;
+    opt.sched_fallback = o.sched_fallback_fifo;
+    opt.thread_busy_ns = thread_busy_ns;
+    opt.thread_waits = thread_waits;
 {%- include "program_options.c" %}
     int status = ssc_lib_init(c->rt, &opt, N_THREADS, list);
     int memory = !status;   /* init_all ran (a failed one may hold arenas) */

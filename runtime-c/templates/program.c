@@ -312,6 +312,12 @@ static void free_all(struct ssc_chain *chain)
 {%- endfor %}
 }
 
+/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
+ * its sub-boxes' times summed) and its waits; the runtime reserved is
+ * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
+static const uint64_t thread_busy_ns[N_THREADS] = { {{ busy }} };
+static const uint32_t thread_waits[N_THREADS] = { {{ waits }} };
+
 static const ssc_thread_fn threads[N_THREADS] = { {% for t in threads %}{{ t.name }}{% if !loop.last %}, {% endif %}{% endfor %} };
 {%- match cores %}
 {%- when Some with (list) %}
@@ -333,12 +339,6 @@ static const ssc_image_port image_ports[{{ externals.len() }}] = {
 {%- endfor %}
 };
 {%- endif %}
-
-/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
- * its sub-boxes' times summed) and its waits; the runtime reserved is
- * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
-static const uint64_t thread_busy_ns[N_THREADS] = { {{ busy }} };
-static const uint32_t thread_waits[N_THREADS] = { {{ waits }} };
 
 /* --help names the inputs and outputs. */
 static void usage_ports(FILE *f)

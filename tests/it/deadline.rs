@@ -7,7 +7,8 @@
 //! longer than the period) names the thread, the parameters and the
 //! reason and exits 3 before the first iteration, or runs the thread
 //! SCHED_FIFO under `--sched-fallback fifo`. The options' errors exit 2.
-//! SCHED_DEADLINE needs root (or CAP_SYS_NICE): without it the test says
+//! The library's `sched_deadline_us` (Python) does the same for its
+//! threads. SCHED_DEADLINE needs root (or CAP_SYS_NICE): without it the test says
 //! so and skips, except under CI and `./test`, which run as root.
 
 use crate::support::*;
@@ -189,5 +190,72 @@ fn every_thread_runs_under_sched_deadline_with_its_reservation() {
     assert!(
         said.contains("thread 1: SCHED_FIFO 50 (SCHED_DEADLINE refused: EINVAL"),
         "{said}"
+    );
+    library_from_python(&dir);
+}
+
+/// The library's `sched_deadline_us` from Python: policy 6 on its two
+/// threads, the checksum of an ordinary instance, a refusal as Error, and
+/// the fallback.
+fn library_from_python(dir: &std::path::Path) {
+    let Some(python) =
+        python_with_numpy("every_thread_runs_under_sched_deadline_with_its_reservation (Python)")
+    else {
+        return;
+    };
+    let lib = dir.join("lib");
+    run_ok(
+        Command::new(SSC)
+            .args([
+                "build",
+                "examples/xray.ssc",
+                "-ts",
+                "fused",
+                "2",
+                "-D",
+                "W=128",
+                "-D",
+                "H=128",
+            ])
+            .args(["-t", "library", "-od"])
+            .arg(&lib)
+            .current_dir(ROOT),
+    );
+    let script = r#"
+import os, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import xray
+x = {n: np.ones(s, d) for n, d, s in xray.INPUTS}
+def policies():
+    return sorted(open(f"/proc/self/task/{t}/sched").read().split("policy")[1].split()[1]
+                  for t in os.listdir("/proc/self/task"))
+with xray.open(sched_deadline_us=2000) as c:
+    for _ in range(5):
+        c.run(**x)
+    assert policies().count("6") == 2, policies()
+    reserved = c.checksum()
+with xray.open() as c:
+    for _ in range(5):
+        c.run(**x)
+    assert c.checksum() == reserved
+try:
+    xray.open(sched_deadline_us=10)
+    raise SystemExit("a runtime over the period was taken")
+except xray.Error as e:
+    assert "SCHED_DEADLINE" in str(e) and "period 10000 ns refused: EINVAL" in str(e), e
+with xray.open(sched_deadline_us=10, sched_fallback="fifo") as c:
+    c.run(**x)
+print("ok")
+"#;
+    let out = Command::new(python)
+        .args(["-c", script])
+        .arg(&lib)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).ends_with("ok\n"),
+        "{}",
+        text(&out)
     );
 }

@@ -175,6 +175,12 @@ static void free_all(struct ssc_chain *chain)
     ssc_arena_free(&chain->shared_arena);
 }
 
+/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
+ * its sub-boxes' times summed) and its waits; the runtime reserved is
+ * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
+static const uint64_t thread_busy_ns[N_THREADS] = { 795, 795 };
+static const uint32_t thread_waits[N_THREADS] = { 1, 1 };
+
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
 static const int cores[N_THREADS] = { 0, 1 };
 
@@ -186,12 +192,6 @@ static const ssc_image_port image_ports[2] = {
     { "s", 0, 0, SSC_FLOAT, 32, 32 },
     { "k", 2, 1, SSC_FLOAT, 32, 32 },
 };
-
-/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
- * its sub-boxes' times summed) and its waits; the runtime reserved is
- * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
-static const uint64_t thread_busy_ns[N_THREADS] = { 795, 795 };
-static const uint32_t thread_waits[N_THREADS] = { 1, 1 };
 
 /* --help names the inputs and outputs. */
 static void usage_ports(FILE *f)

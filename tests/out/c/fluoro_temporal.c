@@ -582,6 +582,12 @@ static void free_all(struct ssc_chain *chain)
     ssc_arena_free(&chain->shared_arena);
 }
 
+/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
+ * its sub-boxes' times summed) and its waits; the runtime reserved is
+ * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
+static const uint64_t thread_busy_ns[N_THREADS] = { 3278005, 3278005 };
+static const uint32_t thread_waits[N_THREADS] = { 4, 4 };
+
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
 static const int cores[N_THREADS] = { 0, 1 };
 
@@ -597,12 +603,6 @@ static const ssc_image_port image_ports[6] = {
     { "display", 17, 1, SSC_UCHAR, 1024, 1024 },
     { "preview", 21, 1, SSC_UCHAR, 256, 256 },
 };
-
-/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
- * its sub-boxes' times summed) and its waits; the runtime reserved is
- * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
-static const uint64_t thread_busy_ns[N_THREADS] = { 3278005, 3278005 };
-static const uint32_t thread_waits[N_THREADS] = { 4, 4 };
 
 /* --help names the inputs and outputs. */
 static void usage_ports(FILE *f)

@@ -281,6 +281,12 @@ static void free_all(struct ssc_chain *chain)
     ssc_arena_free(&chain->shared_arena);
 }
 
+/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
+ * its sub-boxes' times summed) and its waits; the runtime reserved is
+ * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
+static const uint64_t thread_busy_ns[N_THREADS] = { 5372, 5372 };
+static const uint32_t thread_waits[N_THREADS] = { 2, 2 };
+
 static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
 static const int cores[N_THREADS] = { 0, 1 };
 
@@ -296,12 +302,6 @@ static const ssc_image_port image_ports[6] = {
     { "flatout", 7, 1, SSC_FLOAT, 64, 48 },
     { "maskout", 8, 1, SSC_UCHAR, 64, 48 },
 };
-
-/* --sched-deadline: each thread's predicted busy time in an iteration (ns,
- * its sub-boxes' times summed) and its waits; the runtime reserved is
- * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
-static const uint64_t thread_busy_ns[N_THREADS] = { 5372, 5372 };
-static const uint32_t thread_waits[N_THREADS] = { 2, 2 };
 
 /* --help names the inputs and outputs. */
 static void usage_ports(FILE *f)

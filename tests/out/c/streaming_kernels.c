@@ -222,16 +222,16 @@ static void free_all(struct ssc_chain *chain)
     ssc_arena_free(&chain->shared_arena);
 }
 
-static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
-static const int cores[N_THREADS] = { 0, 1 };
-
-/* ---- 4. start and clean-up ---------------------------------------------- */
-
 /* --sched-deadline: each thread's predicted busy time in an iteration (ns,
  * its sub-boxes' times summed) and its waits; the runtime reserved is
  * derived from them (runtime-c/README.md, "SCHED_DEADLINE"). */
 static const uint64_t thread_busy_ns[N_THREADS] = { 902051, 902051 };
 static const uint32_t thread_waits[N_THREADS] = { 2, 2 };
+
+static const ssc_thread_fn threads[N_THREADS] = { thread_thread0, thread_thread1 };
+static const int cores[N_THREADS] = { 0, 1 };
+
+/* ---- 4. start and clean-up ---------------------------------------------- */
 
 /* --help names the inputs and outputs. */
 static void usage_ports(FILE *f)

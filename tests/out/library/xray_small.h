@@ -82,6 +82,14 @@ typedef struct {
                              (the default: submit EBUSY at depth, process
                              waits), XRAY_SMALL_SKIP (dropped: EBUSY), or
                              XRAY_SMALL_LATEST (submit replaces the waiting frame) */
+    uint64_t sched_deadline_period_ns;  /* > 0: each thread SCHED_DEADLINE with
+                             this period and deadline (the caller's frame
+                             period), its runtime its predicted busy time of
+                             a frame x (1 + deadline_margin) + its waits x
+                             spin_ns; not pinned (the kernel's rule) */
+    double deadline_margin;   /* (2: three times the prediction) */
+    int sched_fallback_fifo;  /* a refused reservation runs SCHED_FIFO
+                             (fifo_priority, or 50) instead of failing open */
 } xray_small_options;
 
 enum { XRAY_SMALL_QUEUE = 0, XRAY_SMALL_SKIP = 1, XRAY_SMALL_LATEST = 2 };

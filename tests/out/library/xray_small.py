@@ -46,7 +46,8 @@ class _Options(ctypes.Structure):
                 ("spin_ns", ctypes.c_uint64), ("fifo_priority", ctypes.c_int),
                 ("lock_memory", ctypes.c_int), ("depth", ctypes.c_uint),
                 ("watchdog_ms", ctypes.c_uint), ("deadline_ns", ctypes.c_uint64),
-                ("overload", ctypes.c_int)]
+                ("overload", ctypes.c_int), ("sched_deadline_period_ns", ctypes.c_uint64),
+                ("deadline_margin", ctypes.c_double), ("sched_fallback_fifo", ctypes.c_int)]
 
 
 class _Worst(ctypes.Structure):
@@ -142,7 +143,8 @@ class Chain:
     Every method may be called from any thread, close included."""
 
     def __init__(self, cores=None, spin_ns=20000, fifo_priority=0, lock_memory=False, depth=2,
-                 watchdog_ms=0, deadline_ns=0, overload="queue"):
+                 watchdog_ms=0, deadline_ns=0, overload="queue", sched_deadline_us=0,
+                 deadline_margin=2.0, sched_fallback=None):
         o = _Options()
         _lib.xray_small_options_default(ctypes.byref(o))
         if cores:
@@ -159,6 +161,14 @@ class Chain:
             raise ValueError(f"xray_small.open: overload must be one of {', '.join(_OVERLOAD)}, "
                              f"got {overload!r}")
         o.overload = _OVERLOAD[overload]
+        o.sched_deadline_period_ns = _whole("sched_deadline_us", sched_deadline_us, 0, 10 ** 9) * 1000
+        if not 0 <= float(deadline_margin) <= 100:
+            raise ValueError(f"xray_small.open: deadline_margin must be 0 to 100, got {deadline_margin!r}")
+        o.deadline_margin = float(deadline_margin)
+        if sched_fallback not in (None, "fifo"):
+            raise ValueError(f"xray_small.open: sched_fallback must be None or \"fifo\", "
+                             f"got {sched_fallback!r}")
+        o.sched_fallback_fifo = int(sched_fallback == "fifo")
         self._handle = None
         handle = ctypes.c_void_p()
         _check(_lib.xray_small_open(ctypes.byref(handle), ctypes.byref(o)), None)
@@ -281,10 +291,14 @@ class Chain:
 
 
 def open(cores=None, spin_ns=20000, fifo_priority=0, lock_memory=False, depth=2, watchdog_ms=0,
-         deadline_ns=0, overload="queue"):
+         deadline_ns=0, overload="queue", sched_deadline_us=0, deadline_margin=2.0,
+         sched_fallback=None):
     """Opens an instance of the chain: its own buffers, threads, pinning and
     statistics, beside any other open instance. overload: "queue",
     "skip" (a frame that finds the chain busy raises Busy) or "latest"
-    (submit replaces the frame still waiting)."""
+    (submit replaces the frame still waiting). sched_deadline_us > 0: each
+    thread SCHED_DEADLINE with that period (your frames' period), its
+    runtime its predicted busy time x (1 + deadline_margin); a refused
+    reservation raises Error, or runs SCHED_FIFO with sched_fallback="fifo"."""
     return Chain(cores, spin_ns, fifo_priority, lock_memory, depth, watchdog_ms, deadline_ns,
-                 overload)
+                 overload, sched_deadline_us, deadline_margin, sched_fallback)
