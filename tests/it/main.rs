@@ -11,6 +11,7 @@ mod testgen;
 
 mod analysis;
 mod architecture;
+mod benchmarks_page;
 mod builtins;
 mod chain_props;
 mod chains;
