@@ -20,7 +20,8 @@ trap 'rm -rf "$OUT"' EXIT
 CFLAGS="-std=c11 -O2 -pthread -Wall -Wextra -Werror -I$HERE"
 # The runtime's sources (runtime-c/FILES: every `shared` and `program`
 # file) are compiled once per compiler and sanitizer, then linked into
-# every program; SYNC is the two files the signal benchmark links.
+# every program (the signal benchmark too: the spin bound is its runtime
+# instance's, ssc_rt.c).
 SOURCES=$(awk '!/^#/ && ($2 == "shared" || $2 == "program") { print $1 }' "$HERE/FILES")
 objects() {   # objects CC SUFFIX FLAGS...: sets RT to the runtime's objects
     _cc=$1; _sfx=$2; shift 2
@@ -30,7 +31,6 @@ objects() {   # objects CC SUFFIX FLAGS...: sets RT to the runtime's objects
         $_cc "$@" -c -o "$_obj" "$HERE/$_src" || fail "$_cc: $_src"
         RT="$RT $_obj"
     done
-    SYNC="$OUT/ssc_sync.$_sfx.o $OUT/ssc_stats.$_sfx.o"
 }
 ITER=200
 
@@ -51,7 +51,7 @@ for CC in $COMPILERS; do
     $CC $CFLAGS -o "$OUT/hand.$CN" "$HERE/examples/appendix_by_hand.c" $RT || fail "$CC: appendix_by_hand"
     $CC $CFLAGS -o "$OUT/ref.$CN" "$HERE/examples/appendix_reference.c" $RT || fail "$CC: appendix_reference"
     $CC $CFLAGS -o "$OUT/test_kernels.$CN" "$HERE/tests/test_kernels.c" $RT -lm || fail "$CC: test_kernels"
-    $CC $CFLAGS -o "$OUT/bench.$CN" "$HERE/bench_signal.c" $SYNC || fail "$CC: bench_signal"
+    $CC $CFLAGS -o "$OUT/bench.$CN" "$HERE/bench_signal.c" $RT || fail "$CC: bench_signal"
 
     step "unit tests ($CC): every kernel x type, known values, sync"
     "$OUT/test_kernels.$CN" || fail "$CC: test_kernels"

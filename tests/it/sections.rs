@@ -49,9 +49,9 @@ fn a_moved_mapping_is_seen_by_the_proof_and_the_program() {
     let before = placements_from_runtime(&h, &r).unwrap();
     assert_eq!(before[f7_out.0].offset, 524288);
     let c = program(&h, &r);
-    assert!(c.contains("out_f7[0] = ssc_port_make(shared_arena.base + 524288,"));
-    assert!(c.contains("in_f9[0] = ssc_port_make(shared_arena.base + 524288,"));
-    assert!(c.contains("ssc_arena_init(&shared_arena, 786432,"));
+    assert!(c.contains("chain->out_f7[0] = ssc_port_make(chain->shared_arena.base + 524288,"));
+    assert!(c.contains("chain->in_f9[0] = ssc_port_make(chain->shared_arena.base + 524288,"));
+    assert!(c.contains("ssc_arena_init(&chain->shared_arena, 786432,"));
 
     let r = moved(&r, "m4", 1048576, 1310720);
     let after = placements_from_runtime(&h, &r).unwrap();
@@ -59,9 +59,9 @@ fn a_moved_mapping_is_seen_by_the_proof_and_the_program() {
     assert_eq!(after[f7_out.0].bytes, 262144);
     verify(&h, &r, &after).expect("the moved mapping shares no byte");
     let c = program(&h, &r);
-    assert!(c.contains("out_f7[0] = ssc_port_make(shared_arena.base + 1048576,"));
-    assert!(c.contains("in_f9[0] = ssc_port_make(shared_arena.base + 1048576,"));
-    assert!(c.contains("ssc_arena_init(&shared_arena, 1310720,"));
+    assert!(c.contains("chain->out_f7[0] = ssc_port_make(chain->shared_arena.base + 1048576,"));
+    assert!(c.contains("chain->in_f9[0] = ssc_port_make(chain->shared_arena.base + 1048576,"));
+    assert!(c.contains("ssc_arena_init(&chain->shared_arena, 1310720,"));
     assert!(!c.contains("base + 524288"));
 }
 
