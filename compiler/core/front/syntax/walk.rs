@@ -36,11 +36,14 @@ fn not_keyword(n: &Node) -> bool {
     )
 }
 
+/// A node's children, keyword tokens filtered out, with a look ahead.
+type Children<'a> = std::iter::Peekable<std::iter::Filter<Pairs<'a, Rule>, fn(&Node) -> bool>>;
+
 /// The children of a node, keyword tokens left out, read in order.
 pub(super) struct Walk<'a> {
     /// The rule of the node whose children these are (for the message).
     parent: Rule,
-    it: std::iter::Peekable<std::iter::Filter<Pairs<'a, Rule>, fn(&Node) -> bool>>,
+    it: Children<'a>,
 }
 
 impl<'a> Walk<'a> {
