@@ -74,6 +74,29 @@ fn graph(d: &Declaration) -> Graph {
     }
 }
 
+/// The message that the declaration's `what` (its labels `user`) differ
+/// from the composition's (`composed`): what it misses, then what it has
+/// beyond them; `None` when they are the same multiset.
+fn difference(what: &str, composed: &[String], user: &[String]) -> Option<String> {
+    let missing = minus(composed, user);
+    let extra = minus(user, composed);
+    if missing.is_empty() && extra.is_empty() {
+        return None;
+    }
+    let mut msg = format!("the declaration's {what} differ from the composition's:");
+    if !missing.is_empty() {
+        msg += &format!(" missing {}", missing.join(", "));
+    }
+    if !extra.is_empty() {
+        msg += &format!(
+            "{} extra {}",
+            if missing.is_empty() { "" } else { ";" },
+            extra.join(", ")
+        );
+    }
+    Some(msg)
+}
+
 /// Multiset difference `a − b`, sorted.
 fn minus(a: &[String], b: &[String]) -> Vec<String> {
     let mut count: BTreeMap<&str, i64> = BTreeMap::new();
@@ -272,40 +295,14 @@ pub fn validate_declaration(
         }
     }
     let (gc, gu) = (graph(composed), graph(user));
-    let missing = minus(&gc.labels, &gu.labels);
-    let extra = minus(&gu.labels, &gc.labels);
-    if !missing.is_empty() || !extra.is_empty() {
-        let mut msg = String::from("the declaration's functions differ from the composition's:");
-        if !missing.is_empty() {
-            msg += &format!(" missing {}", missing.join(", "));
-        }
-        if !extra.is_empty() {
-            msg += &format!(
-                "{} extra {}",
-                if missing.is_empty() { "" } else { ";" },
-                extra.join(", ")
-            );
-        }
+    if let Some(msg) = difference("functions", &gc.labels, &gu.labels) {
         errors.push(
             Diagnostic::error("E122", msg)
                 .label(user.span, "this declaration")
                 .hint("function instances are matched by function and resolution, up to renaming"),
         );
     }
-    let missing = minus(&gc.edge_labels, &gu.edge_labels);
-    let extra = minus(&gu.edge_labels, &gc.edge_labels);
-    if !missing.is_empty() || !extra.is_empty() {
-        let mut msg = String::from("the declaration's connections differ from the composition's:");
-        if !missing.is_empty() {
-            msg += &format!(" missing {}", missing.join(", "));
-        }
-        if !extra.is_empty() {
-            msg += &format!(
-                "{} extra {}",
-                if missing.is_empty() { "" } else { ";" },
-                extra.join(", ")
-            );
-        }
+    if let Some(msg) = difference("connections", &gc.edge_labels, &gu.edge_labels) {
         errors.push(Diagnostic::error("E123", msg).label(user.span, "this declaration"));
     }
     if !errors.is_empty() {

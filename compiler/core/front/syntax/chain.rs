@@ -1,19 +1,23 @@
-//! Builds a [`Chain`] from pest's tree of `chain NAME { … }`
-//! (grammar/ssc.pest, "chain"): the statements as written, in order.
+//! The `chain` section: `chain NAME { … }` (grammar/ssc.pest, "chain").
+//!
+//! Takes the section's node; gives its [`Chain`] with spans, the
+//! statements as written, in order. Guarantees: each expression counts its
+//! limits (E057, E058) on its own; nothing else is checked here.
 
 use super::grammar::Rule;
-use super::parse::{ident, kids, span, Builder, Node};
+use super::parse::Builder;
+use super::ports::elem_type;
+use super::walk::{ident, kids, span, Node, Walk};
 use crate::ir::{
-    Chain, ChainFn, ChainInput, ChainKernel, ChainStmt, ChainValue, ElemType, Expr, KernelParam,
-    Param,
+    Chain, ChainFn, ChainInput, ChainKernel, ChainStmt, ChainValue, Expr, KernelParam, Param,
 };
 
 impl Builder {
     pub(super) fn chain_section(&mut self, n: Node) -> Chain {
         let s = span(&n);
-        let mut it = kids(n);
-        let name = ident(it.next().expect("a chain has a name"));
-        let statements = it.map(|stmt| self.chain_stmt(stmt)).collect();
+        let mut it = Walk::of(n);
+        let name = ident(it.expect(Rule::ident));
+        let statements = it.rest().map(|stmt| self.chain_stmt(stmt)).collect();
         Chain {
             name,
             statements,
@@ -29,12 +33,13 @@ impl Builder {
                 ChainStmt::Inputs(kids(n).map(|i| self.chain_input(i)).collect(), s)
             }
             Rule::chain_fn => {
-                let mut parts: Vec<Node> = kids(n).collect();
-                let body = parts.pop().expect("a fn has a body");
-                let mut parts = parts.into_iter();
-                let name = ident(parts.next().expect("a fn has a name"));
-                let params = parts.map(ident).collect();
-                let body = self.chain_expr(body);
+                let mut it = Walk::of(n);
+                let name = ident(it.expect(Rule::ident));
+                let mut params = Vec::new();
+                while let Some(p) = it.optional(Rule::ident) {
+                    params.push(ident(p));
+                }
+                let body = self.chain_expr(it.expect(Rule::expr));
                 ChainStmt::Fn(ChainFn {
                     name,
                     params,
@@ -43,35 +48,33 @@ impl Builder {
                 })
             }
             Rule::chain_kernel => {
-                let mut it = kids(n).peekable();
-                let name = ident(it.next().expect("a kernel has a name"));
+                let mut it = Walk::of(n);
+                let name = ident(it.expect(Rule::ident));
                 let mut params = Vec::new();
-                while let Some(p) = it.next_if(|p| p.as_rule() == Rule::kernel_param) {
-                    let mut parts = kids(p);
-                    let pname = ident(parts.next().expect("a parameter has a name"));
-                    let ty = ElemType::from_keyword(parts.next().expect("a type").as_str())
-                        .expect("grammar lists types");
-                    let window = parts.next().map(|w| self.pair(w, "a window"));
+                while let Some(p) = it.optional(Rule::kernel_param) {
+                    let mut parts = Walk::of(p);
+                    let pname = ident(parts.expect(Rule::ident));
+                    let ty = elem_type(parts.expect(Rule::elem_type));
+                    let window = parts.optional(Rule::pair).map(|w| self.pair(w, "a window"));
                     params.push(KernelParam {
                         name: pname,
                         ty,
                         window,
                     });
                 }
-                let output = ElemType::from_keyword(it.next().expect("a type").as_str())
-                    .expect("grammar lists types");
+                let output = elem_type(it.expect(Rule::elem_type));
                 ChainStmt::Kernel(ChainKernel {
                     name,
                     params,
                     output,
-                    rows: it.next().is_some(),
+                    rows: it.maybe().is_some(),
                     span: s,
                 })
             }
             rule => {
-                let mut it = kids(n);
-                let name = ident(it.next().expect("a value has a name"));
-                let value = self.chain_expr(it.next().expect("a value has an expression"));
+                let mut it = Walk::of(n);
+                let name = ident(it.expect(Rule::ident));
+                let value = self.chain_expr(it.expect(Rule::expr));
                 ChainStmt::Value(ChainValue {
                     name,
                     output: rule == Rule::chain_output,
@@ -84,9 +87,9 @@ impl Builder {
 
     fn param(&mut self, n: Node) -> Param {
         let s = span(&n);
-        let mut it = kids(n);
-        let name = ident(it.next().expect("a parameter has a name"));
-        let v = it.next().expect("a parameter has a value");
+        let mut it = Walk::of(n);
+        let name = ident(it.expect(Rule::ident));
+        let v = it.next();
         Param {
             name,
             value: self.number(&v),
@@ -97,12 +100,11 @@ impl Builder {
 
     fn chain_input(&mut self, n: Node) -> ChainInput {
         let s = span(&n);
-        let mut it = kids(n);
-        let name = ident(it.next().expect("an input has a name"));
-        let ty = ElemType::from_keyword(it.next().expect("a type").as_str())
-            .expect("grammar lists types");
-        let width = self.chain_expr(it.next().expect("a width"));
-        let height = self.chain_expr(it.next().expect("a height"));
+        let mut it = Walk::of(n);
+        let name = ident(it.expect(Rule::ident));
+        let ty = elem_type(it.expect(Rule::elem_type));
+        let width = self.chain_expr(it.expect(Rule::expr));
+        let height = self.chain_expr(it.expect(Rule::expr));
         ChainInput {
             name,
             ty,
