@@ -24,30 +24,36 @@ fn text(o: &Output) -> String {
     )
 }
 
-#[test]
-fn every_thread_runs_under_sched_deadline_with_its_reservation() {
-    let dir = scratch("sched-deadline");
+/// The X-ray chain at 128², `-ts fused 2`, built into `dir`.
+fn program(dir: &std::path::Path) -> std::path::PathBuf {
     run_ok(
         Command::new(SSC)
-            .args([
-                "build",
-                "examples/xray.ssc",
-                "-ts",
-                "fused",
-                "2",
-                "-D",
-                "W=128",
-                "-D",
-                "H=128",
-            ])
-            .arg("-o")
+            .args(["build", "examples/xray.ssc", "-ts", "fused", "2"])
+            .args(["-D", "W=128", "-D", "H=128", "-o"])
             .arg(dir.join("xray"))
             .current_dir(ROOT),
     );
-    let exe = dir.join("xray");
-    let run = |args: &[&str]| Command::new(&exe).args(args).output().unwrap();
+    dir.join("xray")
+}
 
-    // Usage errors first: they need no privilege.
+/// Whether this process is root; else says that `test` skips (a failure
+/// under CI and `./test`, which run as root).
+fn as_root(test: &str) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        skip(test, "SCHED_DEADLINE needs root or CAP_SYS_NICE");
+    }
+    root
+}
+
+fn run(exe: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(exe).args(args).output().unwrap()
+}
+
+#[test]
+fn the_deadline_options_errors_exit_2() {
+    let exe = program(&scratch("sched-deadline-usage"));
     for (args, says) in [
         (&["--sched-deadline"][..], "give --period-us"),
         (
@@ -76,36 +82,37 @@ fn every_thread_runs_under_sched_deadline_with_its_reservation() {
             "0 to 100",
         ),
     ] {
-        let o = run(args);
+        let o = run(&exe, args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
         assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
     }
+}
 
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        skip(
-            "every_thread_runs_under_sched_deadline_with_its_reservation",
-            "SCHED_DEADLINE needs root or CAP_SYS_NICE",
-        );
+#[test]
+fn every_thread_runs_under_sched_deadline_with_its_reservation() {
+    if !as_root("every_thread_runs_under_sched_deadline_with_its_reservation") {
         return;
     }
-    let plain = run(&["--iterations", "40", "--period-us", "2000"]);
-    assert!(plain.status.success(), "{}", text(&plain));
+    let exe = program(&scratch("sched-deadline"));
     let sum = |o: &Output| {
         text(o)
             .lines()
             .find(|l| l.starts_with("checksum: "))
             .map(str::to_string)
     };
-    let dl = run(&[
-        "--iterations",
-        "40",
-        "--period-us",
-        "2000",
-        "--sched-deadline",
-    ]);
+    let plain = run(&exe, &["--iterations", "40", "--period-us", "2000"]);
+    let dl = run(
+        &exe,
+        &[
+            "--iterations",
+            "40",
+            "--period-us",
+            "2000",
+            "--sched-deadline",
+        ],
+    );
     let said = text(&dl);
-    assert!(dl.status.success(), "{said}");
+    assert!(plain.status.success() && dl.status.success(), "{said}");
     assert_eq!(sum(&dl), sum(&plain), "{said}");
     for t in 0..2 {
         assert!(
@@ -114,14 +121,17 @@ fn every_thread_runs_under_sched_deadline_with_its_reservation() {
             "{said}"
         );
     }
-    let j = run(&[
-        "--iterations",
-        "20",
-        "--period-us",
-        "2000",
-        "--sched-deadline",
-        "--json",
-    ]);
+    let j = run(
+        &exe,
+        &[
+            "--iterations",
+            "20",
+            "--period-us",
+            "2000",
+            "--sched-deadline",
+            "--json",
+        ],
+    );
     let v: serde_json::Value =
         serde_json::from_slice(&j.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&j)));
     let threads = v["sched_deadline"]
@@ -137,9 +147,18 @@ fn every_thread_runs_under_sched_deadline_with_its_reservation() {
         assert_eq!(t["period_us"], 2000.0, "{v}");
         assert!(t["overruns"].as_u64().is_some(), "{v}");
     }
+    let policies = policies_while_running(&exe);
+    assert_eq!(
+        policies.iter().filter(|p| *p == "6").count(),
+        2,
+        "main and two deadline threads: {policies:?}"
+    );
+}
 
-    // While it runs, the kernel says policy 6 for each worker thread.
-    let child = Command::new(&exe)
+/// The policy of each task of `exe --forever --sched-deadline` while it
+/// runs, as /proc/PID/task/*/sched says; then the run is stopped.
+fn policies_while_running(exe: &std::path::Path) -> Vec<String> {
+    let child = Command::new(exe)
         .args(["--forever", "--period-us", "2000", "--sched-deadline"])
         .stdout(Stdio::piped())
         .spawn()
@@ -160,14 +179,20 @@ fn every_thread_runs_under_sched_deadline_with_its_reservation() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
-    assert_eq!(
-        policies.iter().filter(|p| *p == "6").count(),
-        2,
-        "main and two deadline threads: {policies:?}"
-    );
+    policies
+}
 
-    // Refused: a runtime longer than a 50 µs period.
-    let refused = run(&["--iterations", "5", "--period-us", "50", "--sched-deadline"]);
+#[test]
+fn a_refused_reservation_exits_3_or_falls_back_to_fifo() {
+    if !as_root("a_refused_reservation_exits_3_or_falls_back_to_fifo") {
+        return;
+    }
+    let exe = program(&scratch("sched-deadline-refused"));
+    // A runtime longer than a 50 µs period.
+    let refused = run(
+        &exe,
+        &["--iterations", "5", "--period-us", "50", "--sched-deadline"],
+    );
     let said = text(&refused);
     assert_eq!(refused.status.code(), Some(3), "{said}");
     assert!(
@@ -176,31 +201,36 @@ fn every_thread_runs_under_sched_deadline_with_its_reservation() {
             && !said.contains("checksum"),
         "{said}"
     );
-    let fallback = run(&[
-        "--iterations",
-        "5",
-        "--period-us",
-        "50",
-        "--sched-deadline",
-        "--sched-fallback",
-        "fifo",
-    ]);
+    let fallback = run(
+        &exe,
+        &[
+            "--iterations",
+            "5",
+            "--period-us",
+            "50",
+            "--sched-deadline",
+            "--sched-fallback",
+            "fifo",
+        ],
+    );
     let said = text(&fallback);
     assert!(fallback.status.success(), "{said}");
     assert!(
         said.contains("thread 1: SCHED_FIFO 50 (SCHED_DEADLINE refused: EINVAL"),
         "{said}"
     );
-    library_from_python(&dir);
 }
 
 /// The library's `sched_deadline_us` from Python: policy 6 on its two
 /// threads, the checksum of an ordinary instance, a refusal as Error, and
 /// the fallback.
-fn library_from_python(dir: &std::path::Path) {
-    let Some(python) =
-        python_with_numpy("every_thread_runs_under_sched_deadline_with_its_reservation (Python)")
-    else {
+#[test]
+fn the_library_reserves_each_thread_from_python() {
+    if !as_root("the_library_reserves_each_thread_from_python") {
+        return;
+    }
+    let dir = scratch("sched-deadline-library");
+    let Some(python) = python_with_numpy("the_library_reserves_each_thread_from_python") else {
         return;
     };
     let lib = dir.join("lib");
