@@ -499,32 +499,13 @@ void ssc_image_usage(FILE *f, const ssc_image_port *ports, int n_ports)
     }
 }
 
-int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
+/* which port each --input names (port_of) and its path (files): NAME=PATH,
+ * or a bare PATH when the program has one input; 0 or the usage error */
+static int match_inputs(const ssc_options *o, const ssc_image_port *ports, int n_ports, int n_in, int *port_of,
+                        const char **files)
 {
-    io.ports = ports;
-    io.n_ports = n_ports;
-    io.program = o->program ? o->program : "ssc-program";
-    io.dir = o->output_dir;
-    if (!o->n_inputs) {
-        if (o->output_dir)
-            return usage_error("--output needs --input: the frames to run through the chain%s", "");
-        return 0;
-    }
-    int n_in = 0, n_out = 0;
-    for (int i = 0; i < n_ports; i++)
-        ports[i].output ? n_out++ : n_in++;
-    /* which port each --input names */
-    int *port_of = calloc((size_t)o->n_inputs, sizeof *port_of);
-    char ***paths = calloc((size_t)o->n_inputs, sizeof *paths);
-    uint64_t *counts = calloc((size_t)o->n_inputs, sizeof *counts);
-    int *folder = calloc((size_t)o->n_inputs, sizeof *folder);
-    if (!port_of || !paths || !counts || !folder)
-        return free(port_of), free(paths), free(counts), free(folder), fail(3, "out of memory");
     int status = 0;
     char err[1024];
-    const char **files = malloc(sizeof *files * (size_t)o->n_inputs);
-    if (!files)
-        return free(port_of), free(paths), free(counts), free(folder), fail(3, "out of memory");
     for (int k = 0; k < o->n_inputs && !status; k++) {
         const char *arg = o->inputs[k], *eq = strchr(arg, '=');
         int found = -1;
@@ -559,6 +540,52 @@ int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
     }
     if (!n_in && !status)
         status = usage_error("--input: this program has no inputs (sources bound to func_source)%s", "");
+    return status;
+}
+
+/* --output DIR: made if missing, and a folder this program can write;
+ * 0 or the error's status */
+static int check_output_dir(void)
+{
+    int status = 0;
+    char err[1024];
+    struct stat st;
+    if (mkdir(io.dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, sizeof err, "--output %s: cannot make the folder: %s", io.dir, strerror(errno));
+        status = fail(1, err);
+    } else if (stat(io.dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(io.dir, W_OK) != 0) {
+        snprintf(err, sizeof err, "--output %s: not a folder this program can write", io.dir);
+        status = fail(1, err);
+    }
+    return status;
+}
+
+int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
+{
+    io.ports = ports;
+    io.n_ports = n_ports;
+    io.program = o->program ? o->program : "ssc-program";
+    io.dir = o->output_dir;
+    if (!o->n_inputs) {
+        if (o->output_dir)
+            return usage_error("--output needs --input: the frames to run through the chain%s", "");
+        return 0;
+    }
+    int n_in = 0, n_out = 0;
+    for (int i = 0; i < n_ports; i++)
+        ports[i].output ? n_out++ : n_in++;
+    /* which port each --input names */
+    int *port_of = calloc((size_t)o->n_inputs, sizeof *port_of);
+    char ***paths = calloc((size_t)o->n_inputs, sizeof *paths);
+    uint64_t *counts = calloc((size_t)o->n_inputs, sizeof *counts);
+    int *folder = calloc((size_t)o->n_inputs, sizeof *folder);
+    if (!port_of || !paths || !counts || !folder)
+        return free(port_of), free(paths), free(counts), free(folder), fail(3, "out of memory");
+    char err[1024];
+    const char **files = malloc(sizeof *files * (size_t)o->n_inputs);
+    if (!files)
+        return free(port_of), free(paths), free(counts), free(folder), fail(3, "out of memory");
+    int status = match_inputs(o, ports, n_ports, n_in, port_of, files);
     /* a folder gives one frame a file; a single file is every frame's (a
      * dark frame, a gain map); the folders must agree */
     int first_folder = -1;
@@ -577,16 +604,8 @@ int ssc_images_load(ssc_options *o, const ssc_image_port *ports, int n_ports)
             status = fail(1, err);
         }
     }
-    if (!status && io.dir) {
-        struct stat st;
-        if (mkdir(io.dir, 0777) != 0 && errno != EEXIST) {
-            snprintf(err, sizeof err, "--output %s: cannot make the folder: %s", io.dir, strerror(errno));
-            status = fail(1, err);
-        } else if (stat(io.dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(io.dir, W_OK) != 0) {
-            snprintf(err, sizeof err, "--output %s: not a folder this program can write", io.dir);
-            status = fail(1, err);
-        }
-    }
+    if (!status && io.dir)
+        status = check_output_dir();
     uint64_t frames = status ? 0 : first_folder >= 0 ? counts[first_folder] : 1;
     io.n_ext = o->n_inputs + (io.dir ? n_out : 0);
     io.ext = status ? NULL : calloc((size_t)io.n_ext, sizeof *io.ext);

@@ -160,15 +160,8 @@ pub fn header(model: &Model, name: &str, plan: &Plan) -> String {
     out
 }
 
-/// The report after the analysis.
-pub fn body(
-    model: &Model,
-    a: &Analysis<BigUint>,
-    s: &Summary,
-    sim: Option<&Simulation>,
-    verbose: bool,
-) -> String {
-    let mut out = String::new();
+/// The latency's support, mean, σ and percentiles.
+fn write_summary(out: &mut String, model: &Model, s: &Summary) {
     let t = |v: i128| model.time(v);
     let _ = writeln!(out, "\n{}", model.with_unit("end-to-end latency"));
     let _ = writeln!(
@@ -191,6 +184,19 @@ pub fn body(
         .map(|(n, l)| format!("{n} {}", t(*l)))
         .collect();
     let _ = writeln!(out, "  {}", ps.join("  "));
+}
+
+/// The report after the analysis.
+pub fn body(
+    model: &Model,
+    a: &Analysis<BigUint>,
+    s: &Summary,
+    sim: Option<&Simulation>,
+    verbose: bool,
+) -> String {
+    let mut out = String::new();
+    write_summary(&mut out, model, s);
+    let t = |v: i128| model.time(v);
 
     let _ = writeln!(out, "\nPMF and CDF");
     let rows = bins(model, s);

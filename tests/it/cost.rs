@@ -385,26 +385,12 @@ fn cache_file(cpu: &str, coefficients: &Coefficients) -> String {
     .unwrap()
 }
 
-#[test]
-fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
-    let cache = scratch("cache");
-    let file = cache_file_under(&cache, &cpu_model());
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    // No file: the shipped defaults, said under -v, no warning.
-    let (shipped, err) = build_info(&cache);
-    assert!(
-        err.contains("cost model: shipped defaults (no calibration for"),
-        "{err}"
-    );
-    assert!(!err.contains("E504"), "{err}");
-
-    let mut doubled = Coefficients::shipped();
-    doubled.point.iter_mut().for_each(|p| *p *= 2.0);
-    let mut negative = Coefficients::shipped();
-    negative.tap = -1.0;
+/// Cache files of `doubled` for this CPU in the formats before this
+/// one (versions 1 to 4), each without the costs its version lacked.
+fn old_versions(doubled: &Coefficients) -> [String; 4] {
     // The format before the synchronisation costs were measured, and the
     // one before the transfer was.
-    let version_1 = cache_file(&cpu_model(), &doubled)
+    let version_1 = cache_file(&cpu_model(), doubled)
         .replace(
             &format!("\"version\":{}", ssc_cli::calibrate::VERSION),
             "\"version\":1",
@@ -417,7 +403,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
             "",
         );
     assert!(!version_1.contains("wait_ns"), "{version_1}");
-    let version_2 = cache_file(&cpu_model(), &doubled)
+    let version_2 = cache_file(&cpu_model(), doubled)
         .replace(
             &format!("\"version\":{}", ssc_cli::calibrate::VERSION),
             "\"version\":2",
@@ -428,7 +414,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
         );
     assert!(!version_2.contains("transfer"), "{version_2}");
     let mut version_3: serde_json::Value =
-        serde_json::from_str(&cache_file(&cpu_model(), &doubled)).unwrap();
+        serde_json::from_str(&cache_file(&cpu_model(), doubled)).unwrap();
     version_3["version"] = 3.into();
     for k in [
         "write_ns",
@@ -449,7 +435,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
     // The format before the costs beyond the cache, of the source and the
     // sink, and the program factor.
     let mut version_4: serde_json::Value =
-        serde_json::from_str(&cache_file(&cpu_model(), &doubled)).unwrap();
+        serde_json::from_str(&cache_file(&cpu_model(), doubled)).unwrap();
     version_4["version"] = 4.into();
     for k in [
         "source_copy_ns",
@@ -466,6 +452,27 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
             .unwrap();
     }
     let version_4 = version_4.to_string();
+    [version_1, version_2, version_3, version_4]
+}
+
+#[test]
+fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
+    let cache = scratch("cache");
+    let file = cache_file_under(&cache, &cpu_model());
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    // No file: the shipped defaults, said under -v, no warning.
+    let (shipped, err) = build_info(&cache);
+    assert!(
+        err.contains("cost model: shipped defaults (no calibration for"),
+        "{err}"
+    );
+    assert!(!err.contains("E504"), "{err}");
+
+    let mut doubled = Coefficients::shipped();
+    doubled.point.iter_mut().for_each(|p| *p *= 2.0);
+    let mut negative = Coefficients::shipped();
+    negative.tap = -1.0;
+    let [version_1, version_2, version_3, version_4] = old_versions(&doubled);
     let bad: [(&str, String, &str); 9] = [
         (
             "version 1",

@@ -95,8 +95,32 @@ fn oracle(h: &Hsdfg, r: &Runtime, pl: &[Placement], tokens: &HashMap<String, u32
         }
     }
     // Topological order (a cycle: deadlock).
+    let Some(order) = topological_order(&edges) else {
+        return false;
+    };
+    let reach = reachability(&edges, &order);
+    let hb = |x: usize, y: usize| reach[x][y / 64] >> (y % 64) & 1 == 1;
+    let e_at = |a: usize, it: usize| {
+        let (t, k) = exec[&a];
+        id(t, k, it)
+    };
+    for (_, u, v, e) in h.edges() {
+        for i in 0..K {
+            let j = i + e.tokens as usize;
+            if j < K && !hb(e_at(u.index(), i), e_at(v.index(), j)) {
+                return false;
+            }
+        }
+    }
+    conflicts_are_ordered(h, pl, e_at, hb)
+}
+
+/// The nodes of the graph `edges` in a topological order; `None` when it
+/// has a cycle.
+fn topological_order(edges: &[Vec<usize>]) -> Option<Vec<usize>> {
+    let n = edges.len();
     let mut indeg = vec![0; n];
-    for e in &edges {
+    for e in edges {
         for &y in e {
             indeg[y] += 1;
         }
@@ -113,10 +137,13 @@ fn oracle(h: &Hsdfg, r: &Runtime, pl: &[Placement], tokens: &HashMap<String, u32
             }
         }
     }
-    if order.len() != n {
-        return false;
-    }
-    // Reachability (bitsets), reverse topological order.
+    (order.len() == n).then_some(order)
+}
+
+/// Every node's reachable set, as a bitset, computed in reverse
+/// topological order.
+fn reachability(edges: &[Vec<usize>], order: &[usize]) -> Vec<Vec<u64>> {
+    let n = edges.len();
     let words = n.div_ceil(64);
     let mut reach = vec![vec![0u64; words]; n];
     for &x in order.iter().rev() {
@@ -129,19 +156,19 @@ fn oracle(h: &Hsdfg, r: &Runtime, pl: &[Placement], tokens: &HashMap<String, u32
         }
         reach[x] = r;
     }
-    let hb = |x: usize, y: usize| reach[x][y / 64] >> (y % 64) & 1 == 1;
-    let e_at = |a: usize, it: usize| {
-        let (t, k) = exec[&a];
-        id(t, k, it)
-    };
-    for (_, u, v, e) in h.edges() {
-        for i in 0..K {
-            let j = i + e.tokens as usize;
-            if j < K && !hb(e_at(u.index(), i), e_at(v.index(), j)) {
-                return false;
-            }
-        }
-    }
+    reach
+}
+
+/// True when every two instances of actors whose accesses overlap in
+/// memory (one of them a write) at any two iterations of the window are
+/// ordered by happens-before (`hb`); `e_at` is an actor's `E` instance at
+/// an iteration.
+fn conflicts_are_ordered(
+    h: &Hsdfg,
+    pl: &[Placement],
+    e_at: impl Fn(usize, usize) -> usize,
+    hb: impl Fn(usize, usize) -> bool,
+) -> bool {
     for a in h.actors() {
         for b in h.actors() {
             for x in &h.actor(a).accesses {

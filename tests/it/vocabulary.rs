@@ -490,8 +490,14 @@ fn contraction_prints_one_checksum_in_every_schedule() {
         "{c}"
     );
     assert!(!c_of(&[], "strict").contains("fmaf("));
-    // A product another output stored is multiplied again inside the
-    // fma, as the border's loop (which reads nothing back) computes it.
+}
+
+/// Under `--contract`, a product another output stored is multiplied again
+/// inside the fma, as the border's loop (which reads nothing back)
+/// computes it.
+#[test]
+fn contraction_multiplies_a_stored_product_again_inside_the_fma() {
+    let dir = scratch("contract-two");
     let two = write_input(
         &dir,
         "two.ssc",
@@ -615,20 +621,12 @@ fn pfm_frame(w: usize, h: usize, v: &[f32]) -> Vec<u8> {
     b
 }
 
-/// The 3 × 3 median's vector paths (`ssc_median9_row_float`, docs/fused.md,
-/// "The median in registers"): AVX-512, AVX2 and plain C write the same
-/// bits. A 1100-wide frame (chunks of 512 columns and a tail that is not
-/// a whole vector) full of what a min/max network can get wrong: NaN, −0
-/// beside +0, ±∞, ties; split into strips of 2 rows on 2 threads; the
-/// median alone, and inside an expression with the value it filters.
-/// Each toolchain with `-Werror` (the paths compile without a warning
-/// under `-Wall -Wextra`); a path the machine lacks is plain C again.
-#[test]
-fn the_median_writes_the_same_bits_on_every_vector_path() {
-    let dir = scratch("median-paths");
-    let (w, h) = (1100usize, 8usize);
-    let desc = write_input(
-        &dir,
+/// A `w` × `h` chain whose two sinks get the 3 × 3 median of the frame
+/// (`plain`) and the median inside an expression with the value it
+/// filters (`bright`).
+fn median_chain(dir: &Path, w: usize, h: usize) -> PathBuf {
+    write_input(
+        dir,
         "median.ssc",
         &format!(
             "composition {{
@@ -661,9 +659,14 @@ fn the_median_writes_the_same_bits_on_every_vector_path() {
             "container_declaration brighter_med { in IN float mul [1, 1] [3, 3]; out OUT float mul [1, 1]; };\n  container_declaration top",
         )
         .replace("med median3x3 FULL", "med median3x3 FULL, brighter_med brighter FULL"),
-    );
+    )
+}
+
+/// A frame full of what a min/max network can get wrong: NaN, −0 beside
+/// +0, ±∞, ties.
+fn median_frame(w: usize, h: usize) -> Vec<f32> {
     let special = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY];
-    let frame: Vec<f32> = (0..w * h)
+    (0..w * h)
         .map(|i| {
             let k = (i * 7919 + i / w * 31) % 11;
             if k < special.len() {
@@ -672,7 +675,23 @@ fn the_median_writes_the_same_bits_on_every_vector_path() {
                 (k % 5) as f32 - 2.0
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The 3 × 3 median's vector paths (`ssc_median9_row_float`, docs/fused.md,
+/// "The median in registers"): AVX-512, AVX2 and plain C write the same
+/// bits. A 1100-wide frame (chunks of 512 columns and a tail that is not
+/// a whole vector) full of what a min/max network can get wrong: NaN, −0
+/// beside +0, ±∞, ties; split into strips of 2 rows on 2 threads; the
+/// median alone, and inside an expression with the value it filters.
+/// Each toolchain with `-Werror` (the paths compile without a warning
+/// under `-Wall -Wextra`); a path the machine lacks is plain C again.
+#[test]
+fn the_median_writes_the_same_bits_on_every_vector_path() {
+    let dir = scratch("median-paths");
+    let (w, h) = (1100usize, 8usize);
+    let desc = median_chain(&dir, w, h);
+    let frame = median_frame(w, h);
     let input = dir.join("frame.pfm");
     std::fs::write(&input, pfm_frame(w, h, &frame)).unwrap();
     let toolchains = [

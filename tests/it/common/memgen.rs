@@ -101,37 +101,7 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
                 delayed: false,
             });
         }
-        let mut subboxes = Vec::new();
-        for k in 0..s.strips {
-            let (y0, y1) = (k * res.y / s.strips, (k + 1) * res.y / s.strips);
-            let accesses = ports
-                .iter()
-                .enumerate()
-                .map(|(pi, p)| {
-                    let (r0, r1) = if p.direction == Direction::In {
-                        let before = (p.window.y - 1) / 2;
-                        let after = p.window.y - 1 - before;
-                        (y0.saturating_sub(before), (y1 + after).min(res.y))
-                    } else {
-                        (y0, y1)
-                    };
-                    Access {
-                        buffer: p.buffer,
-                        port: pi,
-                        write: p.direction == Direction::Out,
-                        elements: Region::new(0, r0, res.x, r1),
-                    }
-                })
-                .collect();
-            let a = graph.add_node(Actor {
-                subbox: SubBoxRef::new(&s.name, k),
-                function: FunctionId(f),
-                region: Region::new(0, y0, res.x, y1),
-                time: s.time * (y1 - y0) as f64 / res.y as f64,
-                accesses,
-            });
-            subboxes.push(a);
-        }
+        let subboxes = add_strips(&mut graph, s, f, &ports, res);
         functions.push(FunctionInfo {
             name: s.name.clone(),
             function: format!("func_{}", s.name),
@@ -143,7 +113,66 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
             subboxes,
         });
     }
-    // Dependencies by row overlap, each with its WAR partner.
+    add_row_overlap_edges(&mut graph, &functions, &buffers);
+    Hsdfg {
+        functions,
+        buffers,
+        graph,
+        system: SystemTiming::default(),
+        kernels: Default::default(),
+    }
+}
+
+/// The actors of function `f` (`s`, its ports `ports`): `s.strips` row
+/// strips, each reading the rows its input windows cover.
+fn add_strips(
+    graph: &mut DiGraph<Actor, Edge, u32>,
+    s: &FnSpec,
+    f: usize,
+    ports: &[PortInfo],
+    res: Pair,
+) -> Vec<petgraph::graph::NodeIndex> {
+    let mut subboxes = Vec::new();
+    for k in 0..s.strips {
+        let (y0, y1) = (k * res.y / s.strips, (k + 1) * res.y / s.strips);
+        let accesses = ports
+            .iter()
+            .enumerate()
+            .map(|(pi, p)| {
+                let (r0, r1) = if p.direction == Direction::In {
+                    let before = (p.window.y - 1) / 2;
+                    let after = p.window.y - 1 - before;
+                    (y0.saturating_sub(before), (y1 + after).min(res.y))
+                } else {
+                    (y0, y1)
+                };
+                Access {
+                    buffer: p.buffer,
+                    port: pi,
+                    write: p.direction == Direction::Out,
+                    elements: Region::new(0, r0, res.x, r1),
+                }
+            })
+            .collect();
+        let a = graph.add_node(Actor {
+            subbox: SubBoxRef::new(&s.name, k),
+            function: FunctionId(f),
+            region: Region::new(0, y0, res.x, y1),
+            time: s.time * (y1 - y0) as f64 / res.y as f64,
+            accesses,
+        });
+        subboxes.push(a);
+    }
+    subboxes
+}
+
+/// A dependency from each producing strip to each consuming strip whose
+/// rows overlap, each with its WAR partner.
+fn add_row_overlap_edges(
+    graph: &mut DiGraph<Actor, Edge, u32>,
+    functions: &[FunctionInfo],
+    buffers: &[Buffer],
+) {
     for f in 0..functions.len() {
         for &c in &functions[f].subboxes.clone() {
             let reads: Vec<Access> = graph[c]
@@ -183,13 +212,6 @@ pub fn build(specs: &[FnSpec], res: Pair) -> Hsdfg {
                 }
             }
         }
-    }
-    Hsdfg {
-        functions,
-        buffers,
-        graph,
-        system: SystemTiming::default(),
-        kernels: Default::default(),
     }
 }
 

@@ -405,88 +405,17 @@ impl At<'_> {
                 let q = arith(Bin::Div, arith(Bin::Sub, x, base, ty), w, ty);
                 min(max(q, parse("0", ty)), parse("1", ty))
             }
-            Expr::Stencil(a, ws) => {
-                let (rx, ry) = self.window(a);
-                let mut terms = Vec::new();
-                for dy in -ry..=ry {
-                    for dx in -rx..=rx {
-                        terms.push(self.at_shift(a, dx, dy, ty));
-                    }
-                }
-                let ws: Vec<Val> = ws.iter().map(|w| parse(w, ty)).collect();
-                Self::weighted(ty, ws.into_iter().zip(terms))
-            }
+            Expr::Stencil(a, ws) => self.stencil(a, ws, ty),
             Expr::Separable(a, wx, wy) => {
                 let wx: Vec<Val> = wx.iter().map(|w| parse(w, ty)).collect();
                 let wy: Vec<Val> = wy.iter().map(|w| parse(w, ty)).collect();
                 self.separable(a, ty, &wx, &wy)
             }
-            Expr::Gauss(a, s) => {
-                let (rx, ry) = self.window(a);
-                let s: f64 = s.parse().unwrap();
-                let wx: Vec<Val> = gauss_weights(2 * rx as u32 + 1, s)
-                    .into_iter()
-                    .map(|w| round_to(ty, w))
-                    .collect();
-                let wy: Vec<Val> = gauss_weights(2 * ry as u32 + 1, s)
-                    .into_iter()
-                    .map(|w| round_to(ty, w))
-                    .collect();
-                self.separable(a, ty, &wx, &wy)
-            }
-            Expr::BoxMean(a) => {
-                let (rx, ry) = self.window(a);
-                let mut acc: Option<Val> = None;
-                for dy in -ry..=ry {
-                    for dx in -rx..=rx {
-                        let t = self.at_shift(a, dx, dy, ty);
-                        acc = Some(acc.map_or(t, |s| arith(Bin::Add, s, t, ty)));
-                    }
-                }
-                let n = ((2 * rx + 1) * (2 * ry + 1)).to_string();
-                arith(Bin::Div, acc.unwrap(), parse(&n, ty), ty)
-            }
+            Expr::Gauss(a, s) => self.gauss(a, s, ty),
+            Expr::BoxMean(a) => self.box_mean(a, ty),
             Expr::Median(a) => self.median(a).0,
-            Expr::Mean(p) => {
-                let port = &self.f.inputs[*p];
-                let (mx, my) = (port.mul.0 as i64, port.mul.1 as i64);
-                let mut acc: Option<Val> = None;
-                for j in 0..my {
-                    for i in 0..mx {
-                        let v = self.grids[*p].at(self.ox * mx + i, self.oy * my + j);
-                        self.loose |= v.loose;
-                        let t = convert(ty, v.v);
-                        acc = Some(acc.map_or(t, |s| arith(Bin::Add, s, t, ty)));
-                    }
-                }
-                arith(
-                    Bin::Div,
-                    acc.unwrap(),
-                    parse(&(mx * my).to_string(), ty),
-                    ty,
-                )
-            }
-            Expr::Linear(a) => {
-                let sx = if self.ox % 2 == 0 { -1 } else { 1 };
-                let sy = if self.oy % 2 == 0 { -1 } else { 1 };
-                let (q3, q1) = (parse("0.75", ty), parse("0.25", ty));
-                let blend = |a: Val, b: Val| {
-                    arith(
-                        Bin::Add,
-                        arith(Bin::Mul, q3, a, ty),
-                        arith(Bin::Mul, q1, b, ty),
-                        ty,
-                    )
-                };
-                let row = |g: &mut Self, dy: i64| {
-                    let here = g.at_shift(a, 0, dy, ty);
-                    let side = g.at_shift(a, sx, dy, ty);
-                    blend(here, side)
-                };
-                let h0 = row(self, 0);
-                let h1 = row(self, sy);
-                blend(h0, h1)
-            }
+            Expr::Mean(p) => self.mean(*p, ty),
+            Expr::Linear(a) => self.linear(a, ty),
             Expr::Lut(i, t) => {
                 let Val::I(k) = self.eval(i) else {
                     panic!("generator bug: a float index")
@@ -498,6 +427,92 @@ impl At<'_> {
                 parse(&t[k as usize], ty)
             }
         }
+    }
+
+    /// `stencil(a, ws)`: the window's points weighted, row by row.
+    fn stencil(&mut self, a: &Expr, ws: &[String], ty: Ty) -> Val {
+        let (rx, ry) = self.window(a);
+        let mut terms = Vec::new();
+        for dy in -ry..=ry {
+            for dx in -rx..=rx {
+                terms.push(self.at_shift(a, dx, dy, ty));
+            }
+        }
+        let ws: Vec<Val> = ws.iter().map(|w| parse(w, ty)).collect();
+        Self::weighted(ty, ws.into_iter().zip(terms))
+    }
+
+    /// `gauss(a, s)`: a separable sum with the Gaussian's weights rounded to `ty`.
+    fn gauss(&mut self, a: &Expr, s: &str, ty: Ty) -> Val {
+        let (rx, ry) = self.window(a);
+        let s: f64 = s.parse().unwrap();
+        let wx: Vec<Val> = gauss_weights(2 * rx as u32 + 1, s)
+            .into_iter()
+            .map(|w| round_to(ty, w))
+            .collect();
+        let wy: Vec<Val> = gauss_weights(2 * ry as u32 + 1, s)
+            .into_iter()
+            .map(|w| round_to(ty, w))
+            .collect();
+        self.separable(a, ty, &wx, &wy)
+    }
+
+    /// `box(a)`: the window's sum, then divided by its size.
+    fn box_mean(&mut self, a: &Expr, ty: Ty) -> Val {
+        let (rx, ry) = self.window(a);
+        let mut acc: Option<Val> = None;
+        for dy in -ry..=ry {
+            for dx in -rx..=rx {
+                let t = self.at_shift(a, dx, dy, ty);
+                acc = Some(acc.map_or(t, |s| arith(Bin::Add, s, t, ty)));
+            }
+        }
+        let n = ((2 * rx + 1) * (2 * ry + 1)).to_string();
+        arith(Bin::Div, acc.unwrap(), parse(&n, ty), ty)
+    }
+
+    /// `mean` of port `p`'s block per point: its sum, then divided by its size.
+    fn mean(&mut self, p: usize, ty: Ty) -> Val {
+        let port = &self.f.inputs[p];
+        let (mx, my) = (port.mul.0 as i64, port.mul.1 as i64);
+        let mut acc: Option<Val> = None;
+        for j in 0..my {
+            for i in 0..mx {
+                let v = self.grids[p].at(self.ox * mx + i, self.oy * my + j);
+                self.loose |= v.loose;
+                let t = convert(ty, v.v);
+                acc = Some(acc.map_or(t, |s| arith(Bin::Add, s, t, ty)));
+            }
+        }
+        arith(
+            Bin::Div,
+            acc.unwrap(),
+            parse(&(mx * my).to_string(), ty),
+            ty,
+        )
+    }
+
+    /// `linear(a)` of a `mul [2, 2]` output: 3/4 of the nearest point and 1/4 of the next, in x, then in y.
+    fn linear(&mut self, a: &Expr, ty: Ty) -> Val {
+        let sx = if self.ox % 2 == 0 { -1 } else { 1 };
+        let sy = if self.oy % 2 == 0 { -1 } else { 1 };
+        let (q3, q1) = (parse("0.75", ty), parse("0.25", ty));
+        let blend = |a: Val, b: Val| {
+            arith(
+                Bin::Add,
+                arith(Bin::Mul, q3, a, ty),
+                arith(Bin::Mul, q1, b, ty),
+                ty,
+            )
+        };
+        let row = |g: &mut Self, dy: i64| {
+            let here = g.at_shift(a, 0, dy, ty);
+            let side = g.at_shift(a, sx, dy, ty);
+            blend(here, side)
+        };
+        let h0 = row(self, 0);
+        let h1 = row(self, sy);
+        blend(h0, h1)
     }
 
     /// A median's value and, where the docs allow several, all of them.

@@ -126,68 +126,7 @@ pub fn chain(c: &mut Choices) -> Chain {
     }
     let mut funcs: Vec<Func> = Vec::new();
     for i in 0..n {
-        let mut inputs = Vec::new();
-        if kinds[i] == Kind::Down {
-            // A block per point: a big source, an up function's output.
-            let mut big: Vec<Src> = (0..sources.len())
-                .filter(|&s| sources[s].big)
-                .map(Src::Source)
-                .collect();
-            big.extend((0..i).filter(|&j| kinds[j] == Kind::Up).map(Src::Func));
-            if big.is_empty() {
-                sources.push(Source {
-                    ty: pick_ty(c),
-                    big: true,
-                });
-                big.push(Src::Source(sources.len() - 1));
-            }
-            let src = c.one(&big).clone();
-            let ty = match src {
-                Src::Source(s) => sources[s].ty,
-                Src::Func(j) => outs[j],
-                Src::Delayed(_) => unreachable!(),
-            };
-            inputs.push(Port {
-                ty,
-                mul: (2, 2),
-                win: None,
-                src,
-            });
-        }
-        let mut small: Vec<Src> = (0..sources.len())
-            .filter(|&s| !sources[s].big)
-            .map(Src::Source)
-            .collect();
-        small.extend((0..i).filter(|&j| kinds[j] != Kind::Up).map(Src::Func));
-        let delayed: Vec<Src> = (0..n)
-            .filter(|&j| kinds[j] != Kind::Up)
-            .map(Src::Delayed)
-            .collect();
-        let want = 1 + c.pick(3);
-        while inputs.len() < want {
-            let src = if !delayed.is_empty() && (small.is_empty() || c.chance(4)) {
-                c.one(&delayed).clone()
-            } else if small.is_empty() {
-                sources.push(Source {
-                    ty: pick_ty(c),
-                    big: false,
-                });
-                small.push(Src::Source(sources.len() - 1));
-                Src::Source(sources.len() - 1)
-            } else {
-                c.one(&small).clone()
-            };
-            let ty = match src {
-                Src::Source(s) => sources[s].ty,
-                Src::Func(j) | Src::Delayed(j) => outs[j],
-            };
-            inputs.push(Port {
-                ty,
-                mul: (1, 1),
-                win: *c.one(&WINDOWS),
-                src,
-            });
-        }
+        let inputs = inputs_of(c, i, &kinds, &outs, &mut sources);
         let out_mul = if kinds[i] == Kind::Up { (2, 2) } else { (1, 1) };
         let mut g = Gen {
             c,
@@ -227,6 +166,83 @@ pub fn chain(c: &mut Choices) -> Chain {
         funcs,
         seed,
     }
+}
+
+/// The input ports of function `i` of a chain of `kinds` (outputs of
+/// types `outs`): a `Down` function's block per point first, then one to
+/// three points of sources, earlier functions or delayed outputs; a
+/// source is added where none fits.
+fn inputs_of(
+    c: &mut Choices,
+    i: usize,
+    kinds: &[Kind],
+    outs: &[Ty],
+    sources: &mut Vec<Source>,
+) -> Vec<Port> {
+    let n = kinds.len();
+    let mut inputs = Vec::new();
+    if kinds[i] == Kind::Down {
+        // A block per point: a big source, an up function's output.
+        let mut big: Vec<Src> = (0..sources.len())
+            .filter(|&s| sources[s].big)
+            .map(Src::Source)
+            .collect();
+        big.extend((0..i).filter(|&j| kinds[j] == Kind::Up).map(Src::Func));
+        if big.is_empty() {
+            sources.push(Source {
+                ty: pick_ty(c),
+                big: true,
+            });
+            big.push(Src::Source(sources.len() - 1));
+        }
+        let src = c.one(&big).clone();
+        let ty = match src {
+            Src::Source(s) => sources[s].ty,
+            Src::Func(j) => outs[j],
+            Src::Delayed(_) => unreachable!(),
+        };
+        inputs.push(Port {
+            ty,
+            mul: (2, 2),
+            win: None,
+            src,
+        });
+    }
+    let mut small: Vec<Src> = (0..sources.len())
+        .filter(|&s| !sources[s].big)
+        .map(Src::Source)
+        .collect();
+    small.extend((0..i).filter(|&j| kinds[j] != Kind::Up).map(Src::Func));
+    let delayed: Vec<Src> = (0..n)
+        .filter(|&j| kinds[j] != Kind::Up)
+        .map(Src::Delayed)
+        .collect();
+    let want = 1 + c.pick(3);
+    while inputs.len() < want {
+        let src = if !delayed.is_empty() && (small.is_empty() || c.chance(4)) {
+            c.one(&delayed).clone()
+        } else if small.is_empty() {
+            sources.push(Source {
+                ty: pick_ty(c),
+                big: false,
+            });
+            small.push(Src::Source(sources.len() - 1));
+            Src::Source(sources.len() - 1)
+        } else {
+            c.one(&small).clone()
+        };
+        let ty = match src {
+            Src::Source(s) => sources[s].ty,
+            Src::Func(j) | Src::Delayed(j) => outs[j],
+        };
+        inputs.push(Port {
+            ty,
+            mul: (1, 1),
+            win: *c.one(&WINDOWS),
+            src,
+        });
+    }
+    inputs
 }
 
 fn delay_value(c: &mut Choices, ty: Ty) -> String {

@@ -24,76 +24,9 @@ impl Gen<'_, '_> {
         let d = depth - 1;
         match self.c.pick(16) {
             0..=2 => full(self.leaf(ty)),
-            3..=5 => {
-                let op = *self.c.one(&[Bin::Add, Bin::Sub, Bin::Mul]);
-                let (mut a, mut ra) = self.int(ty, d);
-                let (mut bb, mut rb) = if self.c.chance(2) {
-                    self.inum(ty)
-                } else {
-                    self.int(ty, d)
-                };
-                let r = ops(op, ra, rb);
-                if !fits(ty, r) {
-                    let s = isqrt(hi);
-                    let (al, ah, bl, bh) = match (op, signed) {
-                        (Bin::Mul, true) => (-s, s, -s, s),
-                        (Bin::Mul, false) => (0, s, 0, s),
-                        (Bin::Sub, false) => (hi / 2, hi, 0, hi / 2),
-                        (_, true) => (-(hi / 2), hi / 2, -(hi / 2), hi / 2),
-                        (_, false) => (0, hi / 2, 0, hi / 2),
-                    };
-                    (a, ra) = clamp_to(a, ty, ra, al, ah);
-                    (bb, rb) = clamp_to(bb, ty, rb, bl, bh);
-                }
-                let r = ops(op, ra, rb);
-                (Expr::Bin(op, b(a), b(bb)), r)
-            }
-            6 => {
-                let (a, ra) = self.int(ty, d);
-                let (bb, rb) = if self.c.chance(2) || known_open("integer-constant-division") {
-                    let k = *self.c.one(&[2, 3, 7, 100]);
-                    let k = k.min(hi);
-                    if signed && self.c.chance(3) {
-                        (num(-k, ty), (-k, -k))
-                    } else {
-                        (num(k, ty), (k, k))
-                    }
-                } else {
-                    let (e, r) = self.int(ty, d);
-                    clamp_to(e, ty, r, 1, 9.min(hi))
-                };
-                let (a, ra) = if signed && ra.0 == lo && rb.0 < 0 {
-                    clamp_to(a, ty, ra, lo + 1, hi)
-                } else {
-                    (a, ra)
-                };
-                if !known_open("integer-constant-division") && self.c.chance(4) {
-                    let k = Expr::Bin(Bin::Div, b(num(7, ty)), b(num(2, ty)));
-                    let (a, ra) = clamp_to(a, ty, ra, 0, 100.min(hi));
-                    return (Expr::Bin(Bin::Add, b(a), b(k)), (ra.0 + 3, ra.1 + 3));
-                }
-                (Expr::Bin(Bin::Div, b(a), b(bb)), divs(ra, rb))
-            }
-            7 if signed => {
-                let (a, ra) = self.int(ty, d);
-                let (a, ra) = if ra.0 == lo {
-                    clamp_to(a, ty, ra, lo + 1, hi)
-                } else {
-                    (a, ra)
-                };
-                if self.c.chance(2) {
-                    (Expr::Neg(b(a)), (-ra.1, -ra.0))
-                } else {
-                    let r = if ra.0 >= 0 {
-                        ra
-                    } else if ra.1 <= 0 {
-                        (-ra.1, -ra.0)
-                    } else {
-                        (0, (-ra.0).max(ra.1))
-                    };
-                    (Expr::Abs(b(a)), r)
-                }
-            }
+            3..=5 => self.int_arith(ty, d),
+            6 => self.int_division(ty, d),
+            7 if signed => self.int_sign(ty, d),
             8 => {
                 let (a, ra) = self.int(ty, d);
                 let (bb, rb) = if self.c.chance(2) {
@@ -113,30 +46,7 @@ impl Gen<'_, '_> {
                     [(lo, hi), (0, 7.min(hi)), (lo.max(-100), 100.min(hi))][self.c.pick(3)];
                 clamp_to(a, ty, ra, l, h)
             }
-            10 => {
-                let ct = pick_ty(self.c);
-                let cmp = *self.c.one(&CMPS);
-                let (l, _) = self.expr(ct, d);
-                let r = if self.c.chance(2) {
-                    if ct.is_float() {
-                        self.fnum(ct)
-                    } else {
-                        self.inum(ct).0
-                    }
-                } else {
-                    self.expr(ct, d).0
-                };
-                let (t, rt) = self.int(ty, d);
-                let (e, re) = if self.c.chance(2) {
-                    self.inum(ty)
-                } else {
-                    self.int(ty, d)
-                };
-                (
-                    Expr::Select(cmp, Box::new([l, r, t, e])),
-                    (rt.0.min(re.0), rt.1.max(re.1)),
-                )
-            }
+            10 => self.int_select(ty, d),
             11 => {
                 // A whole table: int.
                 let (i, len) = self.index(d);
@@ -171,6 +81,113 @@ impl Gen<'_, '_> {
             }
             _ => full(self.leaf(ty)),
         }
+    }
+
+    /// An integer `+`, `-` or `*`, its operands clamped first where the result could overflow.
+    fn int_arith(&mut self, ty: Ty, d: u32) -> (Expr, (i64, i64)) {
+        let (lo, hi) = ty.range();
+        let signed = lo < 0;
+        let op = *self.c.one(&[Bin::Add, Bin::Sub, Bin::Mul]);
+        let (mut a, mut ra) = self.int(ty, d);
+        let (mut bb, mut rb) = if self.c.chance(2) {
+            self.inum(ty)
+        } else {
+            self.int(ty, d)
+        };
+        let r = ops(op, ra, rb);
+        if !fits(ty, r) {
+            let s = isqrt(hi);
+            let (al, ah, bl, bh) = match (op, signed) {
+                (Bin::Mul, true) => (-s, s, -s, s),
+                (Bin::Mul, false) => (0, s, 0, s),
+                (Bin::Sub, false) => (hi / 2, hi, 0, hi / 2),
+                (_, true) => (-(hi / 2), hi / 2, -(hi / 2), hi / 2),
+                (_, false) => (0, hi / 2, 0, hi / 2),
+            };
+            (a, ra) = clamp_to(a, ty, ra, al, ah);
+            (bb, rb) = clamp_to(bb, ty, rb, bl, bh);
+        }
+        let r = ops(op, ra, rb);
+        (Expr::Bin(op, b(a), b(bb)), r)
+    }
+
+    /// An integer division by a constant or by a clamp that excludes 0, never the type's minimum by a negative number (or, now and then, a constant quotient added).
+    fn int_division(&mut self, ty: Ty, d: u32) -> (Expr, (i64, i64)) {
+        let (lo, hi) = ty.range();
+        let signed = lo < 0;
+        let (a, ra) = self.int(ty, d);
+        let (bb, rb) = if self.c.chance(2) || known_open("integer-constant-division") {
+            let k = *self.c.one(&[2, 3, 7, 100]);
+            let k = k.min(hi);
+            if signed && self.c.chance(3) {
+                (num(-k, ty), (-k, -k))
+            } else {
+                (num(k, ty), (k, k))
+            }
+        } else {
+            let (e, r) = self.int(ty, d);
+            clamp_to(e, ty, r, 1, 9.min(hi))
+        };
+        let (a, ra) = if signed && ra.0 == lo && rb.0 < 0 {
+            clamp_to(a, ty, ra, lo + 1, hi)
+        } else {
+            (a, ra)
+        };
+        if !known_open("integer-constant-division") && self.c.chance(4) {
+            let k = Expr::Bin(Bin::Div, b(num(7, ty)), b(num(2, ty)));
+            let (a, ra) = clamp_to(a, ty, ra, 0, 100.min(hi));
+            return (Expr::Bin(Bin::Add, b(a), b(k)), (ra.0 + 3, ra.1 + 3));
+        }
+        (Expr::Bin(Bin::Div, b(a), b(bb)), divs(ra, rb))
+    }
+
+    /// A negation or `abs` of a signed value, which never sees the type's minimum.
+    fn int_sign(&mut self, ty: Ty, d: u32) -> (Expr, (i64, i64)) {
+        let (lo, hi) = ty.range();
+        let (a, ra) = self.int(ty, d);
+        let (a, ra) = if ra.0 == lo {
+            clamp_to(a, ty, ra, lo + 1, hi)
+        } else {
+            (a, ra)
+        };
+        if self.c.chance(2) {
+            (Expr::Neg(b(a)), (-ra.1, -ra.0))
+        } else {
+            let r = if ra.0 >= 0 {
+                ra
+            } else if ra.1 <= 0 {
+                (-ra.1, -ra.0)
+            } else {
+                (0, (-ra.0).max(ra.1))
+            };
+            (Expr::Abs(b(a)), r)
+        }
+    }
+
+    /// A select on a comparison of two expressions of any type, between two integers of `ty`.
+    fn int_select(&mut self, ty: Ty, d: u32) -> (Expr, (i64, i64)) {
+        let ct = pick_ty(self.c);
+        let cmp = *self.c.one(&CMPS);
+        let (l, _) = self.expr(ct, d);
+        let r = if self.c.chance(2) {
+            if ct.is_float() {
+                self.fnum(ct)
+            } else {
+                self.inum(ct).0
+            }
+        } else {
+            self.expr(ct, d).0
+        };
+        let (t, rt) = self.int(ty, d);
+        let (e, re) = if self.c.chance(2) {
+            self.inum(ty)
+        } else {
+            self.int(ty, d)
+        };
+        (
+            Expr::Select(cmp, Box::new([l, r, t, e])),
+            (rt.0.min(re.0), rt.1.max(re.1)),
+        )
     }
 }
 

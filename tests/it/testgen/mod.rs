@@ -99,19 +99,7 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
     let width = rng.range(2, 16);
     let rows = rng.range(p.rows.0, p.rows.1);
     let res = Pair::new(width, rows);
-    // The DAG: predecessors of each function among the earlier ones.
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, pr) in preds.iter_mut().enumerate().skip(1) {
-        let lo = u64::from(rng.chance(0.85));
-        let k = rng.range(lo, p.max_inputs as u64) as usize;
-        for _ in 0..k {
-            let j = rng.range(0, i as u64 - 1) as usize;
-            if !pr.contains(&j) {
-                pr.push(j);
-            }
-        }
-        pr.sort();
-    }
+    let preds = random_dag(&mut rng, n, p);
     let has_out: Vec<bool> = (0..n)
         .map(|f| preds.iter().any(|p| p.contains(&f)))
         .collect();
@@ -190,6 +178,45 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
 
     // Actors: row strips.
     let mut graph = DiGraph::new();
+    add_strips(&mut rng, p, &mut graph, &mut functions, width, rows);
+    add_row_overlap_edges(&mut graph, &functions, &buffers);
+    Hsdfg {
+        functions,
+        buffers,
+        graph,
+        system: SystemTiming::default(),
+        kernels: Default::default(),
+    }
+}
+
+/// The DAG of `n` functions: the predecessors of each among the earlier
+/// ones, sorted.
+fn random_dag(rng: &mut Rng, n: usize, p: &GenParams) -> Vec<Vec<usize>> {
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, pr) in preds.iter_mut().enumerate().skip(1) {
+        let lo = u64::from(rng.chance(0.85));
+        let k = rng.range(lo, p.max_inputs as u64) as usize;
+        for _ in 0..k {
+            let j = rng.range(0, i as u64 - 1) as usize;
+            if !pr.contains(&j) {
+                pr.push(j);
+            }
+        }
+        pr.sort();
+    }
+    preds
+}
+
+/// Each function's actors: a FULL function's rows cut into a random number
+/// of strips, every strip reading the rows its input windows cover.
+fn add_strips(
+    rng: &mut Rng,
+    p: &GenParams,
+    graph: &mut DiGraph<Actor, Edge, u32>,
+    functions: &mut [FunctionInfo],
+    width: u64,
+    rows: u64,
+) {
     for (f, func) in functions.iter_mut().enumerate() {
         let parts = if func.parallelism == Parallelism::Full {
             rng.range(1, p.max_strips.min(rows))
@@ -222,9 +249,16 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
             func.subboxes.push(a);
         }
     }
+}
 
-    // Dependencies by row overlap, each followed by its WAR partner.
-    for c in 0..n {
+/// A dependency from each producing strip to each consuming strip whose
+/// rows overlap, each followed by its WAR partner.
+fn add_row_overlap_edges(
+    graph: &mut DiGraph<Actor, Edge, u32>,
+    functions: &[FunctionInfo],
+    buffers: &[Buffer],
+) {
+    for c in 0..functions.len() {
         for port in functions[c]
             .ports
             .iter()
@@ -249,13 +283,6 @@ pub fn random_hsdfg_with(seed: u64, p: &GenParams) -> Hsdfg {
             }
         }
     }
-    Hsdfg {
-        functions,
-        buffers,
-        graph,
-        system: SystemTiming::default(),
-        kernels: Default::default(),
-    }
 }
 
 fn dep(kind: EdgeKind, buffer: BufferId) -> Edge {
@@ -278,14 +305,9 @@ fn window_rows(r: Region, window: Pair, rows: u64) -> Region {
     )
 }
 
-/// The HSDFG of the thesis' Appendix A (`examples/appendix.ssc`), built by
-/// hand: f8 (source) → f6 (gain, 2 strips) → f7 (4×4 conv, 2 strips) → f9
-/// (sink), 256×256 ints, timings of its runtime section, weighted by share.
-/// Buffers: `f8.out` (0), `f6.out` (1), `f7.out` (2).
-pub fn appendix_hsdfg() -> Hsdfg {
-    let res = Pair::new(256, 256);
-    let ty = ElemType::Int;
-    let bytes = 256 * 256 * 4;
+/// The appendix example's functions (f6 gain, f7 a 4 × 4 convolution,
+/// f8 the source, f9 the sink), each `id` its index.
+fn appendix_functions(res: Pair, ty: ElemType) -> Vec<FunctionInfo> {
     let port = |name: &str, dir: Direction, window: Pair, b: usize| PortInfo {
         name: name.into(),
         direction: dir,
@@ -341,6 +363,18 @@ pub fn appendix_hsdfg() -> Hsdfg {
     for (i, f) in functions.iter_mut().enumerate() {
         f.id = i as u32;
     }
+    functions
+}
+
+/// The HSDFG of the thesis' Appendix A (`examples/appendix.ssc`), built by
+/// hand: f8 (source) → f6 (gain, 2 strips) → f7 (4×4 conv, 2 strips) → f9
+/// (sink), 256×256 ints, timings of its runtime section, weighted by share.
+/// Buffers: `f8.out` (0), `f6.out` (1), `f7.out` (2).
+pub fn appendix_hsdfg() -> Hsdfg {
+    let res = Pair::new(256, 256);
+    let ty = ElemType::Int;
+    let bytes = 256 * 256 * 4;
+    let mut functions = appendix_functions(res, ty);
     let buffer = |name: &str, producer: usize, readers: Vec<(FunctionId, usize)>| Buffer {
         name: name.into(),
         producer: (FunctionId(producer), if producer == 2 { 0 } else { 1 }),
