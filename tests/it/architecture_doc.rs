@@ -15,7 +15,7 @@
 //! for the compiler's modules (`lower/mod.rs`), `compiler/ssc/` for the
 //! command's (`cli/args.rs`), `runtime-c/` and `runtime-c/templates/` for
 //! the runtime's files and templates (`ssc_rt.c`, `kernels.c`), `tests/it/`
-//! for the test areas (`architecture.rs`). A bare file name must lie
+//! for the test areas (`tests/it/architecture/`). A bare file name must lie
 //! directly in one of them, so a file that moved into a folder of its own
 //! fails. A path that ends in `/` must be a folder; a `*` in the last
 //! segment is a glob that must match something (`tests/bad*/`).

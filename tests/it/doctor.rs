@@ -125,44 +125,43 @@ fn fake_root(dir: &std::path::Path, ready: bool) {
     }
 }
 
-/// `--root` reads a copy of /proc and /sys: every check's verdict follows
-/// its files, with the seen values in the text; a host where each is as
-/// real-time work wants it is ready (exit 0), a default install warns on
-/// every one (exit 1, a fix each). Given a chain, the cores are those its
-/// build runs on.
-#[test]
-fn doctor_gives_each_verdict_of_a_copied_proc_and_sys() {
-    let dir = scratch("doctor-root");
-    let (good, bad) = (dir.join("ready"), dir.join("default"));
-    fake_root(&good, true);
-    fake_root(&bad, false);
-    let json = |root: &std::path::Path, extra: &[&str]| {
-        let out = Command::new(SSC)
-            .args(["doctor", "--samples", "0", "--json", "--root"])
-            .arg(root)
-            .args(extra)
-            .current_dir(ROOT)
-            .output()
-            .unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-        (out.status.code(), v)
-    };
-    let level = |v: &serde_json::Value, check: &str| {
-        let f = v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["check"] == check)
-            .unwrap_or_else(|| panic!("no `{check}`: {v}"))
-            .clone();
-        (
-            f["level"].as_str().unwrap().to_string(),
-            f["seen"].as_str().unwrap().to_string(),
-            f["fix"].clone(),
-        )
-    };
+/// `ssc doctor --samples 0 --json --root ROOT EXTRA…`: its exit code and
+/// its JSON.
+fn json(root: &std::path::Path, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = Command::new(SSC)
+        .args(["doctor", "--samples", "0", "--json", "--root"])
+        .arg(root)
+        .args(extra)
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), v)
+}
 
+/// The (level, seen, fix) of `check` in a report.
+fn level(v: &serde_json::Value, check: &str) -> (String, String, serde_json::Value) {
+    let f = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == check)
+        .unwrap_or_else(|| panic!("no `{check}`: {v}"))
+        .clone();
+    (
+        f["level"].as_str().unwrap().to_string(),
+        f["seen"].as_str().unwrap().to_string(),
+        f["fix"].clone(),
+    )
+}
+
+/// `--root` reads a copy of /proc and /sys: a host where each file is as
+/// real-time work wants it is ready (exit 0), every check `ok`.
+#[test]
+fn doctor_finds_a_copied_real_time_host_ready() {
+    let good = scratch("doctor-root-ready").join("ready");
+    fake_root(&good, true);
     let (code, v) = json(&good, &[]);
     assert_eq!(code, Some(0), "{v}");
     assert_eq!(v["ready"], true, "{v}");
@@ -183,7 +182,14 @@ fn doctor_gives_each_verdict_of_a_copied_proc_and_sys() {
         level(&v, "cpuset").1.contains("cgroup /chain: cpus 0-1"),
         "{v}"
     );
+}
 
+/// A copy of a default install warns on every check (exit 1), each with
+/// its fix and the values it saw.
+#[test]
+fn doctor_warns_on_each_check_of_a_copied_default_host() {
+    let bad = scratch("doctor-root-default").join("default");
+    fake_root(&bad, false);
     let (code, v) = json(&bad, &[]);
     assert_eq!(code, Some(1), "{v}");
     assert_eq!(v["ready"], false, "{v}");
@@ -222,7 +228,16 @@ fn doctor_gives_each_verdict_of_a_copied_proc_and_sys() {
             .contains("isolcpus=0,1"),
         "{v}"
     );
+}
 
+/// Given a chain, the cores are those its build runs on; a chain that does
+/// not build gives its diagnostic and exit code.
+#[test]
+fn doctor_checks_the_cores_a_chain_runs_on() {
+    let dir = scratch("doctor-root-chain");
+    let (good, bad) = (dir.join("ready"), dir.join("default"));
+    fake_root(&good, true);
+    fake_root(&bad, false);
     // A chain of one thread on -cm 1: core 1 alone, so IRQ 24 (0-3) is
     // on it and IRQ 25 (1) too, and the text says whose cores they are.
     let (code, v) = json(

@@ -248,7 +248,7 @@ impl Expr {
                     _ => return arith(1) + nested,
                 }
                 // An expression a window operator reads is computed once
-                // per element (in rows, back/c/kernels.rs).
+                // per element (in rows, back/c/kernels/).
                 match args.first() {
                     Some(Arg::Expr(e)) if !matches!(e.kind, ExprKind::Port { .. }) => {
                         o + e.operations(port)

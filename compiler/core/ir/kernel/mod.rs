@@ -10,7 +10,7 @@
 //! never overflows and a conversion to an integer type never goes out of
 //! range unless it saturates; no division by zero of integers; every
 //! window read is inside the port's window; a table covers its index's
-//! range. The back ends turn a kernel into loops (`back/c/kernels.rs`); the
+//! range. The back ends turn a kernel into loops (`back/c/kernels/`); the
 //! meaning lives here, not in a C file.
 //!
 //! Why the meaning lives in the compiler: the imaging vocabulary
