@@ -183,26 +183,7 @@ pub fn resolve(
         );
         return Err(errors);
     }
-    let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
-    for c in &file.components {
-        if let Some(first) = seen.get(c.name.name.as_str()) {
-            errors.push(
-                Diagnostic::error("E409", format!("component `{}` defined twice", c.name.name))
-                    .label(c.name.span, "defined again here")
-                    .label(*first, "first defined here")
-                    .hint("each component of the chain needs its own name"),
-            );
-        } else {
-            seen.insert(&c.name.name, c.name.span);
-        }
-        if c.period.value.mantissa == 0 {
-            errors.push(
-                Diagnostic::error("E402", "a period must be greater than 0")
-                    .label(c.period.span, "zero period")
-                    .hint("the period is the time between two triggerings of the component"),
-            );
-        }
-    }
+    check_names_and_periods(file, &mut errors);
     let raws: Vec<Option<RawEtp>> = file
         .components
         .iter()
@@ -212,50 +193,9 @@ pub fn resolve(
         return Err(errors);
     }
     let raws: Vec<RawEtp> = raws.into_iter().flatten().collect();
-    // The ETP files' unit, when they name one and agree.
-    let mut units: Vec<&str> = raws.iter().filter_map(|r| r.unit.as_deref()).collect();
-    units.sort();
-    units.dedup();
-    let unit = match units.as_slice() {
-        [u] => Some(u.to_string()),
-        _ => None,
-    };
-
-    // Periods after `--round`.
-    let periods: Vec<(Decimal, Option<Decimal>)> = file
-        .components
-        .iter()
-        .map(|c| match round {
-            Some(step) if step.mantissa > 0 => {
-                let r = round_to(c.period.value, step);
-                if r == c.period.value {
-                    (r, None)
-                } else {
-                    (r, Some(c.period.value))
-                }
-            }
-            _ => (c.period.value, None),
-        })
-        .collect();
-
-    // The grid: the finest step among all times.
-    let mut scale = 0;
-    for (c, raw) in file.components.iter().zip(&raws) {
-        scale = scale.max(c.period.value.min_scale());
-        if let Some(o) = &c.offset {
-            scale = scale.max(o.value.min_scale());
-        }
-        for (v, _) in &raw.values {
-            scale = scale.max(v.min_scale());
-        }
-        if let Some((lo, hi)) = raw.uniform {
-            scale = scale.max(lo.min_scale()).max(hi.min_scale());
-        }
-    }
-    for (p, _) in &periods {
-        scale = scale.max(p.min_scale());
-    }
-    let scale = scale.min(MAX_SCALE);
+    let unit = common_unit(&raws);
+    let periods = rounded_periods(file, round);
+    let scale = grid_scale(file, &raws, &periods);
 
     let mut components = Vec::new();
     for ((c, raw), (period, rounded_from)) in file.components.iter().zip(raws).zip(periods) {
@@ -302,6 +242,82 @@ pub fn resolve(
     } else {
         Err(errors)
     }
+}
+
+/// Reports a component name defined twice (E409) and a zero period (E402),
+/// in the order of the components.
+fn check_names_and_periods(file: &PttsFile, errors: &mut Vec<Diagnostic>) {
+    let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+    for c in &file.components {
+        if let Some(first) = seen.get(c.name.name.as_str()) {
+            errors.push(
+                Diagnostic::error("E409", format!("component `{}` defined twice", c.name.name))
+                    .label(c.name.span, "defined again here")
+                    .label(*first, "first defined here")
+                    .hint("each component of the chain needs its own name"),
+            );
+        } else {
+            seen.insert(&c.name.name, c.name.span);
+        }
+        if c.period.value.mantissa == 0 {
+            errors.push(
+                Diagnostic::error("E402", "a period must be greater than 0")
+                    .label(c.period.span, "zero period")
+                    .hint("the period is the time between two triggerings of the component"),
+            );
+        }
+    }
+}
+
+/// The ETP files' unit, when they name one and agree.
+fn common_unit(raws: &[RawEtp]) -> Option<String> {
+    let mut units: Vec<&str> = raws.iter().filter_map(|r| r.unit.as_deref()).collect();
+    units.sort();
+    units.dedup();
+    match units.as_slice() {
+        [u] => Some(u.to_string()),
+        _ => None,
+    }
+}
+
+/// Each component's period after `--round`, with the period as written
+/// when rounding changed it.
+fn rounded_periods(file: &PttsFile, round: Option<Decimal>) -> Vec<(Decimal, Option<Decimal>)> {
+    file.components
+        .iter()
+        .map(|c| match round {
+            Some(step) if step.mantissa > 0 => {
+                let r = round_to(c.period.value, step);
+                if r == c.period.value {
+                    (r, None)
+                } else {
+                    (r, Some(c.period.value))
+                }
+            }
+            _ => (c.period.value, None),
+        })
+        .collect()
+}
+
+/// The grid: the finest step among all times, at most [`MAX_SCALE`].
+fn grid_scale(file: &PttsFile, raws: &[RawEtp], periods: &[(Decimal, Option<Decimal>)]) -> u32 {
+    let mut scale = 0;
+    for (c, raw) in file.components.iter().zip(raws) {
+        scale = scale.max(c.period.value.min_scale());
+        if let Some(o) = &c.offset {
+            scale = scale.max(o.value.min_scale());
+        }
+        for (v, _) in &raw.values {
+            scale = scale.max(v.min_scale());
+        }
+        if let Some((lo, hi)) = raw.uniform {
+            scale = scale.max(lo.min_scale()).max(hi.min_scale());
+        }
+    }
+    for (p, _) in periods {
+        scale = scale.max(p.min_scale());
+    }
+    scale.min(MAX_SCALE)
 }
 
 /// `d` rounded to the nearest multiple of `step` (halves up), at least `step`.

@@ -165,12 +165,23 @@ fn wrap((s, p): (String, Prec), min: Prec) -> String {
     }
 }
 
+/// The absolute value of C text `a` of type `t`.
+fn abs_call(t: ElemType, a: &str) -> String {
+    match t {
+        ElemType::Float => format!("fabsf({a})"),
+        ElemType::Double => format!("fabs({a})"),
+        _ => format!("ssc_abs_{}({a})", t.keyword()),
+    }
+}
+
 impl Emit<'_> {
     /// C text of `n`.
     pub fn expr(&self, n: &Node) -> String {
         self.prec(n).0
     }
 
+    /// C text of `n` with its precedence (6 binds tightest), from the
+    /// stored reads first.
     fn prec(&self, n: &Node) -> (String, Prec) {
         if let Some((_, read)) = self.stored.iter().find(|(v, _)| *v == n) {
             return (read.clone(), 6);
@@ -194,23 +205,7 @@ impl Emit<'_> {
                 arg: a,
             } => (format!("{}({})", sat_name(t, a.elem()), arg(a)), 6),
             Op::Neg(a) => (format!("-{}", wrap(self.prec(a), 6)), 5),
-            Op::Binary(op, a, b) => {
-                let reciprocal = match op {
-                    BinOp::Div => self.reciprocal_of(b, t),
-                    _ => None,
-                };
-                if let Some(r) = reciprocal {
-                    (format!("{} * {}", wrap(self.prec(a), 4), literal(r, t)), 4)
-                } else if let Some(f) = self
-                    .contracts(t)
-                    .then(|| self.fused(*op, a, b, t))
-                    .flatten()
-                {
-                    (f, 6)
-                } else {
-                    self.binary(*op, a, b)
-                }
-            }
+            Op::Binary(op, a, b) => self.arithmetic(*op, a, b, t),
             Op::FirstFrame => ("call->iteration == 0".to_string(), 2),
             Op::Compare(op, a, b) => (
                 format!(
@@ -230,54 +225,11 @@ impl Emit<'_> {
                 ),
                 1,
             ),
-            Op::Min(a, b) => (
-                format!(
-                    "ssc_min_{}({}, {})",
-                    t.keyword(),
-                    self.bound(a),
-                    self.bound(b)
-                ),
-                6,
-            ),
-            Op::Max(a, b) => (
-                format!(
-                    "ssc_max_{}({}, {})",
-                    t.keyword(),
-                    self.bound(a),
-                    self.bound(b)
-                ),
-                6,
-            ),
-            Op::Abs(a) => match t {
-                ElemType::Float => (format!("fabsf({})", arg(a)), 6),
-                ElemType::Double => (format!("fabs({})", arg(a)), 6),
-                _ => (format!("ssc_abs_{}({})", t.keyword(), arg(a)), 6),
-            },
+            Op::Min(a, b) => (self.min_max("min", a, b, t), 6),
+            Op::Max(a, b) => (self.min_max("max", a, b, t), 6),
+            Op::Abs(a) => (abs_call(t, &arg(a)), 6),
             Op::Floor(a) => (format!("{}({})", floor_of(t), arg(a)), 6),
-            Op::Round(a) => match product(a).filter(|_| self.contracts(t)) {
-                Some((x, y)) => (
-                    format!(
-                        "{}({}({}, {}, {}))",
-                        floor_of(t),
-                        fma_of(t),
-                        self.expr(x),
-                        self.expr(y),
-                        literal(0.5, t)
-                    ),
-                    6,
-                ),
-                // The whole argument, then + 0.5: a select or linear's
-                // choice prints below `+` and is parenthesised.
-                None => (
-                    format!(
-                        "{}({} + {})",
-                        floor_of(t),
-                        wrap(self.prec(a), 3),
-                        literal(0.5, t)
-                    ),
-                    6,
-                ),
-            },
+            Op::Round(a) => (self.round(a, t), 6),
             Op::Stencil { port, weights } => self.stencil(*port, weights, t),
             Op::Separable { port, wx, wy } => self.separable(*port, wx, wy, t),
             Op::Median { port } => (self.median(*port, t), 6),
@@ -286,15 +238,67 @@ impl Emit<'_> {
                 self.linear(*port, t),
                 if self.parity.is_some() { 3 } else { 1 },
             ),
-            Op::Lut { table, arg: a } => {
-                let i = self
-                    .tables
-                    .iter()
-                    .position(|x| x == table)
-                    .expect("tables collected");
-                (format!("table{i}[{}]", arg(a)), 6)
-            }
+            Op::Lut { table, arg: a } => (self.lut(table, a), 6),
         }
+    }
+
+    /// `a op b`: a division by a constant as a multiplication by its
+    /// reciprocal, a contractible product-sum fused, else [`Self::binary`].
+    fn arithmetic(&self, op: BinOp, a: &Node, b: &Node, t: ElemType) -> (String, Prec) {
+        let reciprocal = match op {
+            BinOp::Div => self.reciprocal_of(b, t),
+            _ => None,
+        };
+        if let Some(r) = reciprocal {
+            (format!("{} * {}", wrap(self.prec(a), 4), literal(r, t)), 4)
+        } else if let Some(f) = self.contracts(t).then(|| self.fused(op, a, b, t)).flatten() {
+            (f, 6)
+        } else {
+            self.binary(op, a, b)
+        }
+    }
+
+    /// `ssc_min_T(a, b)` or `ssc_max_T(a, b)` (`which` is `min` or `max`).
+    fn min_max(&self, which: &str, a: &Node, b: &Node, t: ElemType) -> String {
+        format!(
+            "ssc_{which}_{}({}, {})",
+            t.keyword(),
+            self.bound(a),
+            self.bound(b)
+        )
+    }
+
+    /// `floor(a + 0.5)`, with a contractible product `x * y` as
+    /// `floor(fma(x, y, 0.5))`.
+    fn round(&self, a: &Node, t: ElemType) -> String {
+        match product(a).filter(|_| self.contracts(t)) {
+            Some((x, y)) => format!(
+                "{}({}({}, {}, {}))",
+                floor_of(t),
+                fma_of(t),
+                self.expr(x),
+                self.expr(y),
+                literal(0.5, t)
+            ),
+            // The whole argument, then + 0.5: a select or linear's
+            // choice prints below `+` and is parenthesised.
+            None => format!(
+                "{}({} + {})",
+                floor_of(t),
+                wrap(self.prec(a), 3),
+                literal(0.5, t)
+            ),
+        }
+    }
+
+    /// `tableI[a]`, `I` the index of `table` among the chain's tables.
+    fn lut(&self, table: &[f64], a: &Node) -> String {
+        let i = self
+            .tables
+            .iter()
+            .position(|x| x == table)
+            .expect("tables collected");
+        format!("table{i}[{}]", self.expr(a))
     }
 
     /// `a op b` as written; a floating zero added ([`added_zero`]) by its

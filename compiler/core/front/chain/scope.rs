@@ -31,6 +31,31 @@ pub(super) struct Scope<'a> {
 impl<'a> Scope<'a> {
     pub(super) fn new(chain: &'a Chain, defines: &[Define]) -> Result<Scope<'a>, Vec<Diagnostic>> {
         let mut errors = Vec::new();
+        let (mut scope, param_spans) = Scope::collect(chain, &mut errors);
+        scope.apply_defines(chain, defines, &param_spans, &mut errors);
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        for k in 0..scope.inputs.len() {
+            let i = scope.inputs[k].0;
+            let w = scope.size(&i.width, &mut errors);
+            let h = scope.size(&i.height, &mut errors);
+            scope.inputs[k].1 = Pair::new(w.unwrap_or(1), h.unwrap_or(1));
+        }
+        if errors.is_empty() {
+            Ok(scope)
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The names of `chain` in the order written, with each parameter's
+    /// span; reports a name defined twice (E062) and a parameter that is not
+    /// a whole number (E066).
+    fn collect(
+        chain: &'a Chain,
+        errors: &mut Vec<Diagnostic>,
+    ) -> (Scope<'a>, BTreeMap<String, crate::ir::Span>) {
         let mut seen: BTreeMap<&str, crate::ir::Span> = BTreeMap::new();
         let mut define = |name: &'a crate::ir::Ident, errors: &mut Vec<Diagnostic>| {
             if let Some(first) = seen.get(name.name.as_str()) {
@@ -61,7 +86,7 @@ impl<'a> Scope<'a> {
             match stmt {
                 ChainStmt::Params(ps, _) => {
                     for p in ps {
-                        if !define(&p.name, &mut errors) {
+                        if !define(&p.name, errors) {
                             continue;
                         }
                         match whole(p.value) {
@@ -82,64 +107,48 @@ impl<'a> Scope<'a> {
                 }
                 ChainStmt::Inputs(is, _) => {
                     for i in is {
-                        if define(&i.name, &mut errors) {
+                        if define(&i.name, errors) {
                             scope.inputs.push((i, Pair::ONE));
                         }
                     }
                 }
                 ChainStmt::Fn(f) => {
-                    if define(&f.name, &mut errors) {
+                    if define(&f.name, errors) {
                         scope.fns.insert(f.name.name.clone(), f);
                     }
                 }
                 ChainStmt::Kernel(k) => {
-                    if define(&k.name, &mut errors) {
+                    if define(&k.name, errors) {
                         scope.kernels.insert(k.name.name.clone(), k);
                     }
                 }
                 ChainStmt::Value(v) => {
-                    if define(&v.name, &mut errors) {
+                    if define(&v.name, errors) {
                         scope.values.push(v);
                     }
                 }
             }
         }
+        (scope, param_spans)
+    }
+
+    /// Applies the `-D NAME=VALUE` overrides; reports an unknown name
+    /// (E067) and a value that is not a whole number (E066).
+    fn apply_defines(
+        &mut self,
+        chain: &Chain,
+        defines: &[Define],
+        param_spans: &BTreeMap<String, crate::ir::Span>,
+        errors: &mut Vec<Diagnostic>,
+    ) {
         for d in defines {
-            if !scope.params.contains_key(&d.name) && !param_spans.contains_key(&d.name) {
-                let names: Vec<&str> = param_spans.keys().map(String::as_str).collect();
-                let same_letters = names
-                    .iter()
-                    .copied()
-                    .find(|n| n.eq_ignore_ascii_case(&d.name));
-                let close = same_letters.or_else(|| suggest(&d.name, names.iter().copied()));
-                let hint = match (close, names.is_empty()) {
-                    (_, true) => format!(
-                        "chain `{}` has no parameter: add `param {} = …;`",
-                        chain.name, d.name
-                    ),
-                    (Some(s), _) => format!(
-                        "did you mean `-D {s}={}`? (the parameters: {})",
-                        d.value,
-                        names.join(", ")
-                    ),
-                    (None, _) => format!("the parameters are {}", names.join(", ")),
-                };
-                errors.push(
-                    Diagnostic::error(
-                        codes::UNKNOWN_DEFINE,
-                        format!(
-                            "`-D {}`: chain `{}` has no parameter `{}`",
-                            d.name, chain.name, d.name
-                        ),
-                    )
-                    .label(chain.name.span, "this chain")
-                    .hint(hint),
-                );
+            if !self.params.contains_key(&d.name) && !param_spans.contains_key(&d.name) {
+                errors.push(unknown_define(chain, d, param_spans));
                 continue;
             }
             match d.value.parse::<u64>() {
                 Ok(v) => {
-                    scope.params.insert(d.name.clone(), v);
+                    self.params.insert(d.name.clone(), v);
                 }
                 Err(_) => errors.push(
                     Diagnostic::error(
@@ -150,20 +159,6 @@ impl<'a> Scope<'a> {
                     .hint(format!("give a whole number, e.g. `-D {}=1024`", d.name)),
                 ),
             }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-        for k in 0..scope.inputs.len() {
-            let i = scope.inputs[k].0;
-            let w = scope.size(&i.width, &mut errors);
-            let h = scope.size(&i.height, &mut errors);
-            scope.inputs[k].1 = Pair::new(w.unwrap_or(1), h.unwrap_or(1));
-        }
-        if errors.is_empty() {
-            Ok(scope)
-        } else {
-            Err(errors)
         }
     }
 
@@ -252,4 +247,40 @@ impl<'a> Scope<'a> {
 /// `v` as a whole number ≥ 0, when it is one.
 fn whole(v: f64) -> Option<u64> {
     (v >= 0.0 && v.fract() == 0.0 && v <= u64::MAX as f64).then_some(v as u64)
+}
+
+/// The E067 diagnostic of `-D d` naming no parameter of `chain`, with the
+/// closest parameter name when there is one.
+fn unknown_define(
+    chain: &Chain,
+    d: &Define,
+    param_spans: &BTreeMap<String, crate::ir::Span>,
+) -> Diagnostic {
+    let names: Vec<&str> = param_spans.keys().map(String::as_str).collect();
+    let same_letters = names
+        .iter()
+        .copied()
+        .find(|n| n.eq_ignore_ascii_case(&d.name));
+    let close = same_letters.or_else(|| suggest(&d.name, names.iter().copied()));
+    let hint = match (close, names.is_empty()) {
+        (_, true) => format!(
+            "chain `{}` has no parameter: add `param {} = …;`",
+            chain.name, d.name
+        ),
+        (Some(s), _) => format!(
+            "did you mean `-D {s}={}`? (the parameters: {})",
+            d.value,
+            names.join(", ")
+        ),
+        (None, _) => format!("the parameters are {}", names.join(", ")),
+    };
+    Diagnostic::error(
+        codes::UNKNOWN_DEFINE,
+        format!(
+            "`-D {}`: chain `{}` has no parameter `{}`",
+            d.name, chain.name, d.name
+        ),
+    )
+    .label(chain.name.span, "this chain")
+    .hint(hint)
 }

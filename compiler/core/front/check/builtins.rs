@@ -85,20 +85,7 @@ pub(super) fn check(
     out: &mut Vec<Diagnostic>,
 ) {
     let Some((ins, outs)) = table(func) else {
-        // Not a built-in: a user kernel, unless it is a built-in misspelt.
-        let builtins = crate::ir::builtins::BUILTINS.iter().copied();
-        if let Some(b) = super::names::suggest(func, builtins) {
-            out.push(
-                Diagnostic::warning(
-                    codes::UNKNOWN_FUNCTION,
-                    format!("`{func}` is not a built-in: did you mean `{b}`?"),
-                )
-                .label(at, format!("`{owner}` bound to `{func}` here"))
-                .hint(format!(
-                    "write `{b}`; a kernel of your own named `{func}` is fine too: give its C file with `--kernels FILE.c` when you build"
-                )),
-            );
-        }
+        suggest_builtin(func, owner, at, out);
         return;
     };
     let hint = expected(func, ins, outs);
@@ -128,7 +115,47 @@ pub(super) fn check(
         );
         return;
     }
-    for (p, w) in got_in.iter().zip(ins).chain(got_out.iter().zip(outs)) {
+    let pairs: Vec<(&Port, &Want)> = got_in
+        .iter()
+        .copied()
+        .zip(ins)
+        .chain(got_out.iter().copied().zip(outs))
+        .collect();
+    check_muls_and_windows(func, owner, at, &pairs, &hint, out);
+    check_window_limits(func, owner, at, &got_in, out);
+    check_one_type(func, owner, ports, at, out);
+}
+
+/// Warns (E036) when `func`, not a built-in, is a built-in
+/// misspelt; a user kernel of another name passes silently.
+fn suggest_builtin(func: &str, owner: &str, at: Span, out: &mut Vec<Diagnostic>) {
+    // Not a built-in: a user kernel, unless it is a built-in misspelt.
+    let builtins = crate::ir::builtins::BUILTINS.iter().copied();
+    if let Some(b) = super::names::suggest(func, builtins) {
+        out.push(
+            Diagnostic::warning(
+                codes::UNKNOWN_FUNCTION,
+                format!("`{func}` is not a built-in: did you mean `{b}`?"),
+            )
+            .label(at, format!("`{owner}` bound to `{func}` here"))
+            .hint(format!(
+                "write `{b}`; a kernel of your own named `{func}` is fine too: give its C file with `--kernels FILE.c` when you build"
+            )),
+        );
+    }
+}
+
+/// Checks each port's mul against the built-in's, and that only a port
+/// that reads a neighbourhood has a window (E031).
+fn check_muls_and_windows(
+    func: &str,
+    owner: &str,
+    at: Span,
+    pairs: &[(&Port, &Want)],
+    hint: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    for &(p, w) in pairs {
         let want = Pair::new(w.mul.0, w.mul.1);
         if p.mul.value != want {
             out.push(
@@ -141,7 +168,7 @@ pub(super) fn check(
                 )
                 .label(p.mul.span, format!("should be mul {want}"))
                 .label(at, format!("`{func}` bound here"))
-                .hint(hint.clone()),
+                .hint(hint),
             );
         }
         if let Some(win) = p.window.filter(|win| !w.window && win.value != Pair::ONE) {
@@ -155,15 +182,25 @@ pub(super) fn check(
                 )
                 .label(win.span, "window not allowed here")
                 .label(at, format!("`{func}` bound here"))
-                .hint(hint.clone()),
+                .hint(hint),
             );
         }
     }
+}
+
+/// Checks that no IN window is wider than a generated kernel reads (E059).
+fn check_window_limits(
+    func: &str,
+    owner: &str,
+    at: Span,
+    got_in: &[&Port],
+    out: &mut Vec<Diagnostic>,
+) {
     // A built-in that computes is a generated kernel (ir::kernel::builtin),
     // which reads windows of at most MAX_WINDOW a side, as a defined
     // function does.
     let max = crate::ir::kernel::MAX_WINDOW;
-    for p in &got_in {
+    for p in got_in {
         if let Some(win) = p.window.filter(|w| w.value.x > max || w.value.y > max) {
             out.push(
                 Diagnostic::error(
@@ -181,6 +218,10 @@ pub(super) fn check(
             );
         }
     }
+}
+
+/// Checks that all ports of a built-in have one element type (E032).
+fn check_one_type(func: &str, owner: &str, ports: &[Port], at: Span, out: &mut Vec<Diagnostic>) {
     if let Some(first) = ports.first() {
         if let Some(p) = ports.iter().find(|p| p.ty != first.ty) {
             out.push(

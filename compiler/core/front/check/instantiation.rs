@@ -98,6 +98,42 @@ fn check_function(d: &Declaration, f: &Function, list: &[&SubBox], out: &mut Vec
         );
         return;
     }
+    check_split_none(d, f, list, out);
+    check_numbering(f, list, out);
+    let valid = regions_inside(f, list, space, out);
+    let overlap = check_overlaps(&valid, out);
+    if valid.len() != list.len() || overlap {
+        return;
+    }
+    let area: u128 = valid.iter().map(|s| s.region.value.area()).sum();
+    if area >= space.area() {
+        return;
+    }
+    let missing = if valid.len() <= MAX_PAIRWISE {
+        first_gap(space, &valid)
+    } else {
+        None
+    };
+    let what = missing.map_or("part of".to_string(), |m| format!("{m} of"));
+    out.push(
+        Diagnostic::error(
+            codes::TILING_GAP,
+            format!(
+                "the sub-boxes of `{}` leave {what} its space {space} uncovered",
+                f.name
+            ),
+        )
+        .label(list[0].id.span, format!("sub-boxes of `{}`", f.name))
+        .label(f.resolution.span, format!("resolution {res}"))
+        .hint(match missing {
+            Some(m) => format!("add a sub-box covering {m}, or widen a neighbour"),
+            None => "the sub-boxes of a function tile its space exactly".to_string(),
+        }),
+    );
+}
+
+/// Reports a `NONE` function split into more than one sub-box (E021).
+fn check_split_none(d: &Declaration, f: &Function, list: &[&SubBox], out: &mut Vec<Diagnostic>) {
     if let Some(decl) = d.function_decl(&f.function.name) {
         if decl.parallelism == Parallelism::None && list.len() > 1 {
             out.push(
@@ -116,6 +152,10 @@ fn check_function(d: &Declaration, f: &Function, list: &[&SubBox], out: &mut Vec
             );
         }
     }
+}
+
+/// Warns (E020) when the sub-boxes of `f` are not numbered 0..n-1.
+fn check_numbering(f: &Function, list: &[&SubBox], out: &mut Vec<Diagnostic>) {
     let n = list.len() as u64;
     if let Some(bad) = list.iter().find(|s| s.id.index >= n) {
         out.push(
@@ -130,6 +170,17 @@ fn check_function(d: &Declaration, f: &Function, list: &[&SubBox], out: &mut Vec
             .hint("number the sub-boxes of a function 0, 1, …, n-1 in order"),
         );
     }
+}
+
+/// The sub-boxes whose region is neither empty nor outside `space`; reports
+/// the others (E017).
+fn regions_inside<'a>(
+    f: &Function,
+    list: &[&'a SubBox],
+    space: Region,
+    out: &mut Vec<Diagnostic>,
+) -> Vec<&'a SubBox> {
+    let res = f.resolution.value;
     let mut valid: Vec<&SubBox> = Vec::new();
     for sb in list {
         let r = sb.region.value;
@@ -162,6 +213,12 @@ fn check_function(d: &Declaration, f: &Function, list: &[&SubBox], out: &mut Vec
             valid.push(sb);
         }
     }
+    valid
+}
+
+/// Reports each pair of overlapping sub-boxes (E019), when
+/// there are few enough to compare pairwise; whether any overlap.
+fn check_overlaps(valid: &[&SubBox], out: &mut Vec<Diagnostic>) -> bool {
     let mut overlap = false;
     if valid.len() <= MAX_PAIRWISE {
         for (j, b) in valid.iter().enumerate() {
@@ -182,34 +239,7 @@ fn check_function(d: &Declaration, f: &Function, list: &[&SubBox], out: &mut Vec
             }
         }
     }
-    if valid.len() != list.len() || overlap {
-        return;
-    }
-    let area: u128 = valid.iter().map(|s| s.region.value.area()).sum();
-    if area >= space.area() {
-        return;
-    }
-    let missing = if valid.len() <= MAX_PAIRWISE {
-        first_gap(space, &valid)
-    } else {
-        None
-    };
-    let what = missing.map_or("part of".to_string(), |m| format!("{m} of"));
-    out.push(
-        Diagnostic::error(
-            codes::TILING_GAP,
-            format!(
-                "the sub-boxes of `{}` leave {what} its space {space} uncovered",
-                f.name
-            ),
-        )
-        .label(list[0].id.span, format!("sub-boxes of `{}`", f.name))
-        .label(f.resolution.span, format!("resolution {res}"))
-        .hint(match missing {
-            Some(m) => format!("add a sub-box covering {m}, or widen a neighbour"),
-            None => "the sub-boxes of a function tile its space exactly".to_string(),
-        }),
-    );
+    overlap
 }
 
 /// The first uncovered cell (row-major) of the grid the region borders make.
