@@ -317,6 +317,6 @@ fn the_work_words_are_found_as_words() {
     assert_eq!(words(&format!("as the {n} says"), None), [n.to_string()]);
     assert!(words(&format!("pos{p}, {n}ly, a {n}ing"), None).is_empty());
     let day = format!("{}-11-24", 2026);
-    assert_eq!(words(&format!("run on {day}, 02:18"), None), [day.clone()]);
+    assert_eq!(words(&format!("run on {day}, 02:18"), None), [day]);
     assert!(words("sdf3-2009-03-07.tar.gz, 1024-768-1", None).is_empty());
 }
