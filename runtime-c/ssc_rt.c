@@ -99,9 +99,13 @@ void ssc_box_init(ssc_box *b, const char *name, ssc_kernel kernel, unsigned flag
     b->call.n_in = n_in;
     b->call.out = out;
     b->call.n_out = n_out;
-    for (int k = 0; k < n_in + n_out; k++)   /* the ports are made before the boxes */
-        if ((k < n_in ? in[k] : out[k - n_in]).alt)
+    for (int k = 0; k < n_in + n_out; k++) {   /* the ports are made before the boxes */
+        const ssc_port *p = k < n_in ? &in[k] : &out[k - n_in];
+        if (p->alt)
             b->flags |= SSC_BOX_COPIES;
+        if (p->frame_of)
+            b->flags |= k < n_in ? SSC_BOX_READS_FRAMES : SSC_BOX_WRITES_FRAMES;
+    }
     b->index = -1;   /* set by ssc_run */
     b->plan_ns = 0;
 }
@@ -651,13 +655,7 @@ static const ssc_port *outputs_in_place(const ssc_call *c, ssc_port *copy)
     return copy;
 }
 
-static int uses_frames(const ssc_port *p, int n)
-{
-    for (int k = 0; k < n; k++)
-        if (p[k].frame_of)
-            return 1;
-    return 0;
-}
+
 
 void ssc_E(ssc_thread *t, ssc_box *b)
 {
@@ -688,8 +686,9 @@ void ssc_E(ssc_thread *t, ssc_box *b)
     ssc_call call = b->call;
     call.iteration = frame;   /* under --overload skip|latest, the frame's index */
     atomic_store_explicit(&t->running, b->index + 1, memory_order_relaxed);
-    int reads = uses_frames(call.in, call.n_in), writes = uses_frames(call.out, call.n_out);
-    if (b->flags & SSC_BOX_COPIES || reads || writes) {
+    int reads = (b->flags & SSC_BOX_READS_FRAMES) != 0;
+    int writes = (b->flags & SSC_BOX_WRITES_FRAMES) != 0;
+    if (b->flags & (SSC_BOX_COPIES | SSC_BOX_READS_FRAMES | SSC_BOX_WRITES_FRAMES)) {
         ssc_port in[call.n_in + 1], out[call.n_out + 1], frames[call.n_in + 1],
             written[call.n_out + 1];
         if (b->flags & SSC_BOX_COPIES)

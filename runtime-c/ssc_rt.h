@@ -149,7 +149,10 @@ int ssc_init_mask(const ssc_options *o, int n_threads, const int *mask, int n_ma
 /* Sub-boxes and threads                                               */
 /* ------------------------------------------------------------------ */
 
-enum { SSC_BOX_SOURCE = 1, SSC_BOX_SINK = 2, SSC_BOX_COPIES = 4 };
+enum {
+    SSC_BOX_SOURCE = 1, SSC_BOX_SINK = 2, SSC_BOX_COPIES = 4,
+    SSC_BOX_READS_FRAMES = 8, SSC_BOX_WRITES_FRAMES = 16,
+};
 
 typedef struct {
     const char *name;       /* "f6.1": used by dumps */
@@ -157,7 +160,9 @@ typedef struct {
     unsigned flags;         /* SSC_BOX_SOURCE: released by --period-us and
                                starts the latency; SSC_BOX_SINK: ends it;
                                SSC_BOX_COPIES (set by ssc_box_init): a port
-                               is a double-buffered state */
+                               is a double-buffered state; READS_FRAMES,
+                               WRITES_FRAMES (set by it too): an input, an
+                               output, stands for an external frame */
     ssc_call call;          /* everything but the iteration */
     int index;              /* position in the box table given to ssc_run */
     uint64_t plan_ns;       /* the static schedule's planned start within an

@@ -127,6 +127,19 @@ static int check_options(const {{ name }}_options *o)
     return {{ upper }}_OK;
 }
 
+/* An instance open did not hand out: stops its runtime and, once nothing
+ * of it runs (no stuck thread keeps it), frees its memory (`memory`:
+ * init_all ran) and the instance. */
+static void discard(struct instance *c, int memory)
+{
+    if (ssc_lib_stop(c->rt))
+        return;
+    if (memory)
+        free_all(&c->chain);
+    ssc_lib_destroy(c->rt);
+    free(c);
+}
+
 API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
 {
     {{ name }}_options o;
@@ -184,12 +197,7 @@ API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
                                {{ externals.len() }}, o.depth, &c->chain);
     if (status) {
         from_runtime({{ upper }}_ERUNTIME);
-        if (!ssc_lib_stop(c->rt)) {
-            if (memory)
-                free_all(&c->chain);
-            ssc_lib_destroy(c->rt);
-            free(c);
-        }
+        discard(c, memory);
         return {{ upper }}_ERUNTIME;
     }
     pthread_once(&slots_once, slots_init);
@@ -207,11 +215,7 @@ API int {{ name }}_open({{ name }} **out, const {{ name }}_options *options)
     }
     pthread_mutex_unlock(&slots_lock);
     if (!slot) {
-        if (!ssc_lib_stop(c->rt)) {
-            free_all(&c->chain);
-            ssc_lib_destroy(c->rt);
-            free(c);
-        }
+        discard(c, 1);
         return fail({{ upper }}_EBUSY, "{{ name }}_open: %d instances are open already, the most "
                     "one process may hold: close one first", {{ upper }}_MAX_OPEN);
     }
