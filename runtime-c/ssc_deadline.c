@@ -59,7 +59,8 @@ const char *ssc__deadline_why(int err)
                "task on these cores would pass sched_rt_runtime_us of sched_rt_period_us";
     case EINVAL:
         return "EINVAL: the runtime must be at least 1024 ns and at most the deadline, the "
-               "deadline at most the period";
+               "deadline at most the period (a smaller deadline margin or a longer "
+               "period)";
     default:
         return strerror(err);
     }
