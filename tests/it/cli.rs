@@ -426,6 +426,10 @@ fn written_memory_sections_are_honoured() {
         "-t",
         "interpreter",
         "--no-threadexecution",
+        // The functions as composed (-ts auto may choose --inline).
+        "-ts",
+        "reduced",
+        "2",
         "-ms",
         "naive",
     ]);
@@ -451,7 +455,14 @@ fn written_memory_sections_are_honoured() {
     );
     assert_eq!(mappings(&text(&back.stdout)), mappings(&naive));
     // Without the written sections interference shares bytes.
-    let fresh = ssc(&["build", "examples/diamond.ssc", "-t", "interpreter"]);
+    let fresh = ssc(&[
+        "build",
+        "examples/diamond.ssc",
+        "-t",
+        "interpreter",
+        "-ms",
+        "interference",
+    ]);
     assert_ne!(mappings(&text(&fresh.stdout)), mappings(&naive));
     // split.out1 and split.out2 on the same bytes: both written by split.
     let clash = naive.replace("m2 shared 524288 786432", "m2 shared 262144 524288");

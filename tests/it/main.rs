@@ -12,6 +12,7 @@ mod testgen;
 mod analysis;
 mod architecture;
 mod architecture_doc;
+mod auto;
 mod benchmarks_page;
 mod builtins;
 mod chain_props;

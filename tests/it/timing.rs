@@ -186,6 +186,11 @@ fn gw_writes_per_instance_entries_that_a_following_build_uses() {
     let out = ssc(&[
         "build",
         "tests/in/xray_levels.ssc",
+        // The instances as composed (-ts auto may choose --inline, which
+        // fuses some of them).
+        "-ts",
+        "reduced",
+        "2",
         "-gw",
         // The median of 15 runs: a preemption in one run moves the 99th
         // percentile (the default) of a 10 µs instance, not its median.

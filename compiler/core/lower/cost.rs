@@ -58,6 +58,14 @@
 //! byte (a 5×5 filter) hides the memory behind its arithmetic, a cheap one
 //! (a subtraction, a 2×2 mean) waits for it ([`Coefficients::streamed`]).
 //!
+//! **In strips.** Under `-ts fused` streaming every buffer between two
+//! instances is a ring of a few rows that stays in the core's cache, so
+//! the streaming bound does not apply: an instance costs its `t`, and
+//! each of its sub-boxes [`STRIP_NS`] more, what a strip costs a program
+//! besides its work ([`super::timing::Timing::strips`]). This is what
+//! makes strips cheaper than whole frames in the model where frames
+//! exceed the cache, and tall strips cheaper than short ones.
+//!
 //! **Inside a program.** The harness times each instance alone, again and
 //! again, with its code and data warm; inside a running program each
 //! sub-box runs once an iteration between others, and a thread that waits
@@ -104,6 +112,15 @@ pub const TYPES: [ElemType; 8] = ElemType::ALL;
 
 /// The program factors [`Coefficients::validate`] accepts.
 pub const PROGRAM_FACTORS: std::ops::RangeInclusive<f64> = 0.25..=8.0;
+
+/// ns a sub-box of a strip costs besides its share of its instance's
+/// work: its call, signals and waits, and the loop prologues of its
+/// stencils over a strip's few rows. Measured inside programs, not by the
+/// calibration's harness: `benches/fused/subbox_cost.py` on
+/// `benches/xray1024.ssc` gave 174–315 ns a sub-box (docs/fused.md, "What
+/// a sub-box costs"). Not multiplied by the program factor (it is a
+/// program's measurement already).
+pub const STRIP_NS: f64 = 200.0;
 
 /// The source's pattern repeats along a row with this period: it computes
 /// that many elements of a row and copies the rest

@@ -301,17 +301,15 @@ impl<'a> Builder<'a> {
                 })
                 .collect();
             let whole = Region::whole(info.resolution).area();
-            let t = timing
-                .cost(
-                    &Instance::new(&info.name, fd, info.resolution)
-                        .defined_by(d.definition(fd.name.as_str()), &fd.ports),
-                )
-                .0;
+            let (t, source) = timing.cost(
+                &Instance::new(&info.name, fd, info.resolution)
+                    .defined_by(d.definition(fd.name.as_str()), &fd.ports),
+            );
             let time = if weighted && whole > 0 {
                 t * region.area() as f64 / whole as f64
             } else {
                 t
-            };
+            } + timing.subbox_overhead(source);
             let a = self.graph.add_node(Actor {
                 subbox: SubBoxRef::new(&info.name, sb.id.index),
                 function: fid,

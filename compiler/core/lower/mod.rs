@@ -206,7 +206,9 @@ pub fn lower_to_hsdfg(
     opts: &LowerOptions,
 ) -> Result<(Description, crate::ir::hsdfg::Hsdfg), Vec<Diagnostic>> {
     let l = lower(desc, opts)?;
-    let timing = Timing::from_runtime(l.description.runtime.as_ref()).with_model(opts.cost);
+    let timing = Timing::from_runtime(l.description.runtime.as_ref())
+        .with_model(opts.cost)
+        .in_strips(opts.split.strips.is_some());
     let (Some(d), Some(i)) = (&l.description.declaration, &l.description.instantiation) else {
         unreachable!("lower fills in both sections")
     };

@@ -46,6 +46,11 @@ pub struct Timing {
     /// The cost model of the built-ins, for instances no entry matches
     /// (`None`: they cost 1 µs).
     pub model: Option<Coefficients>,
+    /// The split makes strips (`-ts fused` streaming): every buffer
+    /// between two instances is a ring of a few rows in the core's cache,
+    /// so the model prices no instance beyond the cache, and each sub-box
+    /// costs [`super::cost::STRIP_NS`] more ([`Timing::subbox_overhead`]).
+    pub strips: bool,
 }
 
 /// What the timing table and the cost model know of a function instance.
@@ -210,7 +215,11 @@ impl Timing {
                 Some(work) => Some(m.defined_cost(work, i.resolution)),
                 None => m.cost(i.function, i.ty, i.resolution, i.window),
             }?;
-            Some(m.program * m.streamed(compute, i.traffic, i.resolution))
+            Some(if self.strips {
+                m.program * compute
+            } else {
+                m.program * m.streamed(compute, i.traffic, i.resolution)
+            })
         });
         match model {
             Some(t) => (t, Source::Model),
@@ -235,6 +244,24 @@ impl Timing {
             self.system.transfer_limit = m.system().transfer_limit;
         }
         self
+    }
+
+    /// Builder: whether the split makes strips ([`Timing::strips`]).
+    pub fn in_strips(mut self, strips: bool) -> Timing {
+        self.strips = strips;
+        self
+    }
+
+    /// µs one sub-box of an instance costs besides its share of the
+    /// instance's time: [`super::cost::STRIP_NS`] for a modelled instance
+    /// in strips, else nothing (a `timing` entry is a measurement and
+    /// stands as given; without a model every instance costs 1 µs).
+    pub fn subbox_overhead(&self, source: Source) -> f64 {
+        if self.strips && source == Source::Model {
+            super::cost::STRIP_NS / 1000.0
+        } else {
+            0.0
+        }
     }
 
     /// µs of C function `func` by its own entry (1 when it has none).

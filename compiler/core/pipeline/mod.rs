@@ -330,7 +330,9 @@ fn lower(
     let lowered = crate::lower::lower(desc, lower_opts)?;
     let mut warnings = lowered.warnings;
     let description = lowered.description;
-    let timing = Timing::from_runtime(description.runtime.as_ref()).with_model(opts.lower.cost);
+    let timing = Timing::from_runtime(description.runtime.as_ref())
+        .with_model(opts.lower.cost)
+        .in_strips(lower_opts.split.strips.is_some());
     let (Some(decl), Some(inst)) = (&description.declaration, &description.instantiation) else {
         return Err(vec![left_out()]);
     };

@@ -11,7 +11,7 @@
 //! output frame fits the cache budget, a box-at-a-time schedule already
 //! finds each frame in the cache, and strips only add sub-boxes (a call
 //! and its timing each) and waits at the band borders: measured 5–41 %
-//! slower on the ten generated 256² chains of `BENCHMARKS.md`. Unless the
+//! slower on the ten generated 256² chains (`ssc generate`). Unless the
 //! user forced strips (`--strip-rows`, `--cache-bytes`), such a chain is
 //! scheduled with `predictable N` — the list schedule by critical path
 //! that keeps a consumer on its producer's thread — and, unless `-ms` was
@@ -26,13 +26,13 @@
 //! 2 MiB of level-2 cache) measured 0.94–0.95× with naive and 1.03–1.05×
 //! with interference against `reduced 2 -ms interference`. Where the naive
 //! layout overflows the caches it is slower (gen2, 14.7 MB: 1.03×), so
-//! the rule stops at their size (`BENCHMARKS.md`). `reduced N`, whose
+//! the rule stops at their size. `reduced N`, whose
 //! order keeps the least data live, was the choice before: when every
 //! frame fits the cache that buys nothing, and its order lets iterations
 //! overlap more, so its mean latency was up to 1.06× predictable's (gen5,
 //! gen6, gen8) where
 //! predictable stayed within 1.014× of reduced, measured interleaved on
-//! the ten chains (`BENCHMARKS.md`). Choosing by `-pr`'s predicted
+//! the ten chains. Choosing by `-pr`'s predicted
 //! makespan was tried and measured worse: the predictions of reduced,
 //! predictable and fixed differ by a few percent, less than the model's
 //! error; it ran up to 1.20× the best of the three.

@@ -317,8 +317,11 @@ pub(crate) struct BuildArgs {
 
     // ---------------------------------------------------------- INSTANTIATION
     /// [-ts] Thread schedule (the schedule stage's kinds, `KIND [N]`).
-    #[arg(long = "threadschedule", value_name = "KIND [N]", value_parser = SchedulerKind::parse_words, help = thread_schedule_help(), help_heading = "Instantiation")]
-    pub thread_schedule: Option<SchedulerKind>,
+    #[arg(long = "threadschedule", value_name = "KIND [N]", value_parser = ThreadSchedule::parse, help = thread_schedule_help(), help_heading = "Instantiation")]
+    pub thread_schedule: Option<ThreadSchedule>,
+    /// What `-ts auto` chose and why (set by the build, not a flag).
+    #[arg(skip)]
+    pub auto_choice: Option<super::build::AutoChoice>,
     /// [-wt] Weight sub-box time by its share of the function [default: true].
     #[arg(long = "weightedtokens", value_name = "BOOL", action = clap::ArgAction::Set, help_heading = "Instantiation")]
     pub weighted_tokens: Option<bool>,
@@ -618,7 +621,7 @@ pub(crate) fn normalise(args: impl IntoIterator<Item = String>) -> Vec<String> {
                 out.push("--threadschedule".to_string());
                 continue;
             };
-            let counted = SchedulerKind::counted(&kind);
+            let counted = kind == "auto" || SchedulerKind::counted(&kind);
             let count = match args.peek() {
                 Some(n) if counted && n.parse::<i64>().is_ok() => args.next(),
                 _ => None,
@@ -732,12 +735,52 @@ where
     PossibleValuesParser::new(keywords).map(|s| s.parse::<K>().expect("a listed keyword"))
 }
 
+/// What `-ts` gives: `auto [N]` (the build chooses, on at most N threads,
+/// 0: the cores this process may use) or one scheduler.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum ThreadSchedule {
+    Auto(usize),
+    Kind(SchedulerKind),
+}
+
+impl ThreadSchedule {
+    /// `auto`, `auto N` or a scheduler's `KIND [N]`.
+    pub(crate) fn parse(s: &str) -> Result<ThreadSchedule, String> {
+        let mut words = s.split_whitespace();
+        if words.next() == Some("auto") {
+            return match (words.next(), words.next()) {
+                (None, _) => Ok(ThreadSchedule::Auto(0)),
+                (Some(n), None) => n
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .map(ThreadSchedule::Auto)
+                    .ok_or_else(|| {
+                        format!("`auto N` takes a thread count of 1 or more, found `{n}`")
+                    }),
+                _ => Err(format!("expected `auto [N]`, found `{s}`")),
+            };
+        }
+        SchedulerKind::parse_words(s).map(ThreadSchedule::Kind)
+    }
+}
+
+impl BuildArgs {
+    /// The scheduler `-ts` names; `None` without `-ts` or with `-ts auto`
+    /// (which the build resolves into one before anything reads it).
+    pub(crate) fn scheduler(&self) -> Option<SchedulerKind> {
+        match self.thread_schedule {
+            Some(ThreadSchedule::Kind(k)) => Some(k),
+            _ => None,
+        }
+    }
+}
+
 /// `-ts`'s help: the schedule stage's kinds, and the default.
 fn thread_schedule_help() -> String {
     format!(
-        "[-ts] Thread schedule: {} (fused: strips of rows streamed depth first through the chain, in cache; box-at-a-time when every frame fits the cache, warning E140) [default: {} <online CPUs>]",
+        "[-ts] Thread schedule: auto [N] | {} (auto: the build chooses the scheduler, its strips, --inline and the threads, at most N or the usable cores, by the cost model; fused: strips of rows streamed depth first through the chain, in cache; box-at-a-time when every frame fits the cache, warning E140) [default: auto]",
         SchedulerKind::synopsis(" N").join(" | "),
-        super::defaults::DEFAULT_SCHEDULER.keyword()
     )
 }
 

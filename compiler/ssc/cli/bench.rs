@@ -76,7 +76,7 @@ impl Builder for Cli<'_> {
     fn build(&self, b: &Build<'_>) -> Result<(PathBuf, Option<Compiled>), i32> {
         let args = BuildArgs {
             file: b.file.to_path_buf(),
-            thread_schedule: Some(b.scheduler),
+            thread_schedule: Some(super::args::ThreadSchedule::Kind(b.scheduler)),
             memory_schedule: Some(b.memory),
             output_dir: Some(b.dir.clone()),
             iteration_count: Some(b.iterations),

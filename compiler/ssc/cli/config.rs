@@ -37,7 +37,7 @@ impl Config {
     pub(crate) fn resolve(a: &BuildArgs) -> Config {
         let cpus = online_cpus();
         let mut defaults = Vec::new();
-        let threads = match a.thread_schedule {
+        let threads = match a.scheduler() {
             None => {
                 let t = DEFAULT_SCHEDULER.with_threads(cpus);
                 defaults.push(format!("-ts {t} (the online CPUs)"));

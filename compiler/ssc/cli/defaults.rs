@@ -4,7 +4,10 @@
 use ssc::memory::MemoryKind;
 use ssc::schedule::SchedulerKind;
 
-/// `-ts`'s default, with the online CPUs as its thread count.
+/// The scheduler of a build that makes no choice: one whose description
+/// schedules itself (its runtime section), or whose candidates under
+/// `-ts auto` (the default, `build/auto.rs`) all fail; with the online
+/// CPUs as its thread count.
 pub(crate) const DEFAULT_SCHEDULER: SchedulerKind = SchedulerKind::Reduced(0);
 /// `-ms`'s default.
 pub(crate) const DEFAULT_MEMORY: MemoryKind = MemoryKind::Interference;

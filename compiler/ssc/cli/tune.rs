@@ -17,7 +17,7 @@
 //! the source, the base flags and the machine are the ones it names, and
 //! says so, or says why not ([`lookup`]).
 
-use super::args::{BuildArgs, TuneArgs};
+use super::args::{BuildArgs, ThreadSchedule, TuneArgs};
 use super::config::online_cpus;
 use super::exit;
 use ssc::schedule::SchedulerKind;
@@ -333,7 +333,9 @@ pub(crate) fn lookup(a: &BuildArgs) -> Option<BuildArgs> {
         match words[i] {
             "-ts" => {
                 let kind = format!("{} {}", words.get(i + 1)?, words.get(i + 2)?);
-                tuned.thread_schedule = Some(SchedulerKind::parse_words(&kind).ok()?);
+                tuned.thread_schedule = Some(ThreadSchedule::Kind(
+                    SchedulerKind::parse_words(&kind).ok()?,
+                ));
                 i += 3;
             }
             "--strip-rows" => {

@@ -295,6 +295,7 @@ const STRING_ERRORS: &[(&str, &[&str])] = &[
     (
         "compiler/ssc/cli/args.rs",
         &[
+            "parse",
             "parse_pair",
             "parse_percentile",
             "parse_bytes",

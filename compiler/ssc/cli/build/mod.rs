@@ -1,17 +1,19 @@
 //! `ssc build` and `ssc run`: the whole pipeline from the command line.
 //!
-//! [`build`] loads and checks the description, resolves the options
-//! ([`options`]), runs the pipeline and prints its warnings, then what the
+//! [`build`] loads and checks the description, chooses the schedule when
+//! `-ts` does not ([`auto`]), resolves the options ([`options`]), runs the pipeline and prints its warnings, then what the
 //! target asks for: the exports and `-pr` ([`exports`]), the C program or
 //! library ([`program`]), the `-t wcet` harness or `-gw`'s measured table
 //! ([`wcet`]); [`run()`] builds and runs the program ([`run`]).
 
+mod auto;
 mod exports;
 mod options;
 mod program;
 mod run;
 mod wcet;
 
+pub(crate) use auto::AutoChoice;
 pub(crate) use program::user_kernel_names;
 pub(crate) use run::run;
 pub(super) use wcet::measured_description;
@@ -223,6 +225,12 @@ pub(super) fn build_with(
     let diags = ssc::front::check::check_with_kernels(&desc, &kernels);
     if super::source::report(&diags, &file) {
         return Err(exit::INPUT);
+    }
+    // Without -ts (or with -ts auto), the candidate the cost model prefers.
+    let chosen = auto::choose(a, &desc, &kernels, &file)?;
+    let a = chosen.as_ref().unwrap_or(a);
+    if let (true, Some(c)) = (a.verbose, &a.auto_choice) {
+        eprint!("{}", c.verbose());
     }
     let config = options::resolve(a, &file)?;
     if let Some(path) = &a.normalized_input {

@@ -134,19 +134,22 @@ fn cost_model() -> &'static crate::calibrate::Loaded {
 
 /// E504 (once per process) when a calibration cache exists but cannot be
 /// trusted, and under `-v` which coefficients the cost model uses.
+/// (`-ts auto` resolves the options of every candidate quietly first: the
+/// note is said once, by the first build that asks for `-v`.)
 fn report_cost_model(a: &BuildArgs, file: &SourceFile) {
-    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
-        return;
-    }
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    static NOTED: AtomicBool = AtomicBool::new(false);
     let model = cost_model();
-    if let Some(why) = &model.ignored {
-        let d = ssc::diagnostics::Diagnostic::warning("E504", why.clone()).hint(
-            "the cost model uses the shipped defaults; `ssc calibrate` measures this machine again and replaces the file",
-        );
-        super::super::diag::emit(&[d], file);
+    if !WARNED.swap(true, Ordering::SeqCst) {
+        if let Some(why) = &model.ignored {
+            let d = ssc::diagnostics::Diagnostic::warning("E504", why.clone()).hint(
+                "the cost model uses the shipped defaults; `ssc calibrate` measures this machine again and replaces the file",
+            );
+            super::super::diag::emit(&[d], file);
+        }
     }
-    if a.verbose {
+    if a.verbose && !NOTED.swap(true, Ordering::SeqCst) {
         eprintln!("{}", model.note());
     }
 }

@@ -104,13 +104,21 @@ pub(super) fn linux(
         eprintln!("error: {e}");
         exit::EXTERNAL
     })?;
-    eprintln!("{}", summary(&exe, c, &config.threads));
+    eprintln!(
+        "{}",
+        summary(&exe, c, &config.threads, a.auto_choice.as_ref())
+    );
     Ok(exe)
 }
 
 /// The line a successful build ends with: what was built and where, its
 /// sub-boxes and threads, memory against the lower bound, what was proven.
-fn summary(exe: &Path, c: &Compiled, scheduler: &SchedulerKind) -> String {
+fn summary(
+    exe: &Path,
+    c: &Compiled,
+    scheduler: &SchedulerKind,
+    auto: Option<&super::AutoChoice>,
+) -> String {
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let threads = c.runtime.thread_executions.len();
@@ -120,7 +128,10 @@ fn summary(exe: &Path, c: &Compiled, scheduler: &SchedulerKind) -> String {
             (SchedulerKind::Fused(_), ran) if !matches!(ran, SchedulerKind::Fused(_)) => {
                 format!("-ts {ran}, box-at-a-time for -ts {scheduler}")
             }
-            _ => format!("-ts {}", scheduler.to_string().trim()),
+            _ => match auto {
+                Some(choice) => format!("{}, {}", choice.flags, choice.reason()),
+                None => format!("-ts {}", scheduler.to_string().trim()),
+            },
         }
     } else {
         "the runtime section as written".to_string()
