@@ -127,7 +127,6 @@ pub(super) fn choose(
                         if integers
                             && inline
                             && !a.inline
-                            && fell_back.is_none()
                             && !matches!(kind, SchedulerKind::Fused(_))
                         {
                             continue;
@@ -164,18 +163,10 @@ pub(super) fn choose(
     let mut ranked: Vec<&Candidate> = tried.iter().collect();
     ranked.sort_by(|x, y| x.latency_us.total_cmp(&y.latency_us));
     let chosen = &tried[pick];
-    let next: Vec<String> = ranked
-        .iter()
-        .filter(|c| c.flags != chosen.flags)
-        .take(2)
-        .map(|c| format!("{} {:.0} µs", c.flags, c.latency_us))
-        .collect();
     let mut args = chosen.args.clone();
     args.verbose = a.verbose;
     args.auto_choice = Some(AutoChoice {
         flags: chosen.flags.clone(),
-        latency_us: chosen.latency_us,
-        next: next.join(", "),
         table: ranked
             .iter()
             .map(|c| (c.flags.clone(), c.latency_us))
@@ -189,24 +180,32 @@ pub(super) fn choose(
 pub(crate) struct AutoChoice {
     /// The chosen flags (`-ts fused 2 --inline --strip-rows 32`).
     pub flags: String,
-    /// Its predicted latency, µs.
-    pub latency_us: f64,
-    /// The next two candidates with their latencies.
-    pub next: String,
-    /// Every candidate with its predicted latency, best first.
+    /// Every candidate with its predicted latency (µs), best first.
     pub table: Vec<(String, f64)>,
 }
 
 impl AutoChoice {
-    /// The reason, as the build's last line gives it.
+    /// The reason, as the build's last line gives it: the choice's
+    /// prediction and the next two candidates'.
     pub(crate) fn reason(&self) -> String {
+        let mine = self
+            .table
+            .iter()
+            .find(|(f, _)| *f == self.flags)
+            .map_or(f64::NAN, |(_, us)| *us);
+        let next: Vec<String> = self
+            .table
+            .iter()
+            .filter(|(f, _)| *f != self.flags)
+            .take(2)
+            .map(|(f, us)| format!("{f} {us:.0} µs"))
+            .collect();
         format!(
-            "chosen by -ts auto: predicted {:.0} µs{}",
-            self.latency_us,
-            if self.next.is_empty() {
+            "chosen by -ts auto: predicted {mine:.0} µs{}",
+            if next.is_empty() {
                 String::new()
             } else {
-                format!("; next {}", self.next)
+                format!("; next {}", next.join(", "))
             }
         )
     }
