@@ -1,11 +1,12 @@
 """-pr's predicted latency against measured latency (BENCHMARKS.md, "Prediction
 without a timing table").
 
-    python3 benches/prediction/run.py [--calibrated] SSC ROUNDS CHAIN.ssc...
+    python3 benches/prediction/run.py [--calibrated] [--flags "FLAGS"] SSC ROUNDS CHAIN.ssc...
 
-Builds each chain with `SSC build CHAIN -ts reduced 2 -ms reuse -pr` (no timing
-table; an empty XDG_CACHE_HOME, so the shipped cost model, or with
---calibrated this machine's calibration, which `SSC calibrate` makes), then runs, ROUNDS
+Builds each chain with `SSC build CHAIN FLAGS -pr` (FLAGS empty by default:
+the default build, `-ts auto`; no timing table; an empty XDG_CACHE_HOME, so
+the shipped cost model, or with --calibrated this machine's calibration,
+which `SSC calibrate` makes), then runs, ROUNDS
 rounds interleaved, 300 back-to-back iterations and 200 frames at twice the
 predicted period; prints each run's mean and p50 with predicted / mean and
 predicted / p50. Builds go to /tmp/ssc-prediction.
@@ -19,13 +20,16 @@ import json, re, subprocess, sys, os, time, multiprocessing
 args = sys.argv[1:]
 calibrated = args[:1] == ['--calibrated']
 args = args[1:] if calibrated else args
+flags = []
+if args[:1] == ['--flags']:
+    flags, args = args[1].split(), args[2:]
 ssc, rounds, chains = args[0], int(args[1]), args[2:]
 env = dict(os.environ) if calibrated else {**os.environ, 'XDG_CACHE_HOME': '/tmp/ssc-prediction/no-calibration'}
 out = {}
 for c in chains:
     name = os.path.basename(c).rsplit('.', 1)[0]
     od = f'/tmp/ssc-prediction/build-{name}'
-    r = subprocess.run([ssc, 'build', c, '-ts', 'reduced', '2', '-ms', 'reuse', '-pr', '-od', od],
+    r = subprocess.run([ssc, 'build', c, *flags, '-pr', '-od', od],
                        capture_output=True, text=True, env=env)
     m = re.search(r'^latency\s+([0-9.]+) µs', r.stdout + r.stderr, re.M)
     out[name] = dict(pred=float(m.group(1)), exe=os.path.join(od, name), b2b=[], per=[])

@@ -27,7 +27,7 @@ fn coefficients() -> impl Strategy<Value = Coefficients> {
             1e-4f64..10.0,
             proptest::array::uniform8(0.05f64..10.0),
             proptest::array::uniform8(0.05f64..10.0),
-            (1e-4f64..1.0, 1024.0f64..1e9, 0.25f64..8.0),
+            (1e-4f64..1.0, 1024.0f64..1e9, 1.0f64..4.0, 1.0f64..4.0),
         ),
     )
         .prop_map(
@@ -38,7 +38,7 @@ fn coefficients() -> impl Strategy<Value = Coefficients> {
                 types,
                 (wait, signal, transfer),
                 defined,
-                (source_copy, source_types, sink_types, (stream, cache, program)),
+                (source_copy, source_types, sink_types, (stream, cache, program, strip_program)),
             )| Coefficients {
                 call,
                 point,
@@ -50,6 +50,7 @@ fn coefficients() -> impl Strategy<Value = Coefficients> {
                 stream,
                 cache,
                 program,
+                strip_program,
                 write: defined[0],
                 arith: defined[1],
                 convert: defined[2],
@@ -381,13 +382,14 @@ fn cache_file(cpu: &str, coefficients: &Coefficients) -> String {
         cpu: cpu.into(),
         seconds: 1.0,
         coefficients: coefficients.to_named(),
+        spread: Default::default(),
     })
     .unwrap()
 }
 
 /// Cache files of `doubled` for this CPU in the formats before this
-/// one (versions 1 to 4), each without the costs its version lacked.
-fn old_versions(doubled: &Coefficients) -> [String; 4] {
+/// one (versions 1 to 5), each without the costs its version lacked.
+fn old_versions(doubled: &Coefficients) -> [String; 5] {
     // The format before the synchronisation costs were measured, and the
     // one before the transfer was.
     let version_1 = cache_file(&cpu_model(), doubled)
@@ -452,7 +454,18 @@ fn old_versions(doubled: &Coefficients) -> [String; 4] {
             .unwrap();
     }
     let version_4 = version_4.to_string();
-    [version_1, version_2, version_3, version_4]
+    // The format before the factor in strips and the spread.
+    let mut version_5: serde_json::Value =
+        serde_json::from_str(&cache_file(&cpu_model(), doubled)).unwrap();
+    version_5["version"] = 5.into();
+    version_5.as_object_mut().unwrap().remove("spread").unwrap();
+    version_5["coefficients"]
+        .as_object_mut()
+        .unwrap()
+        .remove("strip_program_factor")
+        .unwrap();
+    let version_5 = version_5.to_string();
+    [version_1, version_2, version_3, version_4, version_5]
 }
 
 #[test]
@@ -472,27 +485,32 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
     doubled.point.iter_mut().for_each(|p| *p *= 2.0);
     let mut negative = Coefficients::shipped();
     negative.tap = -1.0;
-    let [version_1, version_2, version_3, version_4] = old_versions(&doubled);
-    let bad: [(&str, String, &str); 9] = [
+    let [version_1, version_2, version_3, version_4, version_5] = old_versions(&doubled);
+    let bad: [(&str, String, &str); 10] = [
         (
             "version 1",
             version_1,
-            "version 1, not `ssc-calibration` version 5",
+            "version 1, not `ssc-calibration` version 6",
         ),
         (
             "version 2",
             version_2,
-            "version 2, not `ssc-calibration` version 5",
+            "version 2, not `ssc-calibration` version 6",
         ),
         (
             "version 3",
             version_3,
-            "version 3, not `ssc-calibration` version 5",
+            "version 3, not `ssc-calibration` version 6",
         ),
         (
             "version 4",
             version_4,
-            "version 4, not `ssc-calibration` version 5",
+            "version 4, not `ssc-calibration` version 6",
+        ),
+        (
+            "version 5",
+            version_5,
+            "version 5, not `ssc-calibration` version 6",
         ),
         (
             "garbage",
@@ -612,6 +630,36 @@ fn calibrate_measures_caches_and_is_used() {
         "{}",
         text(&out.stdout)
     );
+    // Both program factors, within their bounds, and every coefficient's
+    // spread over the passes, stored and summarised.
+    assert!(
+        text(&out.stdout).contains("in strips"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stdout).contains("spread over 5 passes"),
+        "{}",
+        text(&out.stdout)
+    );
+    for f in [c.program, c.strip_program] {
+        assert!(ssc::lower::cost::PROGRAM_FACTORS.contains(&f), "{c:?}");
+    }
+    let stored: ssc_cli::calibrate::CacheFile =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    for k in [
+        "program_factor",
+        "strip_program_factor",
+        "point_ns.func_conv",
+        "wait_ns",
+    ] {
+        let v = stored.spread.get(k).copied();
+        assert!(
+            v.is_some_and(|v| v >= 0.0 && v.is_finite()),
+            "{k}: {:?}",
+            stored.spread
+        );
+    }
     let show = ssc_in(&cache, &["calibrate", "--show"]);
     assert!(
         text(&show.stderr).contains("cost model: calibrated coefficients"),
@@ -665,4 +713,36 @@ fn a_kernel_of_ones_own_without_a_timing_entry_is_a_warning() {
         cache.join("gw").to_str().unwrap(),
     ]);
     assert!(!err.contains("E503"), "{err}");
+}
+
+#[test]
+fn a_build_that_predicts_without_a_calibration_says_so_and_how_long_one_takes() {
+    let cache = scratch("uncalibrated");
+    let build = |extra: &[&str]| {
+        let mut args = vec!["build", "examples/xray.ssc", "-t", "info"];
+        args.extend(extra);
+        let out = ssc_in(&cache, &args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let note = "note: cost model: shipped defaults (no calibration for";
+    // -ts auto chooses by the model, -pr prints its prediction: both say it.
+    for extra in [&[][..], &["-ts", "reduced", "2", "-pr"][..]] {
+        let err = build(extra);
+        assert!(err.contains(note), "{extra:?}: {err}");
+        assert!(
+            err.contains("`ssc calibrate` measures this one in about"),
+            "{err}"
+        );
+        assert_eq!(err.matches(note).count(), 1, "{err}");
+    }
+    // An exact schedule without -pr predicts nothing: no note.
+    let err = build(&["-ts", "reduced", "2"]);
+    assert!(!err.contains(note), "{err}");
+    // With a calibration of this CPU, none either.
+    let file = cache_file_under(&cache, &cpu_model());
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, cache_file(&cpu_model(), &Coefficients::shipped())).unwrap();
+    let err = build(&[]);
+    assert!(!err.contains("note: cost model"), "{err}");
 }

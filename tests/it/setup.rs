@@ -220,6 +220,7 @@ fn calibrated_home(name: &str) -> std::path::PathBuf {
         cpu: ssc_cli::calibrate::cpu_model(),
         seconds: 1.0,
         coefficients: doubled.to_named(),
+        spread: Default::default(),
     })
     .unwrap();
     std::fs::write(file, text).unwrap();

@@ -216,7 +216,7 @@ impl Timing {
                 None => m.cost(i.function, i.ty, i.resolution, i.window),
             }?;
             Some(if self.strips {
-                m.program * compute
+                m.strip_program * compute
             } else {
                 m.program * m.streamed(compute, i.traffic, i.resolution)
             })

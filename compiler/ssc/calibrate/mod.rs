@@ -73,9 +73,11 @@ mod suite;
 
 pub use fit::fit;
 use reference::{
-    program_factor, reference_compiled, reference_mean, reference_program, REFERENCE_PERIOD,
+    program_factor, reference_compiled, reference_latency, reference_program, REFERENCE_PERIOD,
 };
-pub use reference::{reference, REFERENCE_SIDE, REFERENCE_THREADS};
+pub use reference::{
+    reference, Factor, Regime, REFERENCE_SIDE, REFERENCE_STRIP_ROWS, REFERENCE_THREADS,
+};
 pub use suite::{big_side, private_cache, private_cache_under, suite, DEFINED, FALLBACK_CACHE};
 
 use serde::{Deserialize, Serialize};
@@ -100,9 +102,11 @@ const FORMAT: &str = "ssc-calibration";
 /// the source's and the sink's own costs (`source_copy_ns`,
 /// `source_type_factor`, `sink_type_factor`), the cost beyond the cache
 /// (`stream_ns_per_byte`, `cache_bytes`) and the program factor
-/// (`program_factor`); a file of an older version is ignored with a
-/// warning, as any other version is.
-pub const VERSION: u32 = 5;
+/// (`program_factor`), version 6 the program factor in strips
+/// (`strip_program_factor`) and each coefficient's spread over the passes
+/// (`spread`); a file of an older version is ignored with a warning, as
+/// any other version is.
+pub const VERSION: u32 = 6;
 
 /// Why calibrating failed ([`measure`], [`fit`]), or why a cache file
 /// cannot be trusted ([`read`]) or written ([`store`]): the step, with the
@@ -301,11 +305,66 @@ pub(super) fn run_json_with(exe: &Path, name: &str, args: &[String]) -> Result<S
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// Measures this machine: writes the harness of [`suite`] and the signal
-/// ping-pong into two folders of `dir` and compiles them at once (the C
-/// compiler is most of the time), runs them one after the other, fits.
-/// Errors say which step failed.
-pub fn measure(dir: &Path) -> Result<Coefficients, Error> {
+/// What [`measure`] found: the coefficients, each one's spread over the
+/// passes, and the two program factors as measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    pub coefficients: Coefficients,
+    /// Per serialised coefficient (`point_ns.func_conv`, `program_factor`,
+    /// …): (largest − smallest of the passes' fits) / the median fit. 0
+    /// for one that is not measured (the call, the cache).
+    pub spread: BTreeMap<String, f64>,
+    /// On whole frames and in strips ([`Regime::ALL`]'s order).
+    pub factors: [Factor; 2],
+}
+
+/// The spread of each serialised coefficient over `passes` (see
+/// [`Measured::spread`]).
+pub fn spread_of(passes: &[Coefficients]) -> BTreeMap<String, f64> {
+    fn leaves(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, Vec<f64>>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    leaves(&key, v, out);
+                }
+            }
+            serde_json::Value::Number(n) => {
+                out.entry(prefix.to_string())
+                    .or_default()
+                    .push(n.as_f64().unwrap_or(0.0));
+            }
+            _ => {}
+        }
+    }
+    let mut values = BTreeMap::new();
+    for c in passes {
+        leaves(
+            "",
+            &serde_json::to_value(c.to_named()).unwrap_or_default(),
+            &mut values,
+        );
+    }
+    values
+        .into_iter()
+        .map(|(k, mut v)| {
+            let m = median(&mut v);
+            let range = v.last().copied().unwrap_or(0.0) - v.first().copied().unwrap_or(0.0);
+            let s = if m > 0.0 { range / m } else { 0.0 };
+            (k, (s * 1000.0).round() / 1000.0)
+        })
+        .collect()
+}
+
+/// Measures this machine: writes the harness of [`suite`], the signal
+/// ping-pong and the reference program in its two regimes into folders of
+/// `dir` and compiles them at once (the C compiler is most of the time),
+/// runs them one after the other, fits. Errors say which step failed.
+pub fn measure(dir: &Path) -> Result<Measured, Error> {
     let cache = private_cache();
     let desc = ssc::front::syntax::parse(&suite(big_side(cache))).map_err(Error::SuiteParse)?;
     let mut opts = LowerOptions::default();
@@ -321,47 +380,82 @@ pub fn measure(dir: &Path) -> Result<Coefficients, Error> {
     };
     let program = back::wcet::emit(&h, &wopts).map_err(Error::Harness)?;
     let sync = sync_program();
-    // The reference program, scheduled with the shipped coefficients (the
-    // fitted ones are checked to schedule it alike: `program_factor`).
-    let (built, _) = reference_compiled(&Coefficients::shipped())?;
-    let reference = reference_program(&built)?;
-    let (harness_dir, sync_dir, reference_dir) =
-        (dir.join("harness"), dir.join("sync"), dir.join("reference"));
-    let (harness_exe, sync_exe, reference_exe) = std::thread::scope(|s| {
+    // The reference program in each regime, scheduled with the shipped
+    // coefficients (the fitted ones are checked to schedule it alike:
+    // `program_factor`).
+    let [whole, strips] = Regime::ALL.map(|r| reference_compiled(&Coefficients::shipped(), r));
+    let built = [whole?.0, strips?.0];
+    let references = [reference_program(&built[0])?, reference_program(&built[1])?];
+    let (harness_dir, sync_dir) = (dir.join("harness"), dir.join("sync"));
+    let reference_dirs = [dir.join("reference-whole"), dir.join("reference-strips")];
+    let (harness_exe, sync_exe, reference_exes) = std::thread::scope(|s| {
         let sync_build = s.spawn(|| build(&sync, &sync_dir));
-        let reference_build = s.spawn(|| build(&reference, &reference_dir));
+        let reference_builds = [0, 1].map(|i| {
+            let (p, d) = (&references[i], &reference_dirs[i]);
+            s.spawn(move || build(p, d))
+        });
         let harness = build(&program, &harness_dir);
         let sync = sync_build.join().unwrap_or(Err(Error::BuildPanicked));
-        let reference = reference_build.join().unwrap_or(Err(Error::BuildPanicked));
-        (harness, sync, reference)
+        let references = reference_builds.map(|b| b.join().unwrap_or(Err(Error::BuildPanicked)));
+        (harness, sync, references)
     });
-    let (harness_exe, sync_exe, reference_exe) = (harness_exe?, sync_exe?, reference_exe?);
+    let [whole_exe, strips_exe] = reference_exes;
+    let (harness_exe, sync_exe) = (harness_exe?, sync_exe?);
+    let reference_exes = [whole_exe?, strips_exe?];
     // One at a time: no measurement shares the machine with another.
     // PASSES of each, interleaved, so a slow moment of the host moves one
     // pass of every measurement rather than every pass of some.
     let mut times: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut syncs = Vec::new();
-    let mut means = Vec::new();
+    let mut medians_of_runs = [Vec::new(), Vec::new()];
     // The reference runs as a detector drives it, a frame every period:
     // twice its back-to-back latency, so it never queues.
-    let period = REFERENCE_PERIOD * reference_mean(&reference_exe, None)?;
+    let mut periods = [0.0; 2];
+    for (p, exe) in periods.iter_mut().zip(&reference_exes) {
+        *p = REFERENCE_PERIOD * reference_latency(exe, None)?.0;
+    }
     for _ in 0..PASSES {
         let report = back::wcet::parse_report(&run_json(&harness_exe, &program.name)?)?;
         for p in report.profiles {
             times.entry(p.function).or_default().push(p.percentile);
         }
         syncs.push(sync_costs(&run_json(&sync_exe, &sync.name)?)?);
-        means.push(reference_mean(&reference_exe, Some(period))?);
+        for i in 0..2 {
+            medians_of_runs[i].push(reference_latency(&reference_exes[i], Some(periods[i]))?.1);
+        }
     }
+    // Each pass fitted alone, for the spread.
+    let passes = (0..PASSES)
+        .map(|k| {
+            let one: BTreeMap<String, f64> = times.iter().map(|(n, v)| (n.clone(), v[k])).collect();
+            let mut c = fit(&one, cache)?;
+            (c.wait, c.signal, c.transfer) = syncs[k].fit()?;
+            Ok(c)
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let mut spread = spread_of(&passes);
     let medians: BTreeMap<String, f64> = times
         .into_iter()
         .map(|(name, mut v)| (name, median(&mut v)))
         .collect();
     let mut c = fit(&medians, cache)?;
     (c.wait, c.signal, c.transfer) = SyncCosts::median(&syncs).fit()?;
-    c.program = program_factor(&c, &built, means, dir)?;
+    let [whole_runs, strips_runs] = medians_of_runs;
+    let factors = [
+        program_factor(&c, Regime::Whole, &built[0], whole_runs, dir)?,
+        program_factor(&c, Regime::Strips, &built[1], strips_runs, dir)?,
+    ];
+    for (r, f) in Regime::ALL.iter().zip(&factors) {
+        *r.factor(&mut c) = f.value;
+    }
+    spread.insert("program_factor".into(), factors[0].spread);
+    spread.insert("strip_program_factor".into(), factors[1].spread);
     c.validate()?;
-    Ok(c)
+    Ok(Measured {
+        coefficients: c,
+        spread,
+        factors,
+    })
 }
 
 /// Passes of the harness and of the signal ping-pong ([`measure`]).
@@ -434,6 +528,8 @@ pub struct CacheFile {
     /// Seconds the calibration took.
     pub seconds: f64,
     pub coefficients: Named,
+    /// Each coefficient's spread over the passes ([`Measured::spread`]).
+    pub spread: BTreeMap<String, f64>,
 }
 
 /// What every version of the format starts with: read first, so a file of
@@ -443,6 +539,10 @@ struct Header {
     format: String,
     version: u32,
 }
+
+/// About how long `ssc calibrate` takes, s (4–7 s on an AMD EPYC guest of 2
+/// cores, 8–10 s on an Intel Xeon one), for the build's note.
+pub const CALIBRATION_SECONDS: u32 = 10;
 
 /// Which coefficients a build uses, and why.
 #[derive(Clone, Debug, PartialEq)]
@@ -469,7 +569,7 @@ impl Loaded {
                 self.cpu
             ),
             (None, None) => format!(
-                "cost model: shipped defaults (no calibration for {}; `ssc calibrate` measures it in a few seconds)",
+                "cost model: shipped defaults (no calibration for {}: the schedule -ts auto chooses and the latency -pr predicts rest on another machine's coefficients, which can be several times off here; `ssc calibrate` measures this one in about {CALIBRATION_SECONDS} s)",
                 self.cpu
             ),
         }
@@ -530,7 +630,7 @@ pub fn load() -> Loaded {
 }
 
 /// Writes the cache file of this machine; its path.
-pub fn store(c: &Coefficients, cpu: &str, seconds: f64) -> Result<PathBuf, Error> {
+pub fn store(m: &Measured, cpu: &str, seconds: f64) -> Result<PathBuf, Error> {
     let path = cache_file(cpu).ok_or(Error::NoCacheDir)?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|source| Error::CreateDir {
@@ -543,7 +643,8 @@ pub fn store(c: &Coefficients, cpu: &str, seconds: f64) -> Result<PathBuf, Error
         version: VERSION,
         cpu: cpu.into(),
         seconds,
-        coefficients: c.to_named(),
+        coefficients: m.coefficients.to_named(),
+        spread: m.spread.clone(),
     };
     let text = serde_json::to_string_pretty(&file).unwrap_or_default() + "\n";
     // Write beside it and rename: a reader never sees half a file.
@@ -560,6 +661,20 @@ pub fn store(c: &Coefficients, cpu: &str, seconds: f64) -> Result<PathBuf, Error
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_spread_is_the_range_of_the_passes_over_their_median() {
+        let mut passes = [Coefficients::shipped(); 3];
+        passes[0].tap = 0.9 * passes[1].tap;
+        passes[2].tap = 1.2 * passes[1].tap;
+        passes[2].program = 2.0 * passes[1].program;
+        let s = spread_of(&passes);
+        assert_eq!(s["tap_ns"], 0.3);
+        assert_eq!(s["program_factor"], 1.0);
+        assert_eq!(s["call_ns"], 0.0);
+        assert_eq!(s["point_ns.func_conv"], 0.0);
+        assert_eq!(s["type_factor.int"], 0.0);
+    }
 
     #[test]
     fn the_signal_measurement_fits_whole_positive_ns() {

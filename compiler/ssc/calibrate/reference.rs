@@ -8,8 +8,62 @@ use std::path::Path;
 
 /// The reference chain's side (its coarse branch runs at half of it).
 pub const REFERENCE_SIDE: u64 = 1024;
-/// Threads the reference program runs on (`-ts reduced 2 -ms reuse`).
+/// Threads the reference program runs on.
 pub const REFERENCE_THREADS: usize = 2;
+/// The strip height of the reference in strips (rows of its full side).
+pub const REFERENCE_STRIP_ROWS: u64 = 32;
+
+/// How the reference program is scheduled, one program factor each: on
+/// whole frames (`-ts reduced 2 -ms reuse`, the factor of every schedule
+/// that is not in strips) or in strips (`-ts fused 2 --strip-rows 32`,
+/// the factor of `-ts fused` streaming, `lower::cost`, "In strips").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regime {
+    Whole,
+    Strips,
+}
+
+impl Regime {
+    pub const ALL: [Regime; 2] = [Regime::Whole, Regime::Strips];
+
+    /// Its factor in `c`.
+    pub fn factor(self, c: &mut Coefficients) -> &mut f64 {
+        match self {
+            Regime::Whole => &mut c.program,
+            Regime::Strips => &mut c.strip_program,
+        }
+    }
+
+    /// Its folder and its name in `ssc calibrate`'s report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Regime::Whole => "whole frames",
+            Regime::Strips => "strips",
+        }
+    }
+
+    fn options(self) -> ssc::pipeline::Options {
+        use ssc::memory::MemoryKind;
+        use ssc::schedule::SchedulerKind;
+        match self {
+            Regime::Whole => ssc::pipeline::Options::new(
+                SchedulerKind::Reduced(REFERENCE_THREADS),
+                MemoryKind::Reuse,
+            ),
+            Regime::Strips => {
+                let mut o = ssc::pipeline::Options::new(
+                    SchedulerKind::Fused(REFERENCE_THREADS),
+                    MemoryKind::Fold,
+                );
+                let mut strips = ssc::lower::split::Strips::new(1 << 20);
+                strips.rows = Some(REFERENCE_STRIP_ROWS);
+                strips.forced = true;
+                o.lower.split.strips = Some(strips);
+                o
+            }
+        }
+    }
+}
 /// The reference program's period over its back-to-back mean latency.
 pub(super) const REFERENCE_PERIOD: f64 = 2.0;
 /// Iterations of one run of the reference program (one a pass).
@@ -67,15 +121,13 @@ pub fn reference() -> String {
     )
 }
 
-/// The reference chain compiled with coefficients `c`, and its predicted
-/// latency (µs, `-pr`'s).
+/// The reference chain compiled with coefficients `c` under `regime`, and
+/// its predicted latency (µs, `-pr`'s).
 pub(super) fn reference_compiled(
     c: &Coefficients,
+    regime: Regime,
 ) -> Result<(ssc::pipeline::Compiled, f64), Error> {
-    let mut opts = ssc::pipeline::Options::new(
-        ssc::schedule::SchedulerKind::Reduced(REFERENCE_THREADS),
-        ssc::memory::MemoryKind::Reuse,
-    );
+    let mut opts = regime.options();
     opts.lower.cost = Some(*c);
     let compiled = ssc::compile(&reference(), &opts).map_err(Error::Reference)?;
     let predicted = ssc::analysis::analyse(&compiled)
@@ -98,8 +150,13 @@ pub(super) fn reference_program(
 }
 
 /// One run of the reference program, back to back (`period_us` `None`)
-/// or with a frame every `period_us`: its mean latency, µs.
-pub(super) fn reference_mean(exe: &Path, period_us: Option<f64>) -> Result<f64, Error> {
+/// or with a frame every `period_us`: its mean and its median latency
+/// (p50), µs. The factor is fitted to the median, not the mean: a frame
+/// the host stalls for milliseconds (a preempted vCPU) moves the mean of a
+/// run by tens of per cent and its median by nothing, and the factor is a
+/// property of the program. The period follows the mean, so that the
+/// frames do not queue.
+pub(super) fn reference_latency(exe: &Path, period_us: Option<f64>) -> Result<(f64, f64), Error> {
     let args: Vec<String> = match period_us {
         Some(p) => vec!["--period-us".into(), format!("{:.0}", p.ceil())],
         None => Vec::new(),
@@ -107,39 +164,66 @@ pub(super) fn reference_mean(exe: &Path, period_us: Option<f64>) -> Result<f64, 
     let text = run_json_with(exe, "ssc_calibrate_reference", &args)?;
     serde_json::from_str::<serde_json::Value>(&text)
         .ok()
-        .and_then(|v| v["latency_us"]["mean"].as_f64())
-        .filter(|m| m.is_finite() && *m > 0.0)
+        .and_then(|v| {
+            Some((
+                v["latency_us"]["mean"].as_f64()?,
+                v["latency_us"]["p50"].as_f64()?,
+            ))
+        })
+        .filter(|(m, p)| [m, p].iter().all(|v| v.is_finite() && **v > 0.0))
         .ok_or_else(|| Error::ReferenceOutput(text.trim().to_string()))
 }
 
-/// The program factor of coefficients `c` fitted on the harness, from the
-/// mean latencies `means` of the reference program built as `built`: their
-/// median over the latency `c` predicts for it, refined once so the
-/// prediction with the factor (whose waits and signals it does not scale)
-/// meets the measurement, within [`PROGRAM_FACTORS`]. When `c` schedules
-/// the reference otherwise than `built` ran it, that schedule is built and
-/// measured again here. The refinement predicts with the factor applied,
-/// which may schedule the reference otherwise again; it is one step of
-/// a few per cent, so that schedule is not measured.
+/// A program factor as measured: the factor, and what it says of the
+/// measurement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Factor {
+    /// Within [`PROGRAM_FACTORS`].
+    pub value: f64,
+    /// The measured one before it was held to [`PROGRAM_FACTORS`].
+    pub measured: f64,
+    /// The passes' spread: (largest − smallest latency) / their median.
+    pub spread: f64,
+}
+
+/// The program factor under `regime` of coefficients `c` fitted on the
+/// harness, from the median latencies `means` of the reference program's
+/// passes built as `built`: their median over the latency `c` predicts for it, refined
+/// once so the prediction with the factor (whose waits and signals it does
+/// not scale) meets the measurement, held to [`PROGRAM_FACTORS`]. When `c`
+/// schedules the reference otherwise than `built` ran it, that schedule is
+/// built and measured again here. The refinement predicts with the factor
+/// applied, which may schedule the reference otherwise again; it is one
+/// step of a few per cent, so that schedule is not measured.
 pub(super) fn program_factor(
     c: &Coefficients,
+    regime: Regime,
     built: &ssc::pipeline::Compiled,
     mut means: Vec<f64>,
     dir: &Path,
-) -> Result<f64, Error> {
-    let (compiled, predicted) = reference_compiled(c)?;
+) -> Result<Factor, Error> {
+    let (compiled, predicted) = reference_compiled(c, regime)?;
     if compiled.runtime != built.runtime {
-        let exe = build(&reference_program(&compiled)?, &dir.join("reference-again"))?;
-        let period = REFERENCE_PERIOD * reference_mean(&exe, None)?;
+        let again = dir.join(format!(
+            "reference-again-{}",
+            regime.name().replace(' ', "-")
+        ));
+        let exe = build(&reference_program(&compiled)?, &again)?;
+        let period = REFERENCE_PERIOD * reference_latency(&exe, None)?.0;
         means = (0..PASSES)
-            .map(|_| reference_mean(&exe, Some(period)))
+            .map(|_| Ok::<f64, Error>(reference_latency(&exe, Some(period))?.1))
             .collect::<Result<_, _>>()?;
     }
     let measured = median(&mut means);
+    let spread = (means[means.len() - 1] - means[0]) / measured;
     let mut factor = measured / predicted;
     let mut scaled = *c;
-    scaled.program = factor;
-    let (_, again) = reference_compiled(&scaled)?;
+    *regime.factor(&mut scaled) = factor;
+    let (_, again) = reference_compiled(&scaled, regime)?;
     factor *= measured / again;
-    Ok(factor.clamp(*PROGRAM_FACTORS.start(), *PROGRAM_FACTORS.end()))
+    Ok(Factor {
+        value: factor.clamp(*PROGRAM_FACTORS.start(), *PROGRAM_FACTORS.end()),
+        measured: factor,
+        spread,
+    })
 }

@@ -69,8 +69,12 @@ fn calibrate(show: bool) -> i32 {
             named.cache_bytes / 1024.0
         );
         println!(
-            "program     {:>9.3} × in a running program against alone",
+            "program     {:>9.3} × in a running program against alone (whole frames)",
             named.program_factor
+        );
+        println!(
+            "            {:>9.3} × in strips (-ts fused streaming)",
+            named.strip_program_factor
         );
         println!(
             "source copy {:>9.4} ns/element a source copies rather than computes",
@@ -97,8 +101,8 @@ fn calibrate(show: bool) -> i32 {
     let dir = std::env::temp_dir().join(format!("ssc-calibrate-{}", std::process::id()));
     let measured = calibrate::measure(&dir);
     let _ = std::fs::remove_dir_all(&dir);
-    let c = match measured {
-        Ok(c) => c,
+    let m = match measured {
+        Ok(m) => m,
         Err(e) => {
             eprintln!("error: calibration failed: {e}");
             return exit::EXTERNAL;
@@ -106,9 +110,10 @@ fn calibrate(show: bool) -> i32 {
     };
     let seconds = started.elapsed().as_secs_f64();
     let cpu = calibrate::cpu_model();
-    match calibrate::store(&c, &cpu, seconds) {
+    match calibrate::store(&m, &cpu, seconds) {
         Ok(path) => {
-            print(&c);
+            print(&m.coefficients);
+            report_spread(&m);
             eprintln!(
                 "calibrated {cpu} in {seconds:.1} s; wrote {} (`ssc build` uses it for functions without a timing entry, and for waits and signals without `timing_system`)",
                 path.display()
@@ -121,6 +126,50 @@ fn calibrate(show: bool) -> i32 {
         }
     }
 }
+
+/// The spread of `ssc calibrate`'s passes: the median and the largest,
+/// and a warning for a program factor whose passes were far apart or that
+/// was held to its bounds (the host was busy: calibrate again).
+fn report_spread(m: &crate::calibrate::Measured) {
+    use crate::calibrate::{Regime, PASSES};
+    use ssc::lower::cost::PROGRAM_FACTORS;
+    let mut all: Vec<(&String, f64)> = m.spread.iter().map(|(k, v)| (k, *v)).collect();
+    all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut values: Vec<f64> = all.iter().map(|(_, v)| *v).collect();
+    values.sort_by(f64::total_cmp);
+    let median = values.get(values.len() / 2).copied().unwrap_or(0.0);
+    if let Some((name, largest)) = all.first() {
+        println!(
+            "spread over {PASSES} passes (largest − smallest over the median): median {:.0} %, largest {:.0} % ({name})",
+            median * 100.0,
+            largest * 100.0
+        );
+    }
+    for (r, f) in Regime::ALL.iter().zip(&m.factors) {
+        if f.spread > FACTOR_SPREAD {
+            eprintln!(
+                "warning: the reference program's passes in {} were {:.0} % apart (the host was busy); the factor is their median, {:.3}: run `ssc calibrate` again on a quiet machine",
+                r.name(),
+                f.spread * 100.0,
+                f.value
+            );
+        }
+        if f.value != f.measured {
+            eprintln!(
+                "warning: the program factor in {} measured {:.3}, outside {}–{} (a kernel runs no faster in a program than alone, and no slower than four times that): {:.3} is kept; run `ssc calibrate` again on a quiet machine",
+                r.name(),
+                f.measured,
+                PROGRAM_FACTORS.start(),
+                PROGRAM_FACTORS.end(),
+                f.value
+            );
+        }
+    }
+}
+
+/// The spread of a program factor's passes above which `ssc calibrate`
+/// warns.
+const FACTOR_SPREAD: f64 = 0.25;
 
 /// `ssc man`: the man pages, from the clap definitions.
 fn man(out: Option<&Path>) -> i32 {

@@ -1,7 +1,7 @@
 //! `ssc build`'s options resolved ([`resolve`]: the defaults, the
 //! refusals) and turned into the pipeline's ([`options_of`]).
 
-use super::super::args::{BuildArgs, Target};
+use super::super::args::{BuildArgs, Target, ThreadSchedule};
 use super::super::config::Config;
 use super::fail_usage;
 use ssc::diagnostics::SourceFile;
@@ -149,8 +149,19 @@ fn report_cost_model(a: &BuildArgs, file: &SourceFile) {
             super::super::diag::emit(&[d], file);
         }
     }
-    if a.verbose && !NOTED.swap(true, Ordering::SeqCst) {
-        eprintln!("{}", model.note());
+    // Without -v, said only when no calibration exists and the build
+    // predicts (-ts auto's choice, -pr): what a user of a new machine
+    // should know before trusting either.
+    let predicts = a.sdf_runtime
+        || a.auto_choice.is_some()
+        || !matches!(a.thread_schedule, Some(ThreadSchedule::Kind(_)));
+    let uncalibrated = model.from.is_none() && model.ignored.is_none();
+    if (a.verbose || (uncalibrated && predicts)) && !NOTED.swap(true, Ordering::SeqCst) {
+        if a.verbose {
+            eprintln!("{}", model.note());
+        } else {
+            eprintln!("note: {}", model.note());
+        }
     }
 }
 
