@@ -188,7 +188,7 @@ pub struct Factor {
 
 /// The program factor under `regime` of coefficients `c` fitted on the
 /// harness, from the median latencies `means` of the reference program's
-/// passes built as `built`: their median over the latency `c` predicts for it, refined
+/// passes built as `built`: the smallest over the latency `c` predicts for it, refined
 /// once so the prediction with the factor (whose waits and signals it does
 /// not scale) meets the measurement, held to [`PROGRAM_FACTORS`]. When `c`
 /// schedules the reference otherwise than `built` ran it, that schedule is
@@ -214,8 +214,11 @@ pub(super) fn program_factor(
             .map(|_| Ok::<f64, Error>(reference_latency(&exe, Some(period))?.1))
             .collect::<Result<_, _>>()?;
     }
-    let measured = median(&mut means);
-    let spread = (means[means.len() - 1] - means[0]) / measured;
+    // The fastest pass: a busy host only ever adds time to a run, so the
+    // least disturbed of the five is the closest to the program's own.
+    let middle = median(&mut means);
+    let measured = means[0];
+    let spread = (means[means.len() - 1] - means[0]) / middle;
     let mut factor = measured / predicted;
     let mut scaled = *c;
     *regime.factor(&mut scaled) = factor;

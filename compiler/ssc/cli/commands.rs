@@ -148,7 +148,7 @@ fn report_spread(m: &crate::calibrate::Measured) {
     for (r, f) in Regime::ALL.iter().zip(&m.factors) {
         if f.spread > FACTOR_SPREAD {
             eprintln!(
-                "warning: the reference program's passes in {} were {:.0} % apart (the host was busy); the factor is their median, {:.3}: run `ssc calibrate` again on a quiet machine",
+                "warning: the reference program's passes in {} were {:.0} % apart (the host was busy); the factor is the fastest's, {:.3}: run `ssc calibrate` again on a quiet machine",
                 r.name(),
                 f.spread * 100.0,
                 f.value
