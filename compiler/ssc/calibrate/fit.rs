@@ -55,7 +55,7 @@ pub fn fit(median_us: &BTreeMap<String, f64>, cache: u64) -> Result<Coefficients
 
 /// The smallest value a fitted coefficient takes (noise can make it 0 or
 /// less).
-const TINY: f64 = 1e-3;
+pub const TINY: f64 = 1e-3;
 
 /// The suite's instance sizes: the big side's points, half of it, and
 /// the small gain's.

@@ -71,7 +71,7 @@ mod fit;
 mod reference;
 mod suite;
 
-pub use fit::fit;
+pub use fit::{fit, TINY};
 use reference::{
     program_factor, reference_compiled, reference_latency, reference_program, REFERENCE_PERIOD,
 };
@@ -318,29 +318,42 @@ pub struct Measured {
     pub factors: [Factor; 2],
 }
 
+/// Every serialised coefficient of `c` by its path (`point_ns.func_conv`).
+pub fn values_of(c: &Coefficients) -> BTreeMap<String, f64> {
+    let mut values = BTreeMap::new();
+    leaves(
+        "",
+        &serde_json::to_value(c.to_named()).unwrap_or_default(),
+        &mut values,
+    );
+    values.into_iter().map(|(k, v)| (k, v[0])).collect()
+}
+
+/// The numbers of a JSON value by their dotted paths under `prefix`.
+fn leaves(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, Vec<f64>>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                leaves(&key, v, out);
+            }
+        }
+        serde_json::Value::Number(n) => {
+            out.entry(prefix.to_string())
+                .or_default()
+                .push(n.as_f64().unwrap_or(0.0));
+        }
+        _ => {}
+    }
+}
+
 /// The spread of each serialised coefficient over `passes` (see
 /// [`Measured::spread`]).
 pub fn spread_of(passes: &[Coefficients]) -> BTreeMap<String, f64> {
-    fn leaves(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, Vec<f64>>) {
-        match v {
-            serde_json::Value::Object(m) => {
-                for (k, v) in m {
-                    let key = if prefix.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{prefix}.{k}")
-                    };
-                    leaves(&key, v, out);
-                }
-            }
-            serde_json::Value::Number(n) => {
-                out.entry(prefix.to_string())
-                    .or_default()
-                    .push(n.as_f64().unwrap_or(0.0));
-            }
-            _ => {}
-        }
-    }
     let mut values = BTreeMap::new();
     for c in passes {
         leaves(

@@ -218,7 +218,7 @@ pub(super) fn program_factor(
     // least disturbed of the five is the closest to the program's own.
     let middle = median(&mut means);
     let measured = means[0];
-    let spread = (means[means.len() - 1] - means[0]) / middle;
+    let spread = ((means[means.len() - 1] - means[0]) / middle * 1000.0).round() / 1000.0;
     let mut factor = measured / predicted;
     let mut scaled = *c;
     *regime.factor(&mut scaled) = factor;

@@ -133,7 +133,15 @@ fn calibrate(show: bool) -> i32 {
 fn report_spread(m: &crate::calibrate::Measured) {
     use crate::calibrate::{Regime, PASSES};
     use ssc::lower::cost::PROGRAM_FACTORS;
-    let mut all: Vec<(&String, f64)> = m.spread.iter().map(|(k, v)| (k, *v)).collect();
+    // A coefficient the fit held at its floor (noise made it 0 or less)
+    // has no spread worth naming.
+    let values = crate::calibrate::values_of(&m.coefficients);
+    let mut all: Vec<(&String, f64)> = m
+        .spread
+        .iter()
+        .filter(|(k, _)| values.get(*k).is_none_or(|v| *v > crate::calibrate::TINY))
+        .map(|(k, v)| (k, *v))
+        .collect();
     all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
     let mut values: Vec<f64> = all.iter().map(|(_, v)| *v).collect();
     values.sort_by(f64::total_cmp);
