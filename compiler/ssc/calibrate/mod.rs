@@ -34,11 +34,18 @@
 //! of their ns per byte read and written is the streaming cost.
 //!
 //! **Inside a program.** [`reference`](fn@reference) is a small imaging chain (none of
-//! the bundled examples); its program (`-ts reduced 2 -ms reuse`, built
-//! with the harness) runs once back to back, then once in each pass with
-//! a frame every twice that latency, as a detector drives a chain; its
-//! median mean latency over the latency the fitted model predicts for it
-//! is the program factor (`lower::cost`, "Inside a program").
+//! the bundled examples); its two programs ([`Regime`]: `-ts reduced 2 -ms
+//! reuse` on whole frames, `-ts fused 2 --strip-rows 32` in strips, built
+//! with the harness) run once back to back, then once in each pass with a
+//! frame every twice that mean latency, as a detector drives a chain; the
+//! fastest pass's median latency over the latency the fitted model
+//! predicts is that regime's program factor (`lower::cost`, "Inside a
+//! program"), held to `PROGRAM_FACTORS`.
+//!
+//! **Spread.** Each pass is also fitted alone; every coefficient's
+//! (largest − smallest) / median over those fits, and each factor's over
+//! its passes, goes into the cache file beside the coefficients
+//! ([`Measured::spread`]).
 //!
 //! **Synchronisation.** `runtime-c/bench_signal.c`, compiled the same way
 //! with the runtime, ping-pongs two signals between two pinned threads and
@@ -321,12 +328,17 @@ pub struct Measured {
 /// Every serialised coefficient of `c` by its path (`point_ns.func_conv`).
 pub fn values_of(c: &Coefficients) -> BTreeMap<String, f64> {
     let mut values = BTreeMap::new();
+    push_values(c, &mut values);
+    values.into_iter().map(|(k, v)| (k, v[0])).collect()
+}
+
+/// Appends every serialised coefficient of `c` to `out`, by its path.
+fn push_values(c: &Coefficients, out: &mut BTreeMap<String, Vec<f64>>) {
     leaves(
         "",
         &serde_json::to_value(c.to_named()).unwrap_or_default(),
-        &mut values,
+        out,
     );
-    values.into_iter().map(|(k, v)| (k, v[0])).collect()
 }
 
 /// The numbers of a JSON value by their dotted paths under `prefix`.
@@ -356,11 +368,7 @@ fn leaves(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, Vec<f6
 pub fn spread_of(passes: &[Coefficients]) -> BTreeMap<String, f64> {
     let mut values = BTreeMap::new();
     for c in passes {
-        leaves(
-            "",
-            &serde_json::to_value(c.to_named()).unwrap_or_default(),
-            &mut values,
-        );
+        push_values(c, &mut values);
     }
     values
         .into_iter()
