@@ -372,12 +372,7 @@ pub fn spread_of(passes: &[Coefficients]) -> BTreeMap<String, f64> {
     }
     values
         .into_iter()
-        .map(|(k, mut v)| {
-            let m = median(&mut v);
-            let range = v.last().copied().unwrap_or(0.0) - v.first().copied().unwrap_or(0.0);
-            let s = if m > 0.0 { range / m } else { 0.0 };
-            (k, (s * 1000.0).round() / 1000.0)
-        })
+        .map(|(k, v)| (k, relative_spread(&v)))
         .collect()
 }
 
@@ -481,6 +476,23 @@ pub fn measure(dir: &Path) -> Result<Measured, Error> {
 
 /// Passes of the harness and of the signal ping-pong ([`measure`]).
 pub const PASSES: usize = 5;
+
+/// The spread of a program factor's runs above which `ssc calibrate` warns.
+/// (Running the reference five times more when its runs lay further apart
+/// took the calibration from 5–7 s to 15–23 s on a busy AMD EPYC guest
+/// and left the factor as scattered: 1.26–2.05 on whole frames in three
+/// calibrations. So it warns instead.)
+pub const FACTOR_SPREAD: f64 = 0.25;
+
+/// (largest − smallest) / median of `v`, to three decimals (0 when the
+/// median is not positive).
+pub fn relative_spread(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    let m = median(&mut v);
+    let range = v.last().copied().unwrap_or(0.0) - v.first().copied().unwrap_or(0.0);
+    let s = if m > 0.0 { range / m } else { 0.0 };
+    (s * 1000.0).round() / 1000.0
+}
 
 /// The median of `v` (the upper one of an even count; 0 when empty).
 pub(super) fn median(v: &mut [f64]) -> f64 {

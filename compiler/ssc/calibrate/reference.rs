@@ -1,7 +1,7 @@
 //! The reference chain and the program factor (`super`'s docs, "Inside
 //! a program"; `lower::cost`, "Inside a program").
 
-use super::{build, median, run_json_with, Error, PASSES};
+use super::{build, relative_spread, run_json_with, Error, PASSES};
 use ssc::back;
 use ssc::lower::cost::{Coefficients, PROGRAM_FACTORS};
 use std::path::Path;
@@ -182,8 +182,10 @@ pub struct Factor {
     pub value: f64,
     /// The measured one before it was held to [`PROGRAM_FACTORS`].
     pub measured: f64,
-    /// The passes' spread: (largest − smallest latency) / their median.
+    /// The runs' spread: (largest − smallest latency) / their median.
     pub spread: f64,
+    /// How many runs it rests on ([`PASSES`]).
+    pub runs: usize,
 }
 
 /// The program factor under `regime` of coefficients `c` fitted on the
@@ -214,11 +216,10 @@ pub(super) fn program_factor(
             .map(|_| Ok::<f64, Error>(reference_latency(&exe, Some(period))?.1))
             .collect::<Result<_, _>>()?;
     }
-    // The fastest pass: a busy host only ever adds time to a run, so the
-    // least disturbed of the five is the closest to the program's own.
-    let middle = median(&mut means);
-    let measured = means[0];
-    let spread = ((means[means.len() - 1] - means[0]) / middle * 1000.0).round() / 1000.0;
+    // The fastest run: a busy host only ever adds time to a run, so the
+    // least disturbed is the closest to the program's own.
+    let spread = relative_spread(&means);
+    let measured = means.iter().copied().fold(f64::INFINITY, f64::min);
     let mut factor = measured / predicted;
     let mut scaled = *c;
     *regime.factor(&mut scaled) = factor;
@@ -228,5 +229,6 @@ pub(super) fn program_factor(
         value: factor.clamp(*PROGRAM_FACTORS.start(), *PROGRAM_FACTORS.end()),
         measured: factor,
         spread,
+        runs: means.len(),
     })
 }

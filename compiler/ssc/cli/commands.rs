@@ -131,7 +131,7 @@ fn calibrate(show: bool) -> i32 {
 /// and a warning for a program factor whose passes were far apart or that
 /// was held to its bounds (the host was busy: calibrate again).
 fn report_spread(m: &crate::calibrate::Measured) {
-    use crate::calibrate::{Regime, PASSES};
+    use crate::calibrate::{Regime, FACTOR_SPREAD, PASSES};
     use ssc::lower::cost::PROGRAM_FACTORS;
     // A coefficient the fit held at its floor (noise made it 0 or less)
     // has no spread worth naming.
@@ -156,7 +156,8 @@ fn report_spread(m: &crate::calibrate::Measured) {
     for (r, f) in Regime::ALL.iter().zip(&m.factors) {
         if f.spread > FACTOR_SPREAD {
             eprintln!(
-                "warning: the reference program's passes in {} were {:.0} % apart (the host was busy); the factor is the fastest's, {:.3}: run `ssc calibrate` again on a quiet machine",
+                "warning: the reference program's {} runs in {} were {:.0} % apart (the host was busy); the factor is the fastest's, {:.3}: run `ssc calibrate` again on a quiet machine",
+                f.runs,
                 r.name(),
                 f.spread * 100.0,
                 f.value
@@ -174,10 +175,6 @@ fn report_spread(m: &crate::calibrate::Measured) {
         }
     }
 }
-
-/// The spread of a program factor's passes above which `ssc calibrate`
-/// warns.
-const FACTOR_SPREAD: f64 = 0.25;
 
 /// `ssc man`: the man pages, from the clap definitions.
 fn man(out: Option<&Path>) -> i32 {
