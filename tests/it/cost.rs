@@ -731,7 +731,7 @@ fn a_build_that_predicts_without_a_calibration_says_so_and_how_long_one_takes() 
         let err = build(extra);
         assert!(err.contains(note), "{extra:?}: {err}");
         assert!(
-            err.contains("`ssc calibrate` measures this one in about"),
+            err.contains("`ssc calibrate` measures this one in 5–25 s"),
             "{err}"
         );
         assert_eq!(err.matches(note).count(), 1, "{err}");

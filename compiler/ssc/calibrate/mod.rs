@@ -573,9 +573,11 @@ struct Header {
     version: u32,
 }
 
-/// About how long `ssc calibrate` takes, s (4–7 s on an AMD EPYC guest of 2
-/// cores, 8–10 s on an Intel Xeon one), for the build's note.
-pub const CALIBRATION_SECONDS: u32 = 10;
+/// How long `ssc calibrate` takes, s, for the build's note: 4–7 s on a
+/// 2-core AMD EPYC guest with AVX-512, 8–10 s on an Intel Xeon one, 21–23 s
+/// on a 2-core AMD EPYC guest without AVX-512, whose kernels are about
+/// three times slower.
+pub const CALIBRATION_SECONDS: &str = "5–25";
 
 /// Which coefficients a build uses, and why.
 #[derive(Clone, Debug, PartialEq)]
@@ -602,7 +604,7 @@ impl Loaded {
                 self.cpu
             ),
             (None, None) => format!(
-                "cost model: shipped defaults (no calibration for {}: the schedule -ts auto chooses and the latency -pr predicts rest on another machine's coefficients, which can be several times off here; `ssc calibrate` measures this one in about {CALIBRATION_SECONDS} s)",
+                "cost model: shipped defaults (no calibration for {}: the schedule -ts auto chooses and the latency -pr predicts rest on another machine's coefficients, which can be several times off here; `ssc calibrate` measures this one in {CALIBRATION_SECONDS} s)",
                 self.cpu
             ),
         }
