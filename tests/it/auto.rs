@@ -162,3 +162,32 @@ fn auto_n_bounds_the_threads_and_a_bad_count_is_a_usage_error() {
         assert_eq!(code, 2, "-ts auto {bad}: {err}");
     }
 }
+
+#[test]
+fn on_whole_frames_inlining_is_tried_except_where_it_fuses_int_or_uint() {
+    // Whole-frame candidates (predictable, reduced) with --inline, as -v
+    // lists them.
+    let whole_inlined = |seed: u64, ty: &str| {
+        let dir = scratch(&format!("auto-integer-{seed}"));
+        let text = generate(20, seed, "256,256");
+        assert!(text.contains(&format!("out OUT {ty} ")), "{text}");
+        let file = write_input(&dir, "g.ssc", &text);
+        let f = file.to_str().unwrap();
+        // Both chains fuse something under --inline.
+        let (code, gd, err) = ssc(&["build", f, "-ts", "reduced", "2", "--inline", "-gd"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(gd.contains("function_definition fused_"), "{gd}");
+        let (code, _, err) = ssc(&["build", f, "-v", "-t", "info"]);
+        assert_eq!(code, 0, "{err}");
+        let all = candidates(&err);
+        assert!(!all.is_empty(), "{err}");
+        all.into_iter()
+            .filter(|(_, c)| !c.starts_with("-ts fused") && c.contains("--inline"))
+            .count()
+    };
+    // Seed 1 is a ushort chain (its fused functions compute in int): its
+    // inlined whole-frame candidates are priced. Seed 3 is an int chain
+    // (they compute in double): none is.
+    assert!(whole_inlined(1, "ushort") > 0);
+    assert_eq!(whole_inlined(3, "int"), 0);
+}

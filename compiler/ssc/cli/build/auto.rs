@@ -10,7 +10,7 @@
 //! `fused n` with its default strips and with strips of 16, 32 and 64
 //! rows, `predictable n` and `reduced n`; each with and without
 //! `--inline`, except that on whole frames an inlined candidate that fuses
-//! an integer function is not tried ([`integer_fusion`]).
+//! an `int` or `uint` function is not tried ([`integer_fusion`]).
 //! Where `fused n` runs box-at-a-time (its frames fit the cache), the
 //! whole-frame candidates take the memory schedule it chose
 //! (`pipeline/streaming.rs`: naive where every buffer fits the cores'
@@ -46,7 +46,7 @@ use super::super::config::online_cpus as usable_cores;
 use super::super::defaults::DEFAULT_MEMORY;
 use super::{lower_or_report, options};
 use ssc::diagnostics::SourceFile;
-use ssc::ir::Description;
+use ssc::ir::{Description, ElemType};
 use ssc::memory::MemoryKind;
 use ssc::pipeline;
 use ssc::schedule::SchedulerKind;
@@ -240,8 +240,8 @@ fn restricted(a: &BuildArgs) -> bool {
 }
 
 /// `--inline`'s values tried: the one given, or both for a small chain
-/// (on whole frames an inlined candidate that fuses an integer function is
-/// then dropped, [`integer_fusion`]).
+/// (on whole frames an inlined candidate that fuses an `int` or `uint`
+/// function is then dropped, [`integer_fusion`]).
 fn inlines(a: &BuildArgs, few: bool) -> Vec<bool> {
     if a.inline || !few {
         vec![a.inline]
@@ -299,7 +299,7 @@ fn compile(
 
 /// A candidate's predicted latency; when `-ts fused` ran it box-at-a-time,
 /// `Some` of the memory schedule it used; whether `--inline` fused an
-/// integer function ([`integer_fusion`]). `Err(())` when it does not
+/// `int` or `uint` function ([`integer_fusion`]). `Err(())` when it does not
 /// compile.
 fn predict(
     args: &BuildArgs,
@@ -319,18 +319,27 @@ fn predict(
     Ok((analysis.latency_us, fell_back, integer_fusion(&c)))
 }
 
-/// Whether `--inline` made a fused function (`fused_…`) with a port of an
-/// integer type. On whole frames such a candidate is not tried: an
-/// integer stage's value is a saturating conversion, and nested ones do not
-/// vectorise, where each stage's own loop does. Measured on the generated
-/// chains at 256²: `--inline` made the `int` ones 1.1–1.5× slower (gen3's
-/// fused average took 186 µs where the three functions it replaced took
-/// 68) and the `float` ones 0.6–0.9× (docs/fused.md). The model prices
-/// an operation the same nested or not, so it cannot tell them apart.
+/// Whether `--inline` made a fused function (`fused_…`) with a port of a
+/// 32-bit integer type (`int`, `uint`), whose built-ins compute in
+/// `double` and saturate back. On whole frames such a candidate is not
+/// tried: nested, those conversions do not vectorise where each stage's
+/// own loop does. Measured on the generated chains at 256²: `--inline`
+/// made the `int` ones 1.1–1.5× slower (gen3's fused average took 186 µs
+/// where the three functions it replaced took 68) and the `float` ones
+/// 0.6–0.9× (docs/fused.md). The narrower types compute in `int`, and a
+/// `float` function that reads or writes one converts once: gen10's
+/// `ushort` chain inlined measured 0.72–0.93× the chain without, and
+/// xray, whose fused flat field reads `ushort`, ran fastest inlined on
+/// whole frames at 512² in two of three runs (BENCHMARKS.md, "The default
+/// schedule"). The model prices an operation the same nested or not, so
+/// it cannot tell them apart.
 fn integer_fusion(c: &pipeline::Compiled) -> bool {
     c.description.declaration.as_ref().is_some_and(|d| {
         d.function_decls.iter().any(|f| {
-            f.name.as_str().starts_with("fused_") && f.ports.iter().any(|p| !p.ty.is_float())
+            f.name.as_str().starts_with("fused_")
+                && f.ports
+                    .iter()
+                    .any(|p| matches!(p.ty, ElemType::Int | ElemType::Uint))
         })
     })
 }
