@@ -54,8 +54,15 @@ pub fn fit(median_us: &BTreeMap<String, f64>, cache: u64) -> Result<Coefficients
 }
 
 /// The smallest value a fitted coefficient takes (noise can make it 0 or
-/// less).
+/// less); the per-use costs of arithmetic, the source's copy and the
+/// stream cost, which are smaller, are held at [`TINY`] / 10 and / 100.
 pub const TINY: f64 = 1e-3;
+
+/// Whether `v` is one of the floors the fit holds a coefficient at (noise
+/// made it 0 or less): the fit's `max(floor)` gives the floor exactly.
+pub fn at_floor(v: f64) -> bool {
+    [TINY, TINY / 10.0, TINY / 100.0].contains(&v)
+}
 
 /// The suite's instance sizes: the big side's points, half of it, and
 /// the small gain's.

@@ -1,5 +1,5 @@
 //! `ssc calibrate`: the per-machine coefficients of the built-ins' cost
-//! model (`lower::cost`), measured in a few seconds and cached per CPU
+//! model (`lower::cost`), measured in 4–25 s and cached per CPU
 //! model.
 //!
 //! **Measuring.** A synthetic declaration ([`suite`]) has one instance of
@@ -78,7 +78,7 @@ mod fit;
 mod reference;
 mod suite;
 
-pub use fit::{fit, TINY};
+pub use fit::{at_floor, fit};
 use reference::{
     program_factor, reference_compiled, reference_latency, reference_program, REFERENCE_PERIOD,
 };
@@ -440,15 +440,20 @@ pub fn measure(dir: &Path) -> Result<Measured, Error> {
             medians_of_runs[i].push(reference_latency(&reference_exes[i], Some(periods[i]))?.1);
         }
     }
-    // Each pass fitted alone, for the spread.
-    let passes = (0..PASSES)
-        .map(|k| {
-            let one: BTreeMap<String, f64> = times.iter().map(|(n, v)| (n.clone(), v[k])).collect();
-            let mut c = fit(&one, cache)?;
-            (c.wait, c.signal, c.transfer) = syncs[k].fit()?;
-            Ok(c)
+    // Each pass fitted alone, for the spread only: a pass whose fit fails
+    // (one noisy run of a kernel) or misses a kernel has no spread to give
+    // and is left out, where the fit of the medians below decides.
+    let passes: Vec<Coefficients> = (0..PASSES)
+        .filter_map(|k| {
+            let one: BTreeMap<String, f64> = times
+                .iter()
+                .map(|(n, v)| Some((n.clone(), *v.get(k)?)))
+                .collect::<Option<_>>()?;
+            let mut c = fit(&one, cache).ok()?;
+            (c.wait, c.signal, c.transfer) = syncs.get(k)?.fit().ok()?;
+            Some(c)
         })
-        .collect::<Result<Vec<_>, Error>>()?;
+        .collect();
     let mut spread = spread_of(&passes);
     let medians: BTreeMap<String, f64> = times
         .into_iter()
@@ -478,10 +483,10 @@ pub fn measure(dir: &Path) -> Result<Measured, Error> {
 pub const PASSES: usize = 5;
 
 /// The spread of a program factor's runs above which `ssc calibrate` warns.
-/// (Running the reference five times more when its runs lay further apart
-/// took the calibration from 5–7 s to 15–23 s on a busy AMD EPYC guest
-/// and left the factor as scattered: 1.26–2.05 on whole frames in three
-/// calibrations. So it warns instead.)
+/// It warns rather than runs the reference more: ten runs instead of five
+/// where they lay further apart take the calibration from 5–7 s to 15–23 s
+/// on a busy AMD EPYC guest and leave the factor as scattered (1.26–2.05
+/// on whole frames in three calibrations).
 pub const FACTOR_SPREAD: f64 = 0.25;
 
 /// (largest − smallest) / median of `v`, to three decimals (0 when the
@@ -575,9 +580,9 @@ struct Header {
 
 /// How long `ssc calibrate` takes, s, for the build's note: 4–7 s on a
 /// 2-core AMD EPYC guest with AVX-512, 8–10 s on an Intel Xeon one, 21–23 s
-/// on a 2-core AMD EPYC guest without AVX-512, whose kernels are about
-/// three times slower.
-pub const CALIBRATION_SECONDS: &str = "5–25";
+/// on a 2-core AMD EPYC guest without AVX-512, where programs run 2–2.5×
+/// slower.
+pub const CALIBRATION_SECONDS: &str = "4–25";
 
 /// Which coefficients a build uses, and why.
 #[derive(Clone, Debug, PartialEq)]
@@ -591,7 +596,8 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// The `-v` line: which coefficients, and from where.
+    /// Which coefficients, and from where: the `-v` line, and the note of
+    /// a build that predicts without a calibration.
     pub fn note(&self) -> String {
         match (&self.from, &self.ignored) {
             (Some(p), _) => format!(

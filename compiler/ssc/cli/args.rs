@@ -50,7 +50,7 @@ pub(crate) enum Command {
     Throttle(super::throttle::ThrottleArgs),
     /// Exact end-to-end latency distribution of a time-triggered chain (`.ptts`, docs/ptts.md).
     Ptts(super::ptts::PttsArgs),
-    /// Measure this machine's cost-model coefficients (5–25 s) and cache them per CPU model.
+    /// Measure this machine's cost-model coefficients (4–25 s) and cache them per CPU model.
     Calibrate(CalibrateArgs),
     /// Measure a chain's schedules on this machine and keep the fastest in FILE.tune (`ssc build` uses it).
     Tune(TuneArgs),

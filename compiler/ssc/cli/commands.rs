@@ -133,13 +133,19 @@ fn calibrate(show: bool) -> i32 {
 fn report_spread(m: &crate::calibrate::Measured) {
     use crate::calibrate::{Regime, FACTOR_SPREAD, PASSES};
     use ssc::lower::cost::PROGRAM_FACTORS;
-    // A coefficient the fit held at its floor (noise made it 0 or less)
-    // has no spread worth naming.
+    // Left out: a coefficient the fit held at its floor (noise made it 0
+    // or less), whose spread is that noise, and one the same in every pass
+    // (not measured: the cache's size, `float`'s factor 1).
     let values = crate::calibrate::values_of(&m.coefficients);
     let mut all: Vec<(&String, f64)> = m
         .spread
         .iter()
-        .filter(|(k, _)| values.get(*k).is_none_or(|v| *v > crate::calibrate::TINY))
+        .filter(|(k, s)| {
+            **s > 0.0
+                && !values
+                    .get(*k)
+                    .is_some_and(|v| crate::calibrate::at_floor(*v))
+        })
         .map(|(k, v)| (k, *v))
         .collect();
     all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));

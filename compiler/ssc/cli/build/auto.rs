@@ -328,11 +328,11 @@ fn predict(
 /// where the three functions it replaced took 68) and the `float` ones
 /// 0.6–0.9× (docs/fused.md). The narrower types compute in `int`, and a
 /// `float` function that reads or writes one converts once: gen10's
-/// `ushort` chain inlined measured 0.72–0.93× the chain without, and
-/// xray, whose fused flat field reads `ushort`, ran fastest inlined on
-/// whole frames at 512² in two of three runs (BENCHMARKS.md, "The default
-/// schedule"). The model prices an operation the same nested or not, so
-/// it cannot tell them apart.
+/// `ushort` chain inlined on whole frames was the fastest configuration in
+/// five of six runs on two machines, and xray, whose fused flat field
+/// reads `ushort`, in three of six at 512² (`benches/auto/run.py`). The
+/// model prices an operation the same nested or not, so it cannot tell
+/// them apart.
 fn integer_fusion(c: &pipeline::Compiled) -> bool {
     c.description.declaration.as_ref().is_some_and(|d| {
         d.function_decls.iter().any(|f| {

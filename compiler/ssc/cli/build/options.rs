@@ -1,7 +1,7 @@
 //! `ssc build`'s options resolved ([`resolve`]: the defaults, the
 //! refusals) and turned into the pipeline's ([`options_of`]).
 
-use super::super::args::{BuildArgs, Target, ThreadSchedule};
+use super::super::args::{BuildArgs, Target};
 use super::super::config::Config;
 use super::fail_usage;
 use ssc::diagnostics::SourceFile;
@@ -133,9 +133,11 @@ fn cost_model() -> &'static crate::calibrate::Loaded {
 }
 
 /// E504 (once per process) when a calibration cache exists but cannot be
-/// trusted, and under `-v` which coefficients the cost model uses.
-/// (`-ts auto` resolves the options of every candidate quietly first: the
-/// note is said once, by the first build that asks for `-v`.)
+/// trusted; which coefficients the cost model uses, under `-v`, and
+/// without it when there is no calibration and the build predicts (`-pr`,
+/// or the schedule `-ts auto` chose). (`-ts auto` resolves the options of
+/// every candidate quietly first: the note is said once, by the first
+/// build that asks for `-v` or predicts.)
 fn report_cost_model(a: &BuildArgs, file: &SourceFile) {
     use std::sync::atomic::{AtomicBool, Ordering};
     static WARNED: AtomicBool = AtomicBool::new(false);
@@ -152,9 +154,9 @@ fn report_cost_model(a: &BuildArgs, file: &SourceFile) {
     // Without -v, said only when no calibration exists and the build
     // predicts (-ts auto's choice, -pr): what a user of a new machine
     // should know before trusting either.
-    let predicts = a.sdf_runtime
-        || a.auto_choice.is_some()
-        || !matches!(a.thread_schedule, Some(ThreadSchedule::Kind(_)));
+    // (A description that schedules itself is built as written: no
+    // choice, nothing predicted.)
+    let predicts = a.sdf_runtime || a.auto_choice.is_some();
     let uncalibrated = model.from.is_none() && model.ignored.is_none();
     if (a.verbose || (uncalibrated && predicts)) && !NOTED.swap(true, Ordering::SeqCst) {
         if a.verbose {
