@@ -191,3 +191,54 @@ fn on_whole_frames_inlining_is_tried_except_where_it_fuses_int_or_uint() {
     assert!(whole_inlined(1, "ushort") > 0);
     assert_eq!(whole_inlined(3, "int"), 0);
 }
+
+#[test]
+fn a_strip_height_whose_strip_outgrows_a_quarter_of_the_cache_is_not_tried() {
+    use ssc::lower::cost::Coefficients;
+    use ssc_cli::calibrate::{cache_file_under, cpu_model, CacheFile, VERSION};
+    // fluoro at 1024²: its widest buffers hold 4 KiB rows, so 64 rows are
+    // 256 KiB, a quarter of 1 MiB and half of 512 KiB.
+    let heights = |cache_bytes: f64| {
+        let dir = scratch(&format!("auto-cache-{cache_bytes}"));
+        let mut c = Coefficients::shipped();
+        c.cache = cache_bytes;
+        let file = cache_file_under(&dir, &cpu_model());
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let cached = CacheFile {
+            format: "ssc-calibration".into(),
+            version: VERSION,
+            cpu: cpu_model(),
+            seconds: 1.0,
+            coefficients: c.to_named(),
+            spread: Default::default(),
+        };
+        std::fs::write(&file, serde_json::to_string(&cached).unwrap()).unwrap();
+        let out = Command::new(SSC)
+            .args(["build", "examples/fluoro.ssc", "-v", "-t", "info"])
+            .env("XDG_CACHE_HOME", &dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(err.contains("calibrated coefficients"), "{err}");
+        let mut rows: Vec<String> = candidates(&err)
+            .into_iter()
+            .filter_map(|(_, c)| {
+                Some(
+                    c.split("--strip-rows ")
+                        .nth(1)?
+                        .split(' ')
+                        .next()?
+                        .to_string(),
+                )
+            })
+            .collect();
+        rows.sort();
+        rows.dedup();
+        rows
+    };
+    assert_eq!(heights(1024.0 * 1024.0), ["16", "32", "64"]);
+    assert_eq!(heights(512.0 * 1024.0), ["16", "32"]);
+    // The first height is tried whatever the cache.
+    assert_eq!(heights(64.0 * 1024.0), ["16"]);
+}

@@ -8,7 +8,8 @@
 //! The candidates, on every thread count from the most (N, else the cores
 //! this process may use: its affinity and CPU quota) down to 1:
 //! `fused n` with its default strips and with strips of 16, 32 and 64
-//! rows, `predictable n` and `reduced n`; each with and without
+//! rows (the taller ones where a strip fits a share of the model's cache,
+//! [`STRIP_SHARE`]), `predictable n` and `reduced n`; each with and without
 //! `--inline`, except that on whole frames an inlined candidate that fuses
 //! an `int` or `uint` function is not tried ([`integer_fusion`]).
 //! Where `fused n` runs box-at-a-time (its frames fit the cache), the
@@ -55,8 +56,21 @@ use ssc::schedule::SchedulerKind;
 /// with `--inline` as given.
 pub(crate) const FEW_FUNCTIONS: usize = 300;
 
-/// Strip heights tried besides the default one.
+/// Strip heights tried besides the default one: the first always, a
+/// taller one where a strip of the chain's widest buffer takes at most
+/// [`STRIP_SHARE`] of the per-core cache ([`shapes`]).
 const STRIP_ROWS: [u64; 3] = [16, 32, 64];
+
+/// The share of the per-core cache (the cost model's `cache`) one strip
+/// of the widest buffer may take for its height to be tried. A stage
+/// reads and writes a strip of two or three buffers at once, with its
+/// stencils' halos: at a quarter each they still fit the level-2 cache.
+/// The model prices a strip by its sub-boxes alone, so it always prefers
+/// the tallest; measured on fluoro and xray at 1024² (rows of 4 KiB), 64
+/// rows (256 KiB a strip) were 1.04–1.24× slower than 32 in six of six
+/// runs with 512 KiB of level-2 cache a core (`benches/auto/run.py`), and
+/// within 1.08× of the best with 1 MiB, where they are still tried.
+const STRIP_SHARE: f64 = 0.25;
 
 /// A candidate within this share of the best is as good as it.
 const TIE: f64 = 0.01;
@@ -90,10 +104,12 @@ pub(super) fn choose(
     if scheduled {
         return Ok(None);
     }
-    let functions = ssc::lower::lower_to_declaration(desc, &ssc::lower::LowerOptions::default())
+    let declaration = ssc::lower::lower_to_declaration(desc, &ssc::lower::LowerOptions::default())
         .ok()
-        .and_then(|d| d.declaration.map(|d| d.functions.len()))
-        .unwrap_or(0);
+        .and_then(|d| d.declaration);
+    let functions = declaration.as_ref().map_or(0, |d| d.functions.len());
+    let row_bytes = declaration.as_ref().map_or(0.0, widest_row);
+    let cache = super::options::cost_model().coefficients.cache;
     let few = functions <= FEW_FUNCTIONS;
     let mut tried: Vec<Candidate> = Vec::new();
     let mut first_error = None;
@@ -105,7 +121,7 @@ pub(super) fn choose(
         // The memory `-ts fused` chose running box-at-a-time, for the
         // whole-frame candidates (`pipeline/streaming.rs`'s measured rule).
         let mut whole_frames = None;
-        for (kind, rows) in shapes(a, threads) {
+        for (kind, rows) in shapes(a, threads, row_bytes, cache) {
             if !streams && matches!(kind, SchedulerKind::Fused(_)) {
                 continue;
             }
@@ -222,16 +238,49 @@ impl AutoChoice {
 
 /// The schedules tried on `threads` threads, in the order of preference:
 /// `(scheduler, strip rows)`.
-fn shapes(a: &BuildArgs, threads: usize) -> Vec<(SchedulerKind, Option<u64>)> {
+fn shapes(
+    a: &BuildArgs,
+    threads: usize,
+    row_bytes: f64,
+    cache: f64,
+) -> Vec<(SchedulerKind, Option<u64>)> {
     let fused = SchedulerKind::Fused(threads);
     if restricted(a) {
         return vec![(fused, None)];
     }
     let mut v = vec![(fused, None)];
-    v.extend(STRIP_ROWS.iter().map(|&r| (fused, Some(r))));
+    v.extend(
+        STRIP_ROWS
+            .iter()
+            .enumerate()
+            .filter(|&(k, &r)| k == 0 || r as f64 * row_bytes <= cache * STRIP_SHARE)
+            .map(|(_, &r)| (fused, Some(r))),
+    );
     v.push((SchedulerKind::Predictable(threads), None));
     v.push((SchedulerKind::Reduced(threads), None));
     v
+}
+
+/// Bytes of one row of the chain's widest buffer, in rows of its tallest
+/// function (what `--strip-rows` counts): an output port of `h` rows whose
+/// tallest function has `H` holds `h / H` of its rows in each strip row.
+fn widest_row(d: &ssc::ir::Declaration) -> f64 {
+    let grids: Vec<(ElemType, ssc::ir::Pair)> = d
+        .functions
+        .iter()
+        .filter_map(|f| Some((f, d.function_decl(f.function.as_str())?)))
+        .flat_map(|(f, decl)| {
+            decl.ports
+                .iter()
+                .filter(|p| p.direction == ssc::ir::Direction::Out)
+                .filter_map(move |p| Some((p.ty, p.grid(f.resolution.value)?)))
+        })
+        .collect();
+    let tallest = grids.iter().map(|(_, g)| g.y).max().unwrap_or(1).max(1) as f64;
+    grids
+        .iter()
+        .map(|(t, g)| (g.x * t.size()) as f64 * g.y as f64 / tallest)
+        .fold(0.0, f64::max)
 }
 
 /// Whether the command line sized the strips (only `-ts fused` is tried).

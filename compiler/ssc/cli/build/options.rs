@@ -127,7 +127,7 @@ pub(super) fn options_of(a: &BuildArgs, c: &Config, own_kernels: &[String]) -> p
 /// The cost model's coefficients for functions without a timing entry:
 /// this CPU's calibration (`ssc calibrate`) or the shipped defaults, read
 /// once per process.
-fn cost_model() -> &'static crate::calibrate::Loaded {
+pub(super) fn cost_model() -> &'static crate::calibrate::Loaded {
     static LOADED: std::sync::OnceLock<crate::calibrate::Loaded> = std::sync::OnceLock::new();
     LOADED.get_or_init(crate::calibrate::load)
 }
