@@ -303,9 +303,9 @@ fn too_many_strips(d: &Declaration, st: &Strips, strips: u64) -> Option<Diagnost
     Some(e)
 }
 
-/// The bytes of every output frame: each OUT port of each function
-/// instance, its grid × the size of its type.
-fn output_frames(d: &Declaration) -> Vec<u128> {
+/// Every output frame: each OUT port of each function instance, its
+/// element type and its grid (a grid that overflows is left out).
+pub fn output_grids(d: &Declaration) -> Vec<(crate::ir::ElemType, crate::ir::Pair)> {
     d.functions
         .iter()
         .filter_map(|f| Some((f, d.function_decl(f.function.as_str())?)))
@@ -313,11 +313,16 @@ fn output_frames(d: &Declaration) -> Vec<u128> {
             fd.ports
                 .iter()
                 .filter(|p| p.direction == crate::ir::Direction::Out)
-                .filter_map(move |p| {
-                    let g = p.grid(f.resolution.value)?;
-                    Some(g.x as u128 * g.y as u128 * p.ty.size() as u128)
-                })
+                .filter_map(move |p| Some((p.ty, p.grid(f.resolution.value)?)))
         })
+        .collect()
+}
+
+/// The bytes of every output frame: its grid × the size of its type.
+fn output_frames(d: &Declaration) -> Vec<u128> {
+    output_grids(d)
+        .into_iter()
+        .map(|(t, g)| g.x as u128 * g.y as u128 * t.size() as u128)
         .collect()
 }
 

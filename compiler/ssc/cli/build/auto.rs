@@ -265,17 +265,7 @@ fn shapes(
 /// function (what `--strip-rows` counts): an output port of `h` rows whose
 /// tallest function has `H` holds `h / H` of its rows in each strip row.
 fn widest_row(d: &ssc::ir::Declaration) -> f64 {
-    let grids: Vec<(ElemType, ssc::ir::Pair)> = d
-        .functions
-        .iter()
-        .filter_map(|f| Some((f, d.function_decl(f.function.as_str())?)))
-        .flat_map(|(f, decl)| {
-            decl.ports
-                .iter()
-                .filter(|p| p.direction == ssc::ir::Direction::Out)
-                .filter_map(move |p| Some((p.ty, p.grid(f.resolution.value)?)))
-        })
-        .collect();
+    let grids = ssc::lower::split::output_grids(d);
     let tallest = grids.iter().map(|(_, g)| g.y).max().unwrap_or(1).max(1) as f64;
     grids
         .iter()
