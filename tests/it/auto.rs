@@ -194,8 +194,9 @@ fn on_whole_frames_inlining_is_tried_except_where_it_fuses_int_or_uint() {
 
 #[test]
 fn a_strip_height_whose_strip_outgrows_a_quarter_of_the_cache_is_not_tried() {
+    use crate::support::cache::calibration_file;
     use ssc::lower::cost::Coefficients;
-    use ssc_cli::calibrate::{cache_file_under, cpu_model, CacheFile, VERSION};
+    use ssc_cli::calibrate::{cache_file_under, cpu_model};
     // fluoro at 1024²: its widest buffers hold 4 KiB rows, so 64 rows are
     // 256 KiB, a quarter of 1 MiB and half of 512 KiB.
     let heights = |cache_bytes: f64| {
@@ -204,15 +205,7 @@ fn a_strip_height_whose_strip_outgrows_a_quarter_of_the_cache_is_not_tried() {
         c.cache = cache_bytes;
         let file = cache_file_under(&dir, &cpu_model());
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        let cached = CacheFile {
-            format: "ssc-calibration".into(),
-            version: VERSION,
-            cpu: cpu_model(),
-            seconds: 1.0,
-            coefficients: c.to_named(),
-            spread: Default::default(),
-        };
-        std::fs::write(&file, serde_json::to_string(&cached).unwrap()).unwrap();
+        std::fs::write(&file, calibration_file(&cpu_model(), &c)).unwrap();
         let out = Command::new(SSC)
             .args(["build", "examples/fluoro.ssc", "-v", "-t", "info"])
             .env("XDG_CACHE_HOME", &dir)

@@ -5,12 +5,13 @@
 //! warning (E504) when it is corrupt or foreign; kernels of one's own
 //! without a timing entry are a warning (E503).
 
+use crate::support::cache::calibration_file;
 use proptest::prelude::*;
 use ssc::ir::builtins::BUILTINS;
 use ssc::ir::{ElemType, Operations, Pair};
 use ssc::lower::cost::{Coefficients, Traffic, Work, SOURCE_PERIOD, TYPES};
 use ssc::lower::{lower_to_hsdfg, LowerOptions};
-use ssc_cli::calibrate::{cache_file_under, cpu_model, CacheFile};
+use ssc_cli::calibrate::{cache_file_under, cpu_model};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -428,24 +429,12 @@ fn build_info(cache: &Path) -> (String, String) {
     (makespan, err)
 }
 
-fn cache_file(cpu: &str, coefficients: &Coefficients) -> String {
-    serde_json::to_string(&CacheFile {
-        format: "ssc-calibration".into(),
-        version: ssc_cli::calibrate::VERSION,
-        cpu: cpu.into(),
-        seconds: 1.0,
-        coefficients: coefficients.to_named(),
-        spread: Default::default(),
-    })
-    .unwrap()
-}
-
 /// Cache files of `doubled` for this CPU in the formats before this
 /// one (versions 1 to 5), each without the costs its version lacked.
 fn old_versions(doubled: &Coefficients) -> [String; 5] {
     // The format before the synchronisation costs were measured, and the
     // one before the transfer was.
-    let version_1 = cache_file(&cpu_model(), doubled)
+    let version_1 = calibration_file(&cpu_model(), doubled)
         .replace(
             &format!("\"version\":{}", ssc_cli::calibrate::VERSION),
             "\"version\":1",
@@ -458,7 +447,7 @@ fn old_versions(doubled: &Coefficients) -> [String; 5] {
             "",
         );
     assert!(!version_1.contains("wait_ns"), "{version_1}");
-    let version_2 = cache_file(&cpu_model(), doubled)
+    let version_2 = calibration_file(&cpu_model(), doubled)
         .replace(
             &format!("\"version\":{}", ssc_cli::calibrate::VERSION),
             "\"version\":2",
@@ -469,7 +458,7 @@ fn old_versions(doubled: &Coefficients) -> [String; 5] {
         );
     assert!(!version_2.contains("transfer"), "{version_2}");
     let mut version_3: serde_json::Value =
-        serde_json::from_str(&cache_file(&cpu_model(), doubled)).unwrap();
+        serde_json::from_str(&calibration_file(&cpu_model(), doubled)).unwrap();
     version_3["version"] = 3.into();
     for k in [
         "write_ns",
@@ -490,7 +479,7 @@ fn old_versions(doubled: &Coefficients) -> [String; 5] {
     // The format before the costs beyond the cache, of the source and the
     // sink, and the program factor.
     let mut version_4: serde_json::Value =
-        serde_json::from_str(&cache_file(&cpu_model(), doubled)).unwrap();
+        serde_json::from_str(&calibration_file(&cpu_model(), doubled)).unwrap();
     version_4["version"] = 4.into();
     for k in [
         "source_copy_ns",
@@ -509,7 +498,7 @@ fn old_versions(doubled: &Coefficients) -> [String; 5] {
     let version_4 = version_4.to_string();
     // The format before the factor in strips and the spread.
     let mut version_5: serde_json::Value =
-        serde_json::from_str(&cache_file(&cpu_model(), doubled)).unwrap();
+        serde_json::from_str(&calibration_file(&cpu_model(), doubled)).unwrap();
     version_5["version"] = 5.into();
     version_5.as_object_mut().unwrap().remove("spread").unwrap();
     version_5["coefficients"]
@@ -579,12 +568,12 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
         ),
         (
             "foreign",
-            cache_file("Some Other CPU 9000", &doubled),
+            calibration_file("Some Other CPU 9000", &doubled),
             "measured on another CPU (Some Other CPU 9000)",
         ),
         (
             "another version",
-            cache_file(&cpu_model(), &doubled).replace(
+            calibration_file(&cpu_model(), &doubled).replace(
                 &format!("\"version\":{}", ssc_cli::calibrate::VERSION),
                 "\"version\":99",
             ),
@@ -592,12 +581,12 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
         ),
         (
             "a negative coefficient",
-            cache_file(&cpu_model(), &negative),
+            calibration_file(&cpu_model(), &negative),
             "tap_ns -1 is not a positive time",
         ),
         (
             "a program factor below 1",
-            cache_file(&cpu_model(), &below_one),
+            calibration_file(&cpu_model(), &below_one),
             "strip_program_factor 0.8 is not a factor from 1 to 4",
         ),
     ];
@@ -616,7 +605,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_with_a_warning() {
         assert_eq!(makespan, shipped, "{what}: never trusted");
     }
     // A good file for this CPU is used.
-    std::fs::write(&file, cache_file(&cpu_model(), &doubled)).unwrap();
+    std::fs::write(&file, calibration_file(&cpu_model(), &doubled)).unwrap();
     let (makespan, err) = build_info(&cache);
     assert!(!err.contains("E504"), "{err}");
     assert!(
@@ -657,7 +646,7 @@ fn the_calibrated_wait_and_signal_price_what_timing_system_does_not() {
     (slow.wait, slow.signal) = (700.0, 300.0);
     let file = cache_file_under(&cache, &cpu_model());
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(&file, cache_file(&cpu_model(), &slow)).unwrap();
+    std::fs::write(&file, calibration_file(&cpu_model(), &slow)).unwrap();
     let line = predicted_sync(&cache, "examples/xray.ssc");
     assert!(line.contains("(wait 0.7 µs, signal 0.3 µs"), "{line}");
     // A description's own `timing_system wt 1, sg 1` wins.
@@ -810,7 +799,11 @@ fn a_build_that_predicts_without_a_calibration_says_so_and_how_long_one_takes() 
     // With a calibration of this CPU, none either.
     let file = cache_file_under(&cache, &cpu_model());
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(&file, cache_file(&cpu_model(), &Coefficients::shipped())).unwrap();
+    std::fs::write(
+        &file,
+        calibration_file(&cpu_model(), &Coefficients::shipped()),
+    )
+    .unwrap();
     let err = build(&[]);
     assert!(!err.contains("note: cost model"), "{err}");
 }

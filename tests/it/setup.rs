@@ -214,15 +214,7 @@ fn calibrated_home(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     let mut doubled = ssc::lower::cost::Coefficients::shipped();
     doubled.point.iter_mut().for_each(|p| *p *= 2.0);
-    let text = serde_json::to_string(&ssc_cli::calibrate::CacheFile {
-        format: "ssc-calibration".into(),
-        version: ssc_cli::calibrate::VERSION,
-        cpu: ssc_cli::calibrate::cpu_model(),
-        seconds: 1.0,
-        coefficients: doubled.to_named(),
-        spread: Default::default(),
-    })
-    .unwrap();
+    let text = support::cache::calibration_file(&ssc_cli::calibrate::cpu_model(), &doubled);
     std::fs::write(file, text).unwrap();
     home
 }

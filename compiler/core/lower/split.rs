@@ -305,7 +305,7 @@ fn too_many_strips(d: &Declaration, st: &Strips, strips: u64) -> Option<Diagnost
 
 /// Every output frame: each OUT port of each function instance, its
 /// element type and its grid (a grid that overflows is left out).
-pub fn output_grids(d: &Declaration) -> Vec<(crate::ir::ElemType, crate::ir::Pair)> {
+fn output_grids(d: &Declaration) -> Vec<(crate::ir::ElemType, crate::ir::Pair)> {
     d.functions
         .iter()
         .filter_map(|f| Some((f, d.function_decl(f.function.as_str())?)))
@@ -324,6 +324,17 @@ fn output_frames(d: &Declaration) -> Vec<u128> {
         .into_iter()
         .map(|(t, g)| g.x as u128 * g.y as u128 * t.size() as u128)
         .collect()
+}
+
+/// Bytes of one strip row of the declaration's widest buffer: `--strip-rows`
+/// counts rows of the tallest function, and an output frame of `h` rows
+/// holds `h / tallest` of its rows in each (0 without any output).
+pub fn widest_strip_row(d: &Declaration) -> f64 {
+    let tallest = tallest_rows(d) as f64;
+    output_grids(d)
+        .iter()
+        .map(|(t, g)| (g.x * t.size()) as f64 * g.y as f64 / tallest)
+        .fold(0.0, f64::max)
 }
 
 /// The largest output frame of the declaration, bytes (0 without any).

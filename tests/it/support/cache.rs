@@ -16,7 +16,22 @@
 //! runtime source, safe for concurrent builds and worth keeping between
 //! runs. `cargo clean` removes it.
 
+use ssc::lower::cost::Coefficients;
 use std::path::PathBuf;
+
+/// The text of a calibration cache file of `coefficients` for `cpu`, as
+/// `ssc calibrate` writes one (the current format, no spreads).
+pub fn calibration_file(cpu: &str, coefficients: &Coefficients) -> String {
+    serde_json::to_string(&ssc_cli::calibrate::CacheFile {
+        format: "ssc-calibration".into(),
+        version: ssc_cli::calibrate::VERSION,
+        cpu: cpu.into(),
+        seconds: 1.0,
+        coefficients: coefficients.to_named(),
+        spread: Default::default(),
+    })
+    .unwrap()
+}
 
 /// `target/tmp/cache`: what `XDG_CACHE_HOME` is in this test binary.
 pub fn dir() -> PathBuf {

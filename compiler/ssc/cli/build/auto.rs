@@ -108,7 +108,9 @@ pub(super) fn choose(
         .ok()
         .and_then(|d| d.declaration);
     let functions = declaration.as_ref().map_or(0, |d| d.functions.len());
-    let row_bytes = declaration.as_ref().map_or(0.0, widest_row);
+    let row_bytes = declaration
+        .as_ref()
+        .map_or(0.0, ssc::lower::split::widest_strip_row);
     let cache = super::options::cost_model().coefficients.cache;
     let few = functions <= FEW_FUNCTIONS;
     let mut tried: Vec<Candidate> = Vec::new();
@@ -259,18 +261,6 @@ fn shapes(
     v.push((SchedulerKind::Predictable(threads), None));
     v.push((SchedulerKind::Reduced(threads), None));
     v
-}
-
-/// Bytes of one row of the chain's widest buffer, in rows of its tallest
-/// function (what `--strip-rows` counts): an output port of `h` rows whose
-/// tallest function has `H` holds `h / H` of its rows in each strip row.
-fn widest_row(d: &ssc::ir::Declaration) -> f64 {
-    let grids = ssc::lower::split::output_grids(d);
-    let tallest = grids.iter().map(|(_, g)| g.y).max().unwrap_or(1).max(1) as f64;
-    grids
-        .iter()
-        .map(|(t, g)| (g.x * t.size()) as f64 * g.y as f64 / tallest)
-        .fold(0.0, f64::max)
 }
 
 /// Whether the command line sized the strips (only `-ts fused` is tried).
